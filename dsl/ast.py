@@ -1,0 +1,728 @@
+"""The syntax tree of the phasing-rules language.
+
+Every node is a frozen attrs class. Its children are ordinary fields; its location is the
+keyword-only field ``span``, which takes no part in equality, so a tree printed and parsed
+again compares equal to the original (the printer/parser round trip).
+"""
+
+from __future__ import annotations
+
+from typing import Iterator, Union
+
+import attrs
+
+from dsl.diagnostics import NOWHERE, Span
+
+
+def node(cls):
+    """Declare an AST node: frozen, with a location that equality ignores."""
+    cls.__annotations__["span"] = Span
+    cls.span = attrs.field(default=NOWHERE, eq=False, kw_only=True, repr=False)
+    return attrs.frozen(cls)
+
+
+class Node:
+    span: Span
+
+    def children(self) -> Iterator["Node"]:
+        for field in attrs.fields(type(self)):
+            value = getattr(self, field.name)
+            if isinstance(value, Node):
+                yield value
+            elif isinstance(value, tuple):
+                yield from (v for v in value if isinstance(v, Node))
+
+    def walk(self) -> Iterator["Node"]:
+        yield self
+        for child in self.children():
+            yield from child.walk()
+
+
+# ------------------------------------------------------------------ expressions
+
+
+@node
+class Name(Node):
+    id: str
+
+
+@node
+class Attr(Node):
+    obj: "Expr"
+    name: str
+
+
+@node
+class Number(Node):
+    value: int
+
+
+@node
+class String(Node):
+    value: str
+
+
+@node
+class Count(Node):
+    var: str
+    cond: "Expr"
+
+
+@node
+class Add(Node):
+    left: "Expr"
+    right: "Expr"
+
+
+@node
+class Is(Node):
+    left: "Expr"
+    right: "Expr"
+    negated: bool = False
+
+
+@node
+class IsA(Node):
+    left: "Expr"
+    type: str
+    negated: bool = False
+
+
+@node
+class Has(Node):
+    left: "Expr"
+    keyword: str
+
+
+@node
+class Visible(Node):
+    obj: "Expr"
+
+
+@node
+class Unchanged(Node):
+    value: "Expr"
+
+
+@node
+class Compare(Node):
+    op: str
+    left: "Expr"
+    right: "Expr"
+
+
+@node
+class And(Node):
+    items: tuple["Expr", ...]
+
+
+@node
+class Or(Node):
+    items: tuple["Expr", ...]
+
+
+@node
+class Not(Node):
+    item: "Expr"
+
+
+Expr = Union[Name, Attr, Number, String, Count, Add, Is, IsA, Has, Visible, Unchanged, Compare, And, Or, Not]
+
+# ------------------------------------------------------------------ durations
+
+
+@node
+class UntilEndOfTurn(Node):
+    pass
+
+
+@node
+class UntilNextTurn(Node):
+    player: str
+
+
+@node
+class ForAsLongAs(Node):
+    cond: Expr
+
+
+@node
+class UntilLeaves(Node):
+    obj: str
+
+
+Duration = Union[UntilEndOfTurn, UntilNextTurn, ForAsLongAs, UntilLeaves]
+
+# ------------------------------------------------------------------ statements
+
+
+@node
+class Block(Node):
+    stmts: tuple["Stmt", ...]
+
+
+@node
+class Simultaneously(Node):
+    stmts: tuple["Stmt", ...]
+
+
+@node
+class Each(Node):
+    var: str
+    cond: Expr
+    body: "Stmt"
+    every_zone: bool = False
+
+
+@node
+class If(Node):
+    cond: Expr
+    body: "Stmt"
+
+
+@node
+class Assign(Node):
+    var: str
+    attr: str
+    value: Expr
+
+
+@node
+class Set(Node):
+    assigns: tuple[Assign, ...]
+
+
+@node
+class Attach(Node):
+    obj: Expr
+    to: Expr
+
+
+@node
+class Unattach(Node):
+    obj: Expr
+
+
+@node
+class Tap(Node):
+    obj: Expr
+
+
+@node
+class Untap(Node):
+    obj: Expr
+
+
+@node
+class RemoveFromCombat(Node):
+    obj: Expr
+
+
+@node
+class RemoveDamage(Node):
+    obj: Expr
+
+
+@node
+class Destroy(Node):
+    obj: Expr
+
+
+@node
+class Move(Node):
+    obj: Expr
+    zone: str
+    duration: Duration | None = None
+
+
+@node
+class Cease(Node):
+    obj: Expr
+
+
+@node
+class EndTracking(Node):
+    obj: Expr
+
+
+@node
+class EndUntilEndOfTurn(Node):
+    pass
+
+
+@node
+class EndUntilNextTurn(Node):
+    player: Expr
+
+
+@node
+class EndFailed(Node):
+    pass
+
+
+@node
+class EndControl(Node):
+    player: Expr
+
+
+@node
+class Delayed(Node):
+    hook: str
+    body: "Stmt"
+
+
+@node
+class DealDamage(Node):
+    amount: int
+    obj: Expr
+
+
+@node
+class Pump(Node):
+    obj: Expr
+    power: int
+    toughness: int
+    duration: Duration | None = None
+
+
+@node
+class SetBase(Node):
+    obj: Expr
+    power: int
+    toughness: int
+    duration: Duration | None = None
+
+
+@node
+class Grant(Node):
+    obj: Expr
+    keyword: str
+    duration: Duration | None = None
+
+
+@node
+class GainControl(Node):
+    player: Expr
+    obj: Expr
+    duration: Duration | None = None
+
+
+@node
+class Draw(Node):
+    player: Expr
+    amount: Expr
+
+
+@node
+class GainLife(Node):
+    player: Expr
+    amount: Expr
+
+
+@node
+class AddCounters(Node):
+    amount: int
+    kind: str
+    obj: Expr
+
+
+@node
+class AttackWith(Node):
+    obj: Expr
+
+
+@node
+class Call(Node):
+    verb: str
+    args: tuple[Expr, ...]
+
+
+Stmt = Union[
+    Block, Simultaneously, Each, If, Set, Attach, Unattach, Tap, Untap, RemoveFromCombat, RemoveDamage,
+    Destroy, Move, Cease, EndTracking, EndUntilEndOfTurn, EndUntilNextTurn, EndFailed, EndControl, Delayed,
+    DealDamage, Pump, SetBase, Grant, GainControl, Draw, GainLife, AddCounters, AttackWith, Call,
+]
+
+# ------------------------------------------------------------------ rule blocks
+
+
+@node
+class Hook(Node):
+    kind: str  # "untap step", "cleanup", "beginning of turn", "leaving the game", "turn would begin", "state check"
+    var: str | None = None
+
+
+@node
+class Change(Node):
+    var: str
+    attr: str
+    value: Expr
+    cond: Expr | None = None
+
+
+@node
+class LeavesEvent(Node):
+    var: str
+
+
+Event = Union[Change, LeavesEvent]
+
+
+@node
+class Hide(Node):
+    var: str
+    cond: Expr
+
+
+@node
+class During(Node):
+    hook: Hook
+    body: Stmt
+
+
+@node
+class Along(Node):
+    change: Change
+    body: Stmt
+
+
+@node
+class After(Node):
+    event: Event
+    body: Stmt
+
+
+@node
+class Prefer(Node):
+    attr: str
+    value: Expr
+
+
+@node
+class Quiet(Node):
+    attr: str
+    kinds: tuple[str, ...]
+
+
+@node
+class Exempt(Node):
+    var: str
+    rule: str
+    cond: Expr
+
+
+@node
+class Exclude(Node):
+    var: str
+    cond: Expr
+
+
+@node
+class Lookback(Node):
+    change: Change
+
+
+@node
+class Order(Node):
+    hook: str
+    rules: tuple[str, ...]
+
+
+@node
+class AssertAfter(Node):
+    event: Event
+    cond: Expr
+
+
+@node
+class AssertOnce(Node):
+    hook: Hook
+    attr: str
+
+
+@node
+class AssertSkipped(Node):
+    hook: Hook
+    attr: str
+
+
+Clause = Union[Hide, During, Along, After, Prefer, Quiet, Exempt, Exclude, Lookback, Order, AssertAfter, AssertOnce, AssertSkipped]
+ASSERTIONS = (AssertAfter, AssertOnce, AssertSkipped)
+
+
+@node
+class Rule(Node):
+    id: str
+    slug: str
+    summary: str
+    clauses: tuple[Clause, ...]
+
+    @property
+    def is_assertion(self) -> bool:
+        """A block that only states checked consequences of other blocks."""
+        return all(isinstance(c, ASSERTIONS) for c in self.clauses)
+
+
+# ------------------------------------------------------------------ vocabulary and versions
+
+
+@node
+class StatusDecl(Node):
+    name: str
+    type: str  # "enum", "bool", "player", "object"
+    values: tuple[str, ...]
+    default: Expr
+    cites: tuple[str, ...] = ()
+
+
+@node
+class VerbDecl(Node):
+    name: str
+    params: tuple[str, ...]
+    cites: tuple[str, ...]
+    body: tuple[Stmt, ...]
+
+
+@node
+class Section(Node):
+    rule: str
+    letters: tuple[str, ...]
+
+
+@node
+class Version(Node):
+    id: str
+    title: str | None
+    extends: str | None
+    sections: tuple[Section, ...]
+    notes: tuple[str, ...]
+
+
+# ------------------------------------------------------------------ cards
+
+
+@node
+class OnEnters(Node):
+    var: str
+
+
+@node
+class OnLeaves(Node):
+    var: str
+
+
+@node
+class OnAttached(Node):
+    var: str
+
+
+@node
+class OnUnattached(Node):
+    var: str
+
+
+@node
+class OnChange(Node):
+    change: Change
+
+
+Trigger = Union[OnEnters, OnLeaves, OnAttached, OnUnattached, OnChange]
+
+
+@node
+class Types(Node):
+    names: tuple[str, ...]
+
+
+@node
+class PT(Node):
+    power: int
+    toughness: int
+
+
+@node
+class Keywords(Node):
+    names: tuple[str, ...]
+
+
+@node
+class Target(Node):
+    var: str
+    cond: Expr
+
+
+@node
+class Static(Node):
+    body: Stmt
+
+
+@node
+class Spell(Node):
+    body: Stmt
+
+
+@node
+class Triggered(Node):
+    trigger: Trigger
+    body: Stmt
+
+
+CardEntry = Union[Types, PT, Keywords, Target, Static, Spell, Triggered]
+
+
+@node
+class Card(Node):
+    name: str
+    entries: tuple[CardEntry, ...]
+
+
+# ------------------------------------------------------------------ scenarios
+
+
+@node
+class Flag(Node):
+    name: str
+
+
+@node
+class PropPlayer(Node):
+    key: str
+    player: str
+
+
+@node
+class PropAttached(Node):
+    target: str
+
+
+@node
+class PropCounter(Node):
+    key: str
+    kind: str
+    amount: int
+
+
+@node
+class PropStatus(Node):
+    name: str
+    value: Expr
+
+
+@node
+class PropDamage(Node):
+    amount: int
+
+
+@node
+class PropEntered(Node):
+    turn: int
+
+
+Prop = Union[Flag, PropPlayer, PropAttached, PropCounter, PropStatus, PropDamage, PropEntered]
+
+
+@node
+class NextTurn(Node):
+    skip_untap: bool = False
+
+
+@node
+class Cast(Node):
+    card: str
+    player: str
+    targets: tuple[str, ...] = ()
+    hold: bool = False
+
+
+@node
+class Resolve(Node):
+    pass
+
+
+@node
+class AttackStep(Node):
+    names: tuple[str, ...]
+
+
+@node
+class PlayerLeaves(Node):
+    player: str
+
+
+@node
+class MoveStep(Node):
+    name: str
+    zone: str
+
+
+@node
+class CleanupStep(Node):
+    pass
+
+
+@node
+class Expect(Node):
+    cond: Expr
+
+
+@node
+class ExpectError(Node):
+    message: str
+
+
+Step = Union[NextTurn, Cast, Resolve, AttackStep, PlayerLeaves, MoveStep, CleanupStep, Expect, ExpectError]
+
+
+@node
+class ScenarioCites(Node):
+    rules: tuple[str, ...]
+
+
+@node
+class ScenarioRules(Node):
+    versions: tuple[str, ...]
+
+
+@node
+class Players(Node):
+    names: tuple[str, ...]
+
+
+@node
+class TurnDecl(Node):
+    number: int
+    player: str
+
+
+@node
+class PermanentDecl(Node):
+    name: str
+    card: str
+    props: tuple[Prop, ...]
+
+
+@node
+class Script(Node):
+    steps: tuple[Step, ...]
+
+
+ScenarioEntry = Union[ScenarioCites, ScenarioRules, Players, TurnDecl, PermanentDecl, Script]
+
+
+@node
+class Scenario(Node):
+    name: str
+    entries: tuple[ScenarioEntry, ...]
+
+
+Item = Union[Version, StatusDecl, VerbDecl, Rule, Card, Scenario]
+
+
+@node
+class Module(Node):
+    items: tuple[Item, ...]
+
+
+def names_in(expr: Node) -> set[str]:
+    """Every attribute name an expression reads (used to tell which queries name a status)."""
+    return {n.name for n in expr.walk() if isinstance(n, Attr)}

@@ -1,0 +1,264 @@
+"""Static checks of a version's rule files, of cards and of scenarios.
+
+Everything a rule file names must exist: statuses and their values, attributes, verbs,
+hooks, perceptions, the blocks an `order` or `exempt` refers to. A version's blocks must
+match its list of subrules exactly, with no id or slug used twice.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Iterable
+
+from dsl import ast
+from dsl.builtins import CONSTANTS, OBJECT_ATTRS, PERCEPTIONS, PLAYER_ATTRS, STATUS_TYPES, WRITABLE, ZONES
+from dsl.diagnostics import Diagnostic, DiagnosticError
+
+
+class _Checker:
+    def __init__(self, statuses: dict, verbs: dict, rule_ids: set[str], allow_missing: frozenset[str] = frozenset()):
+        self.statuses = statuses
+        self.verbs = verbs
+        self.rule_ids = rule_ids
+        self.allow_missing = allow_missing
+        self.problems: list[Diagnostic] = []
+        self.symbols = set(CONSTANTS) | set(ZONES)
+        for decl in statuses.values():
+            self.symbols.update(decl.values)
+
+    def error(self, message: str, node: ast.Node, hint: str | None = None) -> None:
+        self.problems.append(Diagnostic("error", message, node.span, hint))
+
+    # ---------------------------------------------------------------- expressions
+
+    def expr(self, e: ast.Node, bound: set[str], extra_names: Iterable[str] = ()) -> None:
+        extra = set(extra_names)
+        for n in e.walk():
+            if isinstance(n, ast.Attr) and n.name not in OBJECT_ATTRS | PLAYER_ATTRS and n.name not in self.statuses:
+                if not (isinstance(n.obj, ast.Attr) and n.obj.name in ("counters", "stickers")):
+                    self.error(f"unknown attribute '{n.name}'", n, self._attr_hint())
+            elif isinstance(n, ast.Name) and n.id not in bound and n.id not in self.symbols and n.id not in extra:
+                self.error(f"unknown name '{n.id}'", n, "use a variable bound here, a status value, a zone, or none/true/false")
+            elif isinstance(n, ast.Count):
+                self.expr(n.cond, bound | {n.var}, extra)
+                return
+
+    def _attr_hint(self) -> str:
+        declared = ", ".join(sorted(self.statuses)) or "none"
+        return f"statuses declared by this version: {declared}; or a game attribute such as controller, zone, tapped"
+
+    def change(self, c: ast.Change, bound: set[str]) -> set[str]:
+        decl = self.statuses.get(c.attr)
+        if decl is None and c.attr not in OBJECT_ATTRS:
+            self.error(f"unknown status '{c.attr}'", c, self._attr_hint())
+        elif decl is not None and decl.type == "enum" and isinstance(c.value, ast.Name) and c.value.id not in decl.values:
+            self.error(f"'{c.value.id}' is not a value of status '{c.attr}'", c.value, f"values: {', '.join(decl.values)}")
+        inner = bound | {c.var}
+        if c.cond is not None:
+            self.expr(c.cond, inner)
+        return inner
+
+    # ---------------------------------------------------------------- statements
+
+    def stmt(self, s: ast.Node, bound: set[str], extra: Iterable[str] = ()) -> None:
+        match s:
+            case ast.Block(stmts=stmts) | ast.Simultaneously(stmts=stmts):
+                for inner in stmts:
+                    self.stmt(inner, bound, extra)
+            case ast.Each(var=v, cond=c, body=b):
+                self.expr(c, bound | {v}, extra)
+                self.stmt(b, bound | {v}, extra)
+            case ast.If(cond=c, body=b):
+                self.expr(c, bound, extra)
+                self.stmt(b, bound, extra)
+            case ast.Delayed(body=b):
+                self.stmt(b, bound, extra)
+            case ast.Set(assigns=assigns):
+                for a in assigns:
+                    if a.var not in bound:
+                        self.error(f"unknown name '{a.var}'", a, "set an attribute of a variable bound here")
+                    decl = self.statuses.get(a.attr)
+                    if decl is None and a.attr not in WRITABLE:
+                        self.error(f"cannot set '{a.attr}'", a, self._attr_hint())
+                    elif decl is not None and decl.type == "enum" and isinstance(a.value, ast.Name) and a.value.id not in decl.values:
+                        self.error(f"'{a.value.id}' is not a value of status '{a.attr}'", a.value, f"values: {', '.join(decl.values)}")
+                    self.expr(a.value, bound, extra)
+            case ast.Call(verb=name, args=args):
+                verb = self.verbs.get(name)
+                if verb is None:
+                    known = ", ".join(sorted(self.verbs)) or "none"
+                    self.error(f"unknown action '{name}'", s, f"verbs declared by this version: {known}")
+                elif len(verb.params) != len(args):
+                    self.error(f"'{name}' takes {len(verb.params)} argument(s), {len(args)} given", s)
+                for a in args:
+                    self.expr(a, bound, extra)
+            case ast.Move(obj=o, zone=z, duration=d):
+                if z not in ZONES:
+                    self.error(f"unknown zone '{z}'", s, f"zones: {', '.join(ZONES)}")
+                self.expr(o, bound, extra)
+                self.duration(d, bound, extra)
+            case ast.Pump() | ast.SetBase() | ast.Grant():
+                self.expr(s.obj, bound, extra)
+                self.duration(s.duration, bound, extra)
+            case ast.GainControl(player=p, obj=o, duration=d):
+                self.expr(p, bound, extra)
+                self.expr(o, bound, extra)
+                self.duration(d, bound, extra)
+            case _:
+                for child in s.children():
+                    self.expr(child, bound, extra)
+
+    def duration(self, d: ast.Node | None, bound: set[str], extra) -> None:
+        if isinstance(d, ast.ForAsLongAs):
+            self.expr(d.cond, bound, extra)
+        elif isinstance(d, (ast.UntilLeaves, ast.UntilNextTurn)):
+            name = d.obj if isinstance(d, ast.UntilLeaves) else d.player
+            if name not in bound and name not in extra:
+                self.error(f"unknown name '{name}'", d)
+
+    # ---------------------------------------------------------------- declarations and blocks
+
+    def status(self, decl: ast.StatusDecl) -> None:
+        if decl.type not in STATUS_TYPES:
+            self.error(f"unknown status type '{decl.type}'", decl, f"types: {', '.join(STATUS_TYPES)}, or values a | b")
+        default = decl.default
+        ok = {
+            "enum": isinstance(default, ast.Name) and default.id in decl.values,
+            "bool": isinstance(default, ast.Name) and default.id in ("true", "false"),
+        }.get(decl.type, isinstance(default, ast.Name) and default.id == "none")
+        if not ok:
+            self.error(f"'{ast_text(default)}' cannot be the default of status '{decl.name}'", default)
+
+    def rule(self, rule: ast.Rule) -> None:
+        for c in rule.clauses:
+            match c:
+                case ast.Hide(var=v, cond=cond) | ast.Exclude(var=v, cond=cond):
+                    self.expr(cond, {v})
+                case ast.Exempt(var=v, rule=target, cond=cond):
+                    self.expr(cond, {v})
+                    self.known_rule(target, c)
+                case ast.During(hook=h, body=b):
+                    self.stmt(b, {h.var} if h.var else set())
+                case ast.Along(change=ch, body=b):
+                    self.stmt(b, self.change(ch, set()))
+                case ast.After(event=ev, body=b):
+                    bound = self.change(ev, set()) if isinstance(ev, ast.Change) else {ev.var}
+                    self.stmt(b, bound)
+                case ast.Prefer(attr=a, value=v):
+                    if a not in self.statuses:
+                        self.error(f"unknown status '{a}'", c, self._attr_hint())
+                    self.expr(v, set())
+                case ast.Quiet(attr=a, kinds=kinds):
+                    if a not in self.statuses:
+                        self.error(f"unknown status '{a}'", c, self._attr_hint())
+                    for k in kinds:
+                        if k not in PERCEPTIONS:
+                            self.error(f"unknown perception '{k}'", c, f"perceptions: {', '.join(PERCEPTIONS)}")
+                case ast.Lookback(change=ch):
+                    self.change(ch, set())
+                case ast.Order(rules=ids):
+                    for rid in ids:
+                        self.known_rule(rid, c)
+                case ast.AssertAfter(event=ev, cond=cond):
+                    bound = self.change(ev, set()) if isinstance(ev, ast.Change) else {ev.var}
+                    self.expr(cond, bound)
+                case ast.AssertOnce(attr=a) | ast.AssertSkipped(attr=a):
+                    if a not in self.statuses and a not in OBJECT_ATTRS:
+                        self.error(f"unknown status '{a}'", c, self._attr_hint())
+
+    def known_rule(self, rid: str, where: ast.Node) -> None:
+        if rid not in self.rule_ids and rid not in self.allow_missing:
+            self.error(f"no block {rid} in this version", where, "refer to a rule id this version has")
+
+    def card(self, card: ast.Card) -> None:
+        targets = {e.var for e in card.entries if isinstance(e, ast.Target)}
+        bound = {"this", "you"} | targets
+        for e in card.entries:
+            match e:
+                case ast.Target(var=v, cond=c):
+                    self.expr(c, {"this", "you", v})
+                case ast.Static(body=b) | ast.Spell(body=b):
+                    self.stmt(b, bound)
+                case ast.Triggered(trigger=t, body=b):
+                    if isinstance(t, ast.OnChange):
+                        self.change(t.change, bound)
+                    self.stmt(b, bound)
+
+
+def ast_text(e: ast.Node) -> str:
+    from dsl.printer import expr_text
+
+    return expr_text(e)
+
+
+def check_rulebook(book, modules: list[ast.Module], allow_missing: frozenset[str] = frozenset()) -> None:
+    """Raise DiagnosticError listing every problem in a version's files and its cards."""
+    rule_ids = {r.id for r in book.rules}
+    checker = _Checker(book.statuses, book.verbs, rule_ids, allow_missing)
+    problems = checker.problems
+    seen_status: dict[str, ast.StatusDecl] = {}
+    seen_verb: dict[str, ast.VerbDecl] = {}
+    for module in modules:
+        for item in module.items:
+            if isinstance(item, ast.StatusDecl):
+                if item.name in seen_status:
+                    checker.error(f"status '{item.name}' is declared twice", item, f"first declared at {seen_status[item.name].span}")
+                seen_status.setdefault(item.name, item)
+                checker.status(item)
+            elif isinstance(item, ast.VerbDecl):
+                if item.name in seen_verb:
+                    checker.error(f"verb '{item.name}' is declared twice", item, f"first declared at {seen_verb[item.name].span}")
+                seen_verb.setdefault(item.name, item)
+                for s in item.body:
+                    checker.stmt(s, set(item.params))
+            elif isinstance(item, (ast.Card, ast.Scenario)):
+                checker.error("cards and scenarios do not belong in a version's folder", item,
+                              "put cards in rules/cards/ and scenarios in tests/scenarios/")
+    ids: dict[str, ast.Rule] = {}
+    slugs: dict[str, ast.Rule] = {}
+    for rule in book.rules:
+        if rule.id in ids:
+            checker.error(f"rule {rule.id} appears twice", rule, f"first at {ids[rule.id].span}")
+        if rule.slug in slugs:
+            checker.error(f"slug '{rule.slug}' is used by {slugs[rule.slug].id} and {rule.id}", rule, "every block needs its own slug")
+        ids.setdefault(rule.id, rule)
+        slugs.setdefault(rule.slug, rule)
+        checker.rule(rule)
+    for section in book.version.sections:
+        wanted = {f"{section.rule}{letter}" for letter in section.letters}
+        for letter, n in Counter(section.letters).items():
+            if n > 1 or len(letter) != 1 or not letter.isalpha():
+                checker.error(f"'{letter}' is not a single subrule letter listed once", section)
+        have = {r.id for r in book.rules if r.id.startswith(section.rule) and r.id[len(section.rule):].isalpha()}
+        for missing in sorted(wanted - have - allow_missing):
+            checker.error(f"subrule {missing} is listed by the version but has no block", section,
+                          f"write 'rule {missing} slug \"summary\" {{ ... }}' or drop the letter")
+        for extra in sorted(have - wanted):
+            checker.error(f"block {extra} is not a subrule this version lists", ids[extra],
+                          f"add its letter to 'section {section.rule} subrules ...' or remove the block")
+    for card in book.cards.values():
+        checker.card(card)
+    if problems:
+        raise DiagnosticError(problems)
+
+
+def check_scenario(scn: ast.Scenario, book) -> list[Diagnostic]:
+    """Names in a scenario's expectations must be its permanents, its players, or known values."""
+    checker = _Checker(book.statuses, book.verbs, {r.id for r in book.rules})
+    names = set()
+    for e in scn.entries:
+        if isinstance(e, ast.Players):
+            names.update(e.names)
+        elif isinstance(e, ast.PermanentDecl):
+            names.add(e.name)
+    cards = {c.lower().replace(" ", "_") for e in scn.entries if isinstance(e, ast.Script)
+             for c in (s.card for s in e.steps if isinstance(s, ast.Cast))}
+    import re
+
+    for e in scn.entries:
+        if isinstance(e, ast.Script):
+            for s in e.steps:
+                if isinstance(s, ast.Expect):
+                    slugs = {re.sub(r"[^a-z0-9]+", "_", c).strip("_") + suffix for c in cards for suffix in ("", "_2", "_3")}
+                    checker.expr(s.cond, set(), names | slugs)
+    return checker.problems

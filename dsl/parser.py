@@ -1,0 +1,557 @@
+"""Source text to syntax tree: an LALR parser built once from `grammar.lark`.
+
+Syntax errors become diagnostics carrying the position, the offending token and a hint
+drawn from what the parser expected there.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import lark
+from lark import Token, Transformer, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+
+from dsl import ast
+from dsl.diagnostics import Diagnostic, DiagnosticError, Span
+
+GRAMMAR = Path(__file__).with_name("grammar.lark")
+
+
+@functools.cache
+def _parser() -> lark.Lark:
+    return lark.Lark(
+        GRAMMAR.read_text(encoding="utf-8"),
+        parser="lalr",
+        lexer="contextual",
+        strict=True,
+        propagate_positions=True,
+        maybe_placeholders=False,
+    )
+
+
+def _span(path: str, meta) -> Span:
+    if getattr(meta, "empty", True):
+        return Span(path, 1, 1, 1, 1)
+    return Span(path, meta.line, meta.column, meta.end_line, meta.end_column)
+
+
+def _token_span(path: str, token: Token) -> Span:
+    return Span(path, token.line, token.column, token.end_line or token.line, token.end_column or token.column + 1)
+
+
+def _unquote(token: Token) -> str:
+    return str(token)[1:-1]
+
+
+def _names(tokens) -> tuple[str, ...]:
+    return tuple(str(t) for t in tokens if isinstance(t, Token))
+
+
+class _Builder(Transformer):
+    """Turns Lark's parse tree into `dsl.ast` nodes, each with its span."""
+
+    def __init__(self, path: str):
+        super().__init__()
+        self.path = path
+
+    def _at(self, meta):
+        return {"span": _span(self.path, meta)}
+
+    # --- module and vocabulary
+    @v_args(meta=True)
+    def start(self, meta, items):
+        return ast.Module(tuple(items), **self._at(meta))
+
+    @v_args(meta=True)
+    def version(self, meta, children):
+        vid, *entries = children
+        pairs = [e for e in entries if isinstance(e, tuple)]
+        title = next((v for k, v in pairs if k == "title"), None)
+        extends = next((v for k, v in pairs if k == "extends"), None)
+        sections = tuple(e for e in entries if isinstance(e, ast.Section))
+        notes = tuple(v for k, v in pairs if k == "note")
+        return ast.Version(str(vid), title, extends, sections, notes, **self._at(meta))
+
+    def title(self, c):
+        return ("title", _unquote(c[0]))
+
+    def extends(self, c):
+        return ("extends", str(c[0]))
+
+    def note(self, c):
+        return ("note", _unquote(c[0]))
+
+    @v_args(meta=True)
+    def section(self, meta, c):
+        return ast.Section(str(c[0]), _names(c[1:]), **self._at(meta))
+
+    @v_args(meta=True)
+    def status_decl(self, meta, c):
+        name, (kind, values), default, *rest = c
+        cites = rest[0] if rest else ()
+        return ast.StatusDecl(str(name), kind, values, default, cites, **self._at(meta))
+
+    def enum_type(self, c):
+        return ("enum", _names(c))
+
+    def named_type(self, c):
+        return (str(c[0]), ())
+
+    def cites(self, c):
+        return _names(c)
+
+    @v_args(meta=True)
+    def verb_decl(self, meta, c):
+        name = str(c[0])
+        params = tuple(str(t) for t in c[1:] if isinstance(t, Token))
+        cites = next((x for x in c[1:] if isinstance(x, tuple)), ())
+        body = tuple(x for x in c[1:] if isinstance(x, ast.Node))
+        return ast.VerbDecl(name, params, cites, body, **self._at(meta))
+
+    # --- rules
+    @v_args(meta=True)
+    def rule(self, meta, c):
+        rid, slug, summary, *clauses = c
+        return ast.Rule(str(rid), str(slug), _unquote(summary), tuple(clauses), **self._at(meta))
+
+    @v_args(meta=True)
+    def hide(self, meta, c):
+        return ast.Hide(str(c[0]), c[1], **self._at(meta))
+
+    @v_args(meta=True)
+    def during(self, meta, c):
+        return ast.During(c[0], c[1], **self._at(meta))
+
+    @v_args(meta=True)
+    def along(self, meta, c):
+        return ast.Along(c[0], c[1], **self._at(meta))
+
+    @v_args(meta=True)
+    def after(self, meta, c):
+        return ast.After(c[0], c[1], **self._at(meta))
+
+    @v_args(meta=True)
+    def prefer(self, meta, c):
+        return ast.Prefer(str(c[0]), c[1], **self._at(meta))
+
+    @v_args(meta=True)
+    def quiet(self, meta, c):
+        return ast.Quiet(str(c[0]), _names(c[1:]), **self._at(meta))
+
+    @v_args(meta=True)
+    def exempt(self, meta, c):
+        return ast.Exempt(str(c[0]), str(c[1]), c[2], **self._at(meta))
+
+    @v_args(meta=True)
+    def exclude(self, meta, c):
+        return ast.Exclude(str(c[0]), c[1], **self._at(meta))
+
+    @v_args(meta=True)
+    def lookback(self, meta, c):
+        return ast.Lookback(c[0], **self._at(meta))
+
+    @v_args(meta=True)
+    def order(self, meta, c):
+        return ast.Order(c[0], _names(c[1:]), **self._at(meta))
+
+    @v_args(meta=True)
+    def assert_after(self, meta, c):
+        return ast.AssertAfter(c[0], c[1], **self._at(meta))
+
+    @v_args(meta=True)
+    def assert_once(self, meta, c):
+        return ast.AssertOnce(c[0], str(c[1]), **self._at(meta))
+
+    @v_args(meta=True)
+    def assert_skipped(self, meta, c):
+        return ast.AssertSkipped(c[0], str(c[1]), **self._at(meta))
+
+    @v_args(meta=True)
+    def hook(self, meta, c):
+        var = str(c[1]) if len(c) > 1 else None
+        return ast.Hook(c[0], var, **self._at(meta))
+
+    def hook_kind(self, c):
+        return " ".join(str(t) for t in c)
+
+    @v_args(meta=True)
+    def change(self, meta, c):
+        var, attr, value, *cond = c
+        return ast.Change(str(var), str(attr), value, cond[0] if cond else None, **self._at(meta))
+
+    @v_args(meta=True)
+    def leaves_event(self, meta, c):
+        return ast.LeavesEvent(str(c[0]), **self._at(meta))
+
+    # --- statements
+    @v_args(meta=True)
+    def block(self, meta, c):
+        return ast.Block(tuple(c), **self._at(meta))
+
+    @v_args(meta=True)
+    def simultaneously(self, meta, c):
+        return ast.Simultaneously(tuple(c), **self._at(meta))
+
+    @v_args(meta=True)
+    def each(self, meta, c):
+        return ast.Each(str(c[0]), c[1], c[2], **self._at(meta))
+
+    @v_args(meta=True)
+    def each_object(self, meta, c):
+        return ast.Each(str(c[0]), c[1], c[2], True, **self._at(meta))
+
+    @v_args(meta=True)
+    def if_stmt(self, meta, c):
+        return ast.If(c[0], c[1], **self._at(meta))
+
+    @v_args(meta=True)
+    def set_stmt(self, meta, c):
+        return ast.Set(tuple(c), **self._at(meta))
+
+    @v_args(meta=True)
+    def assign(self, meta, c):
+        return ast.Assign(str(c[0]), str(c[1]), c[2], **self._at(meta))
+
+    def _simple(cls):
+        @v_args(meta=True)
+        def build(self, meta, c):
+            return cls(*c, **self._at(meta))
+
+        return build
+
+    attach = _simple(ast.Attach)
+    unattach = _simple(ast.Unattach)
+    tap = _simple(ast.Tap)
+    untap = _simple(ast.Untap)
+    remove_from_combat = _simple(ast.RemoveFromCombat)
+    remove_damage = _simple(ast.RemoveDamage)
+    destroy = _simple(ast.Destroy)
+    cease = _simple(ast.Cease)
+    end_tracking = _simple(ast.EndTracking)
+    end_until_end_of_turn = _simple(ast.EndUntilEndOfTurn)
+    end_until_next_turn = _simple(ast.EndUntilNextTurn)
+    end_failed = _simple(ast.EndFailed)
+    end_control = _simple(ast.EndControl)
+    draw = _simple(ast.Draw)
+    gain_life = _simple(ast.GainLife)
+    attack = _simple(ast.AttackWith)
+    until_end_of_turn = _simple(ast.UntilEndOfTurn)
+    for_as_long_as = _simple(ast.ForAsLongAs)
+
+    @v_args(meta=True)
+    def move(self, meta, c):
+        return ast.Move(c[0], str(c[1]), c[2] if len(c) > 2 else None, **self._at(meta))
+
+    @v_args(meta=True)
+    def delayed(self, meta, c):
+        return ast.Delayed(c[0], c[1], **self._at(meta))
+
+    @v_args(meta=True)
+    def deal_damage(self, meta, c):
+        return ast.DealDamage(int(c[0]), c[1], **self._at(meta))
+
+    @v_args(meta=True)
+    def pump(self, meta, c):
+        return ast.Pump(c[0], int(c[1]), int(c[2]), c[3] if len(c) > 3 else None, **self._at(meta))
+
+    @v_args(meta=True)
+    def set_base(self, meta, c):
+        return ast.SetBase(c[0], int(c[1]), int(c[2]), c[3] if len(c) > 3 else None, **self._at(meta))
+
+    @v_args(meta=True)
+    def grant(self, meta, c):
+        return ast.Grant(c[0], str(c[1]), c[2] if len(c) > 2 else None, **self._at(meta))
+
+    @v_args(meta=True)
+    def gain_control(self, meta, c):
+        return ast.GainControl(c[0], c[1], c[2] if len(c) > 2 else None, **self._at(meta))
+
+    @v_args(meta=True)
+    def add_counters(self, meta, c):
+        return ast.AddCounters(int(c[0]), str(c[1]), c[2], **self._at(meta))
+
+    @v_args(meta=True)
+    def call(self, meta, c):
+        return ast.Call(str(c[0]), tuple(c[1:]), **self._at(meta))
+
+    @v_args(meta=True)
+    def until_next_turn(self, meta, c):
+        return ast.UntilNextTurn(str(c[0]), **self._at(meta))
+
+    @v_args(meta=True)
+    def until_leaves(self, meta, c):
+        return ast.UntilLeaves(str(c[0]), **self._at(meta))
+
+    # --- expressions
+    @v_args(meta=True)
+    def or_(self, meta, c):
+        if len(c) == 1:
+            return c[0]
+        return ast.Or(tuple(c), **self._at(meta))
+
+    @v_args(meta=True)
+    def and_(self, meta, c):
+        if len(c) == 1:
+            return c[0]
+        return ast.And(tuple(c), **self._at(meta))
+
+    @v_args(meta=True)
+    def not_(self, meta, c):
+        return ast.Not(c[0], **self._at(meta))
+
+    @v_args(meta=True)
+    def is_(self, meta, c):
+        return ast.Is(c[0], c[1], **self._at(meta))
+
+    @v_args(meta=True)
+    def is_not(self, meta, c):
+        return ast.Is(c[0], c[1], True, **self._at(meta))
+
+    @v_args(meta=True)
+    def is_a(self, meta, c):
+        return ast.IsA(c[0], str(c[1]), **self._at(meta))
+
+    @v_args(meta=True)
+    def is_not_a(self, meta, c):
+        return ast.IsA(c[0], str(c[1]), True, **self._at(meta))
+
+    @v_args(meta=True)
+    def has(self, meta, c):
+        return ast.Has(c[0], str(c[1]), **self._at(meta))
+
+    @v_args(meta=True)
+    def visible(self, meta, c):
+        return ast.Visible(c[0], **self._at(meta))
+
+    @v_args(meta=True)
+    def unchanged(self, meta, c):
+        return ast.Unchanged(c[0], **self._at(meta))
+
+    @v_args(meta=True)
+    def compare(self, meta, c):
+        return ast.Compare(str(c[1]), c[0], c[2], **self._at(meta))
+
+    @v_args(meta=True)
+    def add(self, meta, c):
+        return ast.Add(c[0], c[1], **self._at(meta))
+
+    @v_args(meta=True)
+    def name(self, meta, c):
+        return ast.Name(str(c[0]), **self._at(meta))
+
+    @v_args(meta=True)
+    def attr(self, meta, c):
+        return ast.Attr(c[0], str(c[1]), **self._at(meta))
+
+    @v_args(meta=True)
+    def number(self, meta, c):
+        return ast.Number(int(c[0]), **self._at(meta))
+
+    @v_args(meta=True)
+    def string(self, meta, c):
+        return ast.String(_unquote(c[0]), **self._at(meta))
+
+    @v_args(meta=True)
+    def count(self, meta, c):
+        return ast.Count(str(c[0]), c[1], **self._at(meta))
+
+    # --- cards
+    @v_args(meta=True)
+    def card(self, meta, c):
+        return ast.Card(_unquote(c[0]), tuple(c[1:]), **self._at(meta))
+
+    @v_args(meta=True)
+    def types(self, meta, c):
+        return ast.Types(_names(c), **self._at(meta))
+
+    @v_args(meta=True)
+    def pt(self, meta, c):
+        return ast.PT(int(c[0]), int(c[1]), **self._at(meta))
+
+    @v_args(meta=True)
+    def keywords(self, meta, c):
+        return ast.Keywords(_names(c), **self._at(meta))
+
+    @v_args(meta=True)
+    def target(self, meta, c):
+        return ast.Target(str(c[0]), c[1], **self._at(meta))
+
+    static = _simple(ast.Static)
+    spell = _simple(ast.Spell)
+    triggered = _simple(ast.Triggered)
+    on_change = _simple(ast.OnChange)
+
+    @v_args(meta=True)
+    def on_enters(self, meta, c):
+        return ast.OnEnters(str(c[0]), **self._at(meta))
+
+    @v_args(meta=True)
+    def on_leaves(self, meta, c):
+        return ast.OnLeaves(str(c[0]), **self._at(meta))
+
+    @v_args(meta=True)
+    def on_attached(self, meta, c):
+        return ast.OnAttached(str(c[0]), **self._at(meta))
+
+    @v_args(meta=True)
+    def on_unattached(self, meta, c):
+        return ast.OnUnattached(str(c[0]), **self._at(meta))
+
+    # --- scenarios
+    @v_args(meta=True)
+    def scenario(self, meta, c):
+        return ast.Scenario(_unquote(c[0]), tuple(c[1:]), **self._at(meta))
+
+    @v_args(meta=True)
+    def scenario_cites(self, meta, c):
+        return ast.ScenarioCites(_names(c), **self._at(meta))
+
+    @v_args(meta=True)
+    def scenario_rules(self, meta, c):
+        return ast.ScenarioRules(_names(c), **self._at(meta))
+
+    @v_args(meta=True)
+    def players(self, meta, c):
+        return ast.Players(_names(c), **self._at(meta))
+
+    @v_args(meta=True)
+    def turn(self, meta, c):
+        return ast.TurnDecl(int(c[0]), str(c[1]), **self._at(meta))
+
+    @v_args(meta=True)
+    def permanent(self, meta, c):
+        return ast.PermanentDecl(str(c[0]), _unquote(c[1]), tuple(c[2:]), **self._at(meta))
+
+    @v_args(meta=True)
+    def flag(self, meta, c):
+        return ast.Flag(str(c[0]), **self._at(meta))
+
+    @v_args(meta=True)
+    def prop_player(self, meta, c):
+        return ast.PropPlayer(str(c[0]), str(c[1]), **self._at(meta))
+
+    @v_args(meta=True)
+    def prop_attached(self, meta, c):
+        return ast.PropAttached(str(c[0]), **self._at(meta))
+
+    @v_args(meta=True)
+    def prop_counter(self, meta, c):
+        return ast.PropCounter(str(c[0]), str(c[1]), int(c[2]), **self._at(meta))
+
+    @v_args(meta=True)
+    def prop_status(self, meta, c):
+        return ast.PropStatus(str(c[0]), c[1], **self._at(meta))
+
+    @v_args(meta=True)
+    def prop_damage(self, meta, c):
+        return ast.PropDamage(int(c[0]), **self._at(meta))
+
+    @v_args(meta=True)
+    def prop_entered(self, meta, c):
+        return ast.PropEntered(int(c[0]), **self._at(meta))
+
+    @v_args(meta=True)
+    def script(self, meta, c):
+        return ast.Script(tuple(c), **self._at(meta))
+
+    @v_args(meta=True)
+    def next_turn(self, meta, c):
+        return ast.NextTurn(False, **self._at(meta))
+
+    @v_args(meta=True)
+    def next_turn_skip(self, meta, c):
+        return ast.NextTurn(True, **self._at(meta))
+
+    @v_args(meta=True)
+    def cast(self, meta, c):
+        return ast.Cast(_unquote(c[0]), str(c[1]), _names(c[2:]), False, **self._at(meta))
+
+    @v_args(meta=True)
+    def hold(self, meta, c):
+        return ast.Cast(_unquote(c[0]), str(c[1]), _names(c[2:]), True, **self._at(meta))
+
+    resolve = _simple(ast.Resolve)
+    cleanup_step = _simple(ast.CleanupStep)
+    expect = _simple(ast.Expect)
+
+    @v_args(meta=True)
+    def expect_error(self, meta, c):
+        return ast.ExpectError(_unquote(c[0]), **self._at(meta))
+
+    @v_args(meta=True)
+    def attack_step(self, meta, c):
+        return ast.AttackStep(_names(c), **self._at(meta))
+
+    @v_args(meta=True)
+    def player_leaves(self, meta, c):
+        return ast.PlayerLeaves(str(c[0]), **self._at(meta))
+
+    @v_args(meta=True)
+    def move_step(self, meta, c):
+        return ast.MoveStep(str(c[0]), str(c[1]), **self._at(meta))
+
+
+_FRIENDLY = {
+    "NAME": "a name", "STRING": "a quoted string", "RULEID": "a rule id such as 702.26a",
+    "VERSION_ID": "a version date such as 2026-09-25", "INT": "a number", "SIGNED_INT": "a signed number such as +1",
+    "LBRACE": "'{'", "RBRACE": "'}'", "COLON": "':'", "COMMA": "','", "DOT": "'.'", "EQUAL": "'='",
+    "$END": "the end of the file",
+}
+
+
+def _describe(expected: set[str]) -> str:
+    shown = []
+    for name in sorted(expected):
+        if name in _FRIENDLY:
+            shown.append(_FRIENDLY[name])
+        elif name.isupper():
+            shown.append(f"'{name.lower()}'")
+    return ", ".join(shown[:8]) + (", ..." if len(shown) > 8 else "")
+
+
+def parse(text: str, path: str = "<string>") -> ast.Module:
+    """Parse one file. Raises DiagnosticError with a positioned message on bad syntax."""
+    try:
+        tree = _parser().parse(text)
+    except UnexpectedInput as exc:
+        raise DiagnosticError(_syntax_diagnostic(exc, text, path)) from None
+    try:
+        return _Builder(path).transform(tree)
+    except VisitError as exc:  # a literal the builder cannot convert
+        raise DiagnosticError(Diagnostic("error", f"cannot read this: {exc.orig_exc}", Span(path, 1, 1, 1, 1))) from None
+
+
+def _syntax_diagnostic(exc: UnexpectedInput, text: str, path: str) -> Diagnostic:
+    line, column = getattr(exc, "line", 1) or 1, getattr(exc, "column", 1) or 1
+    if isinstance(exc, UnexpectedToken):
+        token = exc.token
+        if token.type == "$END":
+            lines = text.splitlines() or [""]
+            line, column = len(lines), len(lines[-1]) + 1
+            span = Span(path, line, column, line, column + 1)
+            found = "the end of the file"
+        else:
+            span = _token_span(path, token)
+            found = f"'{token}'"
+        hint = f"expected {_describe(set(exc.expected))}" if exc.expected else None
+        return Diagnostic("error", f"unexpected {found}", span, hint)
+    if isinstance(exc, UnexpectedCharacters):
+        char = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else "?"
+        hint = f"expected {_describe(set(exc.allowed))}" if exc.allowed else None
+        return Diagnostic("error", f"unexpected character {char!r}", Span(path, line, column, line, column + 1), hint)
+    if isinstance(exc, UnexpectedEOF):
+        lines = text.splitlines() or [""]
+        return Diagnostic("error", "unexpected end of file", Span(path, len(lines), len(lines[-1]) + 1, len(lines), len(lines[-1]) + 2),
+                          f"expected {_describe(set(exc.expected))}")
+    return Diagnostic("error", str(exc).splitlines()[0], Span(path, line, column, line, column + 1))
+
+
+def parse_file(path: str | Path) -> ast.Module:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DiagnosticError(Diagnostic("error", f"cannot read file: {exc}", Span(str(path), 0, 0, 0, 0))) from None
+    return parse(text, str(path))

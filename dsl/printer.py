@@ -1,0 +1,346 @@
+"""Syntax tree to canonical source text, such that parse(print(tree)) == tree."""
+
+from __future__ import annotations
+
+from dsl import ast
+
+INDENT = "  "
+
+# Binding strength of expression forms: a child weaker than its context gets parentheses.
+_OR, _AND, _NOT, _TEST, _ADD, _ATOM = range(6)
+
+
+def _level(e: ast.Node) -> int:
+    match e:
+        case ast.Or():
+            return _OR
+        case ast.And():
+            return _AND
+        case ast.Not():
+            return _NOT
+        case ast.Is() | ast.IsA() | ast.Has() | ast.Visible() | ast.Unchanged() | ast.Compare():
+            return _TEST
+        case ast.Add():
+            return _ADD
+    return _ATOM
+
+
+def _wrap(e: ast.Node, minimum: int) -> str:
+    text = expr_text(e)
+    return f"({text})" if _level(e) < minimum else text
+
+
+def expr_text(e: ast.Node) -> str:
+    match e:
+        case ast.Name(id=name):
+            return name
+        case ast.Number(value=v):
+            return str(v)
+        case ast.String(value=v):
+            return f'"{v}"'
+        case ast.Attr(obj=o, name=n):
+            return f"{_wrap(o, _ATOM)}.{n}"
+        case ast.Count(var=v, cond=c):
+            return f"count({v} where {expr_text(c)})"
+        case ast.Add(left=l, right=r):
+            return f"{_wrap(l, _ADD)} + {_wrap(r, _ATOM)}"
+        case ast.Is(left=l, right=r, negated=neg):
+            return f"{_wrap(l, _ADD)} is {'not ' if neg else ''}{_wrap(r, _ADD)}"
+        case ast.IsA(left=l, type=t, negated=neg):
+            article = "an" if t[:1].lower() in "aeiou" else "a"
+            return f"{_wrap(l, _ADD)} is {'not ' if neg else ''}{'a' if neg else article} {t}"
+        case ast.Has(left=l, keyword=k):
+            return f"{_wrap(l, _ADD)} has {k}"
+        case ast.Visible(obj=o):
+            return f"{_wrap(o, _ADD)} is visible"
+        case ast.Unchanged(value=v):
+            return f"{_wrap(v, _ADD)} is unchanged"
+        case ast.Compare(op=op, left=l, right=r):
+            return f"{_wrap(l, _ADD)} {op} {_wrap(r, _ADD)}"
+        case ast.Not(item=i):
+            return f"not {_wrap(i, _NOT)}"
+        case ast.And(items=items):
+            return " and ".join(_wrap(i, _NOT) for i in items)
+        case ast.Or(items=items):
+            return " or ".join(_wrap(i, _AND) for i in items)
+    raise TypeError(f"not an expression: {type(e).__name__}")
+
+
+def duration_text(d: ast.Node | None) -> str:
+    match d:
+        case None:
+            return ""
+        case ast.UntilEndOfTurn():
+            return " until end of turn"
+        case ast.UntilNextTurn(player=p):
+            return f" until {p} next turn"
+        case ast.ForAsLongAs(cond=c):
+            return f" for as long as {expr_text(c)}"
+        case ast.UntilLeaves(obj=o):
+            return f" until {o} leaves the battlefield"
+    raise TypeError(f"not a duration: {type(d).__name__}")
+
+
+def _body(stmt: ast.Node, depth: int) -> list[str]:
+    """The part after a ':' — a statement on the same line, or a braced block."""
+    if isinstance(stmt, ast.Block):
+        lines = ["{"]
+        for s in stmt.stmts:
+            lines += [INDENT * (depth + 1) + line for line in stmt_lines(s, depth + 1)]
+        return lines + [INDENT * depth + "}"]
+    return stmt_lines(stmt, depth)
+
+
+def _join(head: str, body: list[str]) -> list[str]:
+    # body lines after the first already carry their indentation
+    return [f"{head} {body[0]}"] + body[1:]
+
+
+def stmt_lines(s: ast.Node, depth: int = 0) -> list[str]:
+    """A statement as lines; the first line is unindented, the rest carry their own indentation."""
+    match s:
+        case ast.Block():
+            return _body(s, depth)
+        case ast.Simultaneously(stmts=stmts):
+            lines = ["simultaneously {"]
+            for inner in stmts:
+                lines += [INDENT * (depth + 1) + line for line in stmt_lines(inner, depth + 1)]
+            return lines + [INDENT * depth + "}"]
+        case ast.Each(var=v, cond=c, body=b, every_zone=every):
+            scope = "object " if every else ""
+            return _join(f"each {scope}{v} where {expr_text(c)}:", _body(b, depth))
+        case ast.If(cond=c, body=b):
+            return _join(f"if {expr_text(c)}:", _body(b, depth))
+        case ast.Set(assigns=assigns):
+            return ["set " + ", ".join(f"{a.var}.{a.attr} = {expr_text(a.value)}" for a in assigns)]
+        case ast.Attach(obj=o, to=t):
+            return [f"attach {expr_text(o)} to {expr_text(t)}"]
+        case ast.Unattach(obj=o):
+            return [f"unattach {expr_text(o)}"]
+        case ast.Tap(obj=o):
+            return [f"tap {expr_text(o)}"]
+        case ast.Untap(obj=o):
+            return [f"untap {expr_text(o)}"]
+        case ast.RemoveFromCombat(obj=o):
+            return [f"remove {expr_text(o)} from combat"]
+        case ast.RemoveDamage(obj=o):
+            return [f"remove damage from {expr_text(o)}"]
+        case ast.Destroy(obj=o):
+            return [f"destroy {expr_text(o)}"]
+        case ast.Move(obj=o, zone=z, duration=d):
+            return [f"move {expr_text(o)} to {z}{duration_text(d)}"]
+        case ast.Cease(obj=o):
+            return [f"cease {expr_text(o)}"]
+        case ast.EndTracking(obj=o):
+            return [f"end effects tracking {expr_text(o)}"]
+        case ast.EndUntilEndOfTurn():
+            return ["end effects lasting until end of turn"]
+        case ast.EndUntilNextTurn(player=p):
+            return [f"end effects lasting until next turn of {expr_text(p)}"]
+        case ast.EndFailed():
+            return ["end effects whose condition fails"]
+        case ast.EndControl(player=p):
+            return [f"end control effects for {expr_text(p)}"]
+        case ast.Delayed(hook=h, body=b):
+            return _join(f"at next {h}:", _body(b, depth))
+        case ast.DealDamage(amount=n, obj=o):
+            return [f"deal {n} damage to {expr_text(o)}"]
+        case ast.Pump(obj=o, power=p, toughness=t, duration=d):
+            return [f"{expr_text(o)} gets {p:+d}/{t:+d}{duration_text(d)}"]
+        case ast.SetBase(obj=o, power=p, toughness=t, duration=d):
+            return [f"{expr_text(o)} becomes {p}/{t}{duration_text(d)}"]
+        case ast.Grant(obj=o, keyword=k, duration=d):
+            return [f"{expr_text(o)} gains {k}{duration_text(d)}"]
+        case ast.GainControl(player=p, obj=o, duration=d):
+            return [f"{expr_text(p)} gains control of {expr_text(o)}{duration_text(d)}"]
+        case ast.Draw(player=p, amount=a):
+            return [f"{expr_text(p)} draws {expr_text(a)}"]
+        case ast.GainLife(player=p, amount=a):
+            return [f"{expr_text(p)} gains {expr_text(a)} life"]
+        case ast.AddCounters(amount=n, kind=k, obj=o):
+            return [f"put {n} {k} counters on {expr_text(o)}"]
+        case ast.AttackWith(obj=o):
+            return [f"attack with {expr_text(o)}"]
+        case ast.Call(verb=v, args=args):
+            return [f"do {v} " + ", ".join(expr_text(a) for a in args)]
+    raise TypeError(f"not a statement: {type(s).__name__}")
+
+
+def _hook(h: ast.Hook) -> str:
+    return h.kind + (f" of {h.var}" if h.var else "")
+
+
+def _change(c: ast.Change) -> str:
+    text = f"{c.var}.{c.attr} becomes {expr_text(c.value)}"
+    return text + (f" and {expr_text(c.cond)}" if c.cond is not None else "")
+
+
+def _event(e: ast.Node) -> str:
+    if isinstance(e, ast.LeavesEvent):
+        return f"{e.var} leaves the battlefield"
+    return _change(e)
+
+
+def clause_lines(c: ast.Node) -> list[str]:
+    match c:
+        case ast.Hide(var=v, cond=cond):
+            return [f"hide {v} where {expr_text(cond)}"]
+        case ast.During(hook=h, body=b):
+            return _join(f"during {_hook(h)}:", _body(b, 1))
+        case ast.Along(change=ch, body=b):
+            return _join(f"as {_change(ch)}:", _body(b, 1))
+        case ast.After(event=ev, body=b):
+            return _join(f"after {_event(ev)}:", _body(b, 1))
+        case ast.Prefer(attr=a, value=v):
+            return [f"prefer {a} = {expr_text(v)}"]
+        case ast.Quiet(attr=a, kinds=kinds):
+            return [f"changes of {a} are not {', '.join(kinds)}"]
+        case ast.Exempt(var=v, rule=r, cond=cond):
+            return [f"exempt {v} from {r} where {expr_text(cond)}"]
+        case ast.Exclude(var=v, cond=cond):
+            return [f"exclude {v} from resolved effects where {expr_text(cond)}"]
+        case ast.Lookback(change=ch):
+            return [f"look back on {_change(ch)}"]
+        case ast.Order(hook=h, rules=rules):
+            return [f"order {h}: {', '.join(rules)}"]
+        case ast.AssertAfter(event=ev, cond=cond):
+            return [f"assert after {_event(ev)}: {expr_text(cond)}"]
+        case ast.AssertOnce(hook=h, attr=a):
+            return [f"assert during {_hook(h)}: {a} changes at most once"]
+        case ast.AssertSkipped(hook=h, attr=a):
+            return [f"assert during skipped {_hook(h)}: no change of {a}"]
+    raise TypeError(f"not a clause: {type(c).__name__}")
+
+
+def _cites(cites: tuple[str, ...]) -> str:
+    return f" cites {', '.join(cites)}" if cites else ""
+
+
+def _trigger(t: ast.Node) -> str:
+    match t:
+        case ast.OnEnters(var=v):
+            return f"{v} enters"
+        case ast.OnLeaves(var=v):
+            return f"{v} leaves the battlefield"
+        case ast.OnAttached(var=v):
+            return f"{v} becomes attached"
+        case ast.OnUnattached(var=v):
+            return f"{v} becomes unattached"
+        case ast.OnChange(change=ch):
+            return _change(ch)
+    raise TypeError(type(t).__name__)
+
+
+def _card_entry(e: ast.Node) -> list[str]:
+    match e:
+        case ast.Types(names=n):
+            return ["types " + " ".join(n)]
+        case ast.PT(power=p, toughness=t):
+            return [f"pt {p}/{t}"]
+        case ast.Keywords(names=n):
+            return ["keywords " + ", ".join(n)]
+        case ast.Target(var=v, cond=c):
+            return [f"target {v} where {expr_text(c)}"]
+        case ast.Static(body=b):
+            return _join("static:", _body(b, 1))
+        case ast.Spell(body=b):
+            return _join("spell:", _body(b, 1))
+        case ast.Triggered(trigger=t, body=b):
+            return _join(f"when {_trigger(t)}:", _body(b, 1))
+    raise TypeError(type(e).__name__)
+
+
+def _prop(p: ast.Node) -> str:
+    match p:
+        case ast.Flag(name=n):
+            return n
+        case ast.PropPlayer(key=k, player=v):
+            return f"{k} {v}"
+        case ast.PropAttached(target=t):
+            return f"attached to {t}"
+        case ast.PropCounter(key=k, kind=kind, amount=n):
+            return f"{k} {kind} = {n}"
+        case ast.PropStatus(name=n, value=v):
+            return f"set {n} = {expr_text(v)}"
+        case ast.PropDamage(amount=n):
+            return f"damage {n}"
+        case ast.PropEntered(turn=n):
+            return f"entered turn {n}"
+    raise TypeError(type(p).__name__)
+
+
+def _step(s: ast.Node) -> str:
+    match s:
+        case ast.NextTurn(skip_untap=skip):
+            return "next turn skipping untap step" if skip else "next turn"
+        case ast.Cast(card=c, player=p, targets=t, hold=hold):
+            text = f'{"hold" if hold else "cast"} "{c}" by {p}'
+            return text + (f" targeting {', '.join(t)}" if t else "")
+        case ast.Resolve():
+            return "resolve"
+        case ast.AttackStep(names=n):
+            return "attack with " + ", ".join(n)
+        case ast.PlayerLeaves(player=p):
+            return f"{p} leaves the game"
+        case ast.MoveStep(name=n, zone=z):
+            return f"move {n} to {z}"
+        case ast.CleanupStep():
+            return "cleanup"
+        case ast.Expect(cond=c):
+            return f"expect {expr_text(c)}"
+        case ast.ExpectError(message=m):
+            return f'expect error "{m}"'
+    raise TypeError(type(s).__name__)
+
+
+def _scenario_entry(e: ast.Node) -> list[str]:
+    match e:
+        case ast.ScenarioCites(rules=r):
+            return ["cites " + ", ".join(r)]
+        case ast.ScenarioRules(versions=v):
+            return ["rules " + ", ".join(v)]
+        case ast.Players(names=n):
+            return ["players " + " ".join(n)]
+        case ast.TurnDecl(number=n, player=p):
+            return [f"turn {n} of {p}"]
+        case ast.PermanentDecl(name=n, card=c, props=props):
+            return [f'permanent {n} = "{c}"' + "".join(f", {_prop(p)}" for p in props)]
+        case ast.Script(steps=steps):
+            return ["script {"] + [INDENT + _step(s) for s in steps] + ["}"]
+    raise TypeError(type(e).__name__)
+
+
+def _braced(head: str, lines: list[str]) -> list[str]:
+    return [head + " {"] + [INDENT + line for line in lines] + ["}"]
+
+
+def item_lines(item: ast.Node) -> list[str]:
+    match item:
+        case ast.Version():
+            body = []
+            if item.title is not None:
+                body.append(f'title "{item.title}"')
+            if item.extends is not None:
+                body.append(f"extends {item.extends}")
+            body += [f"section {s.rule} subrules {' '.join(s.letters)}" for s in item.sections]
+            body += [f'note "{n}"' for n in item.notes]
+            return _braced(f"version {item.id}", body)
+        case ast.StatusDecl():
+            kind = " | ".join(item.values) if item.type == "enum" else item.type
+            return [f"status {item.name}: {kind} = {expr_text(item.default)}{_cites(item.cites)}"]
+        case ast.VerbDecl():
+            params = "".join(f" {p}" for p in item.params)
+            body = [line for s in item.body for line in stmt_lines(s, 1)]
+            return _braced(f"verb {item.name}{params}{_cites(item.cites)}", body)
+        case ast.Rule():
+            body = [line for c in item.clauses for line in clause_lines(c)]
+            return _braced(f'rule {item.id} {item.slug} "{item.summary}"', body)
+        case ast.Card():
+            return _braced(f'card "{item.name}"', [line for e in item.entries for line in _card_entry(e)])
+        case ast.Scenario():
+            return _braced(f'scenario "{item.name}"', [line for e in item.entries for line in _scenario_entry(e)])
+    raise TypeError(f"not a top-level item: {type(item).__name__}")
+
+
+def print_module(module: ast.Module) -> str:
+    return "\n\n".join("\n".join(item_lines(i)) for i in module.items) + ("\n" if module.items else "")

@@ -1,0 +1,1022 @@
+"""The rule engine: applies a rulebook's blocks and the cards' effects to a game state.
+
+The engine knows Magic in general (zones, attachments, continuous effects and their
+durations, triggered abilities, state-based checks, the turn structure) and a handful of
+generic mechanisms the rule files switch on:
+
+- *hide*: objects a rule says the game treats as not existing, unless a query names the
+  status the rule hides them by;
+- *as*: changes that happen at the same time as another change (expanded to a fixed point
+  before anything is applied), with *prefer* to settle conflicting simultaneous writes;
+- *after*: follow-up actions once a change or a departure has happened;
+- *changes of X are not ...*: which perceptions (zone change, control change, attachment
+  change) a change of status X does not produce;
+- *exempt*, *exclude*, *look back*, *order*, and checked assertions.
+
+Every change is recorded as an `Event` naming its cause.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from typing import Any, Callable, Iterable
+
+import attrs
+
+from dsl import ast
+from dsl.builtins import OBJECT_ATTRS as BUILTIN_ATTRS, PLAYER_ATTRS
+from dsl.diagnostics import Diagnostic, DiagnosticError, Span
+from interpreter.model import DelayedTrigger, Effect, Game, Permanent, Player, Watcher
+from interpreter.rulebook import Rulebook
+from interpreter.trace import SCRIPT, Cause, Event
+
+MAX_WRITES_PER_BATCH = 20_000
+MAX_SETTLE_ROUNDS = 64
+MAX_COMMITS_PER_STEP = 5_000
+
+
+
+class RulesError(DiagnosticError):
+    """A rule set that misbehaves while running: conflicting writes, never settling, a failed assertion."""
+
+
+@attrs.frozen
+class Obj:
+    """A reference to an object. `aware` marks a reference obtained by naming a hiding status."""
+
+    id: str
+    aware: bool = False
+
+
+@attrs.frozen
+class PlayerRef:
+    name: str
+
+
+MISSING = object()  # a target that became illegal
+
+
+@attrs.define
+class Write:
+    obj: str
+    attr: str
+    value: Any
+    cause: Cause
+
+
+@attrs.define
+class Op:
+    describe: str
+    subject: str
+    apply: Callable[[], bool]
+    cause: Cause
+    kind: str = "effect"
+
+
+@attrs.define
+class Batch:
+    writes: list[Write] = attrs.field(factory=list)
+    ops: list[Op] = attrs.field(factory=list)
+
+
+@attrs.define
+class PendingTrigger:
+    source: str
+    card: str
+    body: ast.Node
+    env: dict
+    cause: Cause
+
+
+class Engine:
+    def __init__(self, rulebook: Rulebook, game: Game, step_cause: Cause = SCRIPT):
+        self.rb = rulebook
+        self.ix = rulebook.index
+        self.game = game
+        self.trace: list[Event] = []
+        self.pending: list[PendingTrigger] = []
+        self.step = 0
+        self.commits = 0
+        self.recent_causes: list[str] = []
+        self._chars: dict[str, dict] = {}
+        self._hidden: dict[str, bool] = {}
+        self._hook_log: list[Counter] = []
+        self.stack: list[tuple] = []
+
+    # ================================================================ errors
+
+    def fail(self, message: str, span: Span | None = None, hint: str | None = None) -> RulesError:
+        return RulesError(Diagnostic("error", message, span or Span("<game>", 0, 0, 0, 0), hint))
+
+    # ================================================================ reading the state
+
+    def obj(self, oid: str) -> Permanent:
+        return self.game.objects[oid]
+
+    def invalidate(self) -> None:
+        self._chars.clear()
+        self._hidden.clear()
+
+    def status_decl(self, name: str) -> ast.StatusDecl | None:
+        return self.rb.statuses.get(name)
+
+    def status_default(self, name: str) -> Any:
+        decl = self.rb.statuses[name]
+        return self.literal(decl.default, decl.type)
+
+    def literal(self, expr: ast.Node, type_name: str) -> Any:
+        if isinstance(expr, ast.Name):
+            if expr.id == "none":
+                return None
+            if expr.id in ("true", "false"):
+                return expr.id == "true"
+            return expr.id
+        if isinstance(expr, ast.Number):
+            return expr.value
+        return None
+
+    def raw(self, oid: str, attr: str) -> Any:
+        """The stored value of a writable attribute or status, as a write would compare it."""
+        o = self.obj(oid)
+        if attr in self.rb.statuses:
+            return o.get_status(attr, self.status_default(attr))
+        return getattr(o, attr)
+
+    def is_hidden(self, oid: str) -> bool:
+        """True when a hide rule says the game treats this battlefield object as not existing."""
+        cached = self._hidden.get(oid)
+        if cached is not None:
+            return cached
+        o = self.game.objects.get(oid)
+        hidden = False
+        if o is not None and o.zone == "battlefield":
+            for _rule, hide in self.ix.hides:
+                if self.truthy(self.eval(hide.cond, {hide.var: Obj(oid, True)})):
+                    hidden = True
+                    break
+        self._hidden[oid] = hidden
+        return hidden
+
+    def visible(self, oid: str) -> bool:
+        o = self.game.objects.get(oid)
+        return o is not None and o.zone == "battlefield" and not self.is_hidden(oid)
+
+    def player_in_game(self, name: str) -> bool:
+        p = self.game.players.get(name)
+        return p is not None and p.in_game
+
+    # ---------------------------------------------------------------- characteristics
+
+    def chars(self, oid: str) -> dict:
+        """Controller, power, toughness and keywords after continuous effects."""
+        cached = self._chars.get(oid)
+        if cached is not None:
+            return cached
+        o = self.obj(oid)
+        controller = o.controller
+        effects = sorted(self.game.effects.values(), key=lambda e: e.timestamp)
+        for e in effects:
+            if e.kind == "control" and oid in e.affected:
+                controller = e.value
+        chars = {"controller": controller}
+        self._chars[oid] = chars  # provisional, so that static conditions may read the controller
+        power, toughness = o.power, o.toughness
+        keywords = list(o.keywords)
+        for e in effects:
+            if e.kind == "base" and oid in e.affected:
+                power, toughness = e.value
+        dp = dt = 0
+        for e in effects:
+            if oid not in e.affected:
+                continue
+            if e.kind == "pump":
+                dp, dt = dp + e.value[0], dt + e.value[1]
+            elif e.kind == "grant":
+                keywords.append(e.value)
+        if self.visible(oid):
+            for kind, value in self.static_contributions().get(oid, ()):
+                if kind == "pump":
+                    dp, dt = dp + value[0], dt + value[1]
+                elif kind == "grant":
+                    keywords.append(value)
+        dp += o.counter("p1p1") - o.counter("m1m1")
+        dt += o.counter("p1p1") - o.counter("m1m1")
+        if power is not None:
+            power += dp
+        if toughness is not None:
+            toughness += dt
+        chars.update(power=power, toughness=toughness, keywords=tuple(keywords))
+        return chars
+
+    def static_contributions(self) -> dict[str, list]:
+        cached = self._chars.get("\0statics")
+        if cached is not None:
+            return cached
+        out: dict[str, list] = defaultdict(list)
+        self._chars["\0statics"] = out
+        for oid, o in list(self.game.objects.items()):
+            if o.zone != "battlefield" or not self.visible(oid):
+                continue
+            card = self.rb.cards.get(o.card)
+            if card is None:
+                continue
+            for entry in card.entries:
+                if isinstance(entry, ast.Static):
+                    env = {"this": Obj(oid), "you": PlayerRef(self.controller(oid))}
+                    self.collect_static(entry.body, env, out)
+        return out
+
+    def collect_static(self, stmt: ast.Node, env: dict, out: dict) -> None:
+        match stmt:
+            case ast.Block(stmts=stmts):
+                for s in stmts:
+                    self.collect_static(s, env, out)
+            case ast.Each():
+                for ref in self.select(stmt, env, None):
+                    self.collect_static(stmt.body, {**env, stmt.var: ref}, out)
+            case ast.If():
+                if self.truthy(self.eval(stmt.cond, env)):
+                    self.collect_static(stmt.body, env, out)
+            case ast.Pump():
+                ref = self.eval(stmt.obj, env)
+                if isinstance(ref, Obj) and self.visible(ref.id):
+                    out[ref.id].append(("pump", (stmt.power, stmt.toughness)))
+            case ast.Grant():
+                ref = self.eval(stmt.obj, env)
+                if isinstance(ref, Obj) and self.visible(ref.id):
+                    out[ref.id].append(("grant", stmt.keyword))
+            case _:
+                raise self.fail("a static ability can only modify characteristics", stmt.span)
+
+    def controller(self, oid: str) -> str:
+        return self.chars(oid)["controller"]
+
+    def snapshot(self, oid: str) -> dict:
+        """Last known information: the object as it last existed, with its characteristics."""
+        o = self.obj(oid)
+        c = self.chars(oid)
+        snap = {name: getattr(o, name) for name in attrs.fields_dict(Permanent) if name != "status"}
+        snap.update(c)
+        for name in self.rb.statuses:
+            snap[name] = o.get_status(name, self.status_default(name))
+        return snap
+
+    # ================================================================ expressions
+
+    def truthy(self, value: Any) -> bool:
+        return value not in (None, False, 0, MISSING)
+
+    def resolve_name(self, name: str, env: dict) -> Any:
+        if name in env:
+            return env[name]
+        if name in self.game.objects:
+            return Obj(name, True)
+        if name in self.game.players:
+            return PlayerRef(name)
+        if name == "none":
+            return None
+        if name in ("true", "false"):
+            return name == "true"
+        if name == "turn":
+            return self.game.turn
+        return name  # a symbol: a status value, a zone, a keyword
+
+    def eval(self, expr: ast.Node, env: dict, before: dict | None = None) -> Any:
+        match expr:
+            case ast.Name(id=name):
+                return self.resolve_name(name, env)
+            case ast.Number(value=v):
+                return v
+            case ast.String(value=v):
+                return v
+            case ast.Attr(obj=inner, name=name):
+                return self.read(self.eval(inner, env, before), name, expr)
+            case ast.And(items=items):
+                return all(self.truthy(self.eval(i, env, before)) for i in items)
+            case ast.Or(items=items):
+                return any(self.truthy(self.eval(i, env, before)) for i in items)
+            case ast.Not(item=item):
+                return not self.truthy(self.eval(item, env, before))
+            case ast.Is(left=l, right=r, negated=neg):
+                same = self.same(self.eval(l, env, before), self.eval(r, env, before))
+                return same != neg
+            case ast.IsA(left=l, type=t, negated=neg):
+                v = self.eval(l, env, before)
+                result = isinstance(v, Obj) and t.lower() in self.read(v, "types", expr)
+                return result != neg
+            case ast.Has(left=l, keyword=k):
+                v = self.eval(l, env, before)
+                return isinstance(v, Obj) and k in self.read(v, "keywords", expr)
+            case ast.Visible(obj=inner):
+                v = self.eval(inner, env, before)
+                if isinstance(v, Obj):
+                    return self.visible(v.id)
+                if isinstance(v, PlayerRef):
+                    return self.player_in_game(v.name)
+                return False
+            case ast.Unchanged(value=inner):
+                if before is None:
+                    raise self.fail("'is unchanged' only makes sense in an assertion after a change", expr.span)
+                now = self.eval(inner, env)
+                then = before.get(id(inner), MISSING)
+                return then is MISSING or self.same(now, then)
+            case ast.Compare(op=op, left=l, right=r):
+                a, b = self.eval(l, env, before), self.eval(r, env, before)
+                if not isinstance(a, int) or not isinstance(b, int):
+                    return False
+                return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
+            case ast.Add(left=l, right=r):
+                return (self.eval(l, env, before) or 0) + (self.eval(r, env, before) or 0)
+            case ast.Count(var=var, cond=cond):
+                return len(self.select(ast.Each(var, cond, ast.Block(())), env, None))
+        raise self.fail(f"cannot evaluate {type(expr).__name__}", expr.span)
+
+    def same(self, a: Any, b: Any) -> bool:
+        if isinstance(a, Obj) and isinstance(b, Obj):
+            return a.id == b.id
+        if isinstance(a, PlayerRef) and isinstance(b, PlayerRef):
+            return a.name == b.name
+        if isinstance(a, (Obj, PlayerRef)) or isinstance(b, (Obj, PlayerRef)):
+            return False
+        return a == b
+
+    def read(self, value: Any, name: str, where: ast.Node) -> Any:
+        if value is None or value is MISSING:
+            return None
+        if isinstance(value, PlayerRef):
+            p = self.game.players[value.name]
+            if name in PLAYER_ATTRS:
+                return getattr(p, name)
+            if name == "zone":
+                return "game" if p.in_game else "outside"
+            raise self.fail(f"a player has no attribute '{name}'", where.span)
+        if isinstance(value, dict):  # counters.feather
+            return value.get(name, 0)
+        if not isinstance(value, Obj):
+            raise self.fail(f"'{name}' is read from something that is not an object or a player", where.span)
+        oid = value.id
+        if oid not in self.game.objects:
+            return None
+        if not value.aware and self.is_hidden(oid) and oid in self.game.lki:
+            return self._wrap(self.game.lki[oid].get(name), name, value)
+        o = self.obj(oid)
+        if name in self.rb.statuses:
+            return self._wrap(o.get_status(name, self.status_default(name)), name, value)
+        if name in ("controller", "power", "toughness", "keywords"):
+            return self._wrap(self.chars(oid)[name], name, value)
+        if name == "types":
+            return frozenset(t.lower() for t in o.types)
+        if name == "entered_this_turn":
+            return o.entered_turn == self.game.turn
+        if name == "summoning_sick":
+            return o.controlled_since == self.game.turn
+        if name in ("counters", "stickers"):
+            return dict(getattr(o, name))
+        if name in BUILTIN_ATTRS:
+            return self._wrap(getattr(o, name), name, value)
+        raise self.fail(f"objects have no attribute '{name}'", where.span)
+
+    def _wrap(self, raw: Any, name: str, parent: Obj) -> Any:
+        """Stored names become references: players, or objects."""
+        if isinstance(raw, str) and name in ("controller", "owner", "attached_to") or (
+            isinstance(raw, str) and self.status_decl(name) is not None and self.status_decl(name).type in ("player", "object")
+        ):
+            if raw in self.game.players:
+                return PlayerRef(raw)
+            return Obj(raw, parent.aware)
+        if isinstance(raw, dict):
+            return raw
+        if name in ("counters", "stickers") and isinstance(raw, tuple):
+            return dict(raw)
+        return raw
+
+    # ================================================================ selections
+
+    def aware_of(self, cond: ast.Node) -> bool:
+        """A query that names a hiding status sees the objects that status hides."""
+        return bool(ast.names_in(cond) & self.ix.hiding_attrs)
+
+    def select(self, each: ast.Each, env: dict, cause: Cause | None) -> list[Obj]:
+        aware = self.aware_of(each.cond)
+        exemptions = self.ix.exempts.get(cause.id, ()) if cause is not None and cause.kind == "rule" else ()
+        chosen = []
+        for oid, o in list(self.game.objects.items()):
+            if not each.every_zone and o.zone != "battlefield":
+                continue
+            if o.zone == "nowhere":
+                continue
+            if not aware and self.is_hidden(oid):
+                continue
+            ref = Obj(oid, aware)
+            scope = {**env, each.var: ref}
+            if not self.truthy(self.eval(each.cond, scope)):
+                continue
+            if any(self.truthy(self.eval(ex.cond, {ex.var: Obj(oid, True)})) for _r, ex in exemptions):
+                continue
+            chosen.append(ref)
+        return chosen
+
+    # ================================================================ statements
+
+    def run(self, stmt: ast.Node, env: dict, cause: Cause) -> bool:
+        """Run a body: a block is a sequence of events; any other statement is one event."""
+        if isinstance(stmt, ast.Block):
+            changed = False
+            for s in stmt.stmts:
+                changed |= self.run(s, env, cause)
+            return changed
+        batch = Batch()
+        self.exec(stmt, env, batch, cause)
+        return self.commit(batch)
+
+    def target(self, expr: ast.Node, env: dict, cause: Cause) -> Obj | None:
+        """The object a statement acts on, or None when it can't be affected (702.26b-like hiding)."""
+        ref = self.eval(expr, env)
+        if ref is None or ref is MISSING:
+            return None
+        if not isinstance(ref, Obj):
+            raise self.fail("this needs an object", expr.span)
+        o = self.game.objects.get(ref.id)
+        if o is None or o.zone == "nowhere":
+            return None
+        if not ref.aware and self.is_hidden(ref.id):
+            self.record("fails", ref.id, "is treated as not existing; the action does nothing to it", cause)
+            return None
+        return ref
+
+    def player_arg(self, expr: ast.Node, env: dict) -> str:
+        v = self.eval(expr, env)
+        if isinstance(v, PlayerRef):
+            return v.name
+        raise self.fail("this needs a player", expr.span)
+
+    def exec(self, stmt: ast.Node, env: dict, batch: Batch, cause: Cause) -> None:
+        write = lambda oid, attr, value: batch.writes.append(Write(oid, attr, value, cause))  # noqa: E731
+        op = lambda text, subject, fn, kind="effect": batch.ops.append(Op(text, subject, fn, cause, kind))  # noqa: E731
+        match stmt:
+            case ast.Block(stmts=stmts) | ast.Simultaneously(stmts=stmts):
+                for s in stmts:
+                    self.exec(s, env, batch, cause)
+            case ast.Each():
+                for ref in self.select(stmt, env, cause):
+                    self.exec(stmt.body, {**env, stmt.var: ref}, batch, cause)
+            case ast.If():
+                if self.truthy(self.eval(stmt.cond, env)):
+                    self.exec(stmt.body, env, batch, cause)
+            case ast.Set(assigns=assigns):
+                for a in assigns:
+                    ref = self.target(ast.Name(a.var, span=a.span), env, cause)
+                    if ref is not None:
+                        write(ref.id, a.attr, self.store(self.eval(a.value, env)))
+            case ast.Call(verb=name, args=args):
+                verb = self.rb.verbs[name]
+                scope = dict(env)
+                scope.update({p: self.eval(a, env) for p, a in zip(verb.params, args)})
+                for s in verb.body:
+                    self.exec(s, scope, batch, cause)
+            case ast.Attach(obj=o, to=t):
+                ref = self.target(o, env, cause)
+                host = self.eval(t, env)
+                if ref is not None and isinstance(host, (Obj, PlayerRef)):
+                    write(ref.id, "attached_to", host.id if isinstance(host, Obj) else host.name)
+            case ast.Unattach(obj=o):
+                if (ref := self.target(o, env, cause)) is not None:
+                    write(ref.id, "attached_to", None)
+            case ast.Tap(obj=o):
+                if (ref := self.target(o, env, cause)) is not None:
+                    write(ref.id, "tapped", True)
+            case ast.Untap(obj=o):
+                if (ref := self.target(o, env, cause)) is not None:
+                    write(ref.id, "tapped", False)
+            case ast.AttackWith(obj=o):
+                if (ref := self.target(o, env, cause)) is not None:
+                    write(ref.id, "attacking", True)
+            case ast.RemoveFromCombat(obj=o):
+                if (ref := self.target(o, env, cause)) is not None:
+                    write(ref.id, "attacking", False)
+            case ast.RemoveDamage(obj=o):
+                if (ref := self.target(o, env, cause)) is not None:
+                    write(ref.id, "damage", 0)
+            case ast.DealDamage(amount=n, obj=o):
+                if (ref := self.target(o, env, cause)) is not None:
+                    write(ref.id, "damage", self.obj(ref.id).damage + n)
+            case ast.Destroy(obj=o):
+                if (ref := self.target(o, env, cause)) is not None and "indestructible" not in self.chars(ref.id)["keywords"]:
+                    write(ref.id, "zone", "graveyard")
+            case ast.Move(obj=o, zone=zone, duration=duration):
+                if (ref := self.target(o, env, cause)) is not None:
+                    if isinstance(duration, ast.UntilLeaves):
+                        watched = self.eval(ast.Name(duration.obj), env)
+                        if not (isinstance(watched, Obj) and self.obj(watched.id).zone == "battlefield"):
+                            return  # the event already happened: the object doesn't move (610.3a)
+                        self.game.watchers.append(Watcher(watched.id, ref.id, "battlefield", str(cause)))
+                    write(ref.id, "zone", zone)
+            case ast.Cease(obj=o):
+                if (ref := self.target(o, env, cause)) is not None:
+                    write(ref.id, "zone", "nowhere")
+            case ast.AddCounters(amount=n, kind=kind, obj=o):
+                if (ref := self.target(o, env, cause)) is not None:
+                    counters = dict(self.obj(ref.id).counters)
+                    counters[kind] = counters.get(kind, 0) + n
+                    write(ref.id, "counters", tuple(sorted(counters.items())))
+            case ast.Draw(player=p, amount=a):
+                who, n = self.player_arg(p, env), self.eval(a, env)
+                op(f"draws {n}", who, lambda: self._player(who, hand=self.game.players[who].hand + n), "draw")
+            case ast.GainLife(player=p, amount=a):
+                who, n = self.player_arg(p, env), self.eval(a, env)
+                op(f"gains {n} life", who, lambda: self._player(who, life=self.game.players[who].life + n), "life")
+            case ast.Pump() | ast.SetBase() | ast.Grant() | ast.GainControl():
+                self.create_effect(stmt, env, batch, cause)
+            case ast.EndTracking(obj=o):
+                ref = self.eval(o, env)
+                if isinstance(ref, Obj):
+                    op("effects watching it end", ref.id, lambda: self.end_effects(lambda e: ref.id in e.tracked, cause), "effect-ends")
+            case ast.EndUntilEndOfTurn():
+                op("until-end-of-turn effects end", "game", lambda: self.end_effects(lambda e: e.duration == "end of turn", cause), "effect-ends")
+            case ast.EndUntilNextTurn(player=p):
+                who = self.player_arg(p, env)
+                op(f"effects lasting until {who}'s next turn end", who,
+                   lambda: self.end_effects(lambda e: e.duration == "next turn" and e.player == who, cause), "effect-ends")
+            case ast.EndFailed():
+                op("for-as-long-as effects whose condition fails end", "game",
+                   lambda: self.end_effects(lambda e: e.duration == "as long as" and not self.truthy(self.eval(e.condition, dict(e.bindings))), cause),
+                   "effect-ends")
+            case ast.EndControl(player=p):
+                who = self.player_arg(p, env)
+                op(f"effects giving {who} control end", who,
+                   lambda: self.end_effects(lambda e: e.kind == "control" and e.value == who, cause), "effect-ends")
+            case ast.Delayed(hook=hook, body=body):
+                self.game.delayed.append(DelayedTrigger(hook, body, tuple(env.items()), None, str(cause)))
+            case _:
+                raise self.fail(f"cannot perform {type(stmt).__name__} here", stmt.span)
+
+    def store(self, value: Any) -> Any:
+        if isinstance(value, Obj):
+            return value.id
+        if isinstance(value, PlayerRef):
+            return value.name
+        return value
+
+    def _player(self, name: str, **changes) -> bool:
+        self.game.players[name] = attrs.evolve(self.game.players[name], **changes)
+        return True
+
+    # ---------------------------------------------------------------- continuous effects
+
+    def create_effect(self, stmt: ast.Node, env: dict, batch: Batch, cause: Cause) -> None:
+        ref = self.eval(stmt.obj, env)
+        if not isinstance(ref, Obj) or ref.id not in self.game.objects:
+            return
+        if self.obj(ref.id).zone != "battlefield":
+            return
+        if not ref.aware:
+            for _rule, ex in self.ix.excludes:
+                if self.truthy(self.eval(ex.cond, {ex.var: Obj(ref.id, True)})):
+                    self.record("fails", ref.id, "left out of the effect's affected objects", Cause("rule", _rule.id, _rule.slug, _rule.span))
+                    return
+        match stmt:
+            case ast.Pump():
+                kind, value = "pump", (stmt.power, stmt.toughness)
+            case ast.SetBase():
+                kind, value = "base", (stmt.power, stmt.toughness)
+            case ast.Grant():
+                kind, value = "grant", stmt.keyword
+            case ast.GainControl():
+                kind, value = "control", self.player_arg(stmt.player, env)
+        duration, player, condition, bindings, tracked = "forever", None, None, (), frozenset()
+        d = stmt.duration
+        if isinstance(d, ast.UntilEndOfTurn):
+            duration = "end of turn"
+        elif isinstance(d, ast.UntilNextTurn):
+            duration, player = "next turn", self.player_arg(ast.Name(d.player, span=d.span), env)
+        elif isinstance(d, ast.ForAsLongAs):
+            duration, condition = "as long as", d.cond
+            names = {n.id for n in d.cond.walk() if isinstance(n, ast.Name)}
+            bindings = tuple((k, v) for k, v in env.items() if k in names)
+            tracked = frozenset(v.id for _k, v in bindings if isinstance(v, Obj))
+        elif isinstance(d, ast.UntilLeaves):
+            duration = "until leaves"
+            watched = self.eval(ast.Name(d.obj), env)
+            tracked = frozenset([watched.id]) if isinstance(watched, Obj) else frozenset()
+        source = env.get("this")
+
+        def make() -> bool:
+            eid = self.game.tick()
+            self.game.effects[eid] = Effect(
+                eid, kind, frozenset([ref.id]), value, duration, player, condition, bindings, tracked,
+                source.id if isinstance(source, Obj) else None, eid, str(cause),
+            )
+            return True
+
+        text = {"pump": f"gets {value[0]:+d}/{value[1]:+d}" if kind == "pump" else "",
+                "base": f"becomes {value[0]}/{value[1]}" if kind == "base" else "",
+                "grant": f"gains {value}", "control": f"comes under {value}'s control"}[kind]
+        batch.ops.append(Op(f"{text} ({duration})", ref.id, make, cause, "effect"))
+
+    def end_effects(self, which: Callable[[Effect], bool], cause: Cause) -> bool:
+        ending = [e for e in self.game.effects.values() if which(e)]
+        for e in ending:
+            del self.game.effects[e.id]
+            subject = ", ".join(sorted(e.affected))
+            self.record("effect-ends", subject, f"effect from {e.cause} ends ({e.kind}, {e.duration})", cause)
+        if ending:
+            self.invalidate()
+        return bool(ending)
+
+    # ================================================================ committing a batch
+
+    def record(self, kind: str, subject: str, detail: str, cause: Cause, **data) -> Event:
+        event = Event(kind, subject, detail, cause, self.step, tuple(sorted(data.items())))
+        self.trace.append(event)
+        return event
+
+    def commit(self, batch: Batch) -> bool:
+        """Expand, settle conflicts, apply, then let everything that watches the changes react."""
+        self.commits += 1
+        self.recent_causes.extend(str(w.cause) for w in batch.writes[:3])
+        self.recent_causes = self.recent_causes[-40:]
+        if self.commits > MAX_COMMITS_PER_STEP:
+            raise self.never_settles()
+        self.expand(batch)
+        final = self.settle_conflicts(batch)
+        changes = [(w, self.raw(w.obj, w.attr)) for w in final if self.raw(w.obj, w.attr) != w.value]
+        touched = {w.obj for w, _old in changes}
+        neighbours = self.attachment_neighbours(touched)
+        watch = touched | neighbours
+        vis_before = {oid: self.visible(oid) for oid in watch}
+        edges_before = self.edges(watch)
+        before_values = {}
+        for oid in touched:
+            if vis_before[oid]:
+                self.game.lki[oid] = self.snapshot(oid)
+        for rule, clause in self.ix.assertions:
+            if isinstance(clause, ast.AssertAfter):
+                before_values.update(self.assertion_before(clause, changes))
+        for w, old in changes:
+            self.apply_write(w)
+        self.invalidate()
+        changed = bool(changes)
+        events: list[Event] = []
+        for w, old in changes:
+            events.append(self.record("change", w.obj, f"{w.attr}: {self.show(old)} -> {self.show(w.value)}", w.cause,
+                                      attr=w.attr, old=old, new=w.value))
+            if self._hook_log:
+                self._hook_log[-1][(w.obj, w.attr)] += 1
+        for o in batch.ops:
+            if o.apply():
+                changed = True
+                self.record(o.kind, o.subject, o.describe, o.cause)
+        self.invalidate()
+        vis_after = {oid: self.visible(oid) for oid in watch}
+        by_object: dict[str, list[Write]] = defaultdict(list)
+        for w, _old in changes:
+            by_object[w.obj].append(w)
+        zone_events = self.perceive_presence(by_object, vis_before, vis_after)
+        attach_events = self.perceive_attachments(by_object, edges_before, self.edges(watch))
+        self.check_assertions(changes, before_values)
+        for event in zone_events:
+            self.on_presence_event(event)
+        for event in events + zone_events + attach_events:
+            self.collect_triggers(event, vis_before)
+        for w, old in changes:
+            self.run_afters(w)
+        return changed
+
+    def show(self, value: Any) -> str:
+        if value is None:
+            return "none"
+        if isinstance(value, tuple):
+            return "{" + ", ".join(f"{k}: {v}" for k, v in value) + "}"
+        return str(value).lower() if isinstance(value, bool) else str(value)
+
+    def never_settles(self) -> RulesError:
+        involved = sorted(set(self.recent_causes))
+        return self.fail(
+            "the rules never settle: changes keep causing further changes",
+            None,
+            "blocks involved: " + "; ".join(involved),
+        )
+
+    def expand(self, batch: Batch) -> None:
+        """Add the changes that happen at the same time as the ones already in the batch ('as' clauses)."""
+        seen = set()
+        i = 0
+        while i < len(batch.writes):
+            if i > MAX_WRITES_PER_BATCH:
+                raise self.never_settles()
+            w = batch.writes[i]
+            i += 1
+            if w.obj not in self.game.objects:
+                continue
+            key = (w.obj, w.attr, repr(w.value))
+            if key in seen or self.raw(w.obj, w.attr) == w.value:
+                continue
+            seen.add(key)
+            for rule, along in self.ix.alongs.get(w.attr, ()):
+                pattern = along.change
+                if w.value != self.store(self.eval(pattern.value, {})):
+                    continue
+                env = {pattern.var: Obj(w.obj, True)}
+                if pattern.cond is not None and not self.truthy(self.eval(pattern.cond, env)):
+                    continue
+                self.exec(along.body, env, batch, Cause("rule", rule.id, rule.slug, along.span))
+
+    def settle_conflicts(self, batch: Batch) -> list[Write]:
+        final: dict[tuple, Write] = {}
+        for w in batch.writes:
+            key = (w.obj, w.attr)
+            other = final.get(key)
+            if other is None or other.value == w.value:
+                final.setdefault(key, w)
+                continue
+            preferred = self.ix.prefers.get(w.attr)
+            if preferred is not None:
+                wanted = self.store(self.eval(preferred[1].value, {}))
+                if w.value == wanted:
+                    final[key] = w
+                    continue
+                if other.value == wanted:
+                    continue
+            raise self.fail(
+                f"conflicting simultaneous changes: {w.obj}.{w.attr} set to {self.show(other.value)} by {other.cause} "
+                f"and to {self.show(w.value)} by {w.cause}",
+                w.cause.span if w.cause.span.line else None,
+                f"add a rule that says which wins ('prefer {w.attr} = ...')",
+            )
+        return list(final.values())
+
+    def apply_write(self, w: Write) -> None:
+        o = self.obj(w.obj)
+        if w.attr in self.rb.statuses:
+            self.game.objects[w.obj] = o.with_status(w.attr, w.value)
+            return
+        if w.attr == "zone":
+            self.change_zone(o, w.value)
+            return
+        self.game.objects[w.obj] = attrs.evolve(o, **{w.attr: w.value})
+
+    def change_zone(self, o: Permanent, zone: str) -> None:
+        """A real zone change makes a new object (400.7): it forgets its status, counters and effects."""
+        if o.zone == "battlefield":
+            fresh = attrs.evolve(o, zone=zone, tapped=False, counters=(), damage=0, attached_to=None,
+                                 attacking=False, status=(), controller=o.owner)
+            for eid, e in list(self.game.effects.items()):
+                if o.id in e.affected:
+                    remaining = e.affected - {o.id}
+                    if remaining:
+                        self.game.effects[eid] = attrs.evolve(e, affected=remaining)
+                    else:
+                        del self.game.effects[eid]
+            self.game.objects[o.id] = fresh
+        elif zone == "battlefield":
+            stamp = self.game.tick()
+            self.game.objects[o.id] = attrs.evolve(o, zone=zone, timestamp=stamp, entered_turn=self.game.turn,
+                                                   controlled_since=self.game.turn, controller=o.owner)
+        else:
+            self.game.objects[o.id] = attrs.evolve(o, zone=zone)
+
+    # ---------------------------------------------------------------- perception of presence and attachment
+
+    def quiet_kinds(self, writes: Iterable[Write]) -> frozenset[str]:
+        kinds: set[str] = set()
+        for w in writes:
+            kinds |= self.ix.quiets.get(w.attr, frozenset())
+        return frozenset(kinds)
+
+    def perceive_presence(self, by_object, vis_before, vis_after) -> list[Event]:
+        """An object the game stops (or starts) seeing is, unless a rule says otherwise, seen to leave (or enter)."""
+        events = []
+        for oid, writes in by_object.items():
+            if vis_before.get(oid) == vis_after.get(oid):
+                continue
+            real = any(w.attr == "zone" for w in writes)
+            quiet = frozenset() if real else self.quiet_kinds(writes)
+            cause = writes[0].cause
+            entering = vis_after[oid]
+            if "zone-change" not in quiet:
+                if entering and not real:
+                    o = self.obj(oid)
+                    self.game.objects[oid] = attrs.evolve(o, entered_turn=self.game.turn, timestamp=self.game.tick())
+                events.append(self.record("enters" if entering else "leaves", oid,
+                                          ("enters the battlefield" if entering else "leaves the battlefield")
+                                          + ("" if real else " (as the game sees it)"), cause))
+            if entering and "control-change" not in quiet and not real:
+                self.game.objects[oid] = attrs.evolve(self.obj(oid), controlled_since=self.game.turn)
+        self.invalidate()
+        return events
+
+    def attachment_neighbours(self, oids: set[str]) -> set[str]:
+        out = set()
+        for oid in oids:
+            o = self.game.objects.get(oid)
+            if o is not None and o.attached_to in self.game.objects:
+                out.add(o.attached_to)
+        for other in self.game.objects.values():
+            if other.attached_to in oids:
+                out.add(other.id)
+        return out
+
+    def edges(self, oids: set[str]) -> set[tuple[str, str]]:
+        out = set()
+        for oid in oids:
+            o = self.game.objects.get(oid)
+            if o is None or o.attached_to is None or not self.visible(oid):
+                continue
+            host = o.attached_to
+            if (host in self.game.objects and self.visible(host)) or self.player_in_game(host):
+                out.add((oid, host))
+        return out
+
+    def perceive_attachments(self, by_object, before, after) -> list[Event]:
+        events = []
+        for kind, edges in (("attached", after - before), ("unattached", before - after)):
+            for a, host in sorted(edges):
+                writes = by_object.get(a, []) + by_object.get(host, [])
+                real = any(w.attr == "attached_to" for w in writes)
+                if not real and "attachment-change" in self.quiet_kinds(writes):
+                    continue
+                cause = writes[0].cause if writes else SCRIPT
+                events.append(self.record(kind, a, f"{'becomes attached to' if kind == 'attached' else 'becomes unattached from'} {host}"
+                                          + ("" if real else " (as the game sees it)"), cause, host=host))
+        return events
+
+    def on_presence_event(self, event: Event) -> None:
+        if event.kind != "leaves":
+            return
+        for w in [w for w in self.game.watchers if w.watched == event.subject]:
+            self.game.watchers.remove(w)
+            if self.obj(w.obj).zone != "battlefield":
+                batch = Batch([Write(w.obj, "zone", w.zone_back, Cause("engine", "610.3", "return at the end of an 'until' effect"))])
+                self.commit(batch)
+        for rule, after in self.ix.afters:
+            if isinstance(after.event, ast.LeavesEvent):
+                self.run(after.body, {after.event.var: Obj(event.subject, True)}, Cause("rule", rule.id, rule.slug, after.span))
+
+    def run_afters(self, w: Write) -> None:
+        for rule, after in self.ix.afters:
+            pattern = after.event
+            if not isinstance(pattern, ast.Change) or pattern.attr != w.attr:
+                continue
+            if w.value != self.store(self.eval(pattern.value, {})):
+                continue
+            env = {pattern.var: Obj(w.obj, True)}
+            if pattern.cond is not None and not self.truthy(self.eval(pattern.cond, env)):
+                continue
+            self.run(after.body, env, Cause("rule", rule.id, rule.slug, after.span))
+
+    # ---------------------------------------------------------------- assertions
+
+    def assertion_before(self, clause: ast.AssertAfter, changes) -> dict:
+        values = {}
+        pattern = clause.event
+        if not isinstance(pattern, ast.Change):
+            return values
+        for w, _old in changes:
+            if w.attr != pattern.attr or w.value != self.store(self.eval(pattern.value, {})):
+                continue
+            env = {pattern.var: Obj(w.obj, True)}
+            for n in clause.cond.walk():
+                if isinstance(n, ast.Unchanged):
+                    values[(w.obj, id(n.value))] = self.eval(n.value, env)
+        return values
+
+    def check_assertions(self, changes, before_values) -> None:
+        for rule, clause in self.ix.assertions:
+            if not isinstance(clause, ast.AssertAfter) or not isinstance(clause.event, ast.Change):
+                continue
+            pattern = clause.event
+            for w, _old in changes:
+                if w.attr != pattern.attr or w.value != self.store(self.eval(pattern.value, {})):
+                    continue
+                env = {pattern.var: Obj(w.obj, True)}
+                if pattern.cond is not None and not self.truthy(self.eval(pattern.cond, env)):
+                    continue
+                before = {k[1]: v for k, v in before_values.items() if k[0] == w.obj}
+                if not self.truthy(self.eval(clause.cond, env, before)):
+                    raise self.fail(f"assertion of {rule.id} {rule.slug} does not hold for {w.obj}", clause.span,
+                                    "the blocks this assertion restates no longer produce what it states")
+
+    def check_hook_assertions(self, kind: str, player: str, counts: Counter, skipped: bool) -> None:
+        for rule, clause in self.ix.assertions:
+            if isinstance(clause, ast.AssertOnce) and not skipped and clause.hook.kind == kind:
+                for (oid, attr), n in counts.items():
+                    if attr == clause.attr and n > 1:
+                        raise self.fail(f"assertion of {rule.id} {rule.slug}: {oid}.{attr} changed {n} times during one {kind}",
+                                        clause.span)
+            if isinstance(clause, ast.AssertSkipped) and skipped and clause.hook.kind == kind:
+                if any(attr == clause.attr for (_oid, attr) in counts):
+                    raise self.fail(f"assertion of {rule.id} {rule.slug}: {clause.attr} changed during a skipped {kind}",
+                                    clause.span)
+
+    # ================================================================ triggers
+
+    def collect_triggers(self, event: Event, vis_before: dict) -> None:
+        candidates = [event.subject]
+        if event.kind in ("attached", "unattached"):
+            candidates.append(dict(event.data).get("host"))
+        for oid in candidates:
+            o = self.game.objects.get(oid)
+            if o is None:
+                continue
+            card = self.rb.cards.get(o.card)
+            if card is None:
+                continue
+            for entry in card.entries:
+                if isinstance(entry, ast.Triggered) and self.trigger_matches(entry.trigger, oid, event, vis_before):
+                    you = self.game.lki.get(oid, {}).get("controller") if not self.visible(oid) else self.controller(oid)
+                    env = {"this": Obj(oid), "you": PlayerRef(you or o.controller)}
+                    self.pending.append(PendingTrigger(oid, card.name, entry.body, env, Cause("card", card.name)))
+                    self.record("trigger", oid, f"ability of {card.name} triggers", Cause("card", card.name))
+
+    def trigger_matches(self, trigger, oid, event: Event, vis_before: dict) -> bool:
+        was_visible = vis_before.get(oid, self.visible(oid))
+        match trigger:
+            case ast.OnEnters():
+                return event.kind == "enters" and event.subject == oid and self.visible(oid)
+            case ast.OnLeaves():
+                return event.kind == "leaves" and event.subject == oid and was_visible
+            case ast.OnAttached():
+                return event.kind == "attached" and self.visible(oid)
+            case ast.OnUnattached():
+                return event.kind == "unattached" and was_visible
+            case ast.OnChange(change=pattern):
+                data = dict(event.data)
+                if event.kind != "change" or event.subject != oid or data.get("attr") != pattern.attr:
+                    return False
+                if data.get("new") != self.store(self.eval(pattern.value, {})):
+                    return False
+                looks_back = any(lb.attr == pattern.attr and self.same(self.eval(lb.value, {}), self.eval(pattern.value, {}))
+                                 for lb in self.ix.lookbacks)
+                return was_visible if looks_back else self.visible(oid)
+        return False
+
+    def resolve_triggers(self) -> None:
+        while self.pending:
+            trig = self.pending.pop(0)
+            self.record("resolve", trig.source, f"ability of {trig.card} resolves", trig.cause)
+            self.run(trig.body, trig.env, trig.cause)
+            self.settle()
+
+    # ================================================================ state checks, hooks and turns
+
+    def settle(self) -> None:
+        """Check state-based actions (and anything else hooked to state checks) until nothing changes."""
+        for _round in range(MAX_SETTLE_ROUNDS):
+            batch = Batch()
+            for rule, during in self.ix.hooks.get("state check", ()):
+                self.exec(during.body, {}, batch, Cause("rule", rule.id, rule.slug, during.span))
+            if not self.commit(batch):
+                return
+        raise self.never_settles()
+
+    def run_hook(self, kind: str, player: str | None) -> None:
+        self._hook_log.append(Counter())
+        try:
+            for rule, during in self.ix.hooks.get(kind, ()):
+                env = {during.hook.var: PlayerRef(player)} if during.hook.var and player else {}
+                self.run(during.body, env, Cause("rule", rule.id, rule.slug, during.span))
+            for delayed in [d for d in self.game.delayed if d.hook == kind]:
+                self.game.delayed.remove(delayed)
+                self.run(delayed.body, dict(delayed.bindings), Cause("card", delayed.cause))
+        finally:
+            counts = self._hook_log.pop()
+        self.check_hook_assertions(kind, player or "", counts, skipped=False)
+        self.settle()
+
+    def skip_hook(self, kind: str, player: str) -> None:
+        self.record("step", player, f"{kind} is skipped", SCRIPT)
+        self.check_hook_assertions(kind, player, Counter(), skipped=True)
+
+    def cleanup(self) -> None:
+        self.record("step", self.game.active, "cleanup step", SCRIPT)
+        self.run_hook("cleanup", self.game.active)
+        self.game.cleanup_done = True
+        self.resolve_triggers()
+
+    def next_turn(self, skip_untap: bool = False) -> None:
+        if not self.game.cleanup_done:
+            self.cleanup()
+        current = self.game.active
+        for _ in range(len(self.game.order)):
+            current = self.game.next_player(current)
+            if self.player_in_game(current):
+                break
+            self.record("step", current, "turn would have begun, but the player has left the game", SCRIPT)
+            self.run_hook("turn would begin", current)
+        self.game.active = current
+        self.game.turn += 1
+        self.game.cleanup_done = False
+        self.record("step", current, f"turn {self.game.turn} begins", SCRIPT)
+        self.run_hook("beginning of turn", current)
+        if skip_untap:
+            self.skip_hook("untap step", current)
+        else:
+            self.record("step", current, "untap step", SCRIPT)
+            self.run_hook("untap step", current)
+        self.resolve_triggers()
+
+    def player_leaves(self, name: str) -> None:
+        self._player(name, in_game=False)
+        self.record("step", name, "leaves the game", SCRIPT)
+        self.run_hook("leaving the game", name)
+        self.resolve_triggers()

@@ -1,0 +1,135 @@
+"""The general game model: players, permanents, continuous effects and the game state.
+
+Nothing here is about any one keyword. Statuses that rules add to permanents live in
+`Permanent.status`, keyed by the names the rule files declare.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+
+@attrs.frozen
+class Player:
+    name: str
+    in_game: bool = True
+    life: int = 20
+    hand: int = 0
+
+
+@attrs.frozen
+class Permanent:
+    """One object. `id` is the scenario's name for it; `card` names its card."""
+
+    id: str
+    card: str
+    owner: str
+    controller: str  # the controller before control-changing effects (its default controller)
+    types: frozenset[str] = frozenset()
+    power: int | None = None
+    toughness: int | None = None
+    keywords: tuple[str, ...] = ()
+    token: bool = False
+    zone: str = "battlefield"
+    tapped: bool = False
+    counters: tuple[tuple[str, int], ...] = ()
+    stickers: tuple[tuple[str, int], ...] = ()
+    damage: int = 0
+    attached_to: str | None = None
+    timestamp: int = 0
+    entered_turn: int = 0
+    controlled_since: int = 0
+    attacking: bool = False
+    status: tuple[tuple[str, Any], ...] = ()
+
+    def get_status(self, name: str, default: Any) -> Any:
+        for key, value in self.status:
+            if key == name:
+                return value
+        return default
+
+    def with_status(self, name: str, value: Any) -> "Permanent":
+        rest = tuple((k, v) for k, v in self.status if k != name)
+        return attrs.evolve(self, status=tuple(sorted(rest + ((name, value),))))
+
+    def counter(self, kind: str) -> int:
+        return dict(self.counters).get(kind, 0)
+
+
+@attrs.frozen
+class Effect:
+    """A continuous effect created by a resolving spell or ability.
+
+    `affected` is the set of objects it was locked onto when it was created (611.2c);
+    `tracked` the objects its for-as-long-as condition watches.
+    """
+
+    id: int
+    kind: str  # "pump", "base", "grant", "control"
+    affected: frozenset[str]
+    value: Any
+    duration: str  # "forever", "end of turn", "next turn", "as long as", "until leaves"
+    player: str | None = None  # whose next turn, for "next turn"
+    condition: Any = None  # an expression, for "as long as"
+    bindings: tuple[tuple[str, Any], ...] = ()
+    tracked: frozenset[str] = frozenset()
+    source: str | None = None
+    timestamp: int = 0
+    cause: str = ""
+
+
+@attrs.frozen
+class Watcher:
+    """A one-shot 'until' effect (610.3): undo `action` once `watched` leaves the battlefield."""
+
+    watched: str
+    obj: str
+    zone_back: str
+    cause: str
+
+
+@attrs.frozen
+class DelayedTrigger:
+    hook: str
+    body: Any
+    bindings: tuple[tuple[str, Any], ...]
+    source: str | None
+    cause: str
+
+
+@attrs.define
+class Game:
+    """A game state. Objects inside are frozen; the containers are replaced as play goes on."""
+
+    players: dict[str, Player]
+    order: tuple[str, ...]
+    active: str
+    turn: int = 1
+    objects: dict[str, Permanent] = attrs.field(factory=dict)
+    effects: dict[int, Effect] = attrs.field(factory=dict)
+    watchers: list[Watcher] = attrs.field(factory=list)
+    delayed: list[DelayedTrigger] = attrs.field(factory=list)
+    lki: dict[str, dict[str, Any]] = attrs.field(factory=dict)
+    clock: int = 0
+    cleanup_done: bool = False
+
+    def tick(self) -> int:
+        self.clock += 1
+        return self.clock
+
+    def copy(self) -> "Game":
+        return attrs.evolve(
+            self,
+            players=dict(self.players),
+            objects=dict(self.objects),
+            effects=dict(self.effects),
+            watchers=list(self.watchers),
+            delayed=list(self.delayed),
+            lki=dict(self.lki),
+        )
+
+    def next_player(self, after: str) -> str:
+        index = self.order.index(after)
+        return self.order[(index + 1) % len(self.order)]

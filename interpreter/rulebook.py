@@ -1,0 +1,209 @@
+"""Loading a version of the rules: its files, the shared card library, and the indexes the
+engine looks things up in.
+
+A version lives in `rules/<date>/`: a `version.rules` manifest and any number of rule files.
+Cards live in `rules/cards/`. A scenario may bring cards of its own.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections import defaultdict
+from pathlib import Path
+from typing import Iterable
+
+import attrs
+
+import rules as shipped_rules
+from dsl import ast
+from dsl.checker import check_rulebook
+from dsl.diagnostics import Diagnostic, DiagnosticError, Span
+from dsl.parser import parse_file
+
+RULES_ROOT = Path(shipped_rules.__file__).parent
+CARDS_DIR = RULES_ROOT / "cards"
+VERSION_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def rule_key(rule_id: str) -> tuple:
+    """CR order: 502.3 < 702.26a < 702.26p < 800.4a."""
+    match = re.match(r"^(\d+)\.(\d+)([a-z]?)$", rule_id)
+    if not match:
+        return (10**6, rule_id)
+    return (int(match.group(1)), int(match.group(2)), match.group(3))
+
+
+@attrs.frozen
+class Index:
+    """What the engine asks of a rulebook, gathered once."""
+
+    hides: tuple[tuple[ast.Rule, ast.Hide], ...]
+    hiding_attrs: frozenset[str]
+    alongs: dict[str, tuple[tuple[ast.Rule, ast.Along], ...]]
+    afters: tuple[tuple[ast.Rule, ast.After], ...]
+    prefers: dict[str, tuple[ast.Rule, ast.Prefer]]
+    quiets: dict[str, frozenset[str]]
+    exempts: dict[str, tuple[tuple[ast.Rule, ast.Exempt], ...]]
+    excludes: tuple[tuple[ast.Rule, ast.Exclude], ...]
+    lookbacks: tuple[ast.Change, ...]
+    hooks: dict[str, tuple[tuple[ast.Rule, ast.During], ...]]
+    assertions: tuple[tuple[ast.Rule, ast.Node], ...]
+
+
+@attrs.frozen
+class Rulebook:
+    """A resolved version: every declaration and block it has, in CR order, with its cards."""
+
+    version: ast.Version
+    statuses: dict[str, ast.StatusDecl]
+    verbs: dict[str, ast.VerbDecl]
+    rules: tuple[ast.Rule, ...]
+    cards: dict[str, ast.Card]
+    folder: Path | None = None
+
+    @functools.cached_property
+    def index(self) -> Index:
+        return build_index(self.rules)
+
+    def rule(self, key: str) -> ast.Rule | None:
+        return next((r for r in self.rules if key in (r.id, r.slug)), None)
+
+    def without(self, key: str) -> "Rulebook":
+        """The same rulebook with one block deleted (for ablation)."""
+        return attrs.evolve(self, rules=tuple(r for r in self.rules if key not in (r.id, r.slug)))
+
+    def with_cards(self, cards: Iterable[ast.Card]) -> "Rulebook":
+        merged = dict(self.cards)
+        merged.update({c.name: c for c in cards})
+        return attrs.evolve(self, cards=merged)
+
+
+def build_index(rules: tuple[ast.Rule, ...]) -> Index:
+    hides, afters, excludes, lookbacks, assertions = [], [], [], [], []
+    alongs: dict[str, list] = defaultdict(list)
+    prefers: dict[str, tuple] = {}
+    quiets: dict[str, set] = defaultdict(set)
+    exempts: dict[str, list] = defaultdict(list)
+    hooks: dict[str, list] = defaultdict(list)
+    orders: dict[str, list[str]] = {}
+    for rule in rules:
+        for clause in rule.clauses:
+            match clause:
+                case ast.Hide():
+                    hides.append((rule, clause))
+                case ast.Along():
+                    alongs[clause.change.attr].append((rule, clause))
+                case ast.After():
+                    afters.append((rule, clause))
+                case ast.Prefer():
+                    prefers[clause.attr] = (rule, clause)
+                case ast.Quiet():
+                    quiets[clause.attr].update(clause.kinds)
+                case ast.Exempt():
+                    exempts[clause.rule].append((rule, clause))
+                case ast.Exclude():
+                    excludes.append((rule, clause))
+                case ast.Lookback():
+                    lookbacks.append(clause.change)
+                case ast.During():
+                    hooks[clause.hook.kind].append((rule, clause))
+                case ast.Order():
+                    orders[clause.hook] = list(clause.rules)
+                case ast.AssertAfter() | ast.AssertOnce() | ast.AssertSkipped():
+                    assertions.append((rule, clause))
+    ordered = {}
+    for kind, entries in hooks.items():
+        listed = orders.get(kind, [])
+
+        def position(entry, listed=listed):
+            rule = entry[0]
+            if rule.id in listed:
+                return (0, listed.index(rule.id))
+            return (1, rule_key(rule.id))
+
+        ordered[kind] = tuple(sorted(entries, key=position))
+    hiding = frozenset(a for _, h in hides for a in ast.names_in(h.cond))
+    return Index(
+        hides=tuple(hides),
+        hiding_attrs=hiding,
+        alongs={k: tuple(v) for k, v in alongs.items()},
+        afters=tuple(afters),
+        prefers=prefers,
+        quiets={k: frozenset(v) for k, v in quiets.items()},
+        exempts={k: tuple(v) for k, v in exempts.items()},
+        excludes=tuple(excludes),
+        lookbacks=tuple(lookbacks),
+        hooks=ordered,
+        assertions=tuple(assertions),
+    )
+
+
+# ------------------------------------------------------------------ loading
+
+
+def available_versions() -> list[str]:
+    return sorted(p.name for p in RULES_ROOT.iterdir() if p.is_dir() and VERSION_RE.match(p.name))
+
+
+def resolve_version_path(spec: str) -> Path:
+    """A version is named by its date, or given as a folder inside the rules folder."""
+    if VERSION_RE.match(spec) and (RULES_ROOT / spec).is_dir():
+        return RULES_ROOT / spec
+    candidate = Path(spec)
+    if candidate.is_dir() and (candidate / "version.rules").exists():
+        return candidate
+    known = ", ".join(available_versions())
+    raise DiagnosticError(Diagnostic("error", f"unknown rules version '{spec}'", Span(spec, 0, 0, 0, 0),
+                                     f"known versions: {known}"))
+
+
+def _parse_all(paths: Iterable[Path]) -> list[ast.Module]:
+    modules, problems = [], []
+    for path in paths:
+        try:
+            modules.append(parse_file(path))
+        except DiagnosticError as exc:
+            problems.extend(exc.diagnostics)
+    if problems:
+        raise DiagnosticError(problems)
+    return modules
+
+
+@functools.cache
+def load_cards() -> dict[str, ast.Card]:
+    cards: dict[str, ast.Card] = {}
+    for module in _parse_all(sorted(CARDS_DIR.glob("*.rules"))):
+        for item in module.items:
+            if isinstance(item, ast.Card):
+                cards[item.name] = item
+    return cards
+
+
+def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, ast.Card]) -> Rulebook:
+    versions = [i for m in modules for i in m.items if isinstance(i, ast.Version)]
+    if len(versions) != 1:
+        where = Span(str(folder / "version.rules") if folder else "<rules>", 0, 0, 0, 0)
+        raise DiagnosticError(Diagnostic("error", f"a version needs exactly one manifest, found {len(versions)}", where,
+                                         "write one 'version DATE { ... }' in version.rules"))
+    statuses, verbs, rules = {}, {}, []
+    for module in modules:
+        for item in module.items:
+            if isinstance(item, ast.StatusDecl):
+                statuses.setdefault(item.name, item)
+            elif isinstance(item, ast.VerbDecl):
+                verbs.setdefault(item.name, item)
+            elif isinstance(item, ast.Rule):
+                rules.append(item)
+    rules.sort(key=lambda r: rule_key(r.id))
+    book = Rulebook(versions[0], statuses, verbs, tuple(rules), dict(cards), folder)
+    check_rulebook(book, modules)
+    return book
+
+
+@functools.cache
+def load_version(spec: str) -> Rulebook:
+    """Parse, check and index one version (cached per process)."""
+    folder = resolve_version_path(spec)
+    modules = _parse_all(sorted(folder.glob("*.rules")))
+    return assemble(modules, folder, load_cards())

@@ -1,0 +1,54 @@
+"""Interpreter events: what changed, and which rule block (or card, or script step) caused it.
+
+Traces, explanations and the JSON output are all read off these records.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from dsl.diagnostics import NOWHERE, Span
+
+
+@attrs.frozen
+class Cause:
+    """Who did it: a rule block (`kind="rule"`, with its id and slug), a card, or the script."""
+
+    kind: str
+    id: str
+    label: str = ""
+    span: Span = attrs.field(default=NOWHERE, eq=False)
+
+    def __str__(self) -> str:
+        if self.kind == "rule":
+            return f"{self.id} {self.label}".strip()
+        if self.kind == "card":
+            return f"card \"{self.id}\""
+        return self.label or self.id
+
+
+SCRIPT = Cause("script", "script", "scenario script")
+
+
+@attrs.frozen
+class Event:
+    kind: str  # change, enters, leaves, attached, unattached, effect, effect-ends, draw, life, trigger, fails, step
+    subject: str
+    detail: str
+    cause: Cause
+    step: int = 0
+    data: tuple[tuple[str, Any], ...] = ()
+
+    def render(self) -> str:
+        return f"[{self.cause}] {self.subject}: {self.detail}"
+
+    def to_json(self) -> dict:
+        return {
+            "kind": self.kind,
+            "subject": self.subject,
+            "detail": self.detail,
+            "cause": {"kind": self.cause.kind, "id": self.cause.id, "label": self.cause.label},
+            "step": self.step,
+        }
