@@ -113,6 +113,8 @@ class _Checker:
             self.expr(d.cond, bound, extra)
         elif isinstance(d, (ast.UntilLeaves, ast.UntilNextTurn)):
             name = d.obj if isinstance(d, ast.UntilLeaves) else d.player
+            if name == "your":  # "until your next turn"
+                name = "you"
             if name not in bound and name not in extra:
                 self.error(f"unknown name '{name}'", d)
 

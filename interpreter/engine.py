@@ -588,7 +588,7 @@ class Engine:
         if isinstance(d, ast.UntilEndOfTurn):
             duration = "end of turn"
         elif isinstance(d, ast.UntilNextTurn):
-            duration, player = "next turn", self.player_arg(ast.Name(d.player, span=d.span), env)
+            duration, player = "next turn", self.player_arg(ast.Name("you" if d.player == "your" else d.player, span=d.span), env)
         elif isinstance(d, ast.ForAsLongAs):
             duration, condition = "as long as", d.cond
             names = {n.id for n in d.cond.walk() if isinstance(n, ast.Name)}

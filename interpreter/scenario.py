@@ -1,7 +1,7 @@
 """Scenarios: an initial state, a script of game events, and expectations along the way.
 
 A scenario is checked against the rulebook it runs under, built into a `Game`, and played
-step by step. Expectations read the state as it is, phased-out or not; their failures and
+step by step. Expectations read the state as it is, hidden or not; their failures and
 any runtime error point back into the scenario file.
 """
 
@@ -114,7 +114,7 @@ def _permanent(d: ast.PermanentDecl, card: ast.Card, game: Game, book: Rulebook,
             keywords = entry.names
         elif isinstance(entry, ast.PT):
             power, toughness = entry.power, entry.toughness
-    owner = controller = game.active
+    owner = controller = None
     fields: dict = {}
     status: dict = {}
     counters: dict = {}
@@ -137,8 +137,6 @@ def _permanent(d: ast.PermanentDecl, card: ast.Card, game: Game, book: Rulebook,
                     raise _err(f"'{who}' has left the game and cannot control anything", p.span)
                 if key == "owner":
                     owner = who
-                    if not any(isinstance(q, ast.PropPlayer) and q.key == "controller" for q in d.props):
-                        controller = who
                 else:
                     controller = who
             case ast.PropAttached(target=target):
@@ -157,6 +155,9 @@ def _permanent(d: ast.PermanentDecl, card: ast.Card, game: Game, book: Rulebook,
             case ast.PropEntered(turn=n):
                 fields["entered_turn"] = n
                 fields["controlled_since"] = n
+    # Without a word about it, a permanent belongs to whoever controls it, by default the active player.
+    controller = controller or owner or game.active
+    owner = owner or controller
     stamp = game.tick()
     return Permanent(
         id=d.name, card=card.name, owner=owner, controller=controller, types=types, power=power,
@@ -278,8 +279,8 @@ class ScenarioRun:
         for decl, name in zip(decls, step.targets):
             self.known(name, step.span)
             if not self.legal_target(decl, name, env):
-                raise _err(f"'{name}' cannot be a target of \"{card.name}\" now", step.span,
-                           "a target must exist, be seen by the game, and match the card's condition")
+                raise RulesError(Diagnostic("error", f"'{name}' cannot be a target of \"{card.name}\" now", step.span,
+                                            "a target must exist, be seen by the game, and match the card's condition"))
         self.engine.record("cast", step.player, f"casts {card.name}", Cause("card", card.name))
         if step.hold:
             self.engine.stack.append((card, step.player, step.targets, step.span))
