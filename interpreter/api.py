@@ -47,9 +47,10 @@ def default_suite() -> Path:
     here = Path.cwd() / "tests" / "scenarios"
     if here.is_dir():
         return here
-    import phasing_conformance
+    import importlib.util
 
-    return Path(phasing_conformance.__file__).parent
+    spec = importlib.util.find_spec("phasing_conformance")
+    return Path(list(spec.submodule_search_locations)[0])
 
 
 def check_paths(paths: list[str] | None) -> list[Diagnostic]:

@@ -19,7 +19,7 @@ from interpreter.rulebook import available_versions, load_version
 from interpreter.scenario import Outcome
 from interpreter.suite import collect, current_version, run_all
 
-out = Console(highlight=False, soft_wrap=True)
+out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
@@ -46,20 +46,18 @@ def outcome_lines(o: Outcome) -> list[str]:
 
 
 def state_table(o: Outcome) -> Table:
-    statuses = sorted({k for p in o.final.get("permanents", {}).values() for k in p}
-                      - {"card", "zone", "owner", "controller", "tapped", "attached_to", "power", "toughness",
-                         "damage", "counters", "attacking", "visible"})
+    """The final state: one row per object, rule-declared statuses shown where not at their default."""
     table = Table(title=f"Final state of \"{o.scenario}\" under {o.version} (turn {o.final.get('turn')}, "
-                        f"{o.final.get('active')} active)")
-    for col in ["permanent", "card", "zone", "controller", "p/t", "tapped", "attached to", "counters", *statuses]:
+                        f"{o.final.get('active')} active)", title_justify="left")
+    for col in ("permanent", "card", "zone", "controller", "p/t", "tapped", "attached to", "counters", "statuses"):
         table.add_column(col)
+    defaults = o.final.get("status_defaults", {})
     for oid, p in o.final.get("permanents", {}).items():
         pt = f"{p.get('power')}/{p.get('toughness')}" if p.get("power") is not None else ""
         counters = ", ".join(f"{k} {v}" for k, v in (p.get("counters") or {}).items())
-        row = [oid, p["card"], p["zone"], str(p.get("controller", "")), pt, "yes" if p.get("tapped") else "",
-               str(p.get("attached_to") or ""), counters]
-        row += [str(p.get(s, "")) for s in statuses]
-        table.add_row(*row)
+        statuses = ", ".join(f"{k}={v}" for k, v in p.get("statuses", {}).items() if defaults.get(k) != v)
+        table.add_row(oid, p["card"], p["zone"], str(p.get("controller", "")), pt, "yes" if p.get("tapped") else "",
+                      str(p.get("attached_to") or ""), counters, statuses)
     return table
 
 
@@ -133,15 +131,19 @@ def cmd_ablate(args) -> int:
     if args.json:
         print(json.dumps(result.to_json(), indent=2))
         return 0 if result.all_load_bearing else 1
-    table = Table(title=f"Ablation of {args.version}: delete one block, rerun the {result.scenarios} scenario runs")
-    table.add_column("block")
-    table.add_column("kind")
-    table.add_column("scenarios whose outcome changed")
+    out.print(f"Ablation of {args.version}: each block deleted in turn, {result.scenarios} scenarios rerun each time",
+              markup=False)
     for row in result.rows:
-        changed = "\n".join(row.changed[: args.limit]) + (f"\n... and {len(row.changed) - args.limit} more"
-                                                           if len(row.changed) > args.limit else "")
-        table.add_row(f"{row.rule.id} {row.rule.slug}", row.kind, changed or "none: NOT LOAD-BEARING")
-    out.print(table)
+        head = f"{row.rule.id} {row.rule.slug}"
+        if row.kind == "assertion":
+            out.print(f"  {head:<45} assertion  restates other blocks; checked after every change", markup=False)
+            continue
+        verdict = f"{len(row.changed)} scenario(s) change" if row.changed else "NOT LOAD-BEARING: no scenario changes"
+        out.print(f"  {head:<45} operative  {verdict}", markup=False)
+        for label in row.changed[: args.limit]:
+            out.print(f"      - {label}", markup=False)
+        if len(row.changed) > args.limit:
+            out.print(f"      ... and {len(row.changed) - args.limit} more", markup=False)
     out.print(result.summary(), markup=False)
     return 0 if result.all_load_bearing else 1
 

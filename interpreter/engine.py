@@ -731,11 +731,13 @@ class Engine:
                 continue
             preferred = self.ix.prefers.get(w.attr)
             if preferred is not None:
-                wanted = self.store(self.eval(preferred[1].value, {}))
-                if w.value == wanted:
-                    final[key] = w
-                    continue
-                if other.value == wanted:
+                rule, clause = preferred
+                wanted = self.store(self.eval(clause.value, {}))
+                if wanted in (w.value, other.value):
+                    loser = other if w.value == wanted else w
+                    final[key] = w if w.value == wanted else other
+                    self.record("settle", w.obj, f"{w.attr} {self.show(wanted)} wins over {self.show(loser.value)} "
+                                f"(from {loser.cause})", Cause("rule", rule.id, rule.slug, clause.span))
                     continue
             raise self.fail(
                 f"conflicting simultaneous changes: {w.obj}.{w.attr} set to {self.show(other.value)} by {other.cause} "

@@ -353,7 +353,8 @@ class ScenarioRun:
 
     def final_state(self) -> dict:
         e = self.engine
-        out = {"turn": self.game.turn, "active": self.game.active, "players": {}, "permanents": {}}
+        out = {"turn": self.game.turn, "active": self.game.active, "players": {}, "permanents": {},
+               "status_defaults": {name: e.status_default(name) for name in self.book.statuses}}
         for name, p in self.game.players.items():
             out["players"][name] = {"life": p.life, "hand": p.hand, "in_game": p.in_game}
         for oid, o in self.game.objects.items():
@@ -363,8 +364,7 @@ class ScenarioRun:
                 entry.update(controller=c["controller"], tapped=o.tapped, attached_to=o.attached_to,
                              power=c["power"], toughness=c["toughness"], damage=o.damage,
                              counters=dict(o.counters), attacking=o.attacking, visible=e.visible(oid))
-                for name in self.book.statuses:
-                    entry[name] = o.get_status(name, e.status_default(name))
+                entry["statuses"] = {name: o.get_status(name, e.status_default(name)) for name in self.book.statuses}
             out["permanents"][oid] = entry
         return out
 
