@@ -491,11 +491,16 @@ class Section(Node):
 
 @node
 class Version(Node):
+    """A version manifest (`kind="version"`, named by its CR date) or a variant (named freely)."""
+
     id: str
     title: str | None
     extends: str | None
     sections: tuple[Section, ...]
     notes: tuple[str, ...]
+    renumbers: tuple[tuple[str, str], ...] = ()
+    drops: tuple[str, ...] = ()
+    kind: str = "version"
 
 
 # ------------------------------------------------------------------ cards
@@ -663,6 +668,7 @@ class CleanupStep(Node):
 @node
 class Expect(Node):
     cond: Expr
+    versions: tuple[str, ...] = ()  # only under these versions or variants; empty: under all
 
 
 @node
@@ -681,6 +687,14 @@ class ScenarioCites(Node):
 @node
 class ScenarioRules(Node):
     versions: tuple[str, ...]
+
+
+@node
+class ScenarioRange(Node):
+    """Every version from one CR date to another (or to the newest), both included."""
+
+    first: str
+    last: str | None = None
 
 
 @node
@@ -706,7 +720,7 @@ class Script(Node):
     steps: tuple[Step, ...]
 
 
-ScenarioEntry = Union[ScenarioCites, ScenarioRules, Players, TurnDecl, PermanentDecl, Script]
+ScenarioEntry = Union[ScenarioCites, ScenarioRules, ScenarioRange, Players, TurnDecl, PermanentDecl, Script]
 
 
 @node

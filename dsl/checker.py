@@ -193,7 +193,8 @@ def ast_text(e: ast.Node) -> str:
     return expr_text(e)
 
 
-def check_rulebook(book, modules: list[ast.Module], allow_missing: frozenset[str] = frozenset()) -> None:
+def check_rulebook(book, modules: list[ast.Module], allow_missing: frozenset[str] = frozenset(),
+                   declared: list[ast.Rule] | None = None) -> None:
     """Raise DiagnosticError listing every problem in a version's files and its cards."""
     rule_ids = {r.id for r in book.rules}
     checker = _Checker(book.statuses, book.verbs, rule_ids, allow_missing)
@@ -218,7 +219,7 @@ def check_rulebook(book, modules: list[ast.Module], allow_missing: frozenset[str
                               "put cards in rules/cards/ and scenarios in tests/scenarios/")
     ids: dict[str, ast.Rule] = {}
     slugs: dict[str, ast.Rule] = {}
-    for rule in book.rules:
+    for rule in declared if declared is not None else book.rules:
         if rule.id in ids:
             checker.error(f"rule {rule.id} appears twice", rule, f"first at {ids[rule.id].span}")
         if rule.slug in slugs:
@@ -238,10 +239,17 @@ def check_rulebook(book, modules: list[ast.Module], allow_missing: frozenset[str
         for extra in sorted(have - wanted):
             checker.error(f"block {extra} is not a subrule this version lists", ids[extra],
                           f"add its letter to 'section {section.rule} subrules ...' or remove the block")
-    for card in book.cards.values():
-        checker.card(card)
     if problems:
         raise DiagnosticError(problems)
+
+
+def check_cards(cards: Iterable[ast.Card], book) -> list[Diagnostic]:
+    """Cards are checked against the rulebook they are played under: a card may use a verb
+    (say, "phase out until") that an older version does not have."""
+    checker = _Checker(book.statuses, book.verbs, {r.id for r in book.rules})
+    for card in cards:
+        checker.card(card)
+    return checker.problems
 
 
 def check_scenario(scn: ast.Scenario, book) -> list[Diagnostic]:
@@ -253,8 +261,10 @@ def check_scenario(scn: ast.Scenario, book) -> list[Diagnostic]:
             names.update(e.names)
         elif isinstance(e, ast.PermanentDecl):
             names.add(e.name)
-    cards = {c.lower().replace(" ", "_") for e in scn.entries if isinstance(e, ast.Script)
-             for c in (s.card for s in e.steps if isinstance(s, ast.Cast))}
+    used = {e.card for e in scn.entries if isinstance(e, ast.PermanentDecl)}
+    used |= {s.card for e in scn.entries if isinstance(e, ast.Script) for s in e.steps if isinstance(s, ast.Cast)}
+    checker.problems.extend(check_cards([book.cards[c] for c in sorted(used) if c in book.cards], book))
+    cards = {c.lower() for c in used}
     import re
 
     for e in scn.entries:

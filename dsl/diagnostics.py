@@ -38,7 +38,7 @@ class Diagnostic:
         text = (sources or {}).get(self.span.path)
         if text is None and self.span.line:
             try:
-                with open(self.span.path, encoding="utf-8") as handle:
+                with open(self.span.path, encoding="utf-8", errors="replace") as handle:
                     text = handle.read()
             except OSError:
                 text = None

@@ -64,15 +64,30 @@ class _Builder(Transformer):
     def start(self, meta, items):
         return ast.Module(tuple(items), **self._at(meta))
 
-    @v_args(meta=True)
-    def version(self, meta, children):
+    def _manifest(self, meta, children, kind):
         vid, *entries = children
         pairs = [e for e in entries if isinstance(e, tuple)]
         title = next((v for k, v in pairs if k == "title"), None)
         extends = next((v for k, v in pairs if k == "extends"), None)
         sections = tuple(e for e in entries if isinstance(e, ast.Section))
         notes = tuple(v for k, v in pairs if k == "note")
-        return ast.Version(str(vid), title, extends, sections, notes, **self._at(meta))
+        renumbers = tuple(v for k, v in pairs if k == "renumber")
+        drops = tuple(v for k, v in pairs if k == "drop")
+        return ast.Version(str(vid), title, extends, sections, notes, renumbers, drops, kind, **self._at(meta))
+
+    @v_args(meta=True)
+    def version(self, meta, children):
+        return self._manifest(meta, children, "version")
+
+    @v_args(meta=True)
+    def variant(self, meta, children):
+        return self._manifest(meta, children, "variant")
+
+    def renumber(self, c):
+        return ("renumber", (str(c[0]), str(c[1])))
+
+    def drop(self, c):
+        return ("drop", str(c[0]))
 
     def title(self, c):
         return ("title", _unquote(c[0]))
@@ -413,6 +428,10 @@ class _Builder(Transformer):
         return ast.ScenarioRules(_names(c), **self._at(meta))
 
     @v_args(meta=True)
+    def scenario_range(self, meta, c):
+        return ast.ScenarioRange(str(c[0]), str(c[1]) if len(c) > 1 else None, **self._at(meta))
+
+    @v_args(meta=True)
     def players(self, meta, c):
         return ast.Players(_names(c), **self._at(meta))
 
@@ -472,6 +491,10 @@ class _Builder(Transformer):
     def hold(self, meta, c):
         return ast.Cast(_unquote(c[0]), str(c[1]), _names(c[2:]), True, **self._at(meta))
 
+    @v_args(meta=True)
+    def expect_for(self, meta, c):
+        return ast.Expect(c[-1], _names(c[:-1]), **self._at(meta))
+
     resolve = _simple(ast.Resolve)
     cleanup_step = _simple(ast.CleanupStep)
     expect = _simple(ast.Expect)
@@ -497,13 +520,18 @@ _FRIENDLY = {
     "NAME": "a name", "STRING": "a quoted string", "RULEID": "a rule id such as 702.26a",
     "VERSION_ID": "a version date such as 2026-09-25", "INT": "a number", "SIGNED_INT": "a signed number such as +1",
     "LBRACE": "'{'", "RBRACE": "'}'", "COLON": "':'", "COMMA": "','", "DOT": "'.'", "EQUAL": "'='",
+    "LPAR": "'('", "RPAR": "')'", "SLASH": "'/'", "VBAR": "'|'", "PLUS": "'+'", "COMPARE": "a comparison such as <=",
     "$END": "the end of the file",
 }
 
 
+_TOP_LEVEL = {"version", "status", "verb", "rule", "card", "scenario"}
+
+
 def _describe(expected: set[str]) -> str:
     shown = []
-    for name in sorted(expected):
+    # A missing closing brace is the commonest slip: never let it fall off the end of the list.
+    for name in sorted(expected, key=lambda n: (n != "RBRACE", n)):
         if name in _FRIENDLY:
             shown.append(_FRIENDLY[name])
         elif name.isupper():
@@ -527,15 +555,19 @@ def _syntax_diagnostic(exc: UnexpectedInput, text: str, path: str) -> Diagnostic
     line, column = getattr(exc, "line", 1) or 1, getattr(exc, "column", 1) or 1
     if isinstance(exc, UnexpectedToken):
         token = exc.token
+        # `accepts` (what the parser really takes here) is narrower than `expected` when available.
+        expected = set(getattr(exc, "accepts", None) or exc.expected or ())
         if token.type == "$END":
             lines = text.splitlines() or [""]
             line, column = len(lines), len(lines[-1]) + 1
             span = Span(path, line, column, line, column + 1)
-            found = "the end of the file"
+            found = "end of file"
         else:
             span = _token_span(path, token)
             found = f"'{token}'"
-        hint = f"expected {_describe(set(exc.expected))}" if exc.expected else None
+        hint = f"expected {_describe(expected)}" if expected else None
+        if "RBRACE" in expected and (token.type == "$END" or str(token) in _TOP_LEVEL):
+            hint = f"a '}}' is probably missing before this; {hint}"
         return Diagnostic("error", f"unexpected {found}", span, hint)
     if isinstance(exc, UnexpectedCharacters):
         char = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else "?"
@@ -552,6 +584,19 @@ def parse_file(path: str | Path) -> ast.Module:
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DiagnosticError(Diagnostic("error", f"cannot read file: {exc}", Span(str(path), 0, 0, 0, 0))) from None
+    except UnicodeDecodeError as exc:
+        raise DiagnosticError(_encoding_diagnostic(exc, str(path))) from None
+    except OSError as exc:
+        raise DiagnosticError(Diagnostic("error", f"cannot read file: {exc.strerror or exc}", Span(str(path), 0, 0, 0, 0),
+                                         "give a readable rule file (.rules) or scenario (.scenario)")) from None
     return parse(text, str(path))
+
+
+def _encoding_diagnostic(exc: UnicodeDecodeError, path: str) -> Diagnostic:
+    """Point at the first byte that is not UTF-8."""
+    data = exc.object
+    before = data[: exc.start]
+    line = before.count(b"\n") + 1
+    column = len(before[before.rfind(b"\n") + 1:].decode("utf-8", errors="replace")) + 1
+    return Diagnostic("error", f"this file is not UTF-8 text: byte 0x{data[exc.start]:02x} cannot be read",
+                      Span(path, line, column, line, column + 1), "save the file as UTF-8")

@@ -171,7 +171,7 @@ def _hook(h: ast.Hook) -> str:
 
 
 def _change(c: ast.Change) -> str:
-    text = f"{c.var}.{c.attr} becomes {expr_text(c.value)}"
+    text = f"{c.var}.{c.attr} becomes {_wrap(c.value, _ATOM)}"
     return text + (f" and {expr_text(c.cond)}" if c.cond is not None else "")
 
 
@@ -186,13 +186,13 @@ def clause_lines(c: ast.Node) -> list[str]:
         case ast.Hide(var=v, cond=cond):
             return [f"hide {v} where {expr_text(cond)}"]
         case ast.During(hook=h, body=b):
-            return _join(f"during {_hook(h)}:", _body(b, 1))
+            return _join(f"during {_hook(h)}:", _body(b, 0))
         case ast.Along(change=ch, body=b):
-            return _join(f"as {_change(ch)}:", _body(b, 1))
+            return _join(f"as {_change(ch)}:", _body(b, 0))
         case ast.After(event=ev, body=b):
-            return _join(f"after {_event(ev)}:", _body(b, 1))
+            return _join(f"after {_event(ev)}:", _body(b, 0))
         case ast.Prefer(attr=a, value=v):
-            return [f"prefer {a} = {expr_text(v)}"]
+            return [f"prefer {a} = {_wrap(v, _ATOM)}"]
         case ast.Quiet(attr=a, kinds=kinds):
             return [f"changes of {a} are not {', '.join(kinds)}"]
         case ast.Exempt(var=v, rule=r, cond=cond):
@@ -242,11 +242,11 @@ def _card_entry(e: ast.Node) -> list[str]:
         case ast.Target(var=v, cond=c):
             return [f"target {v} where {expr_text(c)}"]
         case ast.Static(body=b):
-            return _join("static:", _body(b, 1))
+            return _join("static:", _body(b, 0))
         case ast.Spell(body=b):
-            return _join("spell:", _body(b, 1))
+            return _join("spell:", _body(b, 0))
         case ast.Triggered(trigger=t, body=b):
-            return _join(f"when {_trigger(t)}:", _body(b, 1))
+            return _join(f"when {_trigger(t)}:", _body(b, 0))
     raise TypeError(type(e).__name__)
 
 
@@ -261,7 +261,7 @@ def _prop(p: ast.Node) -> str:
         case ast.PropCounter(key=k, kind=kind, amount=n):
             return f"{k} {kind} = {n}"
         case ast.PropStatus(name=n, value=v):
-            return f"set {n} = {expr_text(v)}"
+            return f"set {n} = {_wrap(v, _ATOM)}"
         case ast.PropDamage(amount=n):
             return f"damage {n}"
         case ast.PropEntered(turn=n):
@@ -286,8 +286,8 @@ def _step(s: ast.Node) -> str:
             return f"move {n} to {z}"
         case ast.CleanupStep():
             return "cleanup"
-        case ast.Expect(cond=c):
-            return f"expect {expr_text(c)}"
+        case ast.Expect(cond=c, versions=v):
+            return f"expect for {', '.join(v)}: {expr_text(c)}" if v else f"expect {expr_text(c)}"
         case ast.ExpectError(message=m):
             return f'expect error "{m}"'
     raise TypeError(type(s).__name__)
@@ -299,6 +299,8 @@ def _scenario_entry(e: ast.Node) -> list[str]:
             return ["cites " + ", ".join(r)]
         case ast.ScenarioRules(versions=v):
             return ["rules " + ", ".join(v)]
+        case ast.ScenarioRange(first=a, last=b):
+            return [f"rules from {a}" + (f" to {b}" if b else "")]
         case ast.Players(names=n):
             return ["players " + " ".join(n)]
         case ast.TurnDecl(number=n, player=p):
@@ -322,15 +324,17 @@ def item_lines(item: ast.Node) -> list[str]:
                 body.append(f'title "{item.title}"')
             if item.extends is not None:
                 body.append(f"extends {item.extends}")
+            body += [f"renumber {old} as {new}" for old, new in item.renumbers]
+            body += [f"drop {d}" for d in item.drops]
             body += [f"section {s.rule} subrules {' '.join(s.letters)}" for s in item.sections]
             body += [f'note "{n}"' for n in item.notes]
-            return _braced(f"version {item.id}", body)
+            return _braced(f"{item.kind} {item.id}", body)
         case ast.StatusDecl():
-            kind = " | ".join(item.values) if item.type == "enum" else item.type
-            return [f"status {item.name}: {kind} = {expr_text(item.default)}{_cites(item.cites)}"]
+            kind = " | ".join(item.values) if item.type == "enum" and item.values else item.type
+            return [f"status {item.name}: {kind} = {_wrap(item.default, _ATOM)}{_cites(item.cites)}"]
         case ast.VerbDecl():
             params = "".join(f" {p}" for p in item.params)
-            body = [line for s in item.body for line in stmt_lines(s, 1)]
+            body = [line for s in item.body for line in stmt_lines(s, 0)]
             return _braced(f"verb {item.name}{params}{_cites(item.cites)}", body)
         case ast.Rule():
             body = [line for c in item.clauses for line in clause_lines(c)]

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dsl.checker import check_scenario
+from dsl.checker import check_cards, check_scenario
 from dsl.diagnostics import Diagnostic, DiagnosticError
 from dsl.parser import parse_file
 from interpreter.engine import Engine  # noqa: F401  (re-exported)
-from interpreter.rulebook import RULES_ROOT, Rulebook, available_versions, load_cards, load_version
+from interpreter.rulebook import (RULES_ROOT, VARIANTS_DIR, Rulebook, available_variants, available_versions,
+                                  load_cards, load_version)
 from interpreter.scenario import Outcome, build_game, scenario_versions
 from interpreter.suite import collect, current_version, run_all
 
@@ -57,7 +58,8 @@ def check_paths(paths: list[str] | None) -> list[Diagnostic]:
     """Every problem in the given rule files, version folders, card files and scenarios."""
     problems: list[Diagnostic] = []
     if not paths:
-        targets = [RULES_ROOT / v for v in available_versions()] + [RULES_ROOT / "cards", default_suite()]
+        targets = [RULES_ROOT / v for v in available_versions()] + [RULES_ROOT / "cards" / "library.rules"]
+        targets += [VARIANTS_DIR / f"{v}.rules" for v in available_variants()] + [default_suite()]
     else:
         targets = [Path(p) for p in paths]
     for target in targets:
@@ -88,6 +90,8 @@ def _check_one(target: Path) -> list[Diagnostic]:
             elif path.suffix == ".rules" and not (path.parent / "version.rules").exists():
                 found += _check_one(path)
         return found
+    if target.suffix == ".rules" and target.resolve().parent == VARIANTS_DIR.resolve():
+        return _guard(lambda: load_version(target.stem))
     if target.suffix == ".scenario":
         return _check_scenarios(target)
     if target.suffix == ".rules":
@@ -95,7 +99,7 @@ def _check_one(target: Path) -> list[Diagnostic]:
             return _check_one(target.parent)
         found = _guard(lambda: parse_file(target))
         if not found and target.resolve().parent == (RULES_ROOT / "cards").resolve():
-            found = _guard(lambda: load_cards())
+            found = _guard(lambda: load_cards()) or check_cards(load_cards().values(), load(None))
         return found
     return [Diagnostic("error", f"not a rule file or scenario: {target}", hint="rule files end in .rules, scenarios in .scenario")]
 

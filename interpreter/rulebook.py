@@ -23,6 +23,7 @@ from dsl.parser import parse_file
 
 RULES_ROOT = Path(shipped_rules.__file__).parent
 CARDS_DIR = RULES_ROOT / "cards"
+VARIANTS_DIR = RULES_ROOT / "variants"
 VERSION_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
@@ -146,16 +147,29 @@ def available_versions() -> list[str]:
     return sorted(p.name for p in RULES_ROOT.iterdir() if p.is_dir() and VERSION_RE.match(p.name))
 
 
-def resolve_version_path(spec: str) -> Path:
-    """A version is named by its date, or given as a folder inside the rules folder."""
+def available_variants() -> list[str]:
+    return sorted(p.stem for p in VARIANTS_DIR.glob("*.rules")) if VARIANTS_DIR.is_dir() else []
+
+
+def _locate(spec: str) -> list[Path]:
+    """The files of a version (a dated folder), a variant (one file), or a user's folder or file."""
     if VERSION_RE.match(spec) and (RULES_ROOT / spec).is_dir():
-        return RULES_ROOT / spec
+        return sorted((RULES_ROOT / spec).glob("*.rules"))
+    if (VARIANTS_DIR / f"{spec}.rules").is_file():
+        return [VARIANTS_DIR / f"{spec}.rules"]
     candidate = Path(spec)
     if candidate.is_dir() and (candidate / "version.rules").exists():
-        return candidate
-    known = ", ".join(available_versions())
-    raise DiagnosticError(Diagnostic("error", f"unknown rules version '{spec}'", Span(spec, 0, 0, 0, 0),
-                                     f"known versions: {known}"))
+        return sorted(candidate.glob("*.rules"))
+    if candidate.is_file() and candidate.suffix == ".rules":
+        return [candidate]
+    known = ", ".join(available_versions() + available_variants())
+    raise DiagnosticError(Diagnostic("error", f"unknown rules version or variant '{spec}'", Span(spec, 0, 0, 0, 0),
+                                     f"known: {known}"))
+
+
+def resolve_version_path(spec: str) -> Path:
+    files = _locate(spec)
+    return files[0].parent
 
 
 def _parse_all(paths: Iterable[Path]) -> list[ast.Module]:
@@ -180,30 +194,95 @@ def load_cards() -> dict[str, ast.Card]:
     return cards
 
 
-def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, ast.Card]) -> Rulebook:
-    versions = [i for m in modules for i in m.items if isinstance(i, ast.Version)]
-    if len(versions) != 1:
+def _renumbered(rule_id: str, renumbers: tuple[tuple[str, str], ...]) -> str:
+    """`renumber 702.26 as 702.25` moves a whole section; `renumber 702.25f as 702.25e` one block."""
+    for old, new in renumbers:
+        if rule_id == old:
+            return new
+        if rule_id.startswith(old) and rule_id[len(old):].isalpha():
+            return new + rule_id[len(old):]
+    return rule_id
+
+
+def _renumber_rule(rule: ast.Rule, renumbers) -> ast.Rule:
+    clauses = []
+    for c in rule.clauses:
+        if isinstance(c, ast.Order):
+            c = attrs.evolve(c, rules=tuple(_renumbered(r, renumbers) for r in c.rules))
+        elif isinstance(c, ast.Exempt):
+            c = attrs.evolve(c, rule=_renumbered(c.rule, renumbers))
+        clauses.append(c)
+    return attrs.evolve(rule, id=_renumbered(rule.id, renumbers), clauses=tuple(clauses))
+
+
+def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, ast.Card],
+             chain: tuple[str, ...] = ()) -> Rulebook:
+    """Resolve a version's own files over the version it extends, then check the result."""
+    manifests = [i for m in modules for i in m.items if isinstance(i, ast.Version)]
+    if len(manifests) != 1:
         where = Span(str(folder / "version.rules") if folder else "<rules>", 0, 0, 0, 0)
-        raise DiagnosticError(Diagnostic("error", f"a version needs exactly one manifest, found {len(versions)}", where,
-                                         "write one 'version DATE { ... }' in version.rules"))
-    statuses, verbs, rules = {}, {}, []
+        raise DiagnosticError(Diagnostic("error", f"a version needs exactly one manifest, found {len(manifests)}", where,
+                                         "write one 'version DATE { ... }' (or 'variant NAME { ... }') per version"))
+    manifest = manifests[0]
+    statuses: dict[str, ast.StatusDecl] = {}
+    verbs: dict[str, ast.VerbDecl] = {}
+    rules: dict[str, ast.Rule] = {}
+    sections = manifest.sections
+    if manifest.extends is not None:
+        if manifest.extends in chain + (manifest.id,):
+            raise DiagnosticError(Diagnostic("error", f"'{manifest.id}' extends itself through {' -> '.join(chain + (manifest.id, manifest.extends))}",
+                                             manifest.span, "a version must extend an older or a different one"))
+        base = _resolve(manifest.extends, chain + (manifest.id,))
+        statuses.update(base.statuses)
+        verbs.update(base.verbs)
+        for rule in base.rules:
+            moved = _renumber_rule(rule, manifest.renumbers)
+            rules[moved.slug] = moved
+        if not sections:
+            sections = tuple(attrs.evolve(s, rule=_renumbered(s.rule, manifest.renumbers)) for s in base.version.sections)
+        for table in (statuses, verbs):
+            for name, decl in list(table.items()):
+                table[name] = attrs.evolve(decl, cites=tuple(_renumbered(c, manifest.renumbers) for c in decl.cites))
+        for dropped in manifest.drops:
+            victim = next((slug for slug, r in rules.items() if dropped in (slug, r.id)), None)
+            if victim is not None:
+                del rules[victim]
+            elif dropped in verbs:
+                del verbs[dropped]
+            elif dropped in statuses:
+                del statuses[dropped]
+            else:
+                raise DiagnosticError(Diagnostic("error", f"'{dropped}' is not a block, verb or status of {manifest.extends}",
+                                                 manifest.span, "drop a slug, rule id, verb or status the extended version has"))
+    elif manifest.renumbers or manifest.drops:
+        raise DiagnosticError(Diagnostic("error", "renumber and drop need an 'extends'", manifest.span))
+    own = [i for m in modules for i in m.items if isinstance(i, ast.Rule)]
     for module in modules:
         for item in module.items:
             if isinstance(item, ast.StatusDecl):
-                statuses.setdefault(item.name, item)
+                statuses[item.name] = item
             elif isinstance(item, ast.VerbDecl):
-                verbs.setdefault(item.name, item)
-            elif isinstance(item, ast.Rule):
-                rules.append(item)
-    rules.sort(key=lambda r: rule_key(r.id))
-    book = Rulebook(versions[0], statuses, verbs, tuple(rules), dict(cards), folder)
-    check_rulebook(book, modules)
+                verbs[item.name] = item
+    # A block replaces the inherited block with the same slug; duplicates are the checker's to report.
+    own_slugs = {r.slug for r in own}
+    declared = [r for r in rules.values() if r.slug not in own_slugs] + own
+    for rule in own:
+        rules[rule.slug] = rule
+    ordered = tuple(sorted(rules.values(), key=lambda r: rule_key(r.id)))
+    resolved = attrs.evolve(manifest, sections=sections)
+    book = Rulebook(resolved, statuses, verbs, ordered, dict(cards), folder)
+    check_rulebook(book, modules, declared=declared)
     return book
+
+
+def _resolve(spec: str, chain: tuple[str, ...] = ()) -> Rulebook:
+    files = _locate(spec)
+    modules = _parse_all(files)
+    folder = files[0].parent if files else None
+    return assemble(modules, folder, load_cards(), chain)
 
 
 @functools.cache
 def load_version(spec: str) -> Rulebook:
-    """Parse, check and index one version (cached per process)."""
-    folder = resolve_version_path(spec)
-    modules = _parse_all(sorted(folder.glob("*.rules")))
-    return assemble(modules, folder, load_cards())
+    """Parse, resolve, check and index one version or variant (cached per process)."""
+    return _resolve(spec)

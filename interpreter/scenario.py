@@ -51,8 +51,16 @@ def entries(scn: ast.Scenario, kind) -> list:
 
 
 def scenario_versions(scn: ast.Scenario) -> tuple[str, ...]:
-    found = entries(scn, ast.ScenarioRules)
-    return tuple(v for e in found for v in e.versions)
+    """The versions and variants a scenario names, ranges expanded, in the order given."""
+    from interpreter.rulebook import available_versions
+
+    named: list[str] = []
+    for e in scn.entries:
+        if isinstance(e, ast.ScenarioRules):
+            named += e.versions
+        elif isinstance(e, ast.ScenarioRange):
+            named += [v for v in available_versions() if v >= e.first and (e.last is None or v <= e.last)]
+    return tuple(dict.fromkeys(named))
 
 
 def scenario_cites(scn: ast.Scenario) -> tuple[str, ...]:
@@ -259,8 +267,9 @@ class ScenarioRun:
                 e.run(ast.Move(ast.Name(name), zone), {}, SCRIPT)
                 e.settle()
                 e.resolve_triggers()
-            case ast.Expect(cond=cond):
-                self.expect(cond, step)
+            case ast.Expect(cond=cond, versions=versions):
+                if not versions or self.book.version.id in versions:
+                    self.expect(cond, step)
 
     def known(self, name: str, span: Span) -> None:
         if name not in self.game.objects:
