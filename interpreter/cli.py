@@ -15,7 +15,7 @@ from dsl import ast
 from dsl.diagnostics import Diagnostic, DiagnosticError
 from dsl.printer import item_lines
 from interpreter import ablation, api
-from interpreter.rulebook import available_versions, load_version
+from interpreter.rulebook import available_variants, available_versions, load_version
 from interpreter.scenario import Outcome
 from interpreter.suite import collect, current_version, run_all
 
@@ -103,12 +103,13 @@ def cmd_test(args) -> int:
 
 def cmd_versions(args) -> int:
     table = Table(title="Rule versions")
-    for col in ("version", "rule", "extends", "blocks", "note"):
+    for col in ("version", "rule", "extends", "blocks", "what it is / what changed"):
         table.add_column(col)
-    for v in available_versions():
+    for v in available_versions() + available_variants():
         book = load_version(v)
         sections = ", ".join(s.rule for s in book.version.sections)
-        table.add_row(v, sections, book.version.extends or "", str(len(book.rules)), " ".join(book.version.notes))
+        name = v if book.version.kind == "version" else f"{v} (variant)"
+        table.add_row(name, sections, book.version.extends or "", str(len(book.rules)), " ".join(book.version.notes))
     out.print(table)
     return 0
 

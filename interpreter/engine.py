@@ -798,7 +798,9 @@ class Engine:
             if "zone-change" not in quiet:
                 if entering and not real:
                     o = self.obj(oid)
-                    self.game.objects[oid] = attrs.evolve(o, entered_turn=self.game.turn, timestamp=self.game.tick())
+                    # seen as a new object on the battlefield: new timestamp, and new to its controller too
+                    self.game.objects[oid] = attrs.evolve(o, entered_turn=self.game.turn, timestamp=self.game.tick(),
+                                                          controlled_since=self.game.turn)
                 events.append(self.record("enters" if entering else "leaves", oid,
                                           ("enters the battlefield" if entering else "leaves the battlefield")
                                           + ("" if real else " (as the game sees it)"), cause))
@@ -955,6 +957,13 @@ class Engine:
     def resolve_triggers(self) -> None:
         while self.pending:
             trig = self.pending.pop(0)
+            card = self.rb.cards[trig.card]
+            unchosen = [t.var for t in card.entries if isinstance(t, ast.Target) and t.var not in trig.env]
+            if unchosen and any(n.id in unchosen for n in trig.body.walk() if isinstance(n, ast.Name)):
+                # A scenario chooses targets only when it casts; an ability that triggers later with no
+                # target chosen is removed from the stack (603.3d).
+                self.record("fails", trig.source, f"ability of {trig.card} has no target chosen and is removed", trig.cause)
+                continue
             self.record("resolve", trig.source, f"ability of {trig.card} resolves", trig.cause)
             self.run(trig.body, trig.env, trig.cause)
             self.settle()
@@ -990,6 +999,10 @@ class Engine:
         self.check_hook_assertions(kind, player, Counter(), skipped=True)
 
     def cleanup(self) -> None:
+        """The end of the turn: the end step, then the cleanup step."""
+        self.record("step", self.game.active, "end step", SCRIPT)
+        self.run_hook("end step", self.game.active)
+        self.resolve_triggers()
         self.record("step", self.game.active, "cleanup step", SCRIPT)
         self.run_hook("cleanup", self.game.active)
         self.game.cleanup_done = True
