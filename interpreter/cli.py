@@ -14,7 +14,7 @@ from rich.table import Table
 from dsl import ast
 from dsl.diagnostics import Diagnostic, DiagnosticError
 from dsl.printer import item_lines
-from interpreter import ablation, api
+from interpreter import ablation, api, compare
 from interpreter.rulebook import available_variants, available_versions, load_version
 from interpreter.scenario import Outcome
 from interpreter.suite import collect, current_version, run_all
@@ -149,6 +149,48 @@ def cmd_ablate(args) -> int:
     return 0 if result.all_load_bearing else 1
 
 
+def _show(value) -> str:
+    return "none" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def cmd_diff(args) -> int:
+    a, b = load_version(args.a), load_version(args.b)
+    cases = compare.load_cases(args.paths or [api.default_suite()])
+    blocks = compare.rulebook_diff(a, b)
+    scenarios = compare.behaviour_diff(a, b, cases)
+    witness = compare.search_witness(a, b, args.search) if args.search else None
+    if args.json:
+        print(json.dumps({"rules": [c.to_json() for c in blocks], "scenarios": [s.to_json() for s in scenarios],
+                          "witness": witness}, indent=2, default=str))
+        return 0
+    A, B = a.version.id, b.version.id
+    out.print(f"Rulebooks {A} -> {B}, aligned by slug:", markup=False)
+    if not blocks:
+        out.print("  no block differs", markup=False)
+    for c in blocks:
+        ids = f"{c.a_id or '-'} -> {c.b_id or '-'}" if c.a_id or c.b_id else ""
+        out.print(f"  {c.slug:<34} {', '.join(c.kinds):<28} {ids}", markup=False)
+        if "reworded" in c.kinds or c.kinds in (("added",), ("removed",)) and c.a_summary != c.b_summary:
+            if c.a_summary:
+                out.print(f"      {A}: {c.a_summary}", markup=False)
+            if c.b_summary:
+                out.print(f"      {B}: {c.b_summary}", markup=False)
+    out.print("", markup=False)
+    out.print(f"Behaviour: {len(scenarios)} of {len(cases)} scenarios end differently", markup=False)
+    for s in scenarios:
+        out.print(f"  {s.scenario} ({Path(s.path).name})", markup=False)
+        for key, va, vb in s.fields:
+            out.print(f"      {key:<32} {A}: {_show(va):<14} {B}: {_show(vb)}", markup=False)
+    if args.search:
+        out.print("", markup=False)
+        if witness is None:
+            out.print(f"no behavioural difference found in {args.search} generated games", markup=False)
+        else:
+            out.print(f"A generated game that tells them apart (passes under {A}, fails under {B}):", markup=False)
+            out.print(witness, markup=False)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="phasing", description="Magic's phasing rules (CR 702.26) as data.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -171,6 +213,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("show", help="print a version's complete rulebook in CR order")
     p.add_argument("version", nargs="?", default=None)
     p.set_defaults(func=cmd_show)
+    p = sub.add_parser("diff", help="compare two versions or variants: rule text, then behaviour")
+    p.add_argument("a")
+    p.add_argument("b")
+    p.add_argument("paths", nargs="*", help="scenarios to compare on (default: the conformance suite)")
+    p.add_argument("--search", type=int, default=0, metavar="N", help="generate up to N games to find a difference")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_diff)
     p = sub.add_parser("ablate", help="delete each block in turn and list the scenarios that change")
     p.add_argument("version")
     p.add_argument("paths", nargs="*")

@@ -1,0 +1,200 @@
+"""Comparing two rulebooks: first as texts aligned by slug, then by what they make happen.
+
+`rulebook_diff` says, block by block, what was added, removed, renumbered, reworded or
+changed in meaning. `behaviour_diff` plays the conformance scenarios under both and lists
+the ones that end differently. `search_witness` generates games until one ends differently,
+shrinks it, and returns it as a scenario file.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import attrs
+
+from dsl import ast
+from dsl.parser import parse
+from dsl.printer import clause_lines, item_lines
+from interpreter.rulebook import Rulebook
+from interpreter.scenario import Outcome, run_scenario
+from interpreter.suite import Case, run_case
+
+
+@attrs.frozen
+class BlockChange:
+    slug: str
+    kinds: tuple[str, ...]  # added, removed, renumbered, reworded, changed
+    a_id: str | None
+    b_id: str | None
+    a_summary: str | None = None
+    b_summary: str | None = None
+
+    def to_json(self) -> dict:
+        return attrs.asdict(self)
+
+
+def _meaning(rule: ast.Rule, book: Rulebook) -> list[str]:
+    """A block's clauses as text, with references to other blocks written as their slugs."""
+    slugs = {r.id: r.slug for r in book.rules}
+    out = []
+    for c in rule.clauses:
+        if isinstance(c, ast.Order):
+            c = attrs.evolve(c, rules=tuple(slugs.get(r, r) for r in c.rules))
+        elif isinstance(c, ast.Exempt):
+            c = attrs.evolve(c, rule=slugs.get(c.rule, c.rule))
+        out += clause_lines(c)
+    return out
+
+
+def rulebook_diff(a: Rulebook, b: Rulebook) -> list[BlockChange]:
+    changes = []
+    a_rules = {r.slug: r for r in a.rules}
+    b_rules = {r.slug: r for r in b.rules}
+    for slug in sorted(a_rules.keys() | b_rules.keys(), key=lambda s: (b_rules.get(s) or a_rules[s]).id):
+        ra, rb = a_rules.get(slug), b_rules.get(slug)
+        if ra is None:
+            changes.append(BlockChange(slug, ("added",), None, rb.id, None, rb.summary))
+            continue
+        if rb is None:
+            changes.append(BlockChange(slug, ("removed",), ra.id, None, ra.summary, None))
+            continue
+        kinds = []
+        if ra.id != rb.id:
+            kinds.append("renumbered")
+        if ra.summary != rb.summary:
+            kinds.append("reworded")
+        if _meaning(ra, a) != _meaning(rb, b):
+            kinds.append("changed")
+        if kinds:
+            changes.append(BlockChange(slug, tuple(kinds), ra.id, rb.id, ra.summary, rb.summary))
+    for kind, table_a, table_b in (("status", a.statuses, b.statuses), ("verb", a.verbs, b.verbs)):
+        for name in sorted(table_a.keys() | table_b.keys()):
+            da, db = table_a.get(name), table_b.get(name)
+            text = lambda d: None if d is None else "\n".join(item_lines(attrs.evolve(d, cites=())))  # noqa: E731
+            if text(da) != text(db):
+                what = "added" if da is None else "removed" if db is None else "changed"
+                changes.append(BlockChange(f"{kind} {name}", (what,), None, None, text(da), text(db)))
+    return changes
+
+
+# ------------------------------------------------------------------ behaviour
+
+
+def comparable(o: Outcome, statuses: set[str]) -> dict:
+    """What counts as the outcome of a game: the final state, and the error that stopped it."""
+    final = {}
+    for name, p in o.final.get("players", {}).items():
+        for key, value in p.items():
+            final[f"{name}.{key}"] = value
+    for oid, p in o.final.get("permanents", {}).items():
+        for key, value in p.items():
+            if key in ("statuses", "card", "visible"):
+                continue
+            final[f"{oid}.{key}"] = value
+        for key, value in p.get("statuses", {}).items():
+            if key in statuses:
+                final[f"{oid}.{key}"] = value
+    errors = [f.message for f in o.failures if not f.message.startswith("expected")]
+    if errors:
+        final["error"] = errors[0].split(" (at step")[0]
+    return final
+
+
+def differences(a: dict, b: dict) -> list[tuple[str, object, object]]:
+    return [(k, a.get(k), b.get(k)) for k in sorted(a.keys() | b.keys()) if a.get(k) != b.get(k)]
+
+
+@attrs.frozen
+class ScenarioDiff:
+    scenario: str
+    path: str
+    fields: tuple[tuple[str, object, object], ...]
+
+    def to_json(self) -> dict:
+        return {"scenario": self.scenario, "file": self.path,
+                "differences": [{"what": k, "a": va, "b": vb} for k, va, vb in self.fields]}
+
+
+def behaviour_diff(a: Rulebook, b: Rulebook, cases: list[Case]) -> list[ScenarioDiff]:
+    common = set(a.statuses) & set(b.statuses)
+    found = []
+    for case in cases:
+        oa, ob = run_case(case, a), run_case(case, b)
+        fields = differences(comparable(oa, common), comparable(ob, common))
+        if fields:
+            found.append(ScenarioDiff(case.scenario.name, case.path, tuple(fields)))
+    return found
+
+
+# ------------------------------------------------------------------ search
+
+
+def _outcome_of(game, book: Rulebook) -> Outcome:
+    from interpreter.generate import scenario_text
+
+    text = scenario_text(game, "generated", [book.version.id])
+    scenario = parse(text, "<generated>").items[0]
+    return run_scenario(scenario, book, "<generated>")
+
+
+def _value_text(value) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+EXPECTABLE = {"zone", "controller", "power", "toughness", "tapped", "attached_to", "damage", "attacking",
+              "life", "hand", "in_game"}
+
+
+def search_witness(a: Rulebook, b: Rulebook, budget: int) -> str | None:
+    """The smallest generated game that ends differently under `a` and `b`, as a scenario file."""
+    from hypothesis import HealthCheck, find, settings
+    from hypothesis.errors import NoSuchExample
+
+    from interpreter.generate import games, scenario_text
+
+    common = set(a.statuses) & set(b.statuses)
+
+    def differs(game) -> bool:
+        return bool(differences(comparable(_outcome_of(game, a), common), comparable(_outcome_of(game, b), common)))
+
+    try:
+        game = find(games(), differs, settings=settings(max_examples=budget, database=None, deadline=None,
+                                                       suppress_health_check=list(HealthCheck)))
+    except NoSuchExample:
+        return None
+    oa, ob = _outcome_of(game, a), _outcome_of(game, b)
+    fields = differences(comparable(oa, common), comparable(ob, common))
+    expectations, comments = [], []
+    moved = {k.rsplit(".", 1)[0] for k, _va, _vb in fields if k.endswith(".zone")}
+    for key, va, vb in fields:
+        if key == "error":
+            comments.append(f"under {a.version.id} play stops: {va}; under {b.version.id}: {vb or 'no error'}")
+            continue
+        name, attr = key.rsplit(".", 1)
+        if name in moved and attr != "zone":
+            continue  # where it ended up says it all
+        if attr in EXPECTABLE or attr in common:
+            expectations.append(f"expect {name}.{attr} is {_value_text(va)}")
+            comments.append(f"under {b.version.id}: {name}.{attr} is {_value_text(vb)}")
+    stopped = next((f.message for f in oa.failures if " (at step " in f.message), None)
+    if stopped:  # under `a` play stops at a step: the witness ends there, expecting that error
+        step = int(re.search(r" \(at step (\d+)", stopped).group(1))
+        players, permanents, steps = game
+        game = (players, permanents, steps[:step])
+        expectations.insert(0, f'expect error "{stopped.split(" (at step")[0]}"')
+    cites = sorted({c.b_id or c.a_id for c in rulebook_diff(a, b)
+                    if (c.b_id or c.a_id) and {"added", "removed", "changed"} & set(c.kinds)})
+    title = f"witness: {a.version.id} and {b.version.id} part here"
+    return scenario_text(game, title, [a.version.id], cites or None, expectations, comments)
+
+
+def load_cases(paths) -> list[Case]:
+    from interpreter.suite import collect
+
+    cases, _problems = collect([Path(p) for p in paths])
+    return cases
