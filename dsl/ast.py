@@ -261,6 +261,13 @@ class EndFailed(Node):
 
 
 @node
+class EndLimited(Node):
+    """End the effects with a limited duration that affect an object."""
+
+    obj: Expr
+
+
+@node
 class EndControl(Node):
     player: Expr
 
@@ -339,7 +346,7 @@ class Call(Node):
 
 Stmt = Union[
     Block, Simultaneously, Each, If, Set, Attach, Unattach, Tap, Untap, RemoveFromCombat, RemoveDamage,
-    Destroy, Move, Cease, EndTracking, EndUntilEndOfTurn, EndUntilNextTurn, EndFailed, EndControl, Delayed,
+    Destroy, Move, Cease, EndTracking, EndUntilEndOfTurn, EndUntilNextTurn, EndFailed, EndLimited, EndControl, Delayed,
     DealDamage, Pump, SetBase, Grant, GainControl, Draw, GainLife, AddCounters, AttackWith, Call,
 ]
 
@@ -358,6 +365,7 @@ class Change(Node):
     attr: str
     value: Expr
     cond: Expr | None = None
+    old: Expr | None = None  # "becomes V from W": only changes away from W
 
 
 @node
@@ -402,6 +410,7 @@ class Prefer(Node):
 class Quiet(Node):
     attr: str
     kinds: tuple[str, ...]
+    old: Expr | None = None  # only changes away from this value
 
 
 @node
@@ -458,12 +467,26 @@ class Rule(Node):
     clauses: tuple[Clause, ...]
 
     @property
-    def is_assertion(self) -> bool:
-        """A block that only states checked consequences of other blocks."""
-        return all(isinstance(c, ASSERTIONS) for c in self.clauses)
+    def kind(self) -> str:
+        """"definition" (no clauses: its behaviour lives in another block), "assertion" (only
+        checked consequences of other blocks) or "operative"."""
+        if not self.clauses:
+            return "definition"
+        if all(isinstance(c, ASSERTIONS) for c in self.clauses):
+            return "assertion"
+        return "operative"
 
 
 # ------------------------------------------------------------------ vocabulary and versions
+
+
+@node
+class ZoneDecl(Node):
+    """A zone a version adds. `keeps` names what an object keeps moving in or out ("all": it stays the same object)."""
+
+    name: str
+    keeps: tuple[str, ...]
+    cites: tuple[str, ...] = ()
 
 
 @node
@@ -729,7 +752,7 @@ class Scenario(Node):
     entries: tuple[ScenarioEntry, ...]
 
 
-Item = Union[Version, StatusDecl, VerbDecl, Rule, Card, Scenario]
+Item = Union[Version, ZoneDecl, StatusDecl, VerbDecl, Rule, Card, Scenario]
 
 
 @node

@@ -16,13 +16,15 @@ from dsl.diagnostics import Diagnostic, DiagnosticError
 
 
 class _Checker:
-    def __init__(self, statuses: dict, verbs: dict, rule_ids: set[str], allow_missing: frozenset[str] = frozenset()):
+    def __init__(self, statuses: dict, verbs: dict, rule_ids: set[str], allow_missing: frozenset[str] = frozenset(),
+                 zones: Iterable[str] = ()):
         self.statuses = statuses
+        self.zones = set(ZONES) | set(zones)
         self.verbs = verbs
         self.rule_ids = rule_ids
         self.allow_missing = allow_missing
         self.problems: list[Diagnostic] = []
-        self.symbols = set(CONSTANTS) | set(ZONES)
+        self.symbols = set(CONSTANTS) | self.zones
         for decl in statuses.values():
             self.symbols.update(decl.values)
 
@@ -53,6 +55,8 @@ class _Checker:
             self.error(f"unknown status '{c.attr}'", c, self._attr_hint())
         elif decl is not None and decl.type == "enum" and isinstance(c.value, ast.Name) and c.value.id not in decl.values:
             self.error(f"'{c.value.id}' is not a value of status '{c.attr}'", c.value, f"values: {', '.join(decl.values)}")
+        if c.old is not None:
+            self.expr(c.old, bound)
         inner = bound | {c.var}
         if c.cond is not None:
             self.expr(c.cond, inner)
@@ -93,8 +97,8 @@ class _Checker:
                 for a in args:
                     self.expr(a, bound, extra)
             case ast.Move(obj=o, zone=z, duration=d):
-                if z not in ZONES:
-                    self.error(f"unknown zone '{z}'", s, f"zones: {', '.join(ZONES)}")
+                if z not in self.zones:
+                    self.error(f"unknown zone '{z}'", s, f"zones: {', '.join(sorted(self.zones))}")
                 self.expr(o, bound, extra)
                 self.duration(d, bound, extra)
             case ast.Pump() | ast.SetBase() | ast.Grant():
@@ -151,7 +155,7 @@ class _Checker:
                         self.error(f"unknown status '{a}'", c, self._attr_hint())
                     self.expr(v, set())
                 case ast.Quiet(attr=a, kinds=kinds):
-                    if a not in self.statuses:
+                    if a not in self.statuses and a != "zone":
                         self.error(f"unknown status '{a}'", c, self._attr_hint())
                     for k in kinds:
                         if k not in PERCEPTIONS:
@@ -197,7 +201,7 @@ def check_rulebook(book, modules: list[ast.Module], allow_missing: frozenset[str
                    declared: list[ast.Rule] | None = None) -> None:
     """Raise DiagnosticError listing every problem in a version's files and its cards."""
     rule_ids = {r.id for r in book.rules}
-    checker = _Checker(book.statuses, book.verbs, rule_ids, allow_missing)
+    checker = _Checker(book.statuses, book.verbs, rule_ids, allow_missing, book.zones)
     problems = checker.problems
     seen_status: dict[str, ast.StatusDecl] = {}
     seen_verb: dict[str, ast.VerbDecl] = {}
@@ -246,7 +250,7 @@ def check_rulebook(book, modules: list[ast.Module], allow_missing: frozenset[str
 def check_cards(cards: Iterable[ast.Card], book) -> list[Diagnostic]:
     """Cards are checked against the rulebook they are played under: a card may use a verb
     (say, "phase out until") that an older version does not have."""
-    checker = _Checker(book.statuses, book.verbs, {r.id for r in book.rules})
+    checker = _Checker(book.statuses, book.verbs, {r.id for r in book.rules}, zones=book.zones)
     for card in cards:
         checker.card(card)
     return checker.problems
@@ -254,7 +258,7 @@ def check_cards(cards: Iterable[ast.Card], book) -> list[Diagnostic]:
 
 def check_scenario(scn: ast.Scenario, book) -> list[Diagnostic]:
     """Names in a scenario's expectations must be its permanents, its players, or known values."""
-    checker = _Checker(book.statuses, book.verbs, {r.id for r in book.rules})
+    checker = _Checker(book.statuses, book.verbs, {r.id for r in book.rules}, zones=book.zones)
     names = set()
     for e in scn.entries:
         if isinstance(e, ast.Players):
@@ -270,7 +274,7 @@ def check_scenario(scn: ast.Scenario, book) -> list[Diagnostic]:
     for e in scn.entries:
         if isinstance(e, ast.Script):
             for s in e.steps:
-                if isinstance(s, ast.Expect):
+                if isinstance(s, ast.Expect) and (not s.versions or book.version.id in s.versions):
                     slugs = {re.sub(r"[^a-z0-9]+", "_", c).strip("_") + suffix for c in cards for suffix in ("", "_2", "_3")}
                     checker.expr(s.cond, set(), names | slugs)
     return checker.problems

@@ -153,7 +153,8 @@ class _Builder(Transformer):
 
     @v_args(meta=True)
     def quiet(self, meta, c):
-        return ast.Quiet(str(c[0]), _names(c[1:]), **self._at(meta))
+        old = next((x[1] for x in c[1:] if isinstance(x, tuple)), None)
+        return ast.Quiet(str(c[0]), _names(c[1:]), old, **self._at(meta))
 
     @v_args(meta=True)
     def exempt(self, meta, c):
@@ -193,8 +194,24 @@ class _Builder(Transformer):
 
     @v_args(meta=True)
     def change(self, meta, c):
-        var, attr, value, *cond = c
-        return ast.Change(str(var), str(attr), value, cond[0] if cond else None, **self._at(meta))
+        var, attr, value, *rest = c
+        old = next((x[1] for x in rest if isinstance(x, tuple)), None)
+        cond = next((x for x in rest if not isinstance(x, tuple)), None)
+        return ast.Change(str(var), str(attr), value, cond, old, **self._at(meta))
+
+    def change_from(self, c):
+        return ("from", c[0])
+
+    @v_args(meta=True)
+    def zone_decl(self, meta, c):
+        cites = c[2] if len(c) > 2 else ()
+        return ast.ZoneDecl(str(c[0]), c[1], cites, **self._at(meta))
+
+    def keeps_all(self, c):
+        return ("all",)
+
+    def keeps_some(self, c):
+        return _names(c)
 
     @v_args(meta=True)
     def leaves_event(self, meta, c):
@@ -249,6 +266,7 @@ class _Builder(Transformer):
     end_until_next_turn = _simple(ast.EndUntilNextTurn)
     end_failed = _simple(ast.EndFailed)
     end_control = _simple(ast.EndControl)
+    end_limited = _simple(ast.EndLimited)
     draw = _simple(ast.Draw)
     gain_life = _simple(ast.GainLife)
     attack = _simple(ast.AttackWith)

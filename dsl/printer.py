@@ -139,6 +139,8 @@ def stmt_lines(s: ast.Node, depth: int = 0) -> list[str]:
             return [f"end effects lasting until next turn of {expr_text(p)}"]
         case ast.EndFailed():
             return ["end effects whose condition fails"]
+        case ast.EndLimited(obj=o):
+            return [f"end limited effects on {expr_text(o)}"]
         case ast.EndControl(player=p):
             return [f"end control effects for {expr_text(p)}"]
         case ast.Delayed(hook=h, body=b):
@@ -193,8 +195,9 @@ def clause_lines(c: ast.Node) -> list[str]:
             return _join(f"after {_event(ev)}:", _body(b, 0))
         case ast.Prefer(attr=a, value=v):
             return [f"prefer {a} = {_wrap(v, _ATOM)}"]
-        case ast.Quiet(attr=a, kinds=kinds):
-            return [f"changes of {a} are not {', '.join(kinds)}"]
+        case ast.Quiet(attr=a, kinds=kinds, old=old):
+            source = f" from {expr_text(old)}" if old is not None else ""
+            return [f"changes of {a}{source} are not {', '.join(kinds)}"]
         case ast.Exempt(var=v, rule=r, cond=cond):
             return [f"exempt {v} from {r} where {expr_text(cond)}"]
         case ast.Exclude(var=v, cond=cond):
@@ -329,6 +332,8 @@ def item_lines(item: ast.Node) -> list[str]:
             body += [f"section {s.rule} subrules {' '.join(s.letters)}" for s in item.sections]
             body += [f'note "{n}"' for n in item.notes]
             return _braced(f"{item.kind} {item.id}", body)
+        case ast.ZoneDecl():
+            return [f"zone {item.name} keeps {', '.join(item.keeps)}{_cites(item.cites)}"]
         case ast.StatusDecl():
             kind = " | ".join(item.values) if item.type == "enum" and item.values else item.type
             return [f"status {item.name}: {kind} = {_wrap(item.default, _ATOM)}{_cites(item.cites)}"]

@@ -20,12 +20,12 @@ from interpreter.suite import Case, collect, run_case, versions_for
 @attrs.frozen
 class Row:
     rule: ast.Rule
-    kind: str  # "operative" or "assertion"
+    kind: str  # "operative", "assertion" or "definition"
     changed: tuple[str, ...]
 
     @property
     def load_bearing(self) -> bool:
-        return self.kind == "assertion" or bool(self.changed)
+        return self.kind != "operative" or bool(self.changed)
 
 
 @attrs.frozen
@@ -41,9 +41,11 @@ class Result:
     def summary(self) -> str:
         operative = [r for r in self.rows if r.kind == "operative"]
         bearing = [r for r in operative if r.changed]
-        assertions = len(self.rows) - len(operative)
+        assertions = sum(r.kind == "assertion" for r in self.rows)
+        definitions = sum(r.kind == "definition" for r in self.rows)
         return (f"{len(bearing)} of {len(operative)} operative blocks are load-bearing; "
-                f"{assertions} assertion blocks are checked on every step")
+                f"{assertions} assertion blocks are checked after every change"
+                + (f"; {definitions} definition blocks carry no behaviour of their own" if definitions else ""))
 
     def to_json(self) -> dict:
         return {
@@ -65,8 +67,8 @@ def ablate(version: str, paths: list) -> Result:
     baseline = {id(c): run_case(c, book).signature() for c in cases}
     rows = []
     for rule in book.rules:
-        if rule.is_assertion:
-            rows.append(Row(rule, "assertion", ()))
+        if rule.kind != "operative":
+            rows.append(Row(rule, rule.kind, ()))
             continue
         reduced: Rulebook = book.without(rule.id)
         changed = []

@@ -139,6 +139,9 @@ def cmd_ablate(args) -> int:
         if row.kind == "assertion":
             out.print(f"  {head:<45} assertion  restates other blocks; checked after every change", markup=False)
             continue
+        if row.kind == "definition":
+            out.print(f"  {head:<45} definition its behaviour is written in another block", markup=False)
+            continue
         verdict = f"{len(row.changed)} scenario(s) change" if row.changed else "NOT LOAD-BEARING: no scenario changes"
         out.print(f"  {head:<45} operative  {verdict}", markup=False)
         for label in row.changed[: args.limit]:

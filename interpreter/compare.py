@@ -14,6 +14,7 @@ from pathlib import Path
 import attrs
 
 from dsl import ast
+from dsl.checker import check_scenario
 from dsl.parser import parse
 from dsl.printer import clause_lines, item_lines
 from interpreter.rulebook import Rulebook
@@ -102,7 +103,10 @@ def comparable(o: Outcome, statuses: set[str]) -> dict:
 
 
 def differences(a: dict, b: dict) -> list[tuple[str, object, object]]:
-    return [(k, a.get(k), b.get(k)) for k in sorted(a.keys() | b.keys()) if a.get(k) != b.get(k)]
+    """The fields that differ; for an object that ended in different zones, only its zone."""
+    fields = [(k, a.get(k), b.get(k)) for k in sorted(a.keys() | b.keys()) if a.get(k) != b.get(k)]
+    moved = {k.rsplit(".", 1)[0] for k, _va, _vb in fields if k.endswith(".zone")}
+    return [(k, va, vb) for k, va, vb in fields if k.rsplit(".", 1)[0] not in moved or k.endswith(".zone")]
 
 
 @attrs.frozen
@@ -116,11 +120,19 @@ class ScenarioDiff:
                 "differences": [{"what": k, "a": va, "b": vb} for k, va, vb in self.fields]}
 
 
+def playable(o: Outcome) -> bool:
+    """False when a scenario could not be played at all under a version (it names a status,
+    zone or action that version does not have): that is not a difference in behaviour."""
+    return not any(" (at step " not in f.message and not f.message.startswith("expected") for f in o.failures)
+
+
 def behaviour_diff(a: Rulebook, b: Rulebook, cases: list[Case]) -> list[ScenarioDiff]:
     common = set(a.statuses) & set(b.statuses)
     found = []
     for case in cases:
         oa, ob = run_case(case, a), run_case(case, b)
+        if not (playable(oa) and playable(ob)):
+            continue
         fields = differences(comparable(oa, common), comparable(ob, common))
         if fields:
             found.append(ScenarioDiff(case.scenario.name, case.path, tuple(fields)))
@@ -130,12 +142,17 @@ def behaviour_diff(a: Rulebook, b: Rulebook, cases: list[Case]) -> list[Scenario
 # ------------------------------------------------------------------ search
 
 
-def _outcome_of(game, book: Rulebook) -> Outcome:
+def _outcome_of(game, book: Rulebook) -> Outcome | None:
+    """The generated game played under `book`, or None if it is not a game of that version
+    (it plays a card the version's rules cannot express)."""
     from interpreter.generate import scenario_text
 
     text = scenario_text(game, "generated", [book.version.id])
     scenario = parse(text, "<generated>").items[0]
-    return run_scenario(scenario, book, "<generated>")
+    if check_scenario(scenario, book):
+        return None
+    outcome = run_scenario(scenario, book, "<generated>")
+    return outcome if playable(outcome) else None
 
 
 def _value_text(value) -> str:
@@ -160,24 +177,25 @@ def search_witness(a: Rulebook, b: Rulebook, budget: int) -> str | None:
     common = set(a.statuses) & set(b.statuses)
 
     def differs(game) -> bool:
-        return bool(differences(comparable(_outcome_of(game, a), common), comparable(_outcome_of(game, b), common)))
+        oa, ob = _outcome_of(game, a), _outcome_of(game, b)
+        if oa is None or ob is None:
+            return False
+        return bool(differences(comparable(oa, common), comparable(ob, common)))
 
     try:
-        game = find(games(), differs, settings=settings(max_examples=budget, database=None, deadline=None,
+        status_phasing = {"phase", "phased_out_under"} <= common
+        game = find(games(status_phasing), differs, settings=settings(max_examples=budget, database=None, deadline=None,
                                                        suppress_health_check=list(HealthCheck)))
     except NoSuchExample:
         return None
     oa, ob = _outcome_of(game, a), _outcome_of(game, b)
     fields = differences(comparable(oa, common), comparable(ob, common))
     expectations, comments = [], []
-    moved = {k.rsplit(".", 1)[0] for k, _va, _vb in fields if k.endswith(".zone")}
     for key, va, vb in fields:
         if key == "error":
             comments.append(f"under {a.version.id} play stops: {va}; under {b.version.id}: {vb or 'no error'}")
             continue
         name, attr = key.rsplit(".", 1)
-        if name in moved and attr != "zone":
-            continue  # where it ended up says it all
         if attr in EXPECTABLE or attr in common:
             expectations.append(f"expect {name}.{attr} is {_value_text(va)}")
             comments.append(f"under {b.version.id}: {name}.{attr} is {_value_text(vb)}")
@@ -187,8 +205,7 @@ def search_witness(a: Rulebook, b: Rulebook, budget: int) -> str | None:
         players, permanents, steps = game
         game = (players, permanents, steps[:step])
         expectations.insert(0, f'expect error "{stopped.split(" (at step")[0]}"')
-    cites = sorted({c.b_id or c.a_id for c in rulebook_diff(a, b)
-                    if (c.b_id or c.a_id) and {"added", "removed", "changed"} & set(c.kinds)})
+    cites = sorted({c.a_id for c in rulebook_diff(a, b) if c.a_id and {"removed", "changed"} & set(c.kinds)})
     title = f"witness: {a.version.id} and {b.version.id} part here"
     return scenario_text(game, title, [a.version.id], cites or None, expectations, comments)
 

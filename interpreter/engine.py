@@ -62,6 +62,7 @@ class Write:
     attr: str
     value: Any
     cause: Cause
+    old: Any = None  # the value it replaces, filled in as the batch is applied
 
 
 @attrs.define
@@ -369,7 +370,7 @@ class Engine:
         if name == "entered_this_turn":
             return o.entered_turn == self.game.turn
         if name == "summoning_sick":
-            return o.controlled_since == self.game.turn
+            return o.controlled_since == self.game.turn and "haste" not in self.chars(oid)["keywords"]
         if name in ("counters", "stickers"):
             return dict(getattr(o, name))
         if name in BUILTIN_ATTRS:
@@ -541,6 +542,11 @@ class Engine:
                 op("for-as-long-as effects whose condition fails end", "game",
                    lambda: self.end_effects(lambda e: e.duration == "as long as" and not self.truthy(self.eval(e.condition, dict(e.bindings))), cause),
                    "effect-ends")
+            case ast.EndLimited(obj=o):
+                ref = self.eval(o, env)
+                if isinstance(ref, Obj):
+                    op("its effects with a limited duration end", ref.id,
+                       lambda: self.end_effects(lambda e: ref.id in e.affected and e.duration != "forever", cause), "effect-ends")
             case ast.EndControl(player=p):
                 who = self.player_arg(p, env)
                 op(f"effects giving {who} control end", who,
@@ -640,6 +646,8 @@ class Engine:
         self.expand(batch)
         final = self.settle_conflicts(batch)
         changes = [(w, self.raw(w.obj, w.attr)) for w in final if self.raw(w.obj, w.attr) != w.value]
+        for w, old in changes:
+            w.old = old
         touched = {w.obj for w, _old in changes}
         neighbours = self.attachment_neighbours(touched)
         watch = touched | neighbours
@@ -678,9 +686,15 @@ class Engine:
             self.on_presence_event(event)
         for event in events + zone_events + attach_events:
             self.collect_triggers(event, vis_before)
-        for w, old in changes:
+        for w, _old in changes:
             self.run_afters(w)
         return changed
+
+    def matches(self, pattern: ast.Change, attr: str, old: Any, new: Any) -> bool:
+        """Does a change of `attr` from `old` to `new` fit `x.attr becomes V [from W]`?"""
+        if pattern.attr != attr or new != self.store(self.eval(pattern.value, {})):
+            return False
+        return pattern.old is None or old == self.store(self.eval(pattern.old, {}))
 
     def show(self, value: Any) -> str:
         if value is None:
@@ -714,7 +728,7 @@ class Engine:
             seen.add(key)
             for rule, along in self.ix.alongs.get(w.attr, ()):
                 pattern = along.change
-                if w.value != self.store(self.eval(pattern.value, {})):
+                if not self.matches(pattern, w.attr, self.raw(w.obj, w.attr), w.value):
                     continue
                 env = {pattern.var: Obj(w.obj, True)}
                 if pattern.cond is not None and not self.truthy(self.eval(pattern.cond, env)):
@@ -758,7 +772,22 @@ class Engine:
         self.game.objects[w.obj] = attrs.evolve(o, **{w.attr: w.value})
 
     def change_zone(self, o: Permanent, zone: str) -> None:
-        """A real zone change makes a new object (400.7): it forgets its status, counters and effects."""
+        """A real zone change makes a new object (400.7): it forgets its status, counters and effects.
+
+        A zone a version declares may say what an object keeps moving between it and the
+        battlefield; `keeps all` makes it the same object throughout.
+        """
+        declared = self.rb.zones.get(zone) or self.rb.zones.get(o.zone)
+        if declared is not None and "battlefield" in (o.zone, zone) and "all" in declared.keeps:
+            self.game.objects[o.id] = attrs.evolve(o, zone=zone)
+            return
+        self.new_object(o, zone)
+        if declared is not None and "battlefield" in (o.zone, zone):
+            kept = {name: getattr(o, name) for name in declared.keeps if name in attrs.fields_dict(Permanent)}
+            kept["status"] = tuple((k, v) for k, v in o.status if k in declared.keeps)
+            self.game.objects[o.id] = attrs.evolve(self.game.objects[o.id], **kept)
+
+    def new_object(self, o: Permanent, zone: str) -> None:
         if o.zone == "battlefield":
             fresh = attrs.evolve(o, zone=zone, tapped=False, counters=(), damage=0, attached_to=None,
                                  attacking=False, status=(), controller=o.owner)
@@ -780,9 +809,12 @@ class Engine:
     # ---------------------------------------------------------------- perception of presence and attachment
 
     def quiet_kinds(self, writes: Iterable[Write]) -> frozenset[str]:
+        """The perceptions that these changes, by the rules' `changes of ... are not ...`, do not produce."""
         kinds: set[str] = set()
         for w in writes:
-            kinds |= self.ix.quiets.get(w.attr, frozenset())
+            for clause in self.ix.quiets.get(w.attr, ()):
+                if clause.old is None or w.old == self.store(self.eval(clause.old, {})):
+                    kinds |= set(clause.kinds)
         return frozenset(kinds)
 
     def perceive_presence(self, by_object, vis_before, vis_after) -> list[Event]:
@@ -792,7 +824,7 @@ class Engine:
             if vis_before.get(oid) == vis_after.get(oid):
                 continue
             real = any(w.attr == "zone" for w in writes)
-            quiet = frozenset() if real else self.quiet_kinds(writes)
+            quiet = self.quiet_kinds(writes)
             cause = writes[0].cause
             entering = vis_after[oid]
             if "zone-change" not in quiet:
@@ -859,9 +891,7 @@ class Engine:
     def run_afters(self, w: Write) -> None:
         for rule, after in self.ix.afters:
             pattern = after.event
-            if not isinstance(pattern, ast.Change) or pattern.attr != w.attr:
-                continue
-            if w.value != self.store(self.eval(pattern.value, {})):
+            if not isinstance(pattern, ast.Change) or not self.matches(pattern, w.attr, w.old, w.value):
                 continue
             env = {pattern.var: Obj(w.obj, True)}
             if pattern.cond is not None and not self.truthy(self.eval(pattern.cond, env)):
@@ -875,8 +905,8 @@ class Engine:
         pattern = clause.event
         if not isinstance(pattern, ast.Change):
             return values
-        for w, _old in changes:
-            if w.attr != pattern.attr or w.value != self.store(self.eval(pattern.value, {})):
+        for w, old in changes:
+            if not self.matches(pattern, w.attr, old, w.value):
                 continue
             env = {pattern.var: Obj(w.obj, True)}
             for n in clause.cond.walk():
@@ -889,8 +919,8 @@ class Engine:
             if not isinstance(clause, ast.AssertAfter) or not isinstance(clause.event, ast.Change):
                 continue
             pattern = clause.event
-            for w, _old in changes:
-                if w.attr != pattern.attr or w.value != self.store(self.eval(pattern.value, {})):
+            for w, old in changes:
+                if not self.matches(pattern, w.attr, old, w.value):
                     continue
                 env = {pattern.var: Obj(w.obj, True)}
                 if pattern.cond is not None and not self.truthy(self.eval(pattern.cond, env)):
@@ -945,9 +975,9 @@ class Engine:
                 return event.kind == "unattached" and was_visible
             case ast.OnChange(change=pattern):
                 data = dict(event.data)
-                if event.kind != "change" or event.subject != oid or data.get("attr") != pattern.attr:
+                if event.kind != "change" or event.subject != oid:
                     return False
-                if data.get("new") != self.store(self.eval(pattern.value, {})):
+                if not self.matches(pattern, data.get("attr"), data.get("old"), data.get("new")):
                     return False
                 looks_back = any(lb.attr == pattern.attr and self.same(self.eval(lb.value, {}), self.eval(pattern.value, {}))
                                  for lb in self.ix.lookbacks)

@@ -17,8 +17,9 @@ ATTACHMENTS = ("Holy Strength", "Bonesplitter")
 
 
 @st.composite
-def boards(draw):
-    """Players and permanents: `(players, [(name, card, props)])`."""
+def boards(draw, status_phasing: bool = True):
+    """Players and permanents: `(players, [(name, card, props)])`. With `status_phasing`, some
+    permanents start phased out (for rulebooks that have the `phase` status)."""
     players = PLAYER_NAMES[: draw(st.integers(2, 4))]
     permanents = []
     n = draw(st.integers(1, 6))
@@ -30,7 +31,7 @@ def boards(draw):
             props.append("token")
         if draw(st.booleans()) and card != "Plains":
             props.append("tapped")
-        out = draw(st.integers(0, 3)) == 0
+        out = status_phasing and draw(st.integers(0, 3)) == 0
         if out:
             props += ["set phase = out", f"set phased_out_under = {draw(st.sampled_from(players))}"]
         permanents.append([f"p{i}", card, props, out])
@@ -79,9 +80,9 @@ def scripts(draw, players, names):
 
 
 @st.composite
-def games(draw):
+def games(draw, status_phasing: bool = True):
     """A game as `(players, permanents, steps)`."""
-    players, permanents = draw(boards())
+    players, permanents = draw(boards(status_phasing))
     steps = draw(scripts(players, [name for name, _card, _props in permanents]))
     return players, permanents, steps
 

@@ -44,7 +44,7 @@ class Index:
     alongs: dict[str, tuple[tuple[ast.Rule, ast.Along], ...]]
     afters: tuple[tuple[ast.Rule, ast.After], ...]
     prefers: dict[str, tuple[ast.Rule, ast.Prefer]]
-    quiets: dict[str, frozenset[str]]
+    quiets: dict[str, tuple[ast.Quiet, ...]]
     exempts: dict[str, tuple[tuple[ast.Rule, ast.Exempt], ...]]
     excludes: tuple[tuple[ast.Rule, ast.Exclude], ...]
     lookbacks: tuple[ast.Change, ...]
@@ -62,6 +62,7 @@ class Rulebook:
     rules: tuple[ast.Rule, ...]
     cards: dict[str, ast.Card]
     folder: Path | None = None
+    zones: dict[str, ast.ZoneDecl] = attrs.field(factory=dict)
 
     @functools.cached_property
     def index(self) -> Index:
@@ -84,7 +85,7 @@ def build_index(rules: tuple[ast.Rule, ...]) -> Index:
     hides, afters, excludes, lookbacks, assertions = [], [], [], [], []
     alongs: dict[str, list] = defaultdict(list)
     prefers: dict[str, tuple] = {}
-    quiets: dict[str, set] = defaultdict(set)
+    quiets: dict[str, list] = defaultdict(list)
     exempts: dict[str, list] = defaultdict(list)
     hooks: dict[str, list] = defaultdict(list)
     orders: dict[str, list[str]] = {}
@@ -100,7 +101,7 @@ def build_index(rules: tuple[ast.Rule, ...]) -> Index:
                 case ast.Prefer():
                     prefers[clause.attr] = (rule, clause)
                 case ast.Quiet():
-                    quiets[clause.attr].update(clause.kinds)
+                    quiets[clause.attr].append(clause)
                 case ast.Exempt():
                     exempts[clause.rule].append((rule, clause))
                 case ast.Exclude():
@@ -131,7 +132,7 @@ def build_index(rules: tuple[ast.Rule, ...]) -> Index:
         alongs={k: tuple(v) for k, v in alongs.items()},
         afters=tuple(afters),
         prefers=prefers,
-        quiets={k: frozenset(v) for k, v in quiets.items()},
+        quiets={k: tuple(v) for k, v in quiets.items()},
         exempts={k: tuple(v) for k, v in exempts.items()},
         excludes=tuple(excludes),
         lookbacks=tuple(lookbacks),
@@ -226,6 +227,7 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
     manifest = manifests[0]
     statuses: dict[str, ast.StatusDecl] = {}
     verbs: dict[str, ast.VerbDecl] = {}
+    zones: dict[str, ast.ZoneDecl] = {}
     rules: dict[str, ast.Rule] = {}
     sections = manifest.sections
     if manifest.extends is not None:
@@ -235,6 +237,7 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
         base = _resolve(manifest.extends, chain + (manifest.id,))
         statuses.update(base.statuses)
         verbs.update(base.verbs)
+        zones.update(base.zones)
         for rule in base.rules:
             moved = _renumber_rule(rule, manifest.renumbers)
             rules[moved.slug] = moved
@@ -263,6 +266,8 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
                 statuses[item.name] = item
             elif isinstance(item, ast.VerbDecl):
                 verbs[item.name] = item
+            elif isinstance(item, ast.ZoneDecl):
+                zones[item.name] = item
     # A block replaces the inherited block with the same slug; duplicates are the checker's to report.
     own_slugs = {r.slug for r in own}
     declared = [r for r in rules.values() if r.slug not in own_slugs] + own
@@ -270,7 +275,7 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
         rules[rule.slug] = rule
     ordered = tuple(sorted(rules.values(), key=lambda r: rule_key(r.id)))
     resolved = attrs.evolve(manifest, sections=sections)
-    book = Rulebook(resolved, statuses, verbs, ordered, dict(cards), folder)
+    book = Rulebook(resolved, statuses, verbs, ordered, dict(cards), folder, zones)
     check_rulebook(book, modules, declared=declared)
     return book
 
