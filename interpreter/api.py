@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from dsl.checker import check_cards, check_scenario
-from dsl.diagnostics import Diagnostic, DiagnosticError
+from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from dsl.parser import parse_file
 from interpreter.engine import Engine  # noqa: F401  (re-exported)
 from interpreter.rulebook import (RULES_ROOT, VARIANTS_DIR, Rulebook, available_variants, available_versions,
@@ -77,7 +77,8 @@ def _guard(fn) -> list[Diagnostic]:
 
 def _check_one(target: Path) -> list[Diagnostic]:
     if not target.exists():
-        return [Diagnostic("error", f"no such file or folder: {target}")]
+        return [Diagnostic("error", f"no such file or folder: {target}", Span(str(target), 0, 0, 0, 0),
+                           "give a rule file, a version folder, a scenario file, or a folder of them")]
     if target.is_dir() and (target / "version.rules").exists():
         return _guard(lambda: load_version(str(target.resolve()) if target.resolve().parent != RULES_ROOT else target.name))
     if target.is_dir():
@@ -101,7 +102,8 @@ def _check_one(target: Path) -> list[Diagnostic]:
         if not found and target.resolve().parent == (RULES_ROOT / "cards").resolve():
             found = _guard(lambda: load_cards()) or check_cards(load_cards().values(), load(None))
         return found
-    return [Diagnostic("error", f"not a rule file or scenario: {target}", hint="rule files end in .rules, scenarios in .scenario")]
+    return [Diagnostic("error", f"not a rule file or scenario: {target}", Span(str(target), 0, 0, 0, 0),
+                       "rule files end in .rules, scenarios in .scenario")]
 
 
 def _check_scenarios(path: Path) -> list[Diagnostic]:

@@ -33,6 +33,7 @@ from interpreter.trace import SCRIPT, Cause, Event
 MAX_WRITES_PER_BATCH = 20_000
 MAX_SETTLE_ROUNDS = 64
 MAX_COMMITS_PER_STEP = 5_000
+MAX_REACTION_DEPTH = 100  # changes causing changes causing changes ... (after clauses, returns)
 
 
 
@@ -98,6 +99,7 @@ class Engine:
         self.pending: list[PendingTrigger] = []
         self.step = 0
         self.commits = 0
+        self.depth = 0
         self.recent_causes: list[str] = []
         self._chars: dict[str, dict] = {}
         self._hidden: dict[str, bool] = {}
@@ -641,8 +643,15 @@ class Engine:
         self.commits += 1
         self.recent_causes.extend(str(w.cause) for w in batch.writes[:3])
         self.recent_causes = self.recent_causes[-40:]
-        if self.commits > MAX_COMMITS_PER_STEP:
+        if self.commits > MAX_COMMITS_PER_STEP or self.depth > MAX_REACTION_DEPTH:
             raise self.never_settles()
+        self.depth += 1
+        try:
+            return self._commit(batch)
+        finally:
+            self.depth -= 1
+
+    def _commit(self, batch: Batch) -> bool:
         self.expand(batch)
         final = self.settle_conflicts(batch)
         changes = [(w, self.raw(w.obj, w.attr)) for w in final if self.raw(w.obj, w.attr) != w.value]

@@ -13,6 +13,7 @@ from pathlib import Path
 import attrs
 
 from dsl import ast
+from dsl.builtins import ZONES
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from dsl.parser import parse_file
 from interpreter.engine import MISSING, Engine, Obj, PlayerRef, RulesError
@@ -101,7 +102,8 @@ def build_game(scn: ast.Scenario, book: Rulebook) -> Game:
                     raise _err(f"'{d.name}' is attached to '{p.target}', which does not exist", p.span,
                                "attach to a permanent or player declared in this scenario")
                 if p.target == d.name:
-                    raise _err(f"'{d.name}' cannot be attached to itself", p.span)
+                    raise _err(f"'{d.name}' cannot be attached to itself", p.span,
+                               "attach it to another permanent or to a player")
     for d in decls:
         seen, current = [d.name], game.objects[d.name].attached_to
         while current in game.objects:
@@ -205,7 +207,13 @@ class ScenarioRun:
         self.path = path
         self.game = build_game(scn, self.book)
         self.engine = Engine(self.book, self.game)
-        self.engine.settle()
+        try:
+            self.engine.settle()
+        except RulesError as exc:
+            diag = exc.diagnostics[0]
+            if not diag.span.line:
+                diag = attrs.evolve(diag, span=scn.span, message=f"{diag.message} (while settling the initial state)")
+            raise DiagnosticError(diag) from None
         self.failures: list[Diagnostic] = []
         self.expectations: list[tuple[str, bool]] = []
 
@@ -231,6 +239,8 @@ class ScenarioRun:
                 self.do(step)
             except RulesError as exc:
                 diag = exc.diagnostics[0]
+                if not diag.span.line:  # an error of the game as a whole: point at the step that led to it
+                    diag = attrs.evolve(diag, span=step.span)
                 pending_error = attrs.evolve(diag, message=f"{diag.message} (at step {index}, {step.span})")
             except DiagnosticError as exc:
                 self.failures.extend(exc.diagnostics)
@@ -260,10 +270,14 @@ class ScenarioRun:
                 if who not in self.game.players:
                     raise _err(f"unknown player '{who}'", step.span, f"players are: {', '.join(self.game.order)}")
                 if not self.game.players[who].in_game:
-                    raise _err(f"'{who}' has already left the game", step.span)
+                    raise _err(f"'{who}' has already left the game", step.span,
+                               "a player leaves the game once; remove this step")
                 e.player_leaves(who)
             case ast.MoveStep(name=name, zone=zone):
                 self.known(name, step.span)
+                zones = set(ZONES) | set(self.book.zones)
+                if zone not in zones:
+                    raise _err(f"unknown zone '{zone}'", step.span, f"zones: {', '.join(sorted(zones))}")
                 e.run(ast.Move(ast.Name(name), zone), {}, SCRIPT)
                 e.settle()
                 e.resolve_triggers()
@@ -283,7 +297,8 @@ class ScenarioRun:
             raise _err(f"'{step.player}' cannot cast anything", step.span, "name a player still in the game")
         decls = [t for t in card.entries if isinstance(t, ast.Target)]
         if len(decls) != len(step.targets):
-            raise _err(f"\"{card.name}\" needs {len(decls)} target(s), {len(step.targets)} given", step.span)
+            raise _err(f"\"{card.name}\" needs {len(decls)} target(s), {len(step.targets)} given", step.span,
+                       "name its targets with 'targeting A, B'" if decls else "drop the 'targeting' part")
         env = {"you": PlayerRef(step.player)}
         for decl, name in zip(decls, step.targets):
             self.known(name, step.span)

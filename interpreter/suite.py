@@ -9,7 +9,7 @@ import attrs
 
 from dsl import ast
 from dsl.checker import check_scenario
-from dsl.diagnostics import Diagnostic, DiagnosticError
+from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from interpreter.rulebook import Rulebook, available_versions, load_version
 from interpreter.scenario import Outcome, load_scenarios, run_scenario, scenario_versions
 
@@ -39,7 +39,8 @@ def collect(paths: Iterable[str | Path]) -> tuple[list[Case], list[Diagnostic]]:
         elif root.exists():
             files = [root]
         else:
-            problems.append(Diagnostic("error", f"no such file or folder: {root}", hint="give a scenario file or a folder of them"))
+            problems.append(Diagnostic("error", f"no such file or folder: {root}", Span(str(root), 0, 0, 0, 0),
+                                       "give a scenario file or a folder of them"))
             continue
         for file in files:
             try:
@@ -72,5 +73,14 @@ def run_all(cases: list[Case], override: list[str] | None = None,
     for case in cases:
         for version in versions_for(case, override):
             if version not in books:
-                books[version] = load_version(version)
+                try:
+                    books[version] = load_version(version)
+                except DiagnosticError as exc:
+                    where = next((e.span for e in case.scenario.entries
+                                  if isinstance(e, (ast.ScenarioRules, ast.ScenarioRange))), case.scenario.span)
+                    named = override and version in override
+                    problems = exc.diagnostics if named or "unknown rules" not in exc.diagnostics[0].message else [
+                        attrs.evolve(exc.diagnostics[0], span=where)]
+                    yield Outcome(case.scenario.name, case.path, version, False, tuple(problems), (), (), {})
+                    continue
             yield run_case(case, books[version])

@@ -1,0 +1,658 @@
+"""Bad input never gets a traceback.
+
+The promise: every malformed rule file, scenario or impossible game state is reported as
+
+    path:line:col: error: message
+        the source line
+        ^^^^ (a caret under the column)
+      hint: what to do about it
+
+with exit status 1. Each test here runs the real `phasing` command in a subprocess on one
+bad input and checks exactly that. Rule-file cases work on a copy of the current version
+made in tmp_path, so nothing under rules/ is touched.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CURRENT = ROOT / "rules" / "2026-09-25"
+TIMEOUT = 60
+
+
+# ---------------------------------------------------------------------------- helpers
+
+
+def phasing(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """Run the command line as a user would, without a debug switch that would let tracebacks through."""
+    env = {k: v for k, v in os.environ.items() if k != "PHASING_DEBUG"}
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    return subprocess.run(
+        [sys.executable, "-m", "interpreter.cli", *map(str, args)],
+        cwd=cwd or ROOT, capture_output=True, text=True, timeout=TIMEOUT, env=env,
+    )
+
+
+def show(result: subprocess.CompletedProcess) -> str:
+    return f"exit status {result.returncode}\n--- stdout\n{result.stdout}\n--- stderr\n{result.stderr}"
+
+
+def assert_no_traceback(result: subprocess.CompletedProcess) -> None:
+    both = result.stdout + result.stderr
+    assert "Traceback" not in both, show(result)
+    assert "internal error" not in both, show(result)
+
+
+def assert_error(result, path: Path | str, line: int, col: int, message: str, hint: str | None = "",
+                 status: int = 1) -> list[str]:
+    """The positioned diagnostic: head, source line, caret under `col`, and (unless hint is None) a hint.
+
+    `hint` is text the hint line must contain ("" for any hint). Returns the diagnostic's lines.
+    """
+    assert_no_traceback(result)
+    assert result.returncode == status, show(result)
+    lines = result.stderr.splitlines()
+    head = f"{path}:{line}:{col}: error: "
+    at = next((i for i, text in enumerate(lines) if text.startswith(head)), None)
+    assert at is not None, f"no line starting with {head!r}\n{show(result)}"
+    assert message in lines[at], f"{message!r} not in {lines[at]!r}"
+    source = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()[line - 1]
+    assert at + 2 < len(lines), show(result)
+    assert lines[at + 1] == "    " + source, show(result)
+    assert re.fullmatch(" " * (4 + col - 1) + r"\^+", lines[at + 2]), f"caret not under column {col}\n{show(result)}"
+    if hint is not None:
+        assert at + 3 < len(lines) and lines[at + 3].startswith("  hint: "), f"no hint line\n{show(result)}"
+        assert hint in lines[at + 3], f"{hint!r} not in {lines[at + 3]!r}"
+    return lines[at:at + 4]
+
+
+def where(path: Path, needle: str, nth: int = 1) -> tuple[int, int]:
+    """1-based line and column of the nth line containing `needle`, and of `needle` on it."""
+    found = 0
+    for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if needle in text:
+            found += 1
+            if found == nth:
+                return number, text.index(needle) + 1
+    raise AssertionError(f"{needle!r} not found in {path}")
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text.lstrip("\n"), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def version(tmp_path: Path) -> Path:
+    """A private copy of the current rules version, safe to break."""
+    folder = tmp_path.resolve() / "variant"
+    shutil.copytree(CURRENT, folder)
+    return folder
+
+
+def add_to_block(folder: Path, rule_id: str, *clauses: str) -> Path:
+    """Insert clauses as the first lines of a rule block in the copy; returns the file changed."""
+    for file in sorted(folder.glob("*.rules")):
+        lines = file.read_text(encoding="utf-8").splitlines(keepends=True)
+        for i, text in enumerate(lines):
+            if text.startswith(f"rule {rule_id} "):
+                lines[i + 1:i + 1] = [c + "\n" for c in clauses]
+                file.write_text("".join(lines), encoding="utf-8")
+                return file
+    raise AssertionError(f"no block {rule_id} in {folder}")
+
+
+RULES_FILE = "702.26.rules"
+
+GOOD = """
+scenario "a phasing creature phases out in its controller's untap step" {
+  players Alice Bob
+  turn 1 of Bob
+  permanent djinn = "Breezekeeper", controller Alice
+  script {
+    next turn
+    expect djinn.phase is out
+  }
+}
+"""
+
+
+def test_the_unbroken_copy_has_no_problems(version):
+    """The baseline every rule-file test breaks: if this fails, rules/ itself is broken."""
+    result = phasing("check", version)
+    assert result.returncode == 0 and "no problems found" in result.stdout, show(result)
+    result = phasing("run", write(version.parent / "good.scenario", GOOD), "--rules", version)
+    assert result.returncode == 0, show(result)
+
+
+# ---------------------------------------------------------------------------- rule files: syntax
+
+
+def test_rule_file_missing_closing_brace(version):
+    file = version / RULES_FILE
+    lines = file.read_text(encoding="utf-8").splitlines(keepends=True)
+    start = next(i for i, text in enumerate(lines) if text.startswith("rule 702.26a "))
+    close = next(i for i in range(start, len(lines)) if lines[i].rstrip() == "}")
+    del lines[close]
+    file.write_text("".join(lines), encoding="utf-8")
+    line = next(i for i in range(close, len(lines)) if lines[i].startswith("rule ")) + 1
+    result = phasing("check", version)
+    assert_error(result, file, line, 1, "unexpected 'rule'", hint="'}'")
+    assert "missing" in result.stderr
+
+
+def test_rule_file_unexpected_token(version):
+    file = add_to_block(version, "702.26p", "  during untap step of P: each x where x.phase is in: set x.phase out")
+    line, col = where(file, "set x.phase out")
+    result = phasing("check", version)
+    assert_error(result, file, line, col + len("set x.phase "), "unexpected 'out'", hint="expected '='")
+
+
+def test_rule_file_ends_inside_a_block(version):
+    file = version / RULES_FILE
+    text = file.read_text(encoding="utf-8").rstrip()
+    assert text.endswith("}")
+    file.write_text(text[:-1], encoding="utf-8")
+    last = text[:-1].splitlines()
+    result = phasing("check", version)
+    assert_error(result, file, len(last), len(last[-1]) + 1, "unexpected end of file", hint="'}'")
+
+
+def test_rule_file_stray_character(version):
+    file = add_to_block(version, "702.26p", "  prefer phased_indirectly = true;")
+    line, col = where(file, "true;")
+    result = phasing("check", version)
+    assert_error(result, file, line, col + 4, "unexpected character ';'", hint="expected")
+
+
+# ---------------------------------------------------------------------------- rule files: meaning
+
+
+def test_rule_file_unknown_attribute(version):
+    file = add_to_block(version, "702.26p", "  hide x where x.phasse is out")
+    line, col = where(file, "x.phasse")
+    result = phasing("check", version)
+    assert_error(result, file, line, col, "unknown attribute 'phasse'", hint="statuses declared by this version")
+
+
+def test_rule_file_unknown_verb(version):
+    file = add_to_block(version, "702.26p", "  after x.phase becomes out: do phase_sideways x")
+    line, col = where(file, "do phase_sideways")
+    result = phasing("check", version)
+    assert_error(result, file, line, col, "unknown action 'phase_sideways'", hint="verbs declared by this version")
+
+
+def test_rule_file_unknown_status_value(version):
+    file = add_to_block(version, "702.26p", "  as x.phase becomes sideways: tap x")
+    line, col = where(file, "as x.phase becomes sideways")
+    result = phasing("check", version)
+    assert_error(result, file, line, col + len("as x.phase becomes "), "'sideways' is not a value of status 'phase'",
+                 hint="values: in, out")
+
+
+def test_rule_file_duplicated_subrule_id(version):
+    file = version / RULES_FILE
+    first, _ = where(file, "rule 702.26p ")
+    with file.open("a", encoding="utf-8") as handle:
+        handle.write('\nrule 702.26p redundant-instances-again "The same subrule a second time." {\n}\n')
+    line, _ = where(file, "rule 702.26p ", nth=2)
+    result = phasing("check", version)
+    assert_error(result, file, line, 1, "rule 702.26p appears twice", hint=f"first at {file}:{first}:1")
+
+
+def test_rule_file_duplicated_slug(version):
+    file = version / RULES_FILE
+    text = file.read_text(encoding="utf-8")
+    taken = re.search(r"^rule 702\.26h (\S+) ", text, re.M).group(1)
+    text = re.sub(r"^rule 702\.26p \S+ ", f"rule 702.26p {taken} ", text, flags=re.M)
+    file.write_text(text, encoding="utf-8")
+    line, _ = where(file, "rule 702.26p ")
+    result = phasing("check", version)
+    assert_error(result, file, line, 1, f"slug '{taken}' is used by 702.26h and 702.26p", hint="its own slug")
+
+
+def test_version_lists_a_subrule_with_no_block(version):
+    manifest = version / "version.rules"
+    text = manifest.read_text(encoding="utf-8")
+    text = re.sub(r"^(\s*section 702\.26 subrules .*?)\s*$", r"\1 q", text, count=1, flags=re.M)
+    manifest.write_text(text, encoding="utf-8")
+    line, col = where(manifest, "section 702.26 ")
+    result = phasing("check", version)
+    assert_error(result, manifest, line, col, "subrule 702.26q is listed by the version but has no block",
+                 hint="rule 702.26q")
+
+
+def test_block_for_a_subrule_the_version_does_not_list(version):
+    extra = write(version / "loop.rules", """
+rule 702.26q not-a-subrule "There is no 702.26q in this version's list." {
+  prefer phased_indirectly = true
+}
+""")
+    result = phasing("check", version)
+    assert_error(result, extra, 1, 1, "block 702.26q is not a subrule this version lists", hint="subrules")
+
+
+def test_every_problem_in_a_version_is_reported(version):
+    file = add_to_block(version, "702.26p", "  hide x where x.phasse is out", "  after x.phase becomes out: do phase_sideways x")
+    result = phasing("check", version)
+    assert_error(result, file, *where(file, "x.phasse"), "unknown attribute 'phasse'")
+    assert_error(result, file, *where(file, "do phase_sideways"), "unknown action 'phase_sideways'")
+    assert "2 error(s)" in result.stderr
+
+
+def test_bad_rules_given_to_run_and_test(version, tmp_path):
+    file = add_to_block(version, "702.26p", "  hide x where x.phasse is out")
+    scenario = write(tmp_path / "good.scenario", GOOD)
+    line, col = where(file, "x.phasse")
+    assert_error(phasing("run", scenario, "--rules", version), file, line, col, "unknown attribute 'phasse'")
+    result = phasing("test", scenario, "--rules", version)
+    assert_error(result, file, line, col, "unknown attribute 'phasse'")
+
+
+# ---------------------------------------------------------------------------- scenarios
+
+
+SCENARIOS = {
+    "syntax": ("""
+scenario "a missing comma" {
+  players Alice Bob
+  turn 1 of Bob
+  permanent djinn = "Breezekeeper" controller Alice
+  script {
+    next turn
+  }
+}
+""", 4, 36, "unexpected 'controller'", "expected '}', 'cites', ','"),
+    "unknown-card": ("""
+scenario "a card nobody wrote" {
+  players Alice Bob
+  turn 1 of Bob
+  permanent djinn = "Breezekeper", controller Alice
+}
+""", 4, 3, 'unknown card "Breezekeper"', "cards live in rules/cards/"),
+    "unknown-player-in-turn": ("""
+scenario "a turn of nobody" {
+  players Alice Bob
+  turn 1 of Carol
+  permanent djinn = "Breezekeeper", controller Alice
+}
+""", 3, 3, "unknown player 'Carol'", "players are: Alice, Bob"),
+    "unknown-controller": ("""
+scenario "controlled by nobody" {
+  players Alice Bob
+  turn 1 of Bob
+  permanent djinn = "Breezekeeper", controller Carol
+}
+""", 4, 37, "unknown player 'Carol'", "players are: Alice, Bob"),
+    "unknown-status-value": ("""
+scenario "half phased" {
+  players Alice Bob
+  permanent djinn = "Breezekeeper", controller Alice, set phase = sideways
+}
+""", 3, 67, "'sideways' is not a value of status 'phase'", "values: in, out"),
+    "aura-attached-to-nothing": ("""
+scenario "an Aura on a ghost" {
+  players Alice Bob
+  turn 1 of Bob
+  permanent bears = "Grizzly Bears", controller Alice
+  permanent might = "Holy Strength", controller Alice, attached to ghost
+}
+""", 5, 56, "'might' is attached to 'ghost', which does not exist", "attach to a permanent or player"),
+    "attachment-cycle": ("""
+scenario "two Auras on each other" {
+  players Alice Bob
+  permanent a = "Holy Strength", controller Alice, attached to b
+  permanent b = "Holy Strength", controller Alice, attached to a
+}
+""", 3, 3, "attachment cycle: a -> b -> a", "attachment chain must end"),
+    "name-used-twice": ("""
+scenario "a permanent named like a player" {
+  players Alice Bob
+  permanent Alice = "Grizzly Bears"
+}
+""", 3, 3, "the name 'Alice' is already used", "its own name"),
+    "unknown-name-in-expect": ("""
+scenario "a typo in an expectation" {
+  players Alice Bob
+  permanent djinn = "Breezekeeper", controller Alice
+  script {
+    expect djin.phase is in
+  }
+}
+""", 5, 12, "unknown name 'djin'", "a variable bound here"),
+    "no-players": ("""
+scenario "nobody plays" {
+  script {
+    next turn
+  }
+}
+""", 1, 1, "a scenario needs a 'players' line", "players Alice Bob"),
+}
+
+
+@pytest.mark.parametrize("command", ["check", "run"])
+@pytest.mark.parametrize("case", list(SCENARIOS))
+def test_bad_scenario(case, command, tmp_path):
+    text, line, col, message, hint = SCENARIOS[case]
+    scenario = write(tmp_path / f"{case}.scenario", text)
+    assert_error(phasing(command, scenario), scenario, line, col, message, hint=hint)
+
+
+def test_bad_scenarios_under_test(tmp_path):
+    """`phasing test` on a folder of them: every one reported in place and counted as failed."""
+    for case, (text, *_rest) in SCENARIOS.items():
+        write(tmp_path / f"{case}.scenario", text)
+    result = phasing("test", tmp_path)
+    for case, (_text, line, col, message, hint) in SCENARIOS.items():
+        assert_error(result, tmp_path / f"{case}.scenario", line, col, message, hint=hint)
+    assert result.stdout.splitlines()[-1] == f"0 passed, {len(SCENARIOS)} failed", show(result)
+
+
+# Problems that only show when the script is played: `check` may pass them, `run` and `test` must not.
+PLAYED = {
+    "leaves-twice": ("""
+scenario "Carol leaves twice" {
+  players Alice Bob Carol
+  turn 1 of Bob
+  permanent djinn = "Breezekeeper", controller Alice
+  script {
+    Carol leaves the game
+    Carol leaves the game
+  }
+}
+""", 7, 5, "'Carol' has already left the game", None),
+    "cast-by-absent-player": ("""
+scenario "Carol casts after leaving" {
+  players Alice Bob Carol
+  turn 1 of Bob
+  permanent bears = "Grizzly Bears", controller Alice
+  script {
+    Carol leaves the game
+    cast "Giant Growth" by Carol targeting bears
+  }
+}
+""", 7, 5, "'Carol' cannot cast anything", "name a player still in the game"),
+    "cast-by-unknown-player": ("""
+scenario "Dave was never here" {
+  players Alice Bob
+  permanent bears = "Grizzly Bears", controller Alice
+  script {
+    cast "Giant Growth" by Dave targeting bears
+  }
+}
+""", 5, 5, "'Dave' cannot cast anything", "name a player still in the game"),
+    "unknown-player-leaves": ("""
+scenario "Dave leaves" {
+  players Alice Bob
+  script {
+    Dave leaves the game
+  }
+}
+""", 4, 5, "unknown player 'Dave'", "players are: Alice, Bob"),
+    "cast-unknown-card": ("""
+scenario "a spell nobody wrote" {
+  players Alice Bob
+  permanent bears = "Grizzly Bears", controller Alice
+  script {
+    cast "Giant Grwth" by Alice targeting bears
+  }
+}
+""", 5, 5, 'unknown card "Giant Grwth"', "cards live in rules/cards/"),
+    "wrong-number-of-targets": ("""
+scenario "a targeted spell without a target" {
+  players Alice Bob
+  permanent bears = "Grizzly Bears", controller Alice
+  script {
+    cast "Giant Growth" by Alice
+  }
+}
+""", 5, 5, '"Giant Growth" needs 1 target(s), 0 given', None),
+    "nothing-to-resolve": ("""
+scenario "resolve an empty stack" {
+  players Alice Bob
+  script {
+    resolve
+  }
+}
+""", 4, 5, "there is nothing on the stack to resolve", "'hold'"),
+    "attack-with-nobody": ("""
+scenario "attack with a permanent that isn't there" {
+  players Alice Bob
+  script {
+    attack with nobody
+  }
+}
+""", 4, 5, "unknown permanent 'nobody'", "name a permanent declared"),
+}
+
+# Diagnostics that come without a hint today (interpreter/scenario.py gives none).
+NO_HINT_YET = {"leaves-twice", "wrong-number-of-targets"}
+
+
+@pytest.mark.parametrize("case", list(PLAYED))
+def test_bad_script(case, tmp_path):
+    text, line, col, message, hint = PLAYED[case]
+    scenario = write(tmp_path / f"{case}.scenario", text)
+    assert_error(phasing("run", scenario), scenario, line, col, message, hint=hint)
+
+
+def test_bad_scripts_under_test(tmp_path):
+    for case, (text, *_rest) in PLAYED.items():
+        write(tmp_path / f"{case}.scenario", text)
+    result = phasing("test", tmp_path)
+    for case, (_text, line, col, message, hint) in PLAYED.items():
+        assert_error(result, tmp_path / f"{case}.scenario", line, col, message, hint=hint)
+        assert f"FAIL {PLAYED[case][0].split(chr(34))[1]} [" in result.stdout, show(result)
+    assert result.stdout.splitlines()[-1] == f"0 passed, {len(PLAYED)} failed", show(result)
+
+
+@pytest.mark.parametrize("case", sorted(NO_HINT_YET))
+def test_bad_script_has_a_hint(case, tmp_path):
+    text, line, col, message, _ = PLAYED[case]
+    scenario = write(tmp_path / f"{case}.scenario", text)
+    assert_error(phasing("run", scenario), scenario, line, col, message, hint="")
+
+
+def test_self_attachment(tmp_path):
+    scenario = write(tmp_path / "self.scenario", """
+scenario "an Aura on itself" {
+  players Alice Bob
+  permanent might = "Holy Strength", controller Alice, attached to might
+}
+""")
+    assert_error(phasing("check", scenario), scenario, 3, 56, "'might' cannot be attached to itself", hint="")
+
+
+def test_self_attachment_is_positioned(tmp_path):
+    scenario = write(tmp_path / "self.scenario", """
+scenario "an Aura on itself" {
+  players Alice Bob
+  permanent might = "Holy Strength", controller Alice, attached to might
+}
+""")
+    assert_error(phasing("check", scenario), scenario, 3, 56, "'might' cannot be attached to itself", hint=None)
+
+
+def test_move_to_unknown_zone(tmp_path):
+    scenario = write(tmp_path / "moon.scenario", """
+scenario "to the moon" {
+  players Alice Bob
+  permanent bears = "Grizzly Bears", controller Alice
+  script {
+    move bears to moon
+  }
+}
+""")
+    assert_error(phasing("run", scenario), scenario, 5, 5, "unknown zone 'moon'", hint="zones:")
+
+
+def test_scenario_names_an_unknown_version(tmp_path):
+    scenario = write(tmp_path / "future.scenario", """
+scenario "rules from the future" {
+  rules 2099-01-01
+  players Alice Bob
+}
+""")
+    assert_error(phasing("run", scenario), scenario, 2, 3, "unknown rules version", hint="2026-09-25")
+
+
+def test_unknown_rules_option(tmp_path):
+    """A --rules value is not in any file: the diagnostic names the value and lists the known versions."""
+    scenario = write(tmp_path / "good.scenario", GOOD)
+    for command in ("run", "test"):
+        result = phasing(command, scenario, "--rules", "1999-01-01")
+        assert_no_traceback(result)
+        assert result.returncode == 1, show(result)
+        assert "1999-01-01: error: unknown rules version" in result.stderr, show(result)
+        hint = next((line for line in result.stderr.splitlines() if line.startswith("  hint: ")), "")
+        assert "2026-09-25" in hint, show(result)
+
+
+def test_test_counts_bad_files_among_good_ones(tmp_path):
+    write(tmp_path / "a_good.scenario", GOOD)
+    bad = write(tmp_path / "b_bad.scenario", SCENARIOS["unknown-player-in-turn"][0])
+    broken = write(tmp_path / "c_broken.scenario", SCENARIOS["syntax"][0])
+    result = phasing("test", tmp_path)
+    assert_error(result, bad, 3, 3, "unknown player 'Carol'", hint="players are")
+    assert_error(result, broken, 4, 36, "unexpected 'controller'", hint="expected")
+    assert result.stdout.splitlines()[-1] == "1 passed, 2 failed", show(result)
+
+
+def test_scenario_not_utf8(tmp_path):
+    scenario = tmp_path / "latin1.scenario"
+    scenario.write_bytes(b'scenario "caf\xe9" {\n  players Alice Bob\n}\n')
+    for command in ("check", "run", "test"):
+        assert_error(phasing(command, scenario), scenario, 1, 14, "not UTF-8", hint="UTF-8")
+
+
+# ---------------------------------------------------------------------------- paths
+
+
+@pytest.mark.parametrize("command", ["check", "run", "test"])
+def test_nonexistent_path(command, tmp_path):
+    missing = tmp_path / "nowhere" / "missing.scenario"
+    result = phasing(command, missing)
+    assert_no_traceback(result)
+    assert result.returncode == 1, show(result)
+    assert f"error: no such file or folder: {missing}" in result.stderr, show(result)
+
+
+@pytest.mark.parametrize("command", ["check", "run", "test"])
+def test_nonexistent_path_is_named_first_with_a_hint(command, tmp_path):
+    missing = tmp_path / "nowhere" / "missing.scenario"
+    result = phasing(command, missing)
+    lines = result.stderr.splitlines()
+    assert lines[0] == f"{missing}: error: no such file or folder: {missing}", show(result)
+    assert lines[1].startswith("  hint: "), show(result)
+
+
+def test_check_rejects_a_file_that_is_neither_rules_nor_scenario(tmp_path):
+    notes = write(tmp_path / "notes.txt", "rule 702.26a x \"y\" {\n}\n")
+    result = phasing("check", notes)
+    assert_no_traceback(result)
+    assert result.returncode == 1, show(result)
+    assert f"error: not a rule file or scenario: {notes}" in result.stderr, show(result)
+    assert "  hint: rule files end in .rules, scenarios in .scenario" in result.stderr, show(result)
+
+
+def test_check_names_the_file_that_is_neither_rules_nor_scenario(tmp_path):
+    notes = write(tmp_path / "notes.txt", "hello\n")
+    result = phasing("check", notes)
+    assert result.stderr.startswith(f"{notes}: error: not a rule file or scenario"), show(result)
+
+
+@pytest.mark.parametrize("command", ["run", "test"])
+def test_run_on_a_text_file_reports_its_syntax(command, tmp_path):
+    notes = write(tmp_path / "notes.txt", "hello world\n")
+    assert_error(phasing(command, notes), notes, 1, 1, "unexpected 'hello'", hint="'scenario'")
+
+
+# ---------------------------------------------------------------------------- rules that never settle
+
+LOOP_SCENARIO = """
+scenario "the djinn's first untap step under rules that loop" {
+  players Alice Bob
+  turn 1 of Bob
+  permanent djinn = "Breezekeeper", controller Alice
+  script {
+    next turn
+    expect djinn.phase is out
+  }
+}
+"""
+
+
+SHOCK_SCENARIO = """
+scenario "a damaged djinn under rules that loop" {
+  players Alice Bob
+  turn 1 of Bob
+  permanent djinn = "Breezekeeper", controller Alice
+  script {
+    cast "Shock" by Bob targeting djinn
+    expect djinn.damage is 2
+  }
+}
+"""
+
+
+def _settle_loop(version: Path) -> Path:
+    """State checks that phase a damaged permanent out and straight back in, forever."""
+    return add_to_block(
+        version, "702.26p",
+        "  during state check: each x where x.phase is in and x.damage > 0: do phase_out x",
+        "  during state check: each x where x.phase is out and x.damage > 0: do phase_in x",
+    )
+
+
+@pytest.mark.parametrize("command", ["run", "test"])
+def test_rules_that_never_settle(command, version, tmp_path):
+    _settle_loop(version)
+    scenario = write(tmp_path / "loop.scenario", SHOCK_SCENARIO)
+    result = phasing(command, scenario, "--rules", version)
+    assert_no_traceback(result)
+    assert result.returncode == 1, show(result)
+    assert "the rules never settle" in result.stderr, show(result)
+    hint = next((line for line in result.stderr.splitlines() if line.startswith("  hint: ")), "")
+    assert "702.26p" in hint, show(result)
+    if command == "test":
+        assert "0 passed, 1 failed" in result.stdout, show(result)
+
+
+def test_rules_that_never_settle_point_at_the_step(version, tmp_path):
+    _settle_loop(version)
+    scenario = write(tmp_path / "loop.scenario", SHOCK_SCENARIO)
+    assert_error(phasing("run", scenario, "--rules", version), scenario, 6, 5, "the rules never settle",
+                 hint="702.26p")
+
+
+def test_after_clauses_that_retrigger_each_other(version, tmp_path):
+    add_to_block(version, "702.26p",
+                 "  after x.phase becomes in: do phase_out x",
+                 "  after x.phase becomes out: do phase_in x")
+    scenario = write(tmp_path / "loop.scenario", LOOP_SCENARIO)
+    result = phasing("run", scenario, "--rules", version)
+    assert_no_traceback(result)
+    assert result.returncode == 1, show(result)
+    assert "the rules never settle" in result.stderr, show(result)
+    assert "702.26p" in result.stderr, show(result)
+
+
+def test_as_clauses_that_contradict_each_other(version, tmp_path):
+    """'as' changes happen together, so a loop among them is a conflict inside one event, named at its block."""
+    file = add_to_block(version, "702.26p",
+                        "  as x.phase becomes in: do phase_out x",
+                        "  as x.phase becomes out: do phase_in x")
+    scenario = write(tmp_path / "loop.scenario", LOOP_SCENARIO)
+    line, col = where(file, "as x.phase becomes out: do phase_in x")
+    for command in ("run", "test"):
+        result = phasing(command, scenario, "--rules", version)
+        assert_error(result, file, line, col, "conflicting simultaneous changes: djinn.phase", hint="prefer phase")
+        assert f"(at step 1, {scenario}:6:5)" in result.stderr, show(result)
