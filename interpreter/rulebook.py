@@ -152,12 +152,20 @@ def available_variants() -> list[str]:
     return sorted(p.stem for p in VARIANTS_DIR.glob("*.rules")) if VARIANTS_DIR.is_dir() else []
 
 
-def _locate(spec: str) -> list[Path]:
-    """The files of a version (a dated folder), a variant (one file), or a user's folder or file."""
+def _locate(spec: str, names_only: bool = False) -> list[Path]:
+    """The files of a version (a dated folder), a variant (one file), or a user's folder or file.
+
+    With `names_only` (how `extends` is resolved) only the shipped versions and variants are
+    found: a rule file can never make the interpreter read anything outside the rules folder.
+    """
     if VERSION_RE.match(spec) and (RULES_ROOT / spec).is_dir():
         return sorted((RULES_ROOT / spec).glob("*.rules"))
-    if (VARIANTS_DIR / f"{spec}.rules").is_file():
+    if re.fullmatch(r"[A-Za-z0-9_-]+", spec) and (VARIANTS_DIR / f"{spec}.rules").is_file():
         return [VARIANTS_DIR / f"{spec}.rules"]
+    if names_only:
+        known = ", ".join(available_versions() + available_variants())
+        raise DiagnosticError(Diagnostic("error", f"'{spec}' is not a version or variant in the rules folder",
+                                         Span(spec, 0, 0, 0, 0), f"extend one of: {known}"))
     candidate = Path(spec)
     if candidate.is_dir() and (candidate / "version.rules").exists():
         return sorted(candidate.glob("*.rules"))
@@ -234,6 +242,10 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
         if manifest.extends in chain + (manifest.id,):
             raise DiagnosticError(Diagnostic("error", f"'{manifest.id}' extends itself through {' -> '.join(chain + (manifest.id, manifest.extends))}",
                                              manifest.span, "a version must extend an older or a different one"))
+        try:
+            _locate(manifest.extends, names_only=True)
+        except DiagnosticError as exc:
+            raise DiagnosticError(attrs.evolve(exc.diagnostics[0], span=manifest.span)) from None
         base = _resolve(manifest.extends, chain + (manifest.id,))
         statuses.update(base.statuses)
         verbs.update(base.verbs)
