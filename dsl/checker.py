@@ -35,15 +35,16 @@ class _Checker:
 
     def expr(self, e: ast.Node, bound: set[str], extra_names: Iterable[str] = ()) -> None:
         extra = set(extra_names)
-        for n in e.walk():
-            if isinstance(n, ast.Attr) and n.name not in OBJECT_ATTRS | PLAYER_ATTRS and n.name not in self.statuses:
-                if not (isinstance(n.obj, ast.Attr) and n.obj.name in ("counters", "stickers")):
-                    self.error(f"unknown attribute '{n.name}'", n, self._attr_hint())
-            elif isinstance(n, ast.Name) and n.id not in bound and n.id not in self.symbols and n.id not in extra:
-                self.error(f"unknown name '{n.id}'", n, "use a variable bound here, a status value, a zone, or none/true/false")
-            elif isinstance(n, ast.Count):
-                self.expr(n.cond, bound | {n.var}, extra)
-                return
+        if isinstance(e, ast.Count):  # count(y where ...) binds y inside its condition only
+            self.expr(e.cond, bound | {e.var}, extra)
+            return
+        if isinstance(e, ast.Attr) and e.name not in OBJECT_ATTRS | PLAYER_ATTRS and e.name not in self.statuses:
+            if not (isinstance(e.obj, ast.Attr) and e.obj.name in ("counters", "stickers")):
+                self.error(f"unknown attribute '{e.name}'", e, self._attr_hint())
+        elif isinstance(e, ast.Name) and e.id not in bound and e.id not in self.symbols and e.id not in extra:
+            self.error(f"unknown name '{e.id}'", e, "use a variable bound here, a status value, a zone, or none/true/false")
+        for child in e.children():
+            self.expr(child, bound, extra)
 
     def _attr_hint(self) -> str:
         declared = ", ".join(sorted(self.statuses)) or "none"
@@ -93,7 +94,8 @@ class _Checker:
                     known = ", ".join(sorted(self.verbs)) or "none"
                     self.error(f"unknown action '{name}'", s, f"verbs declared by this version: {known}")
                 elif len(verb.params) != len(args):
-                    self.error(f"'{name}' takes {len(verb.params)} argument(s), {len(args)} given", s)
+                    self.error(f"'{name}' takes {len(verb.params)} argument(s), {len(args)} given", s,
+                               f"declared as: verb {name} {' '.join(verb.params)}")
                 for a in args:
                     self.expr(a, bound, extra)
             case ast.Move(obj=o, zone=z, duration=d):
@@ -120,7 +122,7 @@ class _Checker:
             if name == "your":  # "until your next turn"
                 name = "you"
             if name not in bound and name not in extra:
-                self.error(f"unknown name '{name}'", d)
+                self.error(f"unknown name '{name}'", d, "a duration names a player or object bound here (you, this, a target)")
 
     # ---------------------------------------------------------------- declarations and blocks
 
@@ -133,7 +135,9 @@ class _Checker:
             "bool": isinstance(default, ast.Name) and default.id in ("true", "false"),
         }.get(decl.type, isinstance(default, ast.Name) and default.id == "none")
         if not ok:
-            self.error(f"'{ast_text(default)}' cannot be the default of status '{decl.name}'", default)
+            allowed = {"enum": " | ".join(decl.values), "bool": "true or false"}.get(decl.type, "none")
+            self.error(f"'{ast_text(default)}' cannot be the default of status '{decl.name}'", default,
+                       f"the default must be one of its values: {allowed}")
 
     def rule(self, rule: ast.Rule) -> None:
         for c in rule.clauses:
@@ -265,6 +269,14 @@ def check_scenario(scn: ast.Scenario, book) -> list[Diagnostic]:
             names.update(e.names)
         elif isinstance(e, ast.PermanentDecl):
             names.add(e.name)
+            for prop in e.props:
+                if isinstance(prop, ast.PropStatus):
+                    decl = book.statuses.get(prop.name)
+                    if decl is None:
+                        checker.error(f"unknown status '{prop.name}'", prop, checker._attr_hint())
+                    elif decl.type == "enum" and isinstance(prop.value, ast.Name) and prop.value.id not in decl.values:
+                        checker.error(f"'{prop.value.id}' is not a value of status '{prop.name}'", prop.value,
+                                      f"values: {', '.join(decl.values)}")
     used = {e.card for e in scn.entries if isinstance(e, ast.PermanentDecl)}
     used |= {s.card for e in scn.entries if isinstance(e, ast.Script) for s in e.steps if isinstance(s, ast.Cast)}
     checker.problems.extend(check_cards([book.cards[c] for c in sorted(used) if c in book.cards], book))

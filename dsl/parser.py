@@ -543,7 +543,7 @@ _FRIENDLY = {
 }
 
 
-_TOP_LEVEL = {"version", "status", "verb", "rule", "card", "scenario"}
+_TOP_LEVEL = {"version", "variant", "zone", "status", "verb", "rule", "card", "scenario"}
 
 
 def _describe(expected: set[str]) -> str:

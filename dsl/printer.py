@@ -174,6 +174,7 @@ def _hook(h: ast.Hook) -> str:
 
 def _change(c: ast.Change) -> str:
     text = f"{c.var}.{c.attr} becomes {_wrap(c.value, _ATOM)}"
+    text += f" from {_wrap(c.old, _ATOM)}" if c.old is not None else ""
     return text + (f" and {expr_text(c.cond)}" if c.cond is not None else "")
 
 
@@ -196,7 +197,7 @@ def clause_lines(c: ast.Node) -> list[str]:
         case ast.Prefer(attr=a, value=v):
             return [f"prefer {a} = {_wrap(v, _ATOM)}"]
         case ast.Quiet(attr=a, kinds=kinds, old=old):
-            source = f" from {expr_text(old)}" if old is not None else ""
+            source = f" from {_wrap(old, _ATOM)}" if old is not None else ""
             return [f"changes of {a}{source} are not {', '.join(kinds)}"]
         case ast.Exempt(var=v, rule=r, cond=cond):
             return [f"exempt {v} from {r} where {expr_text(cond)}"]

@@ -26,11 +26,13 @@ import attrs
 from dsl import ast
 from dsl.builtins import OBJECT_ATTRS as BUILTIN_ATTRS, PLAYER_ATTRS
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
+from interpreter.compiled import compile_expr, plan_query
+from interpreter.indexes import Indexes
 from interpreter.model import DelayedTrigger, Effect, Game, Permanent, Player, Watcher
 from interpreter.rulebook import Rulebook
 from interpreter.trace import SCRIPT, Cause, Event
 
-MAX_WRITES_PER_BATCH = 20_000
+MAX_WRITES_PER_OBJECT = 16  # a batch that writes more than this per object in play never settles
 MAX_SETTLE_ROUNDS = 64
 MAX_COMMITS_PER_STEP = 5_000
 MAX_REACTION_DEPTH = 100  # changes causing changes causing changes ... (after clauses, returns)
@@ -103,6 +105,10 @@ class Engine:
         self.recent_causes: list[str] = []
         self._chars: dict[str, dict] = {}
         self._hidden: dict[str, bool] = {}
+        self.indexes = Indexes(game, {name: self.status_default(name) for name in rulebook.statuses})
+        # Objects changed since the last state check settled (None: anything may have changed).
+        self.dirty: set[str] | None = None
+        self.dirty_scope: set[str] | None = None
         self._hook_log: list[Counter] = []
         self.stack: list[tuple] = []
 
@@ -116,9 +122,41 @@ class Engine:
     def obj(self, oid: str) -> Permanent:
         return self.game.objects[oid]
 
-    def invalidate(self) -> None:
-        self._chars.clear()
-        self._hidden.clear()
+    def invalidate(self, oids: Iterable[str] | None = None) -> None:
+        """Forget cached characteristics and visibility: of some objects, or of all of them.
+
+        Touching one object changes how others look only through static abilities (when it
+        is a source of one) or through rules that look beyond the object itself; the
+        rulebook says whether any of its hide rules or static abilities do.
+        """
+        if oids is None or not self.rb.local_effects:
+            self._chars.clear()
+            self._hidden.clear()
+            self.dirty = None
+            return
+        if self.dirty is not None:
+            for oid in oids:
+                self.dirty.add(oid)
+                self.dirty |= self.indexes.lookup("attached_to", oid)
+        for oid in oids:
+            self._hidden.pop(oid, None)
+            self._chars.pop(oid, None)
+            o = self.game.objects.get(oid)
+            if o is None or o.card in self.rb.static_cards:
+                self._chars.clear()
+                self.dirty = None
+                return
+
+    def put(self, oid: str, new: Permanent) -> None:
+        """Replace an object (objects are frozen), keeping indexes and caches right."""
+        old = self.game.objects.get(oid)
+        self.game.objects[oid] = new
+        self.indexes.replace(old, new)
+        if old is None or old.zone != new.zone or any(
+                (old.get_status(a, None), getattr(old, a, None)) != (new.get_status(a, None), getattr(new, a, None))
+                for a in self.rb.static_attrs):
+            self._chars.pop("\0statics", None)  # which objects static abilities reach may have changed
+        self.invalidate([oid])
 
     def status_decl(self, name: str) -> ast.StatusDecl | None:
         return self.rb.statuses.get(name)
@@ -176,12 +214,8 @@ class Engine:
         if cached is not None:
             return cached
         o = self.obj(oid)
-        controller = o.controller
-        effects = sorted(self.game.effects.values(), key=lambda e: e.timestamp)
-        for e in effects:
-            if e.kind == "control" and oid in e.affected:
-                controller = e.value
-        chars = {"controller": controller}
+        effects = self.effects_in_order()
+        chars = {"controller": self.controller(oid)}
         self._chars[oid] = chars  # provisional, so that static conditions may read the controller
         power, toughness = o.power, o.toughness
         keywords = list(o.keywords)
@@ -217,12 +251,14 @@ class Engine:
             return cached
         out: dict[str, list] = defaultdict(list)
         self._chars["\0statics"] = out
-        for oid, o in list(self.game.objects.items()):
+        sources = set()
+        for name in self.rb.static_cards:
+            sources |= self.indexes.lookup("card", name)
+        for oid in self.indexes.sort(sources):
+            o = self.game.objects[oid]
             if o.zone != "battlefield" or not self.visible(oid):
                 continue
-            card = self.rb.cards.get(o.card)
-            if card is None:
-                continue
+            card = self.rb.cards[o.card]
             for entry in card.entries:
                 if isinstance(entry, ast.Static):
                     env = {"this": Obj(oid), "you": PlayerRef(self.controller(oid))}
@@ -235,24 +271,45 @@ class Engine:
                 for s in stmts:
                     self.collect_static(s, env, out)
             case ast.Each():
-                for ref in self.select(stmt, env, None):
+                # every object the ability reaches, seen or not: whether it is seen is asked
+                # when its characteristics are, so this map need not change when it hides
+                for ref in self.select(stmt, env, None, hidden_too=True):
                     self.collect_static(stmt.body, {**env, stmt.var: ref}, out)
             case ast.If():
                 if self.truthy(self.eval(stmt.cond, env)):
                     self.collect_static(stmt.body, env, out)
             case ast.Pump():
                 ref = self.eval(stmt.obj, env)
-                if isinstance(ref, Obj) and self.visible(ref.id):
+                if isinstance(ref, Obj):
                     out[ref.id].append(("pump", (stmt.power, stmt.toughness)))
             case ast.Grant():
                 ref = self.eval(stmt.obj, env)
-                if isinstance(ref, Obj) and self.visible(ref.id):
+                if isinstance(ref, Obj):
                     out[ref.id].append(("grant", stmt.keyword))
             case _:
                 raise self.fail("a static ability can only modify characteristics", stmt.span)
 
     def controller(self, oid: str) -> str:
-        return self.chars(oid)["controller"]
+        """The controller alone (layer 2), without working out power and toughness."""
+        cached = self._chars.get(oid)
+        if cached is not None:
+            return cached["controller"]
+        controller = self.obj(oid).controller
+        for e in self.effects_in_order():
+            if e.kind == "control" and oid in e.affected:
+                controller = e.value
+        return controller
+
+    def keywords(self, oid: str) -> tuple[str, ...]:
+        """Printed keywords and those granted by resolved effects (when no static ability grants any)."""
+        granted = tuple(e.value for e in self.effects_in_order() if e.kind == "grant" and oid in e.affected)
+        return self.obj(oid).keywords + granted
+
+    def effects_in_order(self) -> list[Effect]:
+        cached = self._chars.get("\0effects")
+        if cached is None:
+            cached = self._chars["\0effects"] = sorted(self.game.effects.values(), key=lambda e: e.timestamp)
+        return cached
 
     def snapshot(self, oid: str) -> dict:
         """Last known information: the object as it last existed, with its characteristics."""
@@ -285,6 +342,15 @@ class Engine:
         return name  # a symbol: a status value, a zone, a keyword
 
     def eval(self, expr: ast.Node, env: dict, before: dict | None = None) -> Any:
+        if before is not None:
+            return self.eval_tree(expr, env, before)
+        entry = self.rb.compiled.get(id(expr))
+        if entry is None:
+            entry = self.rb.compiled[id(expr)] = (expr, compile_expr(expr, MISSING))
+        return entry[1](self, env)
+
+    def eval_tree(self, expr: ast.Node, env: dict, before: dict | None = None) -> Any:
+        """The evaluator that walks the tree (used for assertions that compare with before)."""
         match expr:
             case ast.Name(id=name):
                 return self.resolve_name(name, env)
@@ -293,25 +359,25 @@ class Engine:
             case ast.String(value=v):
                 return v
             case ast.Attr(obj=inner, name=name):
-                return self.read(self.eval(inner, env, before), name, expr)
+                return self.read(self.eval_tree(inner, env, before), name, expr)
             case ast.And(items=items):
-                return all(self.truthy(self.eval(i, env, before)) for i in items)
+                return all(self.truthy(self.eval_tree(i, env, before)) for i in items)
             case ast.Or(items=items):
-                return any(self.truthy(self.eval(i, env, before)) for i in items)
+                return any(self.truthy(self.eval_tree(i, env, before)) for i in items)
             case ast.Not(item=item):
-                return not self.truthy(self.eval(item, env, before))
+                return not self.truthy(self.eval_tree(item, env, before))
             case ast.Is(left=l, right=r, negated=neg):
-                same = self.same(self.eval(l, env, before), self.eval(r, env, before))
+                same = self.same(self.eval_tree(l, env, before), self.eval_tree(r, env, before))
                 return same != neg
             case ast.IsA(left=l, type=t, negated=neg):
-                v = self.eval(l, env, before)
+                v = self.eval_tree(l, env, before)
                 result = isinstance(v, Obj) and t.lower() in self.read(v, "types", expr)
                 return result != neg
             case ast.Has(left=l, keyword=k):
-                v = self.eval(l, env, before)
+                v = self.eval_tree(l, env, before)
                 return isinstance(v, Obj) and k in self.read(v, "keywords", expr)
             case ast.Visible(obj=inner):
-                v = self.eval(inner, env, before)
+                v = self.eval_tree(inner, env, before)
                 if isinstance(v, Obj):
                     return self.visible(v.id)
                 if isinstance(v, PlayerRef):
@@ -324,12 +390,12 @@ class Engine:
                 then = before.get(id(inner), MISSING)
                 return then is MISSING or self.same(now, then)
             case ast.Compare(op=op, left=l, right=r):
-                a, b = self.eval(l, env, before), self.eval(r, env, before)
+                a, b = self.eval_tree(l, env, before), self.eval_tree(r, env, before)
                 if not isinstance(a, int) or not isinstance(b, int):
                     return False
                 return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
             case ast.Add(left=l, right=r):
-                return (self.eval(l, env, before) or 0) + (self.eval(r, env, before) or 0)
+                return (self.eval_tree(l, env, before) or 0) + (self.eval_tree(r, env, before) or 0)
             case ast.Count(var=var, cond=cond):
                 return len(self.select(ast.Each(var, cond, ast.Block(())), env, None))
         raise self.fail(f"cannot evaluate {type(expr).__name__}", expr.span)
@@ -365,7 +431,11 @@ class Engine:
         o = self.obj(oid)
         if name in self.rb.statuses:
             return self._wrap(o.get_status(name, self.status_default(name)), name, value)
-        if name in ("controller", "power", "toughness", "keywords"):
+        if name == "controller":
+            return self._wrap(self.controller(oid), name, value)
+        if name == "keywords" and not self.rb.static_grants:
+            return self.keywords(oid)
+        if name in ("power", "toughness", "keywords"):
             return self._wrap(self.chars(oid)[name], name, value)
         if name == "types":
             return frozenset(t.lower() for t in o.types)
@@ -397,18 +467,52 @@ class Engine:
 
     def aware_of(self, cond: ast.Node) -> bool:
         """A query that names a hiding status sees the objects that status hides."""
-        return bool(ast.names_in(cond) & self.ix.hiding_attrs)
+        known = self.rb.awareness.get(id(cond))
+        if known is None:
+            known = self.rb.awareness[id(cond)] = (cond, bool(ast.names_in(cond) & self.ix.hiding_attrs))
+        return known[1]
 
-    def select(self, each: ast.Each, env: dict, cause: Cause | None) -> list[Obj]:
+    def candidates(self, each: ast.Each, env: dict) -> Iterable[str]:
+        """The objects a query must look at: what an index says may match, or all of them."""
+        entry = self.rb.plans.get(id(each))
+        if entry is None:
+            indexable = {"attached_to", "owner", "controller"} | set(self.rb.statuses)
+            entry = self.rb.plans[id(each)] = (each, plan_query(each.var, each.cond, indexable, MISSING))
+        for plan in entry[1]:
+            if plan.kind == "same":
+                v = plan.value(self, env)
+                return [v.id] if isinstance(v, Obj) and v.id in self.game.objects else []
+            found = None
+            if plan.kind == "equal":
+                found = self.indexes.lookup(plan.attr, self.store(plan.value(self, env)))
+                if found is not None and plan.attr == "controller":
+                    found = found | self.affected_by("control")
+            elif plan.kind == "keyword" and not self.rb.static_grants:
+                found = self.indexes.lookup("keywords", plan.name) | self.affected_by("grant")
+            elif plan.kind == "type":
+                found = self.indexes.lookup("types", plan.name)
+            if found is not None:
+                return self.indexes.sort(found)
+        return list(self.game.objects)
+
+    def affected_by(self, kind: str) -> set[str]:
+        return {oid for e in self.game.effects.values() if e.kind == kind for oid in e.affected}
+
+    def select(self, each: ast.Each, env: dict, cause: Cause | None, hidden_too: bool = False) -> list[Obj]:
         aware = self.aware_of(each.cond)
         exemptions = self.ix.exempts.get(cause.id, ()) if cause is not None and cause.kind == "rule" else ()
         chosen = []
-        for oid, o in list(self.game.objects.items()):
+        objects = self.game.objects
+        only = self.dirty_scope
+        for oid in self.candidates(each, env):
+            if only is not None and oid not in only:
+                continue
+            o = objects[oid]
             if not each.every_zone and o.zone != "battlefield":
                 continue
             if o.zone == "nowhere":
                 continue
-            if not aware and self.is_hidden(oid):
+            if not aware and not hidden_too and self.is_hidden(oid):
                 continue
             ref = Obj(oid, aware)
             scope = {**env, each.var: ref}
@@ -567,6 +671,8 @@ class Engine:
 
     def _player(self, name: str, **changes) -> bool:
         self.game.players[name] = attrs.evolve(self.game.players[name], **changes)
+        if "in_game" in changes:  # what is attached to or controlled by a player may be affected
+            self.invalidate()
         return True
 
     # ---------------------------------------------------------------- continuous effects
@@ -662,28 +768,29 @@ class Engine:
         watch = touched | neighbours
         vis_before = {oid: self.visible(oid) for oid in watch}
         edges_before = self.edges(watch)
-        before_values = {}
+        before_values: dict[str, dict] = defaultdict(dict)
         for oid in touched:
             if vis_before[oid]:
                 self.game.lki[oid] = self.snapshot(oid)
         for rule, clause in self.ix.assertions:
             if isinstance(clause, ast.AssertAfter):
-                before_values.update(self.assertion_before(clause, changes))
+                for (oid, node), value in self.assertion_before(clause, changes).items():
+                    before_values[oid][node] = value
         for w, old in changes:
             self.apply_write(w)
-        self.invalidate()
         changed = bool(changes)
         events: list[Event] = []
         for w, old in changes:
             events.append(self.record("change", w.obj, f"{w.attr}: {self.show(old)} -> {self.show(w.value)}", w.cause,
                                       attr=w.attr, old=old, new=w.value))
-            if self._hook_log:
-                self._hook_log[-1][(w.obj, w.attr)] += 1
+            for log in self._hook_log:
+                log[(w.obj, w.attr)] += 1
         for o in batch.ops:
             if o.apply():
                 changed = True
                 self.record(o.kind, o.subject, o.describe, o.cause)
-        self.invalidate()
+                if o.kind in ("effect", "effect-ends"):
+                    self.invalidate()
         vis_after = {oid: self.visible(oid) for oid in watch}
         by_object: dict[str, list[Write]] = defaultdict(list)
         for w, _old in changes:
@@ -695,8 +802,7 @@ class Engine:
             self.on_presence_event(event)
         for event in events + zone_events + attach_events:
             self.collect_triggers(event, vis_before)
-        for w, _old in changes:
-            self.run_afters(w)
+        self.run_afters([w for w, _old in changes])
         return changed
 
     def matches(self, pattern: ast.Change, attr: str, old: Any, new: Any) -> bool:
@@ -724,8 +830,9 @@ class Engine:
         """Add the changes that happen at the same time as the ones already in the batch ('as' clauses)."""
         seen = set()
         i = 0
+        limit = MAX_WRITES_PER_OBJECT * len(self.game.objects) + 1_000
         while i < len(batch.writes):
-            if i > MAX_WRITES_PER_BATCH:
+            if i > limit:
                 raise self.never_settles()
             w = batch.writes[i]
             i += 1
@@ -773,12 +880,12 @@ class Engine:
     def apply_write(self, w: Write) -> None:
         o = self.obj(w.obj)
         if w.attr in self.rb.statuses:
-            self.game.objects[w.obj] = o.with_status(w.attr, w.value)
+            self.put(w.obj, o.with_status(w.attr, w.value))
             return
         if w.attr == "zone":
             self.change_zone(o, w.value)
             return
-        self.game.objects[w.obj] = attrs.evolve(o, **{w.attr: w.value})
+        self.put(w.obj, attrs.evolve(o, **{w.attr: w.value}))
 
     def change_zone(self, o: Permanent, zone: str) -> None:
         """A real zone change makes a new object (400.7): it forgets its status, counters and effects.
@@ -788,13 +895,13 @@ class Engine:
         """
         declared = self.rb.zones.get(zone) or self.rb.zones.get(o.zone)
         if declared is not None and "battlefield" in (o.zone, zone) and "all" in declared.keeps:
-            self.game.objects[o.id] = attrs.evolve(o, zone=zone)
+            self.put(o.id, attrs.evolve(o, zone=zone))
             return
         self.new_object(o, zone)
         if declared is not None and "battlefield" in (o.zone, zone):
             kept = {name: getattr(o, name) for name in declared.keeps if name in attrs.fields_dict(Permanent)}
             kept["status"] = tuple((k, v) for k, v in o.status if k in declared.keeps)
-            self.game.objects[o.id] = attrs.evolve(self.game.objects[o.id], **kept)
+            self.put(o.id, attrs.evolve(self.game.objects[o.id], **kept))
 
     def new_object(self, o: Permanent, zone: str) -> None:
         if o.zone == "battlefield":
@@ -807,13 +914,13 @@ class Engine:
                         self.game.effects[eid] = attrs.evolve(e, affected=remaining)
                     else:
                         del self.game.effects[eid]
-            self.game.objects[o.id] = fresh
+            self.put(o.id, fresh)
         elif zone == "battlefield":
             stamp = self.game.tick()
-            self.game.objects[o.id] = attrs.evolve(o, zone=zone, timestamp=stamp, entered_turn=self.game.turn,
-                                                   controlled_since=self.game.turn, controller=o.owner)
+            self.put(o.id, attrs.evolve(o, zone=zone, timestamp=stamp, entered_turn=self.game.turn,
+                                        controlled_since=self.game.turn, controller=o.owner))
         else:
-            self.game.objects[o.id] = attrs.evolve(o, zone=zone)
+            self.put(o.id, attrs.evolve(o, zone=zone))
 
     # ---------------------------------------------------------------- perception of presence and attachment
 
@@ -840,14 +947,13 @@ class Engine:
                 if entering and not real:
                     o = self.obj(oid)
                     # seen as a new object on the battlefield: new timestamp, and new to its controller too
-                    self.game.objects[oid] = attrs.evolve(o, entered_turn=self.game.turn, timestamp=self.game.tick(),
-                                                          controlled_since=self.game.turn)
+                    self.put(oid, attrs.evolve(o, entered_turn=self.game.turn, timestamp=self.game.tick(),
+                                               controlled_since=self.game.turn))
                 events.append(self.record("enters" if entering else "leaves", oid,
                                           ("enters the battlefield" if entering else "leaves the battlefield")
                                           + ("" if real else " (as the game sees it)"), cause))
             if entering and "control-change" not in quiet and not real:
-                self.game.objects[oid] = attrs.evolve(self.obj(oid), controlled_since=self.game.turn)
-        self.invalidate()
+                self.put(oid, attrs.evolve(self.obj(oid), controlled_since=self.game.turn))
         return events
 
     def attachment_neighbours(self, oids: set[str]) -> set[str]:
@@ -856,9 +962,7 @@ class Engine:
             o = self.game.objects.get(oid)
             if o is not None and o.attached_to in self.game.objects:
                 out.add(o.attached_to)
-        for other in self.game.objects.values():
-            if other.attached_to in oids:
-                out.add(other.id)
+            out |= self.indexes.lookup("attached_to", oid)
         return out
 
     def edges(self, oids: set[str]) -> set[tuple[str, str]]:
@@ -897,15 +1001,23 @@ class Engine:
             if isinstance(after.event, ast.LeavesEvent):
                 self.run(after.body, {after.event.var: Obj(event.subject, True)}, Cause("rule", rule.id, rule.slug, after.span))
 
-    def run_afters(self, w: Write) -> None:
+    def run_afters(self, writes: list[Write]) -> None:
+        """The follow-ups of one batch's changes happen together, as one further event."""
+        batch = Batch()
         for rule, after in self.ix.afters:
             pattern = after.event
-            if not isinstance(pattern, ast.Change) or not self.matches(pattern, w.attr, w.old, w.value):
+            if not isinstance(pattern, ast.Change):
                 continue
-            env = {pattern.var: Obj(w.obj, True)}
-            if pattern.cond is not None and not self.truthy(self.eval(pattern.cond, env)):
-                continue
-            self.run(after.body, env, Cause("rule", rule.id, rule.slug, after.span))
+            cause = Cause("rule", rule.id, rule.slug, after.span)
+            for w in writes:
+                if not self.matches(pattern, w.attr, w.old, w.value):
+                    continue
+                env = {pattern.var: Obj(w.obj, True)}
+                if pattern.cond is not None and not self.truthy(self.eval(pattern.cond, env)):
+                    continue
+                self.exec(after.body, env, batch, cause)
+        if batch.writes or batch.ops:
+            self.commit(batch)
 
     # ---------------------------------------------------------------- assertions
 
@@ -934,7 +1046,7 @@ class Engine:
                 env = {pattern.var: Obj(w.obj, True)}
                 if pattern.cond is not None and not self.truthy(self.eval(pattern.cond, env)):
                     continue
-                before = {k[1]: v for k, v in before_values.items() if k[0] == w.obj}
+                before = before_values.get(w.obj, {})
                 if not self.truthy(self.eval(clause.cond, env, before)):
                     raise self.fail(f"assertion of {rule.id} {rule.slug} does not hold for {w.obj}", clause.span,
                                     "the blocks this assertion restates no longer produce what it states")
@@ -1010,11 +1122,20 @@ class Engine:
     # ================================================================ state checks, hooks and turns
 
     def settle(self) -> None:
-        """Check state-based actions (and anything else hooked to state checks) until nothing changes."""
+        """Check state-based actions (and anything else hooked to state checks) until nothing changes.
+
+        A check that looks only at an object, what it is attached to, and its controller is
+        made again only for the objects changed since the last check settled.
+        """
         for _round in range(MAX_SETTLE_ROUNDS):
             batch = Batch()
+            dirty, self.dirty = self.dirty, set()
             for rule, during in self.ix.hooks.get("state check", ()):
-                self.exec(during.body, {}, batch, Cause("rule", rule.id, rule.slug, during.span))
+                self.dirty_scope = dirty if self.rb.local_check(during.body) else None
+                try:
+                    self.exec(during.body, {}, batch, Cause("rule", rule.id, rule.slug, during.span))
+                finally:
+                    self.dirty_scope = None
             if not self.commit(batch):
                 return
         raise self.never_settles()
@@ -1033,9 +1154,10 @@ class Engine:
         self.check_hook_assertions(kind, player or "", counts, skipped=False)
         self.settle()
 
-    def skip_hook(self, kind: str, player: str) -> None:
+    def skip_hook(self, kind: str, player: str, counts: Counter) -> None:
+        """A skipped step; `counts` are the changes made so far in the part of the turn it belongs to."""
         self.record("step", player, f"{kind} is skipped", SCRIPT)
-        self.check_hook_assertions(kind, player, Counter(), skipped=True)
+        self.check_hook_assertions(kind, player, counts, skipped=True)
 
     def cleanup(self) -> None:
         """The end of the turn: the end step, then the cleanup step."""
@@ -1061,9 +1183,13 @@ class Engine:
         self.game.turn += 1
         self.game.cleanup_done = False
         self.record("step", current, f"turn {self.game.turn} begins", SCRIPT)
-        self.run_hook("beginning of turn", current)
+        self._hook_log.append(Counter())  # what changes as the turn begins, for a skipped untap step
+        try:
+            self.run_hook("beginning of turn", current)
+        finally:
+            turn_start = self._hook_log.pop()
         if skip_untap:
-            self.skip_hook("untap step", current)
+            self.skip_hook("untap step", current, turn_start)
         else:
             self.record("step", current, "untap step", SCRIPT)
             self.run_hook("untap step", current)

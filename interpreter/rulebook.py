@@ -68,6 +68,64 @@ class Rulebook:
     def index(self) -> Index:
         return build_index(self.rules)
 
+    # Per-rulebook caches of compiled expressions and query plans, keyed by node identity
+    # (each entry keeps its node alive, so an id is never reused while cached).
+    @functools.cached_property
+    def compiled(self) -> dict:
+        return {}
+
+    @functools.cached_property
+    def plans(self) -> dict:
+        return {}
+
+    @functools.cached_property
+    def awareness(self) -> dict:
+        return {}
+
+    @functools.cached_property
+    def static_cards(self) -> frozenset[str]:
+        """Cards with static abilities: touching one of them may change how other objects look."""
+        return frozenset(c.name for c in self.cards.values() if any(isinstance(e, ast.Static) for e in c.entries))
+
+    @functools.cached_property
+    def static_attrs(self) -> frozenset[str]:
+        """Every attribute a static ability reads: a change to one may change what it reaches."""
+        return frozenset(a for c in self.cards.values() for e in c.entries if isinstance(e, ast.Static)
+                         for a in ast.names_in(e))
+
+    @functools.cached_property
+    def static_grants(self) -> bool:
+        """Does any static ability grant a keyword? Then keyword indexes can't be trusted alone."""
+        return any(isinstance(n, ast.Grant) for c in self.cards.values() for e in c.entries
+                   if isinstance(e, ast.Static) for n in e.walk())
+
+    @functools.cached_property
+    def local_effects(self) -> bool:
+        """True when hide rules look only at the object itself (`x.status`), so that a change to
+        one object can change only its own visibility (and others' looks only via static abilities)."""
+        for _rule, hide in self.index.hides:
+            for n in hide.cond.walk():
+                if isinstance(n, ast.Attr) and not (isinstance(n.obj, ast.Name) and n.obj.id == hide.var):
+                    return False
+                if isinstance(n, ast.Count):
+                    return False
+        for card in self.cards.values():
+            for entry in card.entries:
+                if isinstance(entry, ast.Static):
+                    allowed = {"this", "you"} | {n.var for n in entry.walk() if isinstance(n, ast.Each)}
+                    if any(isinstance(n, ast.Count) or isinstance(n, ast.Name) and n.id not in allowed
+                           and n.id not in ("none", "true", "false") for n in entry.walk() if not isinstance(n, ast.Each)):
+                        return False
+        return True
+
+    def local_check(self, body: ast.Node) -> bool:
+        """Can a state check be made again only for changed objects? Yes when it is one
+        `each x where ...` that reads only x, what x is attached to, and x's controller."""
+        known = self.compiled.get(("local", id(body)))
+        if known is None:
+            known = self.compiled[("local", id(body))] = (body, _local(body))
+        return known[1]
+
     def rule(self, key: str) -> ast.Rule | None:
         return next((r for r in self.rules if key in (r.id, r.slug)), None)
 
@@ -79,6 +137,19 @@ class Rulebook:
         merged = dict(self.cards)
         merged.update({c.name: c for c in cards})
         return attrs.evolve(self, cards=merged)
+
+
+def _local(body: ast.Node) -> bool:
+    if not isinstance(body, ast.Each):
+        return False
+    for n in body.cond.walk():
+        if isinstance(n, ast.Count):
+            return False
+        if isinstance(n, ast.Attr) and isinstance(n.obj, ast.Attr):
+            inner = n.obj
+            if not (isinstance(inner.obj, ast.Name) and inner.obj.id == body.var and inner.name in ("attached_to", "controller")):
+                return False
+    return True
 
 
 def build_index(rules: tuple[ast.Rule, ...]) -> Index:
@@ -283,8 +354,11 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
     # A block replaces the inherited block with the same slug; duplicates are the checker's to report.
     own_slugs = {r.slug for r in own}
     declared = [r for r in rules.values() if r.slug not in own_slugs] + own
-    for rule in own:
-        rules[rule.slug] = rule
+    replaced = set()
+    for rule in own:  # a duplicated slug keeps its first block; the checker reports the second
+        if rule.slug not in replaced:
+            rules[rule.slug] = rule
+            replaced.add(rule.slug)
     ordered = tuple(sorted(rules.values(), key=lambda r: rule_key(r.id)))
     resolved = attrs.evolve(manifest, sections=sections)
     book = Rulebook(resolved, statuses, verbs, ordered, dict(cards), folder, zones)

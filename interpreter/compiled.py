@@ -1,0 +1,142 @@
+"""Expressions compiled once into Python closures, and query plans that use indexes.
+
+`compile_expr` turns an expression node into `f(engine, env) -> value` with exactly the
+meaning of `Engine.eval`, without walking the tree each time. `plan_query` looks at the
+condition of an `each x where ...` for a conjunct an index can answer (`x.attached_to is
+y`, `x.phase is out`, `x has phasing`, `x is a creature`, `x is y`), so a query visits a
+handful of candidates instead of every object; the full condition is still checked on each.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import attrs
+
+from dsl import ast
+
+Compiled = Callable[[Any, dict], Any]
+_UNSET = object()
+
+
+def compile_expr(e: ast.Node, missing: object) -> Compiled:
+    """`missing` is the engine's marker for an illegal target (falsy like None)."""
+    falsy = (None, False, 0, missing)
+    match e:
+        case ast.Name(id=name):
+            def name_(eng, env, name=name):
+                value = env.get(name, _UNSET)
+                return value if value is not _UNSET else eng.resolve_name(name, env)
+            return name_
+        case ast.Number(value=v) | ast.String(value=v):
+            return lambda eng, env, v=v: v
+        case ast.Attr(obj=inner, name=attr):
+            of = compile_expr(inner, missing)
+            return lambda eng, env: eng.read(of(eng, env), attr, e)
+        case ast.And(items=items):
+            parts = [compile_expr(i, missing) for i in items]
+
+            def and_(eng, env):
+                for part in parts:
+                    if part(eng, env) in falsy:
+                        return False
+                return True
+            return and_
+        case ast.Or(items=items):
+            parts = [compile_expr(i, missing) for i in items]
+
+            def or_(eng, env):
+                for part in parts:
+                    if part(eng, env) not in falsy:
+                        return True
+                return False
+            return or_
+        case ast.Not(item=item):
+            inner_fn = compile_expr(item, missing)
+            return lambda eng, env: inner_fn(eng, env) in falsy
+        case ast.Is(left=l, right=r, negated=neg):
+            fl, fr = compile_expr(l, missing), compile_expr(r, missing)
+            return lambda eng, env: eng.same(fl(eng, env), fr(eng, env)) != neg
+        case ast.IsA(left=l, type=t, negated=neg):
+            fl, wanted = compile_expr(l, missing), t.lower()
+
+            def is_a(eng, env):
+                v = fl(eng, env)
+                return (type(v).__name__ == "Obj" and wanted in eng.read(v, "types", e)) != neg
+            return is_a
+        case ast.Has(left=l, keyword=k):
+            fl = compile_expr(l, missing)
+
+            def has(eng, env):
+                v = fl(eng, env)
+                return type(v).__name__ == "Obj" and k in eng.read(v, "keywords", e)
+            return has
+        case ast.Compare(op=op, left=l, right=r):
+            fl, fr = compile_expr(l, missing), compile_expr(r, missing)
+            test = {"<": int.__lt__, "<=": int.__le__, ">": int.__gt__, ">=": int.__ge__}[op]
+
+            def compare(eng, env):
+                a, b = fl(eng, env), fr(eng, env)
+                return isinstance(a, int) and isinstance(b, int) and test(a, b)
+            return compare
+        case ast.Add(left=l, right=r):
+            fl, fr = compile_expr(l, missing), compile_expr(r, missing)
+            return lambda eng, env: (fl(eng, env) or 0) + (fr(eng, env) or 0)
+        case ast.Count(var=var, cond=cond):
+            query = ast.Each(var, cond, ast.Block(()))
+            return lambda eng, env: len(eng.select(query, env, None))
+        case ast.Visible(obj=inner):
+            of = compile_expr(inner, missing)
+
+            def visible(eng, env):
+                v = of(eng, env)
+                kind = type(v).__name__
+                if kind == "Obj":
+                    return eng.visible(v.id)
+                if kind == "PlayerRef":
+                    return eng.player_in_game(v.name)
+                return False
+            return visible
+    # Unchanged and anything new: the tree-walking evaluator knows them
+    return lambda eng, env: eng.eval_tree(e, env, None)
+
+
+# ------------------------------------------------------------------ query plans
+
+
+@attrs.frozen
+class Plan:
+    """How to find the candidates of a query: `kind` is "equal" (attribute equals a
+    value computed from the environment), "same" (the variable is a given object), "keyword"
+    or "type"."""
+
+    kind: str
+    attr: str | None = None
+    value: Compiled | None = None
+    name: str | None = None
+
+
+def _mentions(e: ast.Node, var: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == var for n in e.walk())
+
+
+def plan_query(var: str, cond: ast.Node, indexable: set[str], missing: object) -> tuple[Plan, ...]:
+    """The conjuncts an index may answer, most selective first (empty: scan everything)."""
+    conjuncts = cond.items if isinstance(cond, ast.And) else (cond,)
+    found: list[Plan] = []
+    for c in conjuncts:
+        if isinstance(c, ast.Is) and not c.negated:
+            for side, other in ((c.left, c.right), (c.right, c.left)):
+                if _mentions(other, var):
+                    continue
+                if isinstance(side, ast.Name) and side.id == var:
+                    found.append(Plan("same", value=compile_expr(other, missing)))
+                elif (isinstance(side, ast.Attr) and isinstance(side.obj, ast.Name) and side.obj.id == var
+                      and side.name in indexable):
+                    found.append(Plan("equal", side.name, compile_expr(other, missing)))
+        elif isinstance(c, ast.Has) and isinstance(c.left, ast.Name) and c.left.id == var:
+            found.append(Plan("keyword", name=c.keyword))
+        elif isinstance(c, ast.IsA) and not c.negated and isinstance(c.left, ast.Name) and c.left.id == var:
+            found.append(Plan("type", name=c.type.lower()))
+    rank = {"same": 0, "equal": 1, "keyword": 2, "type": 3}
+    return tuple(sorted(found, key=lambda p: rank[p.kind]))

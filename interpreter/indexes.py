@@ -1,0 +1,73 @@
+"""Indexes over the objects of a game, kept up to date as objects change.
+
+Each index maps a value to the ids of the objects that have it: what an object is attached
+to, who owns or (by default) controls it, the value of each rule-declared status, its card
+types and its printed keywords. Lookups return a superset of the matches where effects can
+change the answer (control and keyword effects), so a query always re-checks its condition.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any, Iterable
+
+from interpreter.model import Game, Permanent
+
+FIELDS = ("attached_to", "owner", "controller", "card")
+
+
+class Indexes:
+    def __init__(self, game: Game, statuses: dict[str, Any]):
+        self.game = game
+        self.defaults = statuses  # status name -> default value
+        self.by: dict[str, dict[Any, set[str]]] | None = None
+        self.order: dict[str, int] = {}
+
+    def _entries(self, o: Permanent) -> Iterable[tuple[str, Any]]:
+        for name in FIELDS:
+            yield name, getattr(o, name)
+        for name, value in o.status:
+            if name in self.defaults and value != self.defaults[name]:
+                yield name, value
+        for t in o.types:
+            yield "types", t
+        for k in o.keywords:
+            yield "keywords", k
+
+    def _build(self) -> None:
+        self.by = defaultdict(lambda: defaultdict(set))
+        self.order = {}
+        for position, (oid, o) in enumerate(self.game.objects.items()):
+            self.order[oid] = position
+            for name, value in self._entries(o):
+                self.by[name][value].add(oid)
+
+    def _ready(self) -> dict:
+        if self.by is None or len(self.order) != len(self.game.objects):
+            self._build()
+        return self.by
+
+    def replace(self, old: Permanent | None, new: Permanent) -> None:
+        """Keep the indexes right as one object changes."""
+        if self.by is None:
+            return
+        if new.id not in self.order:
+            self.by = None  # a new object: rebuild on next use
+            return
+        before = set(self._entries(old)) if old is not None else set()
+        after = set(self._entries(new))
+        for name, value in before - after:
+            self.by[name][value].discard(new.id)
+        for name, value in after - before:
+            self.by[name][value].add(new.id)
+
+    def lookup(self, attr: str, value: Any) -> set[str] | None:
+        """Ids that may have `attr == value`; None when no index can answer (scan instead)."""
+        if attr in self.defaults and value == self.defaults[attr]:
+            return None
+        return self._ready()[attr].get(value, set())
+
+    def sort(self, ids: Iterable[str]) -> list[str]:
+        """Candidates in the game's own order, so that results don't depend on set order."""
+        self._ready()
+        return sorted(ids, key=self.order.__getitem__)

@@ -1,0 +1,436 @@
+"""Unit tests for dsl/checker.py: a small rulebook written to a temporary folder is accepted,
+and each kind of mistake in it is rejected with an error that points at the offending text
+(file, line, column) and carries a hint."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dsl.checker import check_scenario
+from dsl.diagnostics import Diagnostic, DiagnosticError
+from dsl.parser import parse, parse_file
+from interpreter.rulebook import Rulebook, assemble, load_version
+
+VERSION = """\
+version 2030-01-01 {
+  title "A test version"
+  section 702.26 subrules a b
+}
+"""
+
+RULES = """\
+status phase: in | out = in
+status phased_out_under: player = none
+
+verb phase_out x {
+  set x.phase = out
+}
+
+verb swap x y {
+  tap x
+  untap y
+}
+
+rule 702.26a untap-step-phasing "Phasing in the untap step." {
+  during untap step of P: each x where x.phase is in and x has phasing and x.controller is P: do phase_out x
+  as x.phase becomes out: set x.phased_out_under = x.controller
+}
+
+rule 702.26b treated-as-nonexistent "Phased-out permanents are hidden." {
+  hide x where x.phase is out
+}
+
+rule 502.1 untap-step-order "Phasing comes first in the untap step." {
+  order untap step: 702.26a, 502.3
+}
+
+rule 502.3 untap-permanents "The active player untaps." {
+  during untap step of P: each x where x.controller is P: untap x
+}
+"""
+
+
+def probe(*clauses: str, rule_id: str = "999.1", slug: str = "probe") -> str:
+    """A block outside 702.26 (so the section check leaves it alone) holding the clauses."""
+    body = "".join(f"  {c}\n" for c in clauses)
+    return f'\nrule {rule_id} {slug} "A block under test." {{\n{body}}}\n'
+
+
+class Book:
+    """A rulebook folder in tmp_path: version.rules and rules.rules."""
+
+    def __init__(self, tmp_path: Path, extra: str = "", *, version: str = VERSION, rules: str = RULES):
+        self.folder = tmp_path / "version"
+        self.folder.mkdir(exist_ok=True)
+        self.version_file = self.folder / "version.rules"
+        self.rules_file = self.folder / "rules.rules"
+        self.version_text = version
+        self.rules_text = rules + extra
+        self.version_file.write_text(self.version_text, encoding="utf-8")
+        self.rules_file.write_text(self.rules_text, encoding="utf-8")
+
+    def assemble(self) -> Rulebook:
+        modules = [parse_file(p) for p in sorted(self.folder.glob("*.rules"))]
+        return assemble(modules, self.folder, {})
+
+    def problems(self) -> list[Diagnostic]:
+        with pytest.raises(DiagnosticError) as info:
+            self.assemble()
+        return info.value.diagnostics
+
+
+def where(text: str, needle: str, occurrence: int = 1) -> tuple[int, int]:
+    """1-based line and column of the n-th occurrence of `needle` in `text`."""
+    index = -1
+    for _ in range(occurrence):
+        index = text.index(needle, index + 1)
+    line = text.count("\n", 0, index) + 1
+    column = index - (text.rfind("\n", 0, index) + 1) + 1
+    return line, column
+
+
+def the_error(diagnostics: list[Diagnostic], fragment: str) -> Diagnostic:
+    matching = [d for d in diagnostics if fragment in d.message]
+    assert len(matching) == 1, f"expected one error containing {fragment!r}, got {diagnostics}"
+    assert matching[0].kind == "error"
+    return matching[0]
+
+
+def assert_at(d: Diagnostic, path: Path, line: int, column: int | None = None) -> None:
+    assert d.span.path == str(path)
+    assert d.span.line == line, d
+    if column is not None:
+        assert d.span.column == column, d
+
+
+# ------------------------------------------------------------------ the baseline is accepted
+
+
+def test_baseline_rulebook_assembles_without_problems(tmp_path):
+    book = Book(tmp_path).assemble()
+    assert [r.id for r in book.rules] == ["502.1", "502.3", "702.26a", "702.26b"]
+    assert set(book.statuses) == {"phase", "phased_out_under"}
+    assert set(book.verbs) == {"phase_out", "swap"}
+
+
+def test_baseline_with_a_correct_probe_block_is_accepted(tmp_path):
+    extra = probe(
+        "hide x where x.phase is out and x.phased_out_under is none",
+        "prefer phase = in",
+        "changes of phase are not zone-change, control-change, attachment-change",
+        "exempt x from 702.26a where x.tapped",
+        "during cleanup of P: each x where x.controller is P: do swap x, x",
+        "as x.phase becomes in: set x.phased_out_under = none, x.tapped = false",
+        "after x.phase becomes out and x.counters.feather > 0: x gets +1/+1 until x leaves the battlefield",
+    )
+    assert Book(tmp_path, extra).assemble().rule("probe") is not None
+
+
+def test_shipped_current_version_loads_and_checks_clean():
+    load_version.cache_clear()
+    try:
+        book = load_version("2026-09-25")
+    finally:
+        load_version.cache_clear()
+    assert book.rule("702.26a") is not None
+
+
+# ------------------------------------------------------------------ names and attributes
+
+
+def test_unknown_attribute_in_a_condition_is_rejected_at_the_attribute_with_a_hint_listing_statuses(tmp_path):
+    b = Book(tmp_path, probe("hide x where x.wobble is in"))
+    d = the_error(b.problems(), "unknown attribute 'wobble'")
+    assert_at(d, b.rules_file, *where(b.rules_text, "x.wobble"))
+    assert d.hint and "phase" in d.hint
+
+
+def test_unknown_attribute_in_a_statement_is_rejected(tmp_path):
+    b = Book(tmp_path, probe("during cleanup of P: each x where x.controller is P: deal 1 damage to x.buddy"))
+    d = the_error(b.problems(), "unknown attribute 'buddy'")
+    assert_at(d, b.rules_file, *where(b.rules_text, "x.buddy"))
+    assert d.hint
+
+
+def test_unknown_name_in_a_condition_is_rejected_at_the_name_with_a_hint(tmp_path):
+    b = Book(tmp_path, probe("hide x where x.phase is sideways"))
+    d = the_error(b.problems(), "unknown name 'sideways'")
+    assert_at(d, b.rules_file, *where(b.rules_text, "sideways"))
+    assert d.hint and "variable" in d.hint
+
+
+def test_variable_not_bound_by_the_hook_is_an_unknown_name(tmp_path):
+    b = Book(tmp_path, probe("during cleanup: tap zed"))
+    d = the_error(b.problems(), "unknown name 'zed'")
+    assert_at(d, b.rules_file, *where(b.rules_text, "zed"))
+    assert d.hint
+
+
+def test_unknown_name_in_a_duration_is_rejected_at_the_duration(tmp_path):
+    b = Book(tmp_path, probe("during cleanup of P: each x where x.controller is P: x gets +1/+1 until Q next turn"))
+    d = the_error(b.problems(), "unknown name 'Q'")
+    assert_at(d, b.rules_file, *where(b.rules_text, "until Q"))
+
+
+def test_unknown_name_in_a_duration_comes_with_a_hint(tmp_path):
+    b = Book(tmp_path, probe("during cleanup of P: each x where x.controller is P: x gets +1/+1 until Q next turn"))
+    assert the_error(b.problems(), "unknown name 'Q'").hint
+
+
+def test_unknown_attribute_after_a_count_is_still_rejected(tmp_path):
+    b = Book(tmp_path, probe("hide x where count(y where y.phase is in) > 0 and x.wobble"))
+    d = the_error(b.problems(), "unknown attribute 'wobble'")
+    assert_at(d, b.rules_file, *where(b.rules_text, "x.wobble"))
+
+
+def test_unknown_attribute_inside_a_count_is_rejected(tmp_path):
+    b = Book(tmp_path, probe("hide x where count(y where y.wobble) > 0"))
+    d = the_error(b.problems(), "unknown attribute 'wobble'")
+    assert_at(d, b.rules_file, *where(b.rules_text, "y.wobble"))
+
+
+# ------------------------------------------------------------------ verbs
+
+
+def test_unknown_verb_is_rejected_at_the_call_with_a_hint_listing_verbs(tmp_path):
+    b = Book(tmp_path, probe("during cleanup of P: each x where x.controller is P: do teleport x"))
+    d = the_error(b.problems(), "unknown action 'teleport'")
+    assert_at(d, b.rules_file, *where(b.rules_text, "do teleport"))
+    assert d.hint and "phase_out" in d.hint and "swap" in d.hint
+
+
+@pytest.mark.parametrize("call, message", [
+    ("do phase_out x, P", "'phase_out' takes 1 argument(s), 2 given"),
+    ("do swap x", "'swap' takes 2 argument(s), 1 given"),
+])
+def test_wrong_number_of_verb_arguments_is_rejected_at_the_call(tmp_path, call, message):
+    b = Book(tmp_path, probe(f"during cleanup of P: each x where x.controller is P: {call}"))
+    d = the_error(b.problems(), message)
+    assert_at(d, b.rules_file, *where(b.rules_text, call))
+
+
+def test_wrong_number_of_verb_arguments_comes_with_a_hint(tmp_path):
+    b = Book(tmp_path, probe("during cleanup of P: each x where x.controller is P: do swap x"))
+    d = the_error(b.problems(), "'swap' takes 2 argument(s)")
+    assert d.hint and "x y" in d.hint
+
+
+def test_unknown_verb_inside_a_verb_body_is_rejected(tmp_path):
+    b = Book(tmp_path, "\nverb wobble x {\n  do vanish x\n}\n")
+    d = the_error(b.problems(), "unknown action 'vanish'")
+    assert_at(d, b.rules_file, *where(b.rules_text, "do vanish"))
+    assert d.hint
+
+
+# ------------------------------------------------------------------ statuses and their values
+
+
+def test_set_of_an_unknown_status_is_rejected_at_the_assignment_with_a_hint(tmp_path):
+    b = Book(tmp_path, probe("as x.phase becomes out: set x.shimmer = true"))
+    d = the_error(b.problems(), "'shimmer'")
+    assert "cannot set" in d.message or "unknown" in d.message
+    assert_at(d, b.rules_file, *where(b.rules_text, "x.shimmer"))
+    assert d.hint and "phase" in d.hint
+
+
+def test_set_of_a_value_outside_the_status_enum_is_rejected_at_the_value(tmp_path):
+    b = Book(tmp_path, probe("as x.phase becomes out: set x.phase = sideways"))
+    d = the_error(b.problems(), "'sideways' is not a value of status 'phase'")
+    assert_at(d, b.rules_file, *where(b.rules_text, "sideways"))
+    assert d.hint == "values: in, out"
+
+
+def test_change_to_a_value_outside_the_status_enum_is_rejected_at_the_value(tmp_path):
+    b = Book(tmp_path, probe("as x.phase becomes sideways: tap x"))
+    d = the_error(b.problems(), "'sideways' is not a value of status 'phase'")
+    assert_at(d, b.rules_file, *where(b.rules_text, "sideways"))
+    assert d.hint == "values: in, out"
+
+
+def test_change_of_an_unknown_status_is_rejected(tmp_path):
+    b = Book(tmp_path, probe("look back on x.shimmer becomes out"))
+    d = the_error(b.problems(), "unknown status 'shimmer'")
+    assert_at(d, b.rules_file, *where(b.rules_text, "x.shimmer"))
+    assert d.hint and "phase" in d.hint
+
+
+def test_prefer_of_a_value_outside_the_status_enum_is_rejected(tmp_path):
+    b = Book(tmp_path, probe("prefer phase = sideways"))
+    d = the_error(b.problems(), "'sideways'")
+    assert_at(d, b.rules_file, *where(b.rules_text, "sideways"))
+    assert d.hint
+
+
+def test_status_default_outside_its_enum_is_rejected_at_the_default(tmp_path):
+    b = Book(tmp_path, "\nstatus glow: dim | bright = blinding\n")
+    d = the_error(b.problems(), "'blinding' cannot be the default of status 'glow'")
+    assert_at(d, b.rules_file, *where(b.rules_text, "blinding"))
+
+
+def test_status_default_outside_its_enum_comes_with_a_hint_listing_values(tmp_path):
+    b = Book(tmp_path, "\nstatus glow: dim | bright = blinding\n")
+    d = the_error(b.problems(), "cannot be the default")
+    assert d.hint and "dim" in d.hint and "bright" in d.hint
+
+
+# ------------------------------------------------------------------ perceptions and rule ids
+
+
+def test_unknown_perception_in_changes_are_not_is_rejected_with_a_hint_listing_perceptions(tmp_path):
+    b = Book(tmp_path, probe("changes of phase are not zone-change, teleport-change"))
+    d = the_error(b.problems(), "unknown perception 'teleport-change'")
+    assert_at(d, b.rules_file, where(b.rules_text, "changes of phase")[0])
+    assert d.hint and "zone-change" in d.hint and "attachment-change" in d.hint
+
+
+def test_unknown_status_in_changes_are_not_is_rejected(tmp_path):
+    b = Book(tmp_path, probe("changes of shimmer are not zone-change"))
+    d = the_error(b.problems(), "unknown status 'shimmer'")
+    assert_at(d, b.rules_file, where(b.rules_text, "changes of shimmer")[0])
+    assert d.hint
+
+
+def test_unknown_rule_id_in_order_is_rejected_with_a_hint(tmp_path):
+    b = Book(tmp_path, probe("order untap step: 702.26a, 702.26z"))
+    d = the_error(b.problems(), "no block 702.26z in this version")
+    assert_at(d, b.rules_file, *where(b.rules_text, "order untap step: 702.26a, 702.26z"))
+    assert d.hint
+
+
+def test_unknown_rule_id_in_exempt_is_rejected_with_a_hint(tmp_path):
+    b = Book(tmp_path, probe("exempt x from 123.4 where x.tapped"))
+    d = the_error(b.problems(), "no block 123.4 in this version")
+    assert_at(d, b.rules_file, *where(b.rules_text, "exempt x from 123.4"))
+    assert d.hint
+
+
+# ------------------------------------------------------------------ duplicates
+
+
+def test_duplicated_rule_id_is_rejected_at_the_second_block_and_the_hint_points_at_the_first(tmp_path):
+    b = Book(tmp_path, probe("hide x where x.tapped", rule_id="702.26b", slug="other-slug"))
+    d = the_error(b.problems(), "rule 702.26b appears twice")
+    assert_at(d, b.rules_file, *where(b.rules_text, "rule 702.26b", 2))
+    first_line = where(b.rules_text, "rule 702.26b", 1)[0]
+    assert d.hint and f"{b.rules_file}:{first_line}:" in d.hint
+
+
+def test_duplicated_rule_id_across_files_is_rejected(tmp_path):
+    b = Book(tmp_path)
+    (b.folder / "more.rules").write_text(probe("hide x where x.tapped", rule_id="502.3", slug="again"), encoding="utf-8")
+    d = the_error(b.problems(), "rule 502.3 appears twice")
+    # files are read in name order, so more.rules holds the first 502.3 and rules.rules the second
+    assert_at(d, b.rules_file, *where(b.rules_text, "rule 502.3"))
+    assert d.hint and f"first at {b.folder / 'more.rules'}:2:1" in d.hint
+
+
+def test_duplicated_slug_is_rejected_at_the_second_block_with_a_hint(tmp_path):
+    b = Book(tmp_path, probe("hide x where x.tapped", rule_id="999.2", slug="treated-as-nonexistent"))
+    d = the_error(b.problems(), "slug 'treated-as-nonexistent' is used by 702.26b and 999.2")
+    assert_at(d, b.rules_file, *where(b.rules_text, "rule 999.2"))
+    assert d.hint
+
+
+def test_status_declared_twice_is_rejected_at_the_second_declaration(tmp_path):
+    b = Book(tmp_path, "\nstatus phase: in | out = out\n")
+    d = the_error(b.problems(), "status 'phase' is declared twice")
+    assert_at(d, b.rules_file, *where(b.rules_text, "status phase:", 2))
+    assert d.hint and f"{b.rules_file}:1:" in d.hint
+
+
+# ------------------------------------------------------------------ a version's subrules
+
+
+def test_subrule_listed_by_the_version_without_a_block_is_rejected_at_the_section(tmp_path):
+    b = Book(tmp_path, version=VERSION.replace("subrules a b", "subrules a b c"))
+    d = the_error(b.problems(), "subrule 702.26c is listed by the version but has no block")
+    assert_at(d, b.version_file, *where(b.version_text, "section 702.26"))
+    assert d.hint and "rule 702.26c" in d.hint
+
+
+def test_block_whose_letter_the_version_does_not_list_is_rejected_at_the_block(tmp_path):
+    b = Book(tmp_path, probe("hide x where x.tapped", rule_id="702.26d", slug="extra-block"))
+    d = the_error(b.problems(), "block 702.26d is not a subrule this version lists")
+    assert_at(d, b.rules_file, *where(b.rules_text, "rule 702.26d"))
+    assert d.hint and "section 702.26" in d.hint
+
+
+def test_missing_and_extra_subrules_are_all_reported_together(tmp_path):
+    b = Book(tmp_path, probe("hide x where x.tapped", rule_id="702.26e", slug="extra-block"),
+             version=VERSION.replace("subrules a b", "subrules a b c d"))
+    messages = sorted(d.message for d in b.problems())
+    assert messages == [
+        "block 702.26e is not a subrule this version lists",
+        "subrule 702.26c is listed by the version but has no block",
+        "subrule 702.26d is listed by the version but has no block",
+    ]
+
+
+def test_letter_listed_twice_is_rejected(tmp_path):
+    b = Book(tmp_path, version=VERSION.replace("subrules a b", "subrules a b b"))
+    d = the_error(b.problems(), "'b' is not a single subrule letter listed once")
+    assert_at(d, b.version_file, *where(b.version_text, "section 702.26"))
+
+
+def test_load_version_of_a_folder_reports_the_checkers_errors(tmp_path):
+    b = Book(tmp_path, probe("hide x where x.wobble"))
+    load_version.cache_clear()
+    try:
+        with pytest.raises(DiagnosticError) as info:
+            load_version(str(b.folder))
+    finally:
+        load_version.cache_clear()
+    d = the_error(info.value.diagnostics, "unknown attribute 'wobble'")
+    assert_at(d, b.rules_file, *where(b.rules_text, "x.wobble"))
+
+
+# ------------------------------------------------------------------ scenarios
+
+
+SCENARIO = """\
+scenario "checked" {
+  players Alice Bob
+  turn 1 of Alice
+  permanent d = "Bear", controller Alice
+  script {
+    next turn
+    expect d.phase is out and d.phased_out_under is Alice
+EXTRA  }
+}
+"""
+
+
+def scenario_problems(tmp_path, extra_steps: str = "", text: str = SCENARIO) -> tuple[str, list[Diagnostic]]:
+    book = Book(tmp_path).assemble()
+    source = text.replace("EXTRA", extra_steps)
+    (scn,) = parse(source, "s.scenario").items
+    return source, check_scenario(scn, book)
+
+
+def test_valid_scenario_has_no_problems(tmp_path):
+    assert scenario_problems(tmp_path)[1] == []
+
+
+def test_scenario_expectation_with_unknown_name_is_rejected_at_the_name(tmp_path):
+    source, problems = scenario_problems(tmp_path, "    expect ghost.phase is out\n")
+    d = the_error(problems, "unknown name 'ghost'")
+    assert d.span.path == "s.scenario"
+    assert (d.span.line, d.span.column) == where(source, "ghost")
+    assert d.hint
+
+
+def test_scenario_expectation_with_unknown_attribute_is_rejected(tmp_path):
+    source, problems = scenario_problems(tmp_path, "    expect d.shimmer is out\n")
+    d = the_error(problems, "unknown attribute 'shimmer'")
+    assert (d.span.line, d.span.column) == where(source, "d.shimmer")
+    assert d.hint
+
+
+def test_scenario_permanent_with_a_value_outside_the_status_enum_is_rejected(tmp_path):
+    text = SCENARIO.replace('controller Alice\n', 'controller Alice, set phase = sideways\n')
+    source, problems = scenario_problems(tmp_path, text=text)
+    d = the_error(problems, "'sideways'")
+    assert (d.span.line, d.span.column) == where(source, "sideways")
+    assert d.hint

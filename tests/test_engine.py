@@ -1,0 +1,463 @@
+"""Unit tests of the generic engine mechanisms, driven by the current rulebook.
+
+The engine knows no phasing: hiding, simultaneous writes and `prefer`, perceptions and their
+`changes of ... are not` exceptions, hook order, look-back and the checked assertions are
+generic. Each test shows one mechanism doing what a rule block asks of it, and (where the
+block is operative) that deleting or altering the block changes the outcome, so the test can
+fail. Each docstring states the expected outcome and the subrule it comes from.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from dsl import ast
+from dsl.diagnostics import DiagnosticError
+from dsl.parser import parse
+from interpreter.engine import Engine, RulesError
+from interpreter.rulebook import RULES_ROOT, Rulebook, assemble, load_cards, load_version
+from interpreter.scenario import ScenarioRun
+from interpreter.trace import SCRIPT, Cause
+
+VERSION = "2026-09-25"
+
+
+@pytest.fixture(scope="module")
+def book() -> Rulebook:
+    return load_version(VERSION)
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def start(book: Rulebook, setup: str, players: str = "Alice Bob", active: str = "Alice") -> ScenarioRun:
+    """A game built from scenario lines (permanents), under `book`."""
+    text = f'scenario "unit" {{\n  players {players}\n  turn 1 of {active}\n{setup}\n  script {{\n  }}\n}}\n'
+    (scn,) = parse(text, "<unit>").items
+    return ScenarioRun(scn, book, "<unit>")
+
+
+def step(run: ScenarioRun, *lines: str) -> None:
+    """Play script lines, one at a time, with ScenarioRun.do."""
+    for line in lines:
+        (scn,) = parse(f'scenario "s" {{\n  script {{\n    {line}\n  }}\n}}\n', "<step>").items
+        (script,) = scn.entries
+        run.do(script.steps[0])
+
+
+def statement(text: str) -> ast.Node:
+    """A statement of the rules language, read as the body of a test card's spell."""
+    (card,) = parse(f'card "Probe" {{\n  types instant\n  spell: {text}\n}}\n', "<probe>").items
+    (spell,) = [e for e in card.entries if isinstance(e, ast.Spell)]
+    return spell.body
+
+
+def value(run: ScenarioRun, expr: str):
+    """An expression of the rules language, evaluated by the engine against the game."""
+    (scn,) = parse(f'scenario "s" {{\n  script {{\n    expect {expr}\n  }}\n}}\n', "<expr>").items
+    (script,) = scn.entries
+    return run.engine.eval(script.steps[0].cond, {})
+
+
+def status(run: ScenarioRun, oid: str, name: str):
+    e = run.engine
+    return e.raw(oid, name)
+
+
+def variant(edits: dict[str, list[tuple[str, str]]]) -> Rulebook:
+    """The current rule files with textual edits, parsed and assembled like a shipped version."""
+    modules = []
+    for path in sorted((RULES_ROOT / VERSION).glob("*.rules")):
+        text = path.read_text(encoding="utf-8")
+        for old, new in edits.get(path.name, []):
+            assert text.count(old) == 1, f"edit target not found exactly once in {path.name}: {old!r}"
+            text = text.replace(old, new)
+        modules.append(parse(text, str(path)))
+    return assemble(modules, folder=None, cards=load_cards())
+
+
+TWO_BEARS = """
+  permanent bear = "Grizzly Bears", controller Alice
+  permanent away = "Grizzly Bears", controller Alice, set phase = out, set phased_out_under = Alice
+"""
+
+
+# ================================================================ hide (702.26b)
+
+
+def test_queries_that_do_not_name_phase_skip_phased_out_objects(book):
+    """702.26b: a phased-out permanent is treated as though it doesn't exist. A count that doesn't
+    mention `phase` sees 1 of the 2 bears; one that names `phase` sees both. Naming another status
+    (phased_out_under) does not lift the hide: only the status the hide rule is written on does."""
+    run = start(book, TWO_BEARS)
+    assert run.engine.visible("bear") and not run.engine.visible("away")
+    assert value(run, "count(x where x is a creature)") == 1
+    assert value(run, "count(x where x is a creature and (x.phase is in or x.phase is out))") == 2
+    assert value(run, "count(x where x.phase is out)") == 1
+    assert value(run, "count(x where x.phased_out_under is Alice)") == 0
+
+
+def test_statements_act_only_on_what_their_query_sees(book):
+    """702.26b: `each x where x is a creature: tap x` taps the phased-in bear only; a statement
+    whose query names `phase` (like 702.26a's) reaches the phased-out one."""
+    run = start(book, TWO_BEARS)
+    run.engine.run(statement("each x where x is a creature: tap x"), {}, SCRIPT)
+    assert (run.game.objects["bear"].tapped, run.game.objects["away"].tapped) == (True, False)
+    run.engine.run(statement("each x where x.phase is out: tap x"), {}, SCRIPT)
+    assert run.game.objects["away"].tapped is True
+
+
+def test_the_hide_comes_from_the_rule_file(book):
+    """702.26b is the only source of hiding: without that block, the same count sees both bears,
+    and the phased-out one can be targeted and dealt lethal damage (Shock: it goes to the
+    graveyard), where the shipped rules refuse the target."""
+    run = start(book.without("702.26b"), TWO_BEARS)
+    assert value(run, "count(x where x is a creature)") == 2
+    step(run, 'cast "Shock" by Alice targeting away')
+    assert run.game.objects["away"].zone == "graveyard"
+
+
+def test_a_hidden_object_cannot_be_targeted(book):
+    """702.26b: a phased-out creature is not a legal target; casting at it is a RulesError."""
+    run = start(book, TWO_BEARS)
+    with pytest.raises(RulesError, match="cannot be a target"):
+        step(run, 'cast "Giant Growth" by Alice targeting away')
+
+
+# ================================================================ simultaneous writes and prefer (702.26h)
+
+
+ENCHANTED = """
+  permanent bear = "Grizzly Bears", controller Alice
+  permanent strength = "Holy Strength", controller Alice, attached to bear
+"""
+
+
+def test_prefer_settles_direct_and_indirect_phasing(book):
+    """702.26h: Teferi's Protection phases out the creature and its Aura directly while 702.26g
+    phases the Aura out indirectly, all at once; `prefer phased_indirectly = true` settles it:
+    the Aura is phased out indirectly and no error is raised."""
+    run = start(book, ENCHANTED)
+    step(run, "cast \"Teferi's Protection\" by Alice")
+    assert status(run, "strength", "phase") == "out"
+    assert status(run, "strength", "phased_indirectly") is True
+    assert status(run, "bear", "phased_indirectly") is False
+
+
+def test_without_prefer_the_same_writes_conflict(book):
+    """702.26h deleted: the same cast writes phased_indirectly = false (the verb phase_out, from the
+    card) and = true (702.26g) to the Aura at once, which the engine refuses as conflicting, naming
+    both causes."""
+    run = start(book.without("702.26h"), ENCHANTED)
+    with pytest.raises(RulesError) as info:
+        step(run, "cast \"Teferi's Protection\" by Alice")
+    message = info.value.diagnostics[0].message
+    assert "conflicting" in message
+    assert "strength.phased_indirectly" in message
+    assert "Teferi's Protection" in message and "702.26g" in message
+
+
+def test_conflicting_writes_of_any_attribute_are_an_error(book):
+    """Generic: two different values written at once to one attribute with no `prefer` for it
+    (tapped) is a RulesError; the same two statements in sequence are fine (the last one wins)."""
+    run = start(book, ENCHANTED)
+    with pytest.raises(RulesError, match="conflicting simultaneous changes: bear.tapped"):
+        run.engine.run(statement("simultaneously { each x where x is a creature: tap x  each x where x is a creature: untap x }"),
+                       {}, SCRIPT)
+    assert run.game.objects["bear"].tapped is False, "nothing was applied"
+    run.engine.run(statement("{ each x where x is a creature: untap x  each x where x is a creature: tap x }"), {}, SCRIPT)
+    assert run.game.objects["bear"].tapped is True
+
+
+def test_simultaneous_selection_is_made_before_anything_changes(book):
+    """702.26a: the two halves of the untap-step phasing happen at once, so a permanent with
+    phasing that phases in is not selected to phase out in the same step (and vice versa)."""
+    run = start(book, """
+  permanent sleeper = "Breezekeeper", controller Alice, set phase = out, set phased_out_under = Alice
+  permanent awake = "Breezekeeper", controller Alice
+""", active="Bob")
+    step(run, "next turn")
+    assert (status(run, "sleeper", "phase"), status(run, "awake", "phase")) == ("in", "out")
+
+
+# ================================================================ perceptions: changes of phase are not ... (702.26d, 702.26j)
+
+
+RIFTWATCHER = """
+  permanent watcher = "Aven Riftwatcher", controller Alice
+"""
+
+
+def test_phasing_is_not_a_zone_change(book):
+    """702.26d: phasing Aven Riftwatcher out and back in triggers neither its leaves- nor its
+    enters-the-battlefield ability: Alice stays at 20 life, and the trace has no leaves/enters event."""
+    run = start(book, RIFTWATCHER)
+    step(run, 'cast "Slip Away" by Alice targeting watcher', 'cast "Time and Tide" by Alice')
+    assert status(run, "watcher", "phase") == "in"
+    assert run.game.players["Alice"].life == 20
+    assert not [e for e in run.engine.trace if e.kind in ("enters", "leaves")]
+
+
+def test_without_702_26d_phasing_fires_zone_change_triggers(book):
+    """702.26d deleted: the engine's default perception applies, so phasing out is seen as leaving
+    the battlefield (+2 life, 22) and phasing in as entering it (+2 more, 24)."""
+    run = start(book.without("702.26d"), RIFTWATCHER)
+    step(run, 'cast "Slip Away" by Alice targeting watcher')
+    assert run.game.players["Alice"].life == 22
+    leaves = [e for e in run.engine.trace if e.kind == "leaves"]
+    assert [e.subject for e in leaves] == ["watcher"] and "as the game sees it" in leaves[0].detail
+    step(run, 'cast "Time and Tide" by Alice')
+    assert run.game.players["Alice"].life == 24
+
+
+def test_without_702_26j_phasing_fires_attachment_triggers(book):
+    """702.26j: phasing out a creature together with its Aura is not becoming unattached, so
+    Attachment Watcher's "becomes unattached" ability does not trigger (life 20). With 702.26j
+    deleted it does (life 21)."""
+    setup = """
+  permanent watcher = "Attachment Watcher", controller Alice
+  permanent strength = "Holy Strength", controller Alice, attached to watcher
+"""
+    lives = []
+    for rules in (book, book.without("702.26j")):
+        run = start(rules, setup)
+        step(run, 'cast "Slip Away" by Alice targeting watcher')
+        assert status(run, "strength", "phase") == "out"
+        lives.append(run.game.players["Alice"].life)
+    assert lives == [20, 21]
+
+
+# ================================================================ order (502.1), exempt (610.4), look back (603.10b)
+
+
+TAPPED_AWAY = """
+  permanent bear = "Grizzly Bears", controller Alice, tapped, set phase = out, set phased_out_under = Alice
+"""
+
+
+def test_phasing_comes_before_untapping(book):
+    """502.1: the untap step begins with phasing, so a tapped permanent that phases in is untapped
+    in the same step (502.3)."""
+    run = start(book, TAPPED_AWAY, active="Bob")
+    step(run, "next turn")
+    assert status(run, "bear", "phase") == "in" and run.game.objects["bear"].tapped is False
+
+
+def test_without_502_1_a_phased_in_permanent_stays_tapped(book):
+    """502.1 deleted: hooks run in CR order, 502.3 before 702.26a, so the bear is untapped (no-op:
+    it is phased out) before it phases in, and stays tapped."""
+    run = start(book.without("502.1"), TAPPED_AWAY, active="Bob")
+    step(run, "next turn")
+    assert status(run, "bear", "phase") == "in" and run.game.objects["bear"].tapped is True
+
+
+def test_exempt_keeps_a_phase_out_until_permanent_out_in_untap_steps(book):
+    """610.4: a permanent phased out until Oubliette leaves doesn't phase in at its controller's
+    untap step (the `exempt ... from 702.26a` clause); without that clause it does."""
+    setup = '  permanent bear = "Grizzly Bears", controller Bob'
+    exemptless = variant({"support.rules": [("  exempt x from 702.26a where x.phase_until is not none\n", "")]})
+    phases = []
+    for rules in (book, exemptless):
+        run = start(rules, setup)
+        step(run, 'cast "Oubliette" by Alice targeting bear', "next turn")
+        assert run.game.active == "Bob"
+        phases.append(status(run, "bear", "phase"))
+    assert phases == ["out", "in"]
+
+
+def test_look_back_lets_a_phase_out_trigger_see_its_source(book):
+    """603.10b: Ertai's Familiar's "when this phases out" ability triggers although the Familiar is
+    then phased out (Alice draws 1); without the look-back it is not seen and nothing triggers."""
+    setup = '  permanent familiar = "Ertai\'s Familiar", controller Alice'
+    hands = []
+    for rules in (book, book.without("603.10b")):
+        run = start(rules, setup, active="Bob")
+        step(run, "next turn")
+        assert status(run, "familiar", "phase") == "out"
+        hands.append(run.game.players["Alice"].hand)
+    assert hands == [1, 0]
+
+
+# ================================================================ checked assertions
+
+
+def test_assertion_702_26d_fires_when_phasing_changes_counters(book):
+    """702.26d (assertion): counters stay on a phasing permanent. A variant 702.26a that also changes
+    a permanent's counters as it phases out (the language has no statement that removes counters,
+    so it adds one) makes the 702.26d assertion raise a RulesError naming 702.26d."""
+    broken = variant({"702.26.rules": [(
+        "  as x.phase becomes out: set x.phased_out_under = x.controller\n",
+        "  as x.phase becomes out: {\n    set x.phased_out_under = x.controller\n    put 1 p1p1 counters on x\n  }\n",
+    )]})
+    setup = '  permanent djinn = "Breezekeeper", controller Alice, counter p1p1 = 2'
+    with pytest.raises(RulesError) as info:
+        step(start(broken, setup, active="Bob"), "next turn")
+    message = info.value.diagnostics[0].message
+    assert "702.26d" in message and "no-zone-change" in message and "djinn" in message
+    # the operative blocks alone change the counters; it is the assertion that objects
+    run = start(broken.without("702.26d"), setup, active="Bob")
+    step(run, "next turn")
+    assert dict(run.game.objects["djinn"].counters) == {"p1p1": 3}
+    # and the shipped rules keep them
+    run = start(book, setup, active="Bob")
+    step(run, "next turn")
+    assert dict(run.game.objects["djinn"].counters) == {"p1p1": 2}
+
+
+def test_assertion_702_26p_fires_when_phasing_happens_twice_in_one_untap_step(book):
+    """702.26p (assertion): a permanent phases at most once per untap step. If 702.26a's two halves
+    were not simultaneous, a permanent with phasing would phase out and straight back in: the
+    assertion raises a RulesError naming 702.26p."""
+    broken = variant({"702.26.rules": [("  during untap step of P: simultaneously {\n", "  during untap step of P: {\n")]})
+    with pytest.raises(RulesError) as info:
+        step(start(broken, '  permanent djinn = "Breezekeeper", controller Alice', active="Bob"), "next turn")
+    message = info.value.diagnostics[0].message
+    assert "702.26p" in message and "djinn.phase changed 2 times" in message
+
+
+def test_assertion_702_26c_fires_when_a_phased_in_permanent_stays_hidden(book):
+    """702.26c (assertion): after phasing in, the game sees the permanent again. A variant hide rule
+    that also hides tapped permanents breaks that for a tapped one, and Time and Tide phasing the
+    tapped bear in raises a RulesError naming 702.26c."""
+    broken = variant({"702.26.rules": [("  hide x where x.phase is out\n", "  hide x where x.phase is out or x.tapped\n")]})
+    run = start(broken, '  permanent bear = "Grizzly Bears", controller Alice, tapped, '
+                        'set phase = out, set phased_out_under = Alice')
+    with pytest.raises(RulesError, match=r"702\.26c phasing-in-restores.*bear"):
+        step(run, 'cast "Time and Tide" by Alice')
+
+
+def test_assertion_702_26i_fires_when_phasing_in_moves_an_attachment(book):
+    """702.26i (assertion): a directly phased-out Aura phases in attached to what it was attached to.
+    A variant that unattaches whatever phases in makes the assertion raise a RulesError naming 702.26i."""
+    broken = variant({"702.26.rules": [("  as x.phase becomes in: set x.phased_indirectly = false\n",
+                                        "  as x.phase becomes in: set x.phased_indirectly = false\n"
+                                        "  as x.phase becomes in: unattach x\n")]})
+    run = start(broken, ENCHANTED)
+    step(run, 'cast "Slip Away" by Alice targeting strength', "next turn")
+    with pytest.raises(RulesError, match=r"702\.26i reattach-on-return.*strength"):
+        step(run, "next turn")
+
+
+def test_assertion_702_26m_fires_when_a_skipped_untap_step_still_phases(book):
+    """702.26m (assertion): a skipped untap step means no phasing that turn. A variant that does
+    702.26a's phasing at the beginning of the turn instead of in the untap step phases a Breezekeeper
+    out in a turn whose untap step is skipped; the 702.26m assertion should raise a RulesError."""
+    broken = variant({"702.26.rules": [("  during untap step of P: simultaneously {\n",
+                                        "  during beginning of turn of P: simultaneously {\n")]})
+    run = start(broken, '  permanent djinn = "Breezekeeper", controller Alice', active="Bob")
+    raised = None
+    try:
+        step(run, "next turn skipping untap step")
+    except RulesError as exc:
+        raised = exc.diagnostics[0].message
+    assert status(run, "djinn", "phase") == "out", "premise: the variant phased the djinn in a skipped-untap turn"
+    assert raised is not None and "702.26m" in raised, f"702.26m's assertion did not fire (error: {raised})"
+
+
+def test_rules_that_never_settle_are_reported(book):
+    """Generic: state-based checks that flip a creature's phase forever (a variant 611.2b) make the
+    engine give up with a RulesError saying the rules never settle, instead of looping."""
+    broken = variant({"support.rules": [(
+        "  during state check: end effects whose condition fails\n",
+        "  during state check: end effects whose condition fails\n"
+        "  during state check: each x where x.phase is in and x is a creature: do phase_out x\n"
+        "  during state check: each x where x.phase is out and x is a creature: do phase_in x\n",
+    )]})
+    # the initial state is settled as the game is built, so that is where it gives up
+    with pytest.raises(DiagnosticError) as info:
+        start(broken, '  permanent bear = "Grizzly Bears", controller Alice')
+    assert "never settle" in info.value.diagnostics[0].message
+
+
+def test_reactions_that_never_end_are_reported(book):
+    """Generic: `after` clauses that phase a permanent back in as it phases out and out as it
+    phases in (a variant 702.26f) recurse forever; the engine stops with a RulesError."""
+    broken = variant({"702.26.rules": [(
+        "  after x.phase becomes out: end effects tracking x\n",
+        "  after x.phase becomes out: end effects tracking x\n"
+        "  after x.phase becomes out: do phase_in x\n"
+        "  after x.phase becomes in: do phase_out x\n",
+    )]})
+    run = start(broken, '  permanent bear = "Grizzly Bears", controller Alice')
+    with pytest.raises(RulesError, match="never settle"):
+        step(run, 'cast "Slip Away" by Alice targeting bear')
+
+
+# ================================================================ state checks notice every kind of change
+
+
+def test_state_checks_notice_a_player_leaving(book):
+    """704.5m, 800.4a: an Aura attached to a player who leaves the game is attached to something
+    that isn't there, so the state-based action puts it into its owner's graveyard at once. (The
+    generated-game property tests caught an in-progress change to the engine's state-check
+    bookkeeping that left this Curse on the battlefield; this pins it.)"""
+    run = start(book, '  permanent curse = "Curse of Chains", controller Bob, attached to Alice',
+                players="Alice Bob Carol", active="Carol")
+    step(run, "Alice leaves the game")
+    assert run.game.objects["curse"].zone == "graveyard"
+    (move,) = [e for e in run.engine.trace if e.kind == "change" and e.subject == "curse"]
+    assert move.cause == Cause("rule", "704.5m", "illegal-aura")
+
+
+def test_state_checks_notice_an_aura_phasing_out(book):
+    """702.26b, 704.5g: when Holy Strength phases out, its +1/+2 is gone, and a Bears with 3 damage
+    now has lethal damage and is destroyed by the state-based action."""
+    run = start(book, """
+  permanent bear = "Grizzly Bears", controller Alice, damage 3
+  permanent strength = "Holy Strength", controller Alice, attached to bear
+""")
+    assert run.engine.chars("bear")["toughness"] == 4
+    step(run, 'cast "Slip Away" by Bob targeting strength')
+    assert run.game.objects["bear"].zone == "graveyard"
+
+
+# ================================================================ the trace names its causes
+
+
+def test_trace_events_name_the_rule_block_that_caused_them(book):
+    """Every change records its cause: in Alice's untap step the Breezekeeper's phase change and
+    phased_out_under come from 702.26a untap-step-phasing, its Aura's from 702.26g indirect-phasing;
+    Slip Away's change names the card and a `move` step the script. Every rule cause carries the
+    block's id and slug as the rulebook has them."""
+    run = start(book, """
+  permanent djinn = "Breezekeeper", controller Alice
+  permanent strength = "Holy Strength", controller Alice, attached to djinn
+  permanent bear = "Grizzly Bears", controller Bob
+  permanent land = "Plains", controller Bob
+""", active="Bob")
+    step(run, "next turn", 'cast "Slip Away" by Alice targeting bear', "move land to graveyard")
+    changes = {(e.subject, dict(e.data)["attr"]): e.cause for e in run.engine.trace if e.kind == "change"}
+    assert changes[("djinn", "phase")] == Cause("rule", "702.26a", "untap-step-phasing")
+    assert changes[("djinn", "phased_out_under")] == Cause("rule", "702.26a", "untap-step-phasing")
+    assert changes[("strength", "phase")] == Cause("rule", "702.26g", "indirect-phasing")
+    assert changes[("strength", "phased_indirectly")] == Cause("rule", "702.26g", "indirect-phasing")
+    assert changes[("bear", "phase")] == Cause("card", "Slip Away")
+    assert changes[("land", "zone")] == SCRIPT
+    untap = next(e for e in run.engine.trace if e.kind == "change" and e.subject == "djinn")
+    assert untap.render().startswith("[702.26a untap-step-phasing] djinn: phase: in -> out")
+    for e in run.engine.trace:
+        if e.cause.kind == "rule":
+            rule = book.rule(e.cause.id)
+            assert rule is not None and e.cause.label == rule.slug, e.render()
+
+
+def test_engine_can_be_driven_directly(book):
+    """The Engine API without a scenario: next_turn, player_leaves and cleanup on a game built once.
+    702.26a phases the djinn out in Alice's untap step and in at her next one; 702.26k takes Bob's
+    phased-out bear out of the game when Bob leaves; 514.2 clears damage on a phased-out permanent."""
+    run = start(book, """
+  permanent djinn = "Breezekeeper", controller Alice
+  permanent bear = "Grizzly Bears", controller Bob, damage 1, set phase = out, set phased_out_under = Bob
+""", players="Alice Bob Carol", active="Carol")
+    engine: Engine = run.engine
+    engine.cleanup()
+    assert run.game.objects["bear"].damage == 0
+    engine.next_turn()
+    assert (run.game.active, status(run, "djinn", "phase")) == ("Alice", "out")
+    engine.player_leaves("Bob")
+    assert run.game.objects["bear"].zone == "outside"
+    assert not [e for e in engine.trace if e.kind == "trigger"]
+    engine.next_turn()
+    assert run.game.active == "Carol", "Bob's turn is skipped"
+    engine.next_turn()
+    assert (run.game.active, status(run, "djinn", "phase")) == ("Alice", "in")

@@ -1,0 +1,668 @@
+"""Unit tests for dsl/parser.py: every kind of item, clause, statement, card entry and
+scenario entry parses to the expected AST; nodes carry correct spans; syntax errors give a
+positioned Diagnostic with a hint; every shipped file parses."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dsl import ast as A
+from dsl.diagnostics import Diagnostic, DiagnosticError, Span
+from dsl.parser import parse, parse_file
+
+ROOT = Path(__file__).resolve().parent.parent
+SHIPPED_RULES = sorted((ROOT / "rules").rglob("*.rules"))
+SHIPPED_SCENARIOS = sorted((ROOT / "tests" / "scenarios").glob("*.scenario"))
+SHIPPED = SHIPPED_RULES + SHIPPED_SCENARIOS
+
+
+def N(name: str) -> A.Name:
+    return A.Name(name)
+
+
+def one_item(text: str):
+    module = parse(text, "t.rules")
+    assert len(module.items) == 1, module
+    return module.items[0]
+
+
+def rule_clauses(body: str) -> tuple:
+    rule = one_item(f'rule 702.26a some-slug "summary" {{\n{body}\n}}')
+    assert isinstance(rule, A.Rule)
+    return rule.clauses
+
+
+def spell_body(stmt: str):
+    """The statement of a card's `spell:` entry."""
+    card = one_item(f'card "C" {{\n  spell: {stmt}\n}}')
+    (entry,) = card.entries
+    assert isinstance(entry, A.Spell)
+    return entry.body
+
+
+def syntax_error(text: str, path: str = "bad.rules") -> Diagnostic:
+    with pytest.raises(DiagnosticError) as info:
+        parse(text, path)
+    diagnostics = info.value.diagnostics
+    assert len(diagnostics) == 1
+    return diagnostics[0]
+
+
+# ------------------------------------------------------------------ items
+
+
+def test_version_manifest_gives_id_title_extends_sections_and_notes():
+    item = one_item(
+        "version 2026-09-25 {\n"
+        '  title "CR of 2026"\n'
+        "  extends 2025-02-07\n"
+        "  section 702.26 subrules a b c\n"
+        "  section 610.4 subrules b\n"
+        '  note "first"\n'
+        '  note "second"\n'
+        "}"
+    )
+    assert item == A.Version(
+        "2026-09-25", "CR of 2026", "2025-02-07",
+        (A.Section("702.26", ("a", "b", "c")), A.Section("610.4", ("b",))),
+        ("first", "second"),
+    )
+
+
+def test_empty_version_has_no_title_extends_sections_or_notes():
+    assert one_item("version 2026-09-25 { }") == A.Version("2026-09-25", None, None, (), ())
+
+
+def test_version_with_renumbers_and_drops_of_ids_and_names():
+    item = one_item(
+        "version 2017-09-29 {\n"
+        "  extends 2018-07-13\n"
+        "  drop absent-controller\n"
+        "  drop 702.26n\n"
+        "  renumber 702.26 as 702.25\n"
+        "  renumber 702.25n as 702.25m\n"
+        "}"
+    )
+    assert item == A.Version(
+        "2017-09-29", None, "2018-07-13", (), (),
+        (("702.26", "702.25"), ("702.25n", "702.25m")), ("absent-controller", "702.26n"), "version",
+    )
+
+
+def test_variant_is_a_manifest_named_by_a_name_that_may_extend_a_name():
+    item = one_item('variant house_rules { title "ours" extends other_variant drop hidden }')
+    assert item == A.Version("house_rules", "ours", "other_variant", (), (), (), ("hidden",), "variant")
+
+
+def test_status_with_enum_type_default_and_cites():
+    item = one_item("status phase: in | out | gone = in cites 110.5, 702.26a")
+    assert item == A.StatusDecl("phase", "enum", ("in", "out", "gone"), N("in"), ("110.5", "702.26a"))
+
+
+@pytest.mark.parametrize("kind", ["bool", "player", "object"])
+def test_status_with_named_type_has_no_values_and_no_cites(kind):
+    item = one_item(f"status s: {kind} = none")
+    assert item == A.StatusDecl("s", kind, (), N("none"), ())
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("zone phased_out keeps all cites 502.15a", A.ZoneDecl("phased_out", ("all",), ("502.15a",))),
+    ("zone limbo keeps counters, damage", A.ZoneDecl("limbo", ("counters", "damage"), ())),
+])
+def test_zone_declaration_keeps_all_or_a_list(text, expected):
+    assert one_item(text) == expected
+
+
+def test_verb_with_params_cites_and_statements():
+    item = one_item(
+        "verb phase_out_until x y cites 610.4, 610.4b {\n"
+        "  if y.zone is battlefield: tap x\n"
+        "  set x.phase_until = y\n"
+        "}"
+    )
+    assert item == A.VerbDecl(
+        "phase_out_until", ("x", "y"), ("610.4", "610.4b"),
+        (
+            A.If(A.Is(A.Attr(N("y"), "zone"), N("battlefield")), A.Tap(N("x"))),
+            A.Set((A.Assign("x", "phase_until", N("y")),)),
+        ),
+    )
+
+
+def test_verb_without_params_or_cites_has_empty_tuples():
+    assert one_item("verb noop { }") == A.VerbDecl("noop", (), (), ())
+
+
+def test_rule_header_gives_id_slug_summary_and_no_clauses():
+    assert one_item('rule 702.26p redundant-instances "Acts as one." { }') == A.Rule(
+        "702.26p", "redundant-instances", "Acts as one.", ()
+    )
+
+
+def test_rule_id_without_letter_is_accepted():
+    assert one_item('rule 502.3 untap "x" { }').id == "502.3"
+
+
+def test_card_with_every_entry_kind():
+    item = one_item(
+        'card "Test Card" {\n'
+        "  types creature djinn\n"
+        "  pt 4/0\n"
+        "  keywords flying, phasing\n"
+        "  target t where t is a creature\n"
+        "  static: tap this\n"
+        "  spell: { untap t }\n"
+        "  when this enters: destroy t\n"
+        "}"
+    )
+    assert item == A.Card("Test Card", (
+        A.Types(("creature", "djinn")),
+        A.PT(4, 0),
+        A.Keywords(("flying", "phasing")),
+        A.Target("t", A.IsA(N("t"), "creature")),
+        A.Static(A.Tap(N("this"))),
+        A.Spell(A.Block((A.Untap(N("t")),))),
+        A.Triggered(A.OnEnters("this"), A.Destroy(N("t"))),
+    ))
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("this enters", A.OnEnters("this")),
+    ("this leaves the battlefield", A.OnLeaves("this")),
+    ("this becomes attached", A.OnAttached("this")),
+    ("this becomes unattached", A.OnUnattached("this")),
+    ("this.phase becomes out", A.OnChange(A.Change("this", "phase", N("out")))),
+    ("this.phase becomes out and this.tapped", A.OnChange(A.Change("this", "phase", N("out"), A.Attr(N("this"), "tapped")))),
+])
+def test_each_trigger_kind_parses(text, expected):
+    card = one_item(f'card "C" {{ when {text}: tap x }}')
+    assert card.entries == (A.Triggered(expected, A.Tap(N("x"))),)
+
+
+def test_scenario_with_every_entry_kind():
+    item = one_item(
+        'scenario "a scenario" {\n'
+        "  cites 702.26a, 502.3\n"
+        "  rules 2026-09-25, 2025-02-07\n"
+        "  players Alice Bob\n"
+        "  turn 3 of Bob\n"
+        '  permanent djinn = "Breezekeeper", controller Alice\n'
+        "  script {\n"
+        "    next turn\n"
+        "  }\n"
+        "}"
+    )
+    assert item == A.Scenario("a scenario", (
+        A.ScenarioCites(("702.26a", "502.3")),
+        A.ScenarioRules(("2026-09-25", "2025-02-07")),
+        A.Players(("Alice", "Bob")),
+        A.TurnDecl(3, "Bob"),
+        A.PermanentDecl("djinn", "Breezekeeper", (A.PropPlayer("controller", "Alice"),)),
+        A.Script((A.NextTurn(),)),
+    ))
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("rules 2026-09-25", A.ScenarioRules(("2026-09-25",))),
+    ("rules 2026-09-25, house", A.ScenarioRules(("2026-09-25", "house"))),
+    ("rules from 2011-02-04", A.ScenarioRange("2011-02-04", None)),
+    ("rules from 2011-02-04 to 2018-07-13", A.ScenarioRange("2011-02-04", "2018-07-13")),
+])
+def test_scenario_names_versions_by_list_or_by_range(text, expected):
+    assert one_item(f'scenario "s" {{ {text} }}').entries == (expected,)
+
+
+def test_permanent_with_every_prop_kind():
+    item = one_item(
+        'scenario "s" {\n'
+        '  permanent d = "Card", token, controller Alice, attached to e, counters feather = 2,'
+        " set phase = out, damage 3, entered turn 1\n"
+        "}"
+    )
+    (decl,) = item.entries
+    assert decl == A.PermanentDecl("d", "Card", (
+        A.Flag("token"),
+        A.PropPlayer("controller", "Alice"),
+        A.PropAttached("e"),
+        A.PropCounter("counters", "feather", 2),
+        A.PropStatus("phase", N("out")),
+        A.PropDamage(3),
+        A.PropEntered(1),
+    ))
+
+
+def test_permanent_without_props():
+    (decl,) = one_item('scenario "s" { permanent d = "Card" }').entries
+    assert decl == A.PermanentDecl("d", "Card", ())
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("next turn", A.NextTurn(False)),
+    ("next turn skipping untap step", A.NextTurn(True)),
+    ('cast "Shock" by Alice', A.Cast("Shock", "Alice", (), False)),
+    ('cast "Shock" by Alice targeting d, e', A.Cast("Shock", "Alice", ("d", "e"), False)),
+    ('hold "Shock" by Bob targeting d', A.Cast("Shock", "Bob", ("d",), True)),
+    ("resolve", A.Resolve()),
+    ("attack with d, e", A.AttackStep(("d", "e"))),
+    ("Bob leaves the game", A.PlayerLeaves("Bob")),
+    ("move d to graveyard", A.MoveStep("d", "graveyard")),
+    ("cleanup", A.CleanupStep()),
+    ("expect d.phase is out", A.Expect(A.Is(A.Attr(N("d"), "phase"), N("out")))),
+    ('expect error "no such card"', A.ExpectError("no such card")),
+    ("expect for 2017-09-29, house: d.phase is out", A.Expect(A.Is(A.Attr(N("d"), "phase"), N("out")), ("2017-09-29", "house"))),
+])
+def test_each_script_step_kind_parses(text, expected):
+    (script,) = one_item(f'scenario "s" {{ script {{\n{text}\n}} }}').entries
+    assert script == A.Script((expected,))
+
+
+# ------------------------------------------------------------------ clauses
+
+
+HOOK_P = A.Hook("untap step", "P")
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("hide x where x.phase is out", A.Hide("x", A.Is(A.Attr(N("x"), "phase"), N("out")))),
+    ("during untap step of P: tap x", A.During(HOOK_P, A.Tap(N("x")))),
+    ("during state check: { }", A.During(A.Hook("state check"), A.Block(()))),
+    ("as x.phase becomes out: untap x", A.Along(A.Change("x", "phase", N("out")), A.Untap(N("x")))),
+    ("as x.phase becomes out and x.token: untap x",
+     A.Along(A.Change("x", "phase", N("out"), A.Attr(N("x"), "token")), A.Untap(N("x")))),
+    ("after x.phase becomes in: destroy x", A.After(A.Change("x", "phase", N("in")), A.Destroy(N("x")))),
+    ("after y leaves the battlefield: destroy y", A.After(A.LeavesEvent("y"), A.Destroy(N("y")))),
+    ("prefer phased_indirectly = true", A.Prefer("phased_indirectly", N("true"))),
+    ("changes of phase are not zone-change, control-change", A.Quiet("phase", ("zone-change", "control-change"))),
+    ("changes of zone from phased_out are not zone-change", A.Quiet("zone", ("zone-change",), N("phased_out"))),
+    ("as x.zone becomes phased_out from battlefield: tap x",
+     A.Along(A.Change("x", "zone", N("phased_out"), None, N("battlefield")), A.Tap(N("x")))),
+    ("as x.zone becomes exile from battlefield and x.token: tap x",
+     A.Along(A.Change("x", "zone", N("exile"), A.Attr(N("x"), "token"), N("battlefield")), A.Tap(N("x")))),
+    ("exempt x from 702.26a where x.phase_until is not none",
+     A.Exempt("x", "702.26a", A.Is(A.Attr(N("x"), "phase_until"), N("none"), True))),
+    ("exclude x from resolved effects where x.phase is out",
+     A.Exclude("x", A.Is(A.Attr(N("x"), "phase"), N("out")))),
+    ("look back on x.phase becomes out", A.Lookback(A.Change("x", "phase", N("out")))),
+    ("order untap step: 702.26a, 502.3", A.Order("untap step", ("702.26a", "502.3"))),
+    ("assert after x.phase becomes in: x is visible",
+     A.AssertAfter(A.Change("x", "phase", N("in")), A.Visible(N("x")))),
+    ("assert after x leaves the battlefield: x.zone is unchanged",
+     A.AssertAfter(A.LeavesEvent("x"), A.Unchanged(A.Attr(N("x"), "zone")))),
+    ("assert during untap step of P: phase changes at most once", A.AssertOnce(HOOK_P, "phase")),
+    ("assert during skipped untap step of P: no change of phase", A.AssertSkipped(HOOK_P, "phase")),
+])
+def test_each_clause_kind_parses(text, expected):
+    assert rule_clauses(text) == (expected,)
+
+
+def grammar_hook_kinds() -> list[str]:
+    from dsl.parser import _parser
+
+    parser = _parser()
+    return sorted(
+        " ".join(parser.get_terminal(sym.name).pattern.value for sym in rule.expansion)
+        for rule in parser.rules if rule.origin.name == "hook_kind"
+    )
+
+
+def test_hook_kinds_include_the_ones_the_shipped_rules_use():
+    assert {"untap step", "cleanup", "beginning of turn", "leaving the game", "turn would begin",
+            "state check"} <= set(grammar_hook_kinds())
+
+
+@pytest.mark.parametrize("kind", grammar_hook_kinds())
+def test_every_hook_kind_is_joined_into_one_string(kind):
+    assert rule_clauses(f"during {kind}: tap x") == (A.During(A.Hook(kind), A.Tap(N("x"))),)
+    assert rule_clauses(f"order {kind}: 502.3") == (A.Order(kind, ("502.3",)),)
+
+
+def test_clauses_keep_source_order():
+    clauses = rule_clauses("hide x where x.token\nprefer phase = in\nlook back on x.phase becomes out")
+    assert [type(c) for c in clauses] == [A.Hide, A.Prefer, A.Lookback]
+
+
+# ------------------------------------------------------------------ statements
+
+
+X = N("x")
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("simultaneously { tap x untap x }", A.Simultaneously((A.Tap(X), A.Untap(X)))),
+    ("each y where y.token: destroy y", A.Each("y", A.Attr(N("y"), "token"), A.Destroy(N("y")))),
+    ("each object y where y.token: cease y", A.Each("y", A.Attr(N("y"), "token"), A.Cease(N("y")), True)),
+    ("if x.tapped: untap x", A.If(A.Attr(X, "tapped"), A.Untap(X))),
+    ("set x.phase = out, x.tapped = true",
+     A.Set((A.Assign("x", "phase", N("out")), A.Assign("x", "tapped", N("true"))))),
+    ("attach x to y", A.Attach(X, N("y"))),
+    ("unattach x", A.Unattach(X)),
+    ("tap x", A.Tap(X)),
+    ("untap x", A.Untap(X)),
+    ("remove x from combat", A.RemoveFromCombat(X)),
+    ("remove damage from x", A.RemoveDamage(X)),
+    ("destroy x", A.Destroy(X)),
+    ("move x to exile", A.Move(X, "exile")),
+    ("cease x", A.Cease(X)),
+    ("end effects tracking x", A.EndTracking(X)),
+    ("end effects lasting until end of turn", A.EndUntilEndOfTurn()),
+    ("end effects lasting until next turn of P", A.EndUntilNextTurn(N("P"))),
+    ("end effects whose condition fails", A.EndFailed()),
+    ("end control effects for P", A.EndControl(N("P"))),
+    ("end limited effects on x", A.EndLimited(X)),
+    ("at next cleanup: destroy x", A.Delayed("cleanup", A.Destroy(X))),
+    ("at next untap step: { }", A.Delayed("untap step", A.Block(()))),
+    ("deal 2 damage to x", A.DealDamage(2, X)),
+    ("x gets +3/-1", A.Pump(X, 3, -1)),
+    ("x becomes 3/1", A.SetBase(X, 3, 1)),
+    ("x gains flying", A.Grant(X, "flying")),
+    ("you gains control of x", A.GainControl(N("you"), X)),
+    ("you draws 1", A.Draw(N("you"), A.Number(1))),
+    ("you gains x.power life", A.GainLife(N("you"), A.Attr(X, "power"))),
+    ("put 1 feather counters on x", A.AddCounters(1, "feather", X)),
+    ("attack with x", A.AttackWith(X)),
+    ("do phase_out_until x, y", A.Call("phase_out_until", (X, N("y")))),
+    ("{ tap x destroy x }", A.Block((A.Tap(X), A.Destroy(X)))),
+])
+def test_each_statement_kind_parses(text, expected):
+    assert spell_body(text) == expected
+
+
+@pytest.mark.parametrize("suffix, expected", [
+    (" until end of turn", A.UntilEndOfTurn()),
+    (" until P next turn", A.UntilNextTurn("P")),
+    (" for as long as x.tapped", A.ForAsLongAs(A.Attr(X, "tapped"))),
+    (" until this leaves the battlefield", A.UntilLeaves("this")),
+])
+def test_each_duration_kind_attaches_to_every_statement_that_takes_one(suffix, expected):
+    assert spell_body("move x to exile" + suffix) == A.Move(X, "exile", expected)
+    assert spell_body("at next cleanup: move x to exile" + suffix) == A.Delayed("cleanup", A.Move(X, "exile", expected))
+    assert spell_body("x gets +1/+1" + suffix) == A.Pump(X, 1, 1, expected)
+    assert spell_body("x becomes 0/1" + suffix) == A.SetBase(X, 0, 1, expected)
+    assert spell_body("x gains flying" + suffix) == A.Grant(X, "flying", expected)
+    assert spell_body("you gains control of x" + suffix) == A.GainControl(N("you"), X, expected)
+
+
+def test_gains_keyword_and_gains_life_are_told_apart():
+    assert spell_body("you gains life_link") == A.Grant(N("you"), "life_link")
+    assert spell_body("you gains two life") == A.GainLife(N("you"), N("two"))
+
+
+# ------------------------------------------------------------------ expressions
+
+
+def expr(text: str):
+    return spell_body(f"if {text}: tap x").cond
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("x", X),
+    ("42", A.Number(42)),
+    ('"hi there"', A.String("hi there")),
+    ("x.attached_to.zone", A.Attr(A.Attr(X, "attached_to"), "zone")),
+    ("count(y where y.token)", A.Count("y", A.Attr(N("y"), "token"))),
+    ("x + 1 + y", A.Add(A.Add(X, A.Number(1)), N("y"))),
+    ("x is y", A.Is(X, N("y"))),
+    ("x is not y", A.Is(X, N("y"), True)),
+    ("x is a creature", A.IsA(X, "creature")),
+    ("x is an aura", A.IsA(X, "aura")),
+    ("x is not a creature", A.IsA(X, "creature", True)),
+    ("x has flying", A.Has(X, "flying")),
+    ("x is visible", A.Visible(X)),
+    ("x.zone is unchanged", A.Unchanged(A.Attr(X, "zone"))),
+    ("x.toughness <= 0", A.Compare("<=", A.Attr(X, "toughness"), A.Number(0))),
+    ("x > y", A.Compare(">", X, N("y"))),
+    ("x < y", A.Compare("<", X, N("y"))),
+    ("x >= y", A.Compare(">=", X, N("y"))),
+    ("not x", A.Not(X)),
+    ("not not x", A.Not(A.Not(X))),
+    ("x and y and P", A.And((X, N("y"), N("P")))),
+    ("x or y or P", A.Or((X, N("y"), N("P")))),
+])
+def test_each_expression_form_parses(text, expected):
+    assert expr(text) == expected
+
+
+def test_and_binds_tighter_than_or_and_not_tighter_than_and():
+    assert expr("not a and b or c") == A.Or((A.And((A.Not(N("a")), N("b"))), N("c")))
+
+
+def test_parentheses_group_without_leaving_a_node():
+    assert expr("not (a or b)") == A.Not(A.Or((N("a"), N("b"))))
+    assert expr("(a or b) and c") == A.And((A.Or((N("a"), N("b"))), N("c")))
+    assert expr("((x))") == X
+
+
+def test_not_applies_to_a_whole_test():
+    assert expr("not x is y") == A.Not(A.Is(X, N("y")))
+
+
+def test_comments_and_blank_lines_are_ignored():
+    text = "# heading\n\nstatus s: bool = false # trailing\n# end\n"
+    assert parse(text).items == (A.StatusDecl("s", "bool", (), N("false")),)
+
+
+def test_empty_text_is_an_empty_module():
+    assert parse("") == A.Module(())
+
+
+def test_words_are_keywords_only_where_the_grammar_expects_them():
+    # `object` is a keyword after `each`, but an ordinary name as a status type.
+    assert one_item("status s: object = none").type == "object"
+    # `a` is a keyword after `is`, but an ordinary letter in a version's subrule list.
+    assert one_item("version 2026-09-25 { section 702.26 subrules a an }").sections[0].letters == ("a", "an")
+
+
+# ------------------------------------------------------------------ spans
+
+
+SPAN_TEXT = (
+    "# a comment line\n"
+    'rule 702.26b hidden "Phased-out permanents are ignored." {\n'
+    "  hide x where x.phase is out\n"
+    "  during untap step of P: each y where y.attached_to.zone is battlefield: {\n"
+    "    tap y\n"
+    "  }\n"
+    "}\n"
+)
+
+
+@pytest.fixture(scope="module")
+def span_rule() -> A.Rule:
+    module = parse(SPAN_TEXT, "spans.rules")
+    return module.items[0]
+
+
+def test_rule_span_covers_the_block_from_keyword_to_closing_brace(span_rule):
+    assert span_rule.span == Span("spans.rules", 2, 1, 7, 2)
+
+
+def test_clause_span_starts_at_its_keyword(span_rule):
+    hide, during = span_rule.clauses
+    assert (hide.span.line, hide.span.column) == (3, 3)
+    assert (hide.span.end_line, hide.span.end_column) == (3, 30)
+    assert (during.span.line, during.span.column, during.span.end_line) == (4, 3, 6)
+
+
+def test_expression_spans_point_at_their_own_text(span_rule):
+    hide = span_rule.clauses[0]
+    cond = hide.cond
+    assert isinstance(cond, A.Is)
+    assert (cond.span.line, cond.span.column, cond.span.end_column) == (3, 16, 30)
+    attr = cond.left
+    assert (attr.span.line, attr.span.column, attr.span.end_column) == (3, 16, 23)
+    assert (cond.right.span.column, cond.right.span.end_column) == (27, 30)
+
+
+def test_nested_attribute_and_statement_spans(span_rule):
+    each = span_rule.clauses[1].body
+    assert isinstance(each, A.Each)
+    assert (each.span.line, each.span.column) == (4, 27)
+    zone = each.cond.left  # y.attached_to.zone
+    assert zone == A.Attr(A.Attr(N("y"), "attached_to"), "zone")
+    assert (zone.span.line, zone.span.column, zone.span.end_column) == (4, 40, 58)
+    block = each.body
+    assert isinstance(block, A.Block)
+    brace_column = SPAN_TEXT.splitlines()[3].index("{") + 1
+    assert (block.span.line, block.span.column, block.span.end_line) == (4, brace_column, 6)
+    (tap,) = block.stmts
+    assert tap.span == Span("spans.rules", 5, 5, 5, 10)
+
+
+def test_every_node_of_a_parsed_file_carries_the_files_path():
+    module = parse(SPAN_TEXT, "spans.rules")
+    for n in module.walk():
+        assert n.span.path == "spans.rules"
+        assert n.span.line >= 1 and n.span.column >= 1
+
+
+def test_keyword_only_nodes_get_the_span_of_their_keywords():
+    (script,) = one_item('scenario "s" {\n  script {\n    resolve\n    cleanup\n  }\n}').entries
+    resolve, cleanup = script.steps
+    assert resolve.span == Span("t.rules", 3, 5, 3, 12)
+    assert cleanup.span == Span("t.rules", 4, 5, 4, 12)
+
+
+def test_parse_file_records_the_path_in_spans(tmp_path):
+    path = tmp_path / "one.rules"
+    path.write_text("status s: bool = false\n", encoding="utf-8")
+    module = parse_file(path)
+    assert module.items[0].span == Span(str(path), 1, 1, 1, 23)
+
+
+def test_parse_file_of_a_missing_file_raises_a_diagnostic(tmp_path):
+    with pytest.raises(DiagnosticError) as info:
+        parse_file(tmp_path / "nope.rules")
+    (d,) = info.value.diagnostics
+    assert d.kind == "error" and "cannot read file" in d.message
+    assert d.span.path == str(tmp_path / "nope.rules")
+
+
+def test_parse_file_of_a_non_utf8_file_points_at_the_bad_byte(tmp_path):
+    path = tmp_path / "latin1.rules"
+    path.write_bytes('status s: bool = false\ncard "Caf\xe9" { }\n'.encode("latin-1"))
+    with pytest.raises(DiagnosticError) as info:
+        parse_file(path)
+    (d,) = info.value.diagnostics
+    assert (d.span.path, d.span.line, d.span.column) == (str(path), 2, 10)
+    assert "0xe9" in d.message
+    assert d.hint
+
+
+# ------------------------------------------------------------------ syntax errors
+
+
+def test_unknown_clause_word_points_at_it_and_lists_clause_keywords():
+    d = syntax_error('rule 702.26a s "x" {\n  hide x where x.token\n  bogus x\n}')
+    assert d.kind == "error"
+    assert d.message == "unexpected 'bogus'"
+    assert d.span == Span("bad.rules", 3, 3, 3, 8)
+    assert d.hint.startswith("expected ")
+    clause_words = ("'after'", "'as'", "'assert'", "'changes'", "'during'", "'exclude'", "'exempt'", "'hide'")
+    assert sum(word in d.hint for word in clause_words) >= 3
+
+
+def test_unsigned_pump_points_at_the_number_and_asks_for_a_signed_one():
+    d = syntax_error('card "C" {\n  spell: x gets 1/1\n}')
+    assert d.message == "unexpected '1'"
+    assert (d.span.line, d.span.column, d.span.end_column) == (2, 17, 18)
+    assert d.hint == "expected a signed number such as +1"
+
+
+def test_unclosed_parenthesis_asks_for_a_closing_one():
+    d = syntax_error('rule 702.26a s "x" {\n  hide x where (x.token\n}')
+    assert d.message == "unexpected '}'"
+    assert (d.span.line, d.span.column) == (3, 1)
+    assert d.hint == "expected ')'"
+
+
+def test_missing_rule_id_names_what_was_expected():
+    d = syntax_error('rule untap-step "x" { }')
+    assert (d.span.line, d.span.column) == (1, 6)
+    assert "a rule id such as 702.26a" in d.hint
+
+
+def test_missing_pt_toughness_asks_for_a_number():
+    d = syntax_error('card "C" { pt 1/ }')
+    assert d.message == "unexpected '}'"
+    assert (d.span.line, d.span.column) == (1, 18)
+    assert d.hint == "expected a number"
+
+
+def test_stray_character_is_reported_at_its_column():
+    d = syntax_error("status s: bool = false\nstatus t: bool = @\n")
+    assert d.message == "unexpected character '@'"
+    assert d.span == Span("bad.rules", 2, 18, 2, 19)
+    assert d.hint and d.hint.startswith("expected ") and "a name" in d.hint
+
+
+def test_unterminated_block_reports_the_end_of_the_file():
+    d = syntax_error('rule 702.26a s "x" {\n  hide x where x.token\n')
+    assert "end of" in d.message and "file" in d.message
+    assert (d.span.line, d.span.column) == (2, 23)
+    assert "'}'" in d.hint
+
+
+def test_is_a_without_a_type_points_at_the_colon_and_asks_for_a_name():
+    d = syntax_error('card "C" { spell: if x is a: tap x }')
+    assert d.message == "unexpected ':'"
+    assert (d.span.line, d.span.column) == (1, 28)
+    assert d.hint == "expected a name"
+
+
+def test_keyword_in_a_name_only_position_is_an_ordinary_name():
+    # The contextual lexer only treats `where` as a keyword where the grammar could take it.
+    (hide,) = rule_clauses("hide where where where.token")
+    assert hide == A.Hide("where", A.Attr(N("where"), "token"))
+
+
+@pytest.mark.parametrize("item", [
+    'rule 702.26b t "y" { }', "version 2026-09-25 { }", "variant v { }", "zone z keeps all",
+    "status s: bool = false", "verb v { }", 'card "C" { }', 'scenario "S" { }',
+])
+def test_top_level_item_inside_an_unclosed_block_suggests_the_missing_brace(item):
+    d = syntax_error('rule 702.26a s "x" {\n  hide x where x.token\n' + item + "\n")
+    assert d.message == f"unexpected '{item.split()[0]}'"
+    assert (d.span.line, d.span.column) == (3, 1)
+    assert "'}' is probably missing" in d.hint
+
+
+def test_string_with_newline_is_not_a_string():
+    d = syntax_error('card "two\nlines" { }')
+    assert d.span.line == 1
+    assert d.hint is not None
+
+
+def test_error_renders_with_caret_under_the_offending_token():
+    text = 'rule 702.26a s "x" {\n  bogus x\n}'
+    d = syntax_error(text, "r.rules")
+    rendered = d.render({"r.rules": text})
+    lines = rendered.splitlines()
+    assert lines[0] == "r.rules:2:3: error: unexpected 'bogus'"
+    assert lines[1] == "      bogus x"
+    assert lines[2] == "      ^^^^^"
+    assert lines[3].startswith("  hint: expected ")
+
+
+# ------------------------------------------------------------------ shipped files
+
+
+def test_shipped_files_exist():
+    assert len(SHIPPED_RULES) >= 5
+    assert SHIPPED_SCENARIOS
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_shipped_file_parses_to_a_nonempty_module(path):
+    module = parse_file(path)
+    assert module.items
+    assert all(n.span.path == str(path) for n in module.walk())
+
+
+def test_shipped_702_26_file_has_one_block_per_listed_subrule():
+    folder = ROOT / "rules" / "2026-09-25"
+    (version,) = parse_file(folder / "version.rules").items
+    section = next(s for s in version.sections if s.rule == "702.26")
+    blocks = [i for i in parse_file(folder / "702.26.rules").items if isinstance(i, A.Rule)]
+    assert [b.id for b in blocks] == [f"702.26{letter}" for letter in section.letters]
