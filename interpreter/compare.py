@@ -204,7 +204,9 @@ def search_witness(a: Rulebook, b: Rulebook, budget: int) -> str | None:
         step = int(re.search(r" \(at step (\d+)", stopped).group(1))
         players, permanents, steps = game
         game = (players, permanents, steps[:step])
-        expectations.insert(0, f'expect error "{stopped.split(" (at step")[0]}"')
+        message = stopped.split(" (at step")[0]
+        quoted = max(message.split('"'), key=len).strip()  # scenario strings cannot hold a double quote
+        expectations.insert(0, f'expect error "{quoted}"')
     cites = sorted({c.a_id for c in rulebook_diff(a, b) if c.a_id and {"removed", "changed"} & set(c.kinds)})
     title = f"witness: {a.version.id} and {b.version.id} part here"
     return scenario_text(game, title, [a.version.id], cites or None, expectations, comments)

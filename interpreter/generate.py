@@ -47,35 +47,34 @@ def boards(draw, status_phasing: bool = True):
     return players, [(name, card, props) for name, card, props, _out in permanents]
 
 
+# The game events a generated script draws from; `leave` makes a player leave the game.
+STEPS = {
+    "next turn": "next turn",
+    "skip": "next turn skipping untap step",
+    "protect": 'cast "Teferi\'s Protection" by {who}',
+    "tide": 'cast "Time and Tide" by {who}',
+    "wrath": 'cast "Wrath of God" by {who}',
+    "slip": 'cast "Slip Away" by {who} targeting {target}',
+    "treason": 'cast "Act of Treason" by {who} targeting {target}',
+    "ward": 'cast "Vanishing Ward" by {who} targeting {target}',
+    "growth": 'cast "Giant Growth" by {who} targeting {target}',
+    "leave": "",
+}
+
+
 @st.composite
 def scripts(draw, players, names):
     steps = []
     leavers = list(players[2:])  # at least two players stay in the game
     for _ in range(draw(st.integers(1, 8))):
-        kind = draw(st.sampled_from(["turn", "turn", "turn", "skip", "protect", "tide", "slip", "wrath", "leave",
-                                     "treason", "ward", "growth"]))
+        kind = draw(st.sampled_from(["next turn", "next turn"] + list(STEPS)))  # shrinks toward "next turn"
         who = draw(st.sampled_from(players))
         target = draw(st.sampled_from(names))
-        if kind == "turn":
-            steps.append("next turn")
-        elif kind == "skip":
-            steps.append("next turn skipping untap step")
-        elif kind == "protect":
-            steps.append(f'cast "Teferi\'s Protection" by {who}')
-        elif kind == "tide":
-            steps.append(f'cast "Time and Tide" by {who}')
-        elif kind == "wrath":
-            steps.append(f'cast "Wrath of God" by {who}')
-        elif kind == "slip":
-            steps.append(f'cast "Slip Away" by {who} targeting {target}')
-        elif kind == "treason":
-            steps.append(f'cast "Act of Treason" by {who} targeting {target}')
-        elif kind == "ward":
-            steps.append(f'cast "Vanishing Ward" by {who} targeting {target}')
-        elif kind == "growth":
-            steps.append(f'cast "Giant Growth" by {who} targeting {target}')
-        elif kind == "leave" and leavers:
-            steps.append(f"{leavers.pop()} leaves the game")
+        if kind == "leave":
+            if leavers:
+                steps.append(f"{leavers.pop()} leaves the game")
+            continue
+        steps.append(STEPS.get(kind, kind).format(who=who, target=target))
     return steps
 
 
