@@ -183,8 +183,7 @@ def search_witness(a: Rulebook, b: Rulebook, budget: int) -> str | None:
         return bool(differences(comparable(oa, common), comparable(ob, common)))
 
     try:
-        status_phasing = {"phase", "phased_out_under"} <= common
-        game = find(games(status_phasing), differs, settings=settings(max_examples=budget, database=None, deadline=None,
+        game = find(games(), differs, settings=settings(max_examples=budget, database=None, deadline=None,
                                                        suppress_health_check=list(HealthCheck)))
     except NoSuchExample:
         return None

@@ -1,0 +1,52 @@
+"""The interpreter's side of the comparison: the untap step run by `Engine` under a rulebook.
+
+`run.py` and the differential test both use these, so they measure and check the same thing.
+"""
+
+from __future__ import annotations
+
+from dsl import ast
+from interpreter.engine import Engine
+from interpreter.model import Game, Permanent
+from interpreter.rulebook import Rulebook, load_version
+
+VERSION = "2026-09-25"
+COMPARED = ("phase", "phased_indirectly", "phased_out_under", "tapped", "attached_to", "zone")
+DEFAULTS = {"phase": "in", "phased_indirectly": False, "phased_out_under": None}
+
+
+def full_book() -> Rulebook:
+    return load_version(VERSION)
+
+
+def state_check_blocks(book: Rulebook) -> list[str]:
+    """The ids of the blocks that run during state checks (the state-based actions)."""
+    return [rule.id for rule in book.rules
+            if any(isinstance(c, ast.During) and c.hook.kind == "state check" for c in rule.clauses)]
+
+
+def without_state_checks(book: Rulebook) -> Rulebook:
+    """The same rulebook with every state-check block deleted: `run_hook` then only phases and untaps."""
+    for rule_id in state_check_blocks(book):
+        book = book.without(rule_id)
+    return book
+
+
+def prepare(book: Rulebook, game: Game) -> Engine:
+    """An engine on a copy of `game` (permanents are frozen, so copying the containers is a deep copy)."""
+    return Engine(book, game.copy())
+
+
+def untap_with_interpreter(book: Rulebook, game: Game, player: str) -> dict[str, Permanent]:
+    engine = prepare(book, game)
+    engine.run_hook("untap step", player)
+    return engine.game.objects
+
+
+def observed(objects: dict[str, Permanent]) -> dict[str, tuple]:
+    """What the comparison looks at, per object: the phasing statuses, tapped, attached_to, zone."""
+    out = {}
+    for oid, o in objects.items():
+        out[oid] = tuple(o.get_status(name, DEFAULTS[name]) if name in DEFAULTS else getattr(o, name)
+                         for name in COMPARED)
+    return out
