@@ -478,6 +478,7 @@ class Engine:
         if entry is None:
             indexable = {"attached_to", "owner", "controller"} | set(self.rb.statuses)
             entry = self.rb.plans[id(each)] = (each, plan_query(each.var, each.cond, indexable, MISSING))
+        best = None
         for plan in entry[1]:
             if plan.kind == "same":
                 v = plan.value(self, env)
@@ -491,9 +492,9 @@ class Engine:
                 found = self.indexes.lookup("keywords", plan.name) | self.affected_by("grant")
             elif plan.kind == "type":
                 found = self.indexes.lookup("types", plan.name)
-            if found is not None:
-                return self.indexes.sort(found)
-        return list(self.game.objects)
+            if found is not None and (best is None or len(found) < len(best)):
+                best = found  # the smallest set of candidates any index gives
+        return list(self.game.objects) if best is None else self.indexes.sort(best)
 
     def affected_by(self, kind: str) -> set[str]:
         return {oid for e in self.game.effects.values() if e.kind == kind for oid in e.affected}
