@@ -257,7 +257,7 @@ def measure_untap(boards: dict[int, Any], clock: Clock, quick: bool, progress) -
     results: dict[str, Any] = {}
     measurements_left = len(boards) * len(variants)
     reserve = 12.0 if quick else 25.0  # for the memory section and printing
-    caps = {1_000: 10.0, 10_000: 30.0 if quick else 60.0, 100_000: 10.0 if quick else 25.0}
+    caps = {1_000: 10.0, 10_000: 15.0 if quick else 20.0, 100_000: 10.0 if quick else 45.0}
     for n, game in boards.items():
         player = game.active
         for name, state_based in variants:
