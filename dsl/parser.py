@@ -7,6 +7,7 @@ drawn from what the parser expected there.
 from __future__ import annotations
 
 import functools
+import logging
 from pathlib import Path
 
 import lark
@@ -19,8 +20,14 @@ from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 GRAMMAR = Path(__file__).with_name("grammar.lark")
 
 
+# A cache that cannot be written (a read-only temporary folder) only costs time; say nothing.
+logging.getLogger("lark").setLevel(logging.CRITICAL)
+
+
 @functools.cache
 def _parser() -> lark.Lark:
+    # `cache=True`: Lark keeps the analysed grammar in the temporary folder, keyed by the
+    # grammar's text and options, so a second process skips building the parse tables.
     return lark.Lark(
         GRAMMAR.read_text(encoding="utf-8"),
         parser="lalr",
@@ -28,6 +35,7 @@ def _parser() -> lark.Lark:
         strict=True,
         propagate_positions=True,
         maybe_placeholders=False,
+        cache=True,
     )
 
 
