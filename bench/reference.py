@@ -146,12 +146,6 @@ def untap_step(game: Game, player: str, *, state_based: bool = False) -> dict[st
     return new
 
 
-def apply_untap_step(game: Game, player: str, *, state_based: bool = False) -> Game:
-    """Run the untap step on `game` itself (its objects dict is replaced) and return it."""
-    game.objects = untap_step(game, player, state_based=state_based)
-    return game
-
-
 # ---------------------------------------------------------------- state-based actions
 
 

@@ -93,7 +93,7 @@ class PendingTrigger:
 
 
 class Engine:
-    def __init__(self, rulebook: Rulebook, game: Game, step_cause: Cause = SCRIPT):
+    def __init__(self, rulebook: Rulebook, game: Game):
         self.rb = rulebook
         self.ix = rulebook.index
         self.game = game
@@ -105,7 +105,10 @@ class Engine:
         self.recent_causes: list[str] = []
         self._chars: dict[str, dict] = {}
         self._hidden: dict[str, bool] = {}
-        self.indexes = Indexes(game, {name: self.status_default(name) for name in rulebook.statuses})
+        self.defaults = {name: self.literal(decl.default) for name, decl in rulebook.statuses.items()}
+        # statuses whose values name players or objects, read back as references
+        self.reference_statuses = {name for name, decl in rulebook.statuses.items() if decl.type in ("player", "object")}
+        self.indexes = Indexes(game, self.defaults)
         # Objects changed since the last state check settled (None: anything may have changed).
         self.dirty: set[str] | None = None
         self.dirty_scope: set[str] | None = None
@@ -162,10 +165,9 @@ class Engine:
         return self.rb.statuses.get(name)
 
     def status_default(self, name: str) -> Any:
-        decl = self.rb.statuses[name]
-        return self.literal(decl.default, decl.type)
+        return self.defaults[name]
 
-    def literal(self, expr: ast.Node, type_name: str) -> Any:
+    def literal(self, expr: ast.Node) -> Any:
         if isinstance(expr, ast.Name):
             if expr.id == "none":
                 return None
@@ -410,6 +412,17 @@ class Engine:
         return a == b
 
     def read(self, value: Any, name: str, where: ast.Node) -> Any:
+        if type(value) is Obj:  # the common case first
+            oid = value.id
+            o = self.game.objects.get(oid)
+            if o is None:
+                return None
+            if not value.aware and oid in self.game.lki and self.is_hidden(oid):
+                return self._wrap(self.game.lki[oid].get(name), name, value)
+            if name in self.defaults:
+                raw = o.get_status(name, self.defaults[name])
+                return self._wrap(raw, name, value) if name in self.reference_statuses else raw
+            return self.read_attribute(o, value, name, where)
         if value is None or value is MISSING:
             return None
         if isinstance(value, PlayerRef):
@@ -421,24 +434,19 @@ class Engine:
             raise self.fail(f"a player has no attribute '{name}'", where.span)
         if isinstance(value, dict):  # counters.feather
             return value.get(name, 0)
-        if not isinstance(value, Obj):
-            raise self.fail(f"'{name}' is read from something that is not an object or a player", where.span)
-        oid = value.id
-        if oid not in self.game.objects:
-            return None
-        if not value.aware and self.is_hidden(oid) and oid in self.game.lki:
-            return self._wrap(self.game.lki[oid].get(name), name, value)
-        o = self.obj(oid)
-        if name in self.rb.statuses:
-            return self._wrap(o.get_status(name, self.status_default(name)), name, value)
+        raise self.fail(f"'{name}' is read from something that is not an object or a player", where.span)
+
+    def read_attribute(self, o: Permanent, ref: Obj, name: str, where: ast.Node) -> Any:
+        """A game attribute of an object, after continuous effects where they apply."""
+        oid = o.id
         if name == "controller":
-            return self._wrap(self.controller(oid), name, value)
+            return self._wrap(self.controller(oid), name, ref)
+        if name == "types":
+            return o.types
         if name == "keywords" and not self.rb.static_grants:
             return self.keywords(oid)
         if name in ("power", "toughness", "keywords"):
-            return self._wrap(self.chars(oid)[name], name, value)
-        if name == "types":
-            return frozenset(t.lower() for t in o.types)
+            return self.chars(oid)[name]
         if name == "entered_this_turn":
             return o.entered_turn == self.game.turn
         if name == "summoning_sick":
@@ -446,14 +454,12 @@ class Engine:
         if name in ("counters", "stickers"):
             return dict(getattr(o, name))
         if name in BUILTIN_ATTRS:
-            return self._wrap(getattr(o, name), name, value)
+            return self._wrap(getattr(o, name), name, ref)
         raise self.fail(f"objects have no attribute '{name}'", where.span)
 
     def _wrap(self, raw: Any, name: str, parent: Obj) -> Any:
         """Stored names become references: players, or objects."""
-        if isinstance(raw, str) and name in ("controller", "owner", "attached_to") or (
-            isinstance(raw, str) and self.status_decl(name) is not None and self.status_decl(name).type in ("player", "object")
-        ):
+        if isinstance(raw, str) and (name in ("controller", "owner", "attached_to") or name in self.reference_statuses):
             if raw in self.game.players:
                 return PlayerRef(raw)
             return Obj(raw, parent.aware)

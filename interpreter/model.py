@@ -27,7 +27,7 @@ class Permanent:
     card: str
     owner: str
     controller: str  # the controller before control-changing effects (its default controller)
-    types: frozenset[str] = frozenset()
+    types: frozenset[str] = attrs.field(default=frozenset(), converter=lambda ts: frozenset(t.lower() for t in ts))
     power: int | None = None
     toughness: int | None = None
     keywords: tuple[str, ...] = ()

@@ -247,11 +247,6 @@ def _locate(spec: str, names_only: bool = False) -> list[Path]:
                                      f"known: {known}"))
 
 
-def resolve_version_path(spec: str) -> Path:
-    files = _locate(spec)
-    return files[0].parent
-
-
 def _parse_all(paths: Iterable[Path]) -> list[ast.Module]:
     modules, problems = [], []
     for path in paths:

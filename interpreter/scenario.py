@@ -64,10 +64,6 @@ def scenario_versions(scn: ast.Scenario) -> tuple[str, ...]:
     return tuple(dict.fromkeys(named))
 
 
-def scenario_cites(scn: ast.Scenario) -> tuple[str, ...]:
-    return tuple(r for e in entries(scn, ast.ScenarioCites) for r in e.rules)
-
-
 def _err(message: str, span: Span, hint: str | None = None) -> DiagnosticError:
     return DiagnosticError(Diagnostic("error", message, span, hint))
 
