@@ -14,7 +14,7 @@ import attrs
 from dsl import ast
 from interpreter.rulebook import Rulebook, load_version
 from interpreter.scenario import Outcome
-from interpreter.suite import Case, collect, run_case, versions_for
+from interpreter.suite import collect, run_case, versions_for
 
 
 @attrs.frozen

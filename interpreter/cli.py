@@ -11,7 +11,6 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from dsl import ast
 from dsl.diagnostics import Diagnostic, DiagnosticError
 from dsl.printer import item_lines
 from interpreter import ablation, api, compare

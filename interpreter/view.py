@@ -1,0 +1,475 @@
+"""What the game looks like to the rules: reading a state, evaluating expressions, querying objects.
+
+`GameView` holds a game and a rulebook and answers questions about the state: an object's
+characteristics after continuous effects, whether a hide rule makes the game treat it as not
+existing (and then what its last known information says), what an expression evaluates to,
+which objects a query selects. It keeps indexes and caches right as objects are replaced.
+The engine (`interpreter.engine`) builds on it to change the state.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any, Iterable
+
+import attrs
+
+from dsl import ast
+from dsl.builtins import OBJECT_ATTRS as BUILTIN_ATTRS, PLAYER_ATTRS
+from dsl.diagnostics import Diagnostic, DiagnosticError, Span
+from interpreter.compiled import compile_expr, plan_query
+from interpreter.indexes import Indexes
+from interpreter.model import Effect, Game, Permanent
+from interpreter.rulebook import Rulebook
+from interpreter.trace import Cause
+
+
+class RulesError(DiagnosticError):
+    """A rule set that misbehaves while running: conflicting writes, never settling, a failed assertion."""
+
+
+@attrs.frozen
+class Obj:
+    """A reference to an object. `aware` marks a reference obtained by naming a hiding status."""
+
+    id: str
+    aware: bool = False
+
+
+@attrs.frozen
+class PlayerRef:
+    name: str
+
+
+MISSING = object()  # a target that became illegal
+
+
+class GameView:
+    def __init__(self, rulebook: Rulebook, game: Game):
+        self.rb = rulebook
+        self.ix = rulebook.index
+        self.game = game
+        self._chars: dict[str, dict] = {}
+        self._hidden: dict[str, bool] = {}
+        self.defaults = {name: self.literal(decl.default) for name, decl in rulebook.statuses.items()}
+        # statuses whose values name players or objects, read back as references
+        self.reference_statuses = {name for name, decl in rulebook.statuses.items() if decl.type in ("player", "object")}
+        self.indexes = Indexes(game, self.defaults)
+        # Objects changed since the last state check settled (None: anything may have changed).
+        self.dirty: set[str] | None = None
+        self.dirty_scope: set[str] | None = None
+
+    # ================================================================ errors
+
+    def fail(self, message: str, span: Span | None = None, hint: str | None = None) -> RulesError:
+        return RulesError(Diagnostic("error", message, span or Span("<game>", 0, 0, 0, 0), hint))
+
+    # ================================================================ reading the state
+
+    def obj(self, oid: str) -> Permanent:
+        return self.game.objects[oid]
+
+    def invalidate(self, oids: Iterable[str] | None = None) -> None:
+        """Forget cached characteristics and visibility: of some objects, or of all of them.
+
+        Touching one object changes how others look only through static abilities (when it
+        is a source of one) or through rules that look beyond the object itself; the
+        rulebook says whether any of its hide rules or static abilities do.
+        """
+        if oids is None or not self.rb.local_effects:
+            self._chars.clear()
+            self._hidden.clear()
+            self.dirty = None
+            return
+        if self.dirty is not None:
+            for oid in oids:
+                self.dirty.add(oid)
+                self.dirty |= self.indexes.lookup("attached_to", oid)
+        for oid in oids:
+            self._hidden.pop(oid, None)
+            self._chars.pop(oid, None)
+            o = self.game.objects.get(oid)
+            if o is None or o.card in self.rb.static_cards:
+                self._chars.clear()
+                self.dirty = None
+                return
+
+    def put(self, oid: str, new: Permanent) -> None:
+        """Replace an object (objects are frozen), keeping indexes and caches right."""
+        old = self.game.objects.get(oid)
+        self.game.objects[oid] = new
+        self.indexes.replace(old, new)
+        if old is None or old.zone != new.zone or any(
+                (old.get_status(a, None), getattr(old, a, None)) != (new.get_status(a, None), getattr(new, a, None))
+                for a in self.rb.static_attrs):
+            self._chars.pop("\0statics", None)  # which objects static abilities reach may have changed
+        self.invalidate([oid])
+
+    def status_decl(self, name: str) -> ast.StatusDecl | None:
+        return self.rb.statuses.get(name)
+
+    def status_default(self, name: str) -> Any:
+        return self.defaults[name]
+
+    def literal(self, expr: ast.Node) -> Any:
+        if isinstance(expr, ast.Name):
+            if expr.id == "none":
+                return None
+            if expr.id in ("true", "false"):
+                return expr.id == "true"
+            return expr.id
+        if isinstance(expr, ast.Number):
+            return expr.value
+        return None
+
+    def raw(self, oid: str, attr: str) -> Any:
+        """The stored value of a writable attribute or status, as a write would compare it."""
+        o = self.obj(oid)
+        if attr in self.rb.statuses:
+            return o.get_status(attr, self.status_default(attr))
+        return getattr(o, attr)
+
+    def is_hidden(self, oid: str) -> bool:
+        """True when a hide rule says the game treats this battlefield object as not existing."""
+        cached = self._hidden.get(oid)
+        if cached is not None:
+            return cached
+        o = self.game.objects.get(oid)
+        hidden = False
+        if o is not None and o.zone == "battlefield":
+            for _rule, hide in self.ix.hides:
+                if self.truthy(self.eval(hide.cond, {hide.var: Obj(oid, True)})):
+                    hidden = True
+                    break
+        self._hidden[oid] = hidden
+        return hidden
+
+    def visible(self, oid: str) -> bool:
+        o = self.game.objects.get(oid)
+        return o is not None and o.zone == "battlefield" and not self.is_hidden(oid)
+
+    def player_in_game(self, name: str) -> bool:
+        p = self.game.players.get(name)
+        return p is not None and p.in_game
+
+    # ---------------------------------------------------------------- characteristics
+
+    def chars(self, oid: str) -> dict:
+        """Controller, power, toughness and keywords after continuous effects."""
+        cached = self._chars.get(oid)
+        if cached is not None:
+            return cached
+        o = self.obj(oid)
+        effects = self.effects_in_order()
+        chars = {"controller": self.controller(oid)}
+        self._chars[oid] = chars  # provisional, so that static conditions may read the controller
+        power, toughness = o.power, o.toughness
+        keywords = list(o.keywords)
+        for e in effects:
+            if e.kind == "base" and oid in e.affected:
+                power, toughness = e.value
+        dp = dt = 0
+        for e in effects:
+            if oid not in e.affected:
+                continue
+            if e.kind == "pump":
+                dp, dt = dp + e.value[0], dt + e.value[1]
+            elif e.kind == "grant":
+                keywords.append(e.value)
+        if self.visible(oid):
+            for kind, value in self.static_contributions().get(oid, ()):
+                if kind == "pump":
+                    dp, dt = dp + value[0], dt + value[1]
+                elif kind == "grant":
+                    keywords.append(value)
+        dp += o.counter("p1p1") - o.counter("m1m1")
+        dt += o.counter("p1p1") - o.counter("m1m1")
+        if power is not None:
+            power += dp
+        if toughness is not None:
+            toughness += dt
+        chars.update(power=power, toughness=toughness, keywords=tuple(keywords))
+        return chars
+
+    def static_contributions(self) -> dict[str, list]:
+        cached = self._chars.get("\0statics")
+        if cached is not None:
+            return cached
+        out: dict[str, list] = defaultdict(list)
+        self._chars["\0statics"] = out
+        sources = set()
+        for name in self.rb.static_cards:
+            sources |= self.indexes.lookup("card", name)
+        for oid in self.indexes.sort(sources):
+            o = self.game.objects[oid]
+            if o.zone != "battlefield" or not self.visible(oid):
+                continue
+            card = self.rb.cards[o.card]
+            for entry in card.entries:
+                if isinstance(entry, ast.Static):
+                    env = {"this": Obj(oid), "you": PlayerRef(self.controller(oid))}
+                    self.collect_static(entry.body, env, out)
+        return out
+
+    def collect_static(self, stmt: ast.Node, env: dict, out: dict) -> None:
+        match stmt:
+            case ast.Block(stmts=stmts):
+                for s in stmts:
+                    self.collect_static(s, env, out)
+            case ast.Each():
+                # every object the ability reaches, seen or not: whether it is seen is asked
+                # when its characteristics are, so this map need not change when it hides
+                for ref in self.select(stmt, env, None, hidden_too=True):
+                    self.collect_static(stmt.body, {**env, stmt.var: ref}, out)
+            case ast.If():
+                if self.truthy(self.eval(stmt.cond, env)):
+                    self.collect_static(stmt.body, env, out)
+            case ast.Pump():
+                ref = self.eval(stmt.obj, env)
+                if isinstance(ref, Obj):
+                    out[ref.id].append(("pump", (stmt.power, stmt.toughness)))
+            case ast.Grant():
+                ref = self.eval(stmt.obj, env)
+                if isinstance(ref, Obj):
+                    out[ref.id].append(("grant", stmt.keyword))
+            case _:
+                raise self.fail("a static ability can only modify characteristics", stmt.span)
+
+    def controller(self, oid: str) -> str:
+        """The controller alone (layer 2), without working out power and toughness."""
+        cached = self._chars.get(oid)
+        if cached is not None:
+            return cached["controller"]
+        controller = self.obj(oid).controller
+        for e in self.effects_in_order():
+            if e.kind == "control" and oid in e.affected:
+                controller = e.value
+        return controller
+
+    def keywords(self, oid: str) -> tuple[str, ...]:
+        """Printed keywords and those granted by resolved effects (when no static ability grants any)."""
+        granted = tuple(e.value for e in self.effects_in_order() if e.kind == "grant" and oid in e.affected)
+        return self.obj(oid).keywords + granted
+
+    def effects_in_order(self) -> list[Effect]:
+        cached = self._chars.get("\0effects")
+        if cached is None:
+            cached = self._chars["\0effects"] = sorted(self.game.effects.values(), key=lambda e: e.timestamp)
+        return cached
+
+    def snapshot(self, oid: str) -> dict:
+        """Last known information: the object as it last existed, with its characteristics."""
+        o = self.obj(oid)
+        c = self.chars(oid)
+        snap = {name: getattr(o, name) for name in attrs.fields_dict(Permanent) if name != "status"}
+        snap.update(c)
+        for name in self.rb.statuses:
+            snap[name] = o.get_status(name, self.status_default(name))
+        return snap
+
+    # ================================================================ expressions
+
+    def truthy(self, value: Any) -> bool:
+        return value not in (None, False, 0, MISSING)
+
+    def resolve_name(self, name: str, env: dict) -> Any:
+        if name in env:
+            return env[name]
+        if name in self.game.objects:
+            return Obj(name, True)
+        if name in self.game.players:
+            return PlayerRef(name)
+        if name == "none":
+            return None
+        if name in ("true", "false"):
+            return name == "true"
+        if name == "turn":
+            return self.game.turn
+        return name  # a symbol: a status value, a zone, a keyword
+
+    def eval(self, expr: ast.Node, env: dict, before: dict | None = None) -> Any:
+        if before is not None:
+            return self.eval_tree(expr, env, before)
+        entry = self.rb.compiled.get(id(expr))
+        if entry is None:
+            entry = self.rb.compiled[id(expr)] = (expr, compile_expr(expr, MISSING))
+        return entry[1](self, env)
+
+    def eval_tree(self, expr: ast.Node, env: dict, before: dict | None = None) -> Any:
+        """The evaluator that walks the tree (used for assertions that compare with before)."""
+        match expr:
+            case ast.Name(id=name):
+                return self.resolve_name(name, env)
+            case ast.Number(value=v):
+                return v
+            case ast.String(value=v):
+                return v
+            case ast.Attr(obj=inner, name=name):
+                return self.read(self.eval_tree(inner, env, before), name, expr)
+            case ast.And(items=items):
+                return all(self.truthy(self.eval_tree(i, env, before)) for i in items)
+            case ast.Or(items=items):
+                return any(self.truthy(self.eval_tree(i, env, before)) for i in items)
+            case ast.Not(item=item):
+                return not self.truthy(self.eval_tree(item, env, before))
+            case ast.Is(left=l, right=r, negated=neg):
+                same = self.same(self.eval_tree(l, env, before), self.eval_tree(r, env, before))
+                return same != neg
+            case ast.IsA(left=l, type=t, negated=neg):
+                v = self.eval_tree(l, env, before)
+                result = isinstance(v, Obj) and t.lower() in self.read(v, "types", expr)
+                return result != neg
+            case ast.Has(left=l, keyword=k):
+                v = self.eval_tree(l, env, before)
+                return isinstance(v, Obj) and k in self.read(v, "keywords", expr)
+            case ast.Visible(obj=inner):
+                v = self.eval_tree(inner, env, before)
+                if isinstance(v, Obj):
+                    return self.visible(v.id)
+                if isinstance(v, PlayerRef):
+                    return self.player_in_game(v.name)
+                return False
+            case ast.Unchanged(value=inner):
+                if before is None:
+                    raise self.fail("'is unchanged' only makes sense in an assertion after a change", expr.span)
+                now = self.eval(inner, env)
+                then = before.get(id(inner), MISSING)
+                return then is MISSING or self.same(now, then)
+            case ast.Compare(op=op, left=l, right=r):
+                a, b = self.eval_tree(l, env, before), self.eval_tree(r, env, before)
+                if not isinstance(a, int) or not isinstance(b, int):
+                    return False
+                return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
+            case ast.Add(left=l, right=r):
+                return (self.eval_tree(l, env, before) or 0) + (self.eval_tree(r, env, before) or 0)
+            case ast.Count(var=var, cond=cond):
+                return len(self.select(ast.Each(var, cond, ast.Block(())), env, None))
+        raise self.fail(f"cannot evaluate {type(expr).__name__}", expr.span)
+
+    def same(self, a: Any, b: Any) -> bool:
+        if isinstance(a, Obj) and isinstance(b, Obj):
+            return a.id == b.id
+        if isinstance(a, PlayerRef) and isinstance(b, PlayerRef):
+            return a.name == b.name
+        if isinstance(a, (Obj, PlayerRef)) or isinstance(b, (Obj, PlayerRef)):
+            return False
+        return a == b
+
+    def read(self, value: Any, name: str, where: ast.Node) -> Any:
+        if type(value) is Obj:  # the common case first
+            oid = value.id
+            o = self.game.objects.get(oid)
+            if o is None:
+                return None
+            if not value.aware and oid in self.game.lki and self.is_hidden(oid):
+                return self._wrap(self.game.lki[oid].get(name), name, value)
+            if name in self.defaults:
+                raw = o.get_status(name, self.defaults[name])
+                return self._wrap(raw, name, value) if name in self.reference_statuses else raw
+            return self.read_attribute(o, value, name, where)
+        if value is None or value is MISSING:
+            return None
+        if isinstance(value, PlayerRef):
+            p = self.game.players[value.name]
+            if name in PLAYER_ATTRS:
+                return getattr(p, name)
+            if name == "zone":
+                return "game" if p.in_game else "outside"
+            raise self.fail(f"a player has no attribute '{name}'", where.span)
+        if isinstance(value, dict):  # counters.feather
+            return value.get(name, 0)
+        raise self.fail(f"'{name}' is read from something that is not an object or a player", where.span)
+
+    def read_attribute(self, o: Permanent, ref: Obj, name: str, where: ast.Node) -> Any:
+        """A game attribute of an object, after continuous effects where they apply."""
+        oid = o.id
+        if name == "controller":
+            return self._wrap(self.controller(oid), name, ref)
+        if name == "types":
+            return o.types
+        if name == "keywords" and not self.rb.static_grants:
+            return self.keywords(oid)
+        if name in ("power", "toughness", "keywords"):
+            return self.chars(oid)[name]
+        if name == "entered_this_turn":
+            return o.entered_turn == self.game.turn
+        if name == "summoning_sick":
+            return o.controlled_since == self.game.turn and "haste" not in self.chars(oid)["keywords"]
+        if name in ("counters", "stickers"):
+            return dict(getattr(o, name))
+        if name in BUILTIN_ATTRS:
+            return self._wrap(getattr(o, name), name, ref)
+        raise self.fail(f"objects have no attribute '{name}'", where.span)
+
+    def _wrap(self, raw: Any, name: str, parent: Obj) -> Any:
+        """Stored names become references: players, or objects."""
+        if isinstance(raw, str) and (name in ("controller", "owner", "attached_to") or name in self.reference_statuses):
+            if raw in self.game.players:
+                return PlayerRef(raw)
+            return Obj(raw, parent.aware)
+        if isinstance(raw, dict):
+            return raw
+        if name in ("counters", "stickers") and isinstance(raw, tuple):
+            return dict(raw)
+        return raw
+
+    # ================================================================ selections
+
+    def aware_of(self, cond: ast.Node) -> bool:
+        """A query that names a hiding status sees the objects that status hides."""
+        known = self.rb.awareness.get(id(cond))
+        if known is None:
+            known = self.rb.awareness[id(cond)] = (cond, bool(ast.names_in(cond) & self.ix.hiding_attrs))
+        return known[1]
+
+    def candidates(self, each: ast.Each, env: dict) -> Iterable[str]:
+        """The objects a query must look at: what an index says may match, or all of them."""
+        entry = self.rb.plans.get(id(each))
+        if entry is None:
+            indexable = {"attached_to", "owner", "controller"} | set(self.rb.statuses)
+            entry = self.rb.plans[id(each)] = (each, plan_query(each.var, each.cond, indexable, MISSING))
+        best = None
+        for plan in entry[1]:
+            if plan.kind == "same":
+                v = plan.value(self, env)
+                return [v.id] if isinstance(v, Obj) and v.id in self.game.objects else []
+            found = None
+            if plan.kind == "equal":
+                found = self.indexes.lookup(plan.attr, self.store(plan.value(self, env)))
+                if found is not None and plan.attr == "controller":
+                    found = found | self.affected_by("control")
+            elif plan.kind == "keyword" and not self.rb.static_grants:
+                found = self.indexes.lookup("keywords", plan.name) | self.affected_by("grant")
+            elif plan.kind == "type":
+                found = self.indexes.lookup("types", plan.name)
+            if found is not None and (best is None or len(found) < len(best)):
+                best = found  # the smallest set of candidates any index gives
+        return list(self.game.objects) if best is None else self.indexes.sort(best)
+
+    def affected_by(self, kind: str) -> set[str]:
+        return {oid for e in self.game.effects.values() if e.kind == kind for oid in e.affected}
+
+    def select(self, each: ast.Each, env: dict, cause: Cause | None, hidden_too: bool = False) -> list[Obj]:
+        aware = self.aware_of(each.cond)
+        exemptions = self.ix.exempts.get(cause.id, ()) if cause is not None and cause.kind == "rule" else ()
+        chosen = []
+        objects = self.game.objects
+        only = self.dirty_scope
+        for oid in self.candidates(each, env):
+            if only is not None and oid not in only:
+                continue
+            o = objects[oid]
+            if not each.every_zone and o.zone != "battlefield":
+                continue
+            if o.zone == "nowhere":
+                continue
+            if not aware and not hidden_too and self.is_hidden(oid):
+                continue
+            ref = Obj(oid, aware)
+            scope = {**env, each.var: ref}
+            if not self.truthy(self.eval(each.cond, scope)):
+                continue
+            if any(self.truthy(self.eval(ex.cond, {ex.var: Obj(oid, True)})) for _r, ex in exemptions):
+                continue
+            chosen.append(ref)
+        return chosen
