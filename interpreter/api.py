@@ -48,9 +48,15 @@ def default_suite() -> Path:
     here = Path.cwd() / "tests" / "scenarios"
     if here.is_dir():
         return here
+    checkout = Path(__file__).resolve().parent.parent / "tests" / "scenarios"
+    if checkout.is_dir():  # an editable install runs from the checkout
+        return checkout
     import importlib.util
 
     spec = importlib.util.find_spec("phasing_conformance")
+    if spec is None or not spec.submodule_search_locations:
+        raise DiagnosticError(Diagnostic("error", "the conformance scenarios are not installed", Span("phasing", 0, 0, 0, 0),
+                                         "reinstall with 'pip install .', or name a scenario folder"))
     return Path(list(spec.submodule_search_locations)[0])
 
 

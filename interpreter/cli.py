@@ -16,7 +16,7 @@ from dsl.printer import item_lines
 from interpreter import ablation, api, compare
 from interpreter.rulebook import available_variants, available_versions, load_version
 from interpreter.scenario import Outcome
-from interpreter.suite import collect, current_version, run_all
+from interpreter.suite import collect, current_version, run_all, versions_for
 
 out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -65,7 +65,10 @@ def cmd_run(args) -> int:
     if problems:
         report(problems)
         return 1
-    outcomes = list(run_all(cases, [args.rules] if args.rules else None))
+    if args.rules:
+        outcomes = list(run_all(cases, [args.rules]))
+    else:  # one run per scenario: under the newest version it names (`phasing test` runs them all)
+        outcomes = [o for case in cases for o in run_all([case], versions_for(case, None)[-1:])]
     if args.json:
         print(json.dumps([api.outcome_json(o, with_trace=args.trace) for o in outcomes], indent=2, default=str))
         return 0 if all(o.passed for o in outcomes) else 1
@@ -201,7 +204,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_check)
     p = sub.add_parser("run", help="play a scenario and show the final state")
     p.add_argument("scenario")
-    p.add_argument("--rules", help="version date or folder (default: the scenario's own)")
+    p.add_argument("--rules", help="version, variant or folder (default: the newest the scenario names)")
     p.add_argument("--trace", action="store_true", help="show every change with the rule that caused it")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_run)
@@ -242,6 +245,9 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # the reader went away (`phasing ... | head`): nothing more to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except Exception as exc:  # an interpreter bug, not bad input
         if os.environ.get("PHASING_DEBUG"):
             raise
