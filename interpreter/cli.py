@@ -70,7 +70,7 @@ def cmd_run(args) -> int:
     else:  # one run per scenario: under the newest version it names (`phasing test` runs them all)
         outcomes = [o for case in cases for o in run_all([case], versions_for(case, None)[-1:])]
     if args.json:
-        print(json.dumps([api.outcome_json(o, with_trace=args.trace) for o in outcomes], indent=2, default=str))
+        print(json.dumps([api.outcome_json(o) for o in outcomes], indent=2, default=str))
         return 0 if all(o.passed for o in outcomes) else 1
     for o in outcomes:
         if args.trace:

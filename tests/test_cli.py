@@ -1,0 +1,72 @@
+"""The `phasing` command's good paths: what each subcommand prints and returns."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from interpreter.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+TOUR = ROOT / "tests" / "scenarios" / "tour.scenario"
+
+
+def run(capsys, *argv: str) -> tuple[int, str]:
+    status = main(list(argv))
+    return status, capsys.readouterr().out
+
+
+def test_versions_lists_fourteen_versions_and_the_variants(capsys):
+    status, out = run(capsys, "versions")
+    assert status == 0
+    for version in ("2005-02-01", "2011-02-04", "2017-07-08", "2017-08-25", "2020-08-07", "2026-09-25"):
+        assert version in out
+    assert out.count("(variant)") >= 4
+
+
+def test_show_prints_the_resolved_rulebook_in_its_own_numbering(capsys):
+    status, out = run(capsys, "show", "2017-07-08")
+    assert status == 0
+    assert "rule 702.25k phased-out-tokens-cease" in out  # 2017-07-08 still has the token rule
+    assert out.index("rule 702.25a") < out.index("rule 702.25k") < out.index("rule 704.5d")
+
+
+def test_run_with_trace_names_the_subrules_at_work(capsys):
+    status, out = run(capsys, "run", str(TOUR), "--trace")
+    assert status == 0
+    assert "[702.26h indirect-wins] strength: phased_indirectly true wins over false" in out
+    assert "[502.3 untap-permanents] bear: tapped: true -> false" in out
+    assert "PASS tour" in out and out.count("Final state") == 1  # one run: the newest version it names
+
+
+def test_run_json_is_machine_readable(capsys):
+    status, out = run(capsys, "run", str(TOUR), "--json")
+    data = json.loads(out)
+    assert status == 0 and data[0]["passed"] and data[0]["rules"] == "2026-09-25"
+    assert any(e["cause"]["id"] == "702.26g" for e in data[0]["trace"])
+
+
+def test_test_ends_with_the_counts_line(capsys):
+    status, out = run(capsys, "test", str(TOUR))
+    assert status == 0
+    assert out.strip().splitlines()[-1] == "8 passed, 0 failed"  # tour names 2017-08-25 onwards: 8 versions
+
+
+def test_diff_json_has_rules_scenarios_and_witness(capsys):
+    status, out = run(capsys, "diff", "2017-07-08", "2017-08-25", str(TOUR), "--json")
+    data = json.loads(out)
+    assert status == 0 and set(data) == {"rules", "scenarios", "witness"} and data["witness"] is None
+    assert any(r["slug"] == "phased-out-tokens-cease" and r["kinds"] == ["removed"] for r in data["rules"])
+    assert data["scenarios"][0]["differences"] == [{"what": "soldier.zone", "a": "nowhere", "b": "battlefield"}]
+
+
+def test_the_command_works_from_any_directory(tmp_path):
+    """Installed, `phasing` finds the shipped rules and the conformance suite wherever it runs."""
+    env = {k: v for k, v in os.environ.items() if k != "PHASING_DEBUG"}
+    done = subprocess.run([sys.executable, "-m", "interpreter.cli", "ablate", "2025-02-07", "--json"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["all_load_bearing"] is True
