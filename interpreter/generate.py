@@ -20,12 +20,12 @@ ATTACHMENTS = ("Holy Strength", "Bonesplitter")
 @st.composite
 def boards(draw):
     """Players and permanents: `(players, [(name, card, props)])`."""
-    players = PLAYER_NAMES[: draw(st.integers(2, 4))]
+    players = PLAYER_NAMES[: draw(st.sampled_from([3, 4, 2]))]  # multiplayer first: more rules come into play
     permanents = []
     for i in range(draw(st.integers(1, 6))):
         card = draw(st.sampled_from(CREATURES + NONCREATURES))
         props = [f"controller {draw(st.sampled_from(players))}"]
-        if draw(st.integers(0, 3)) == 0:  # sometimes controlled by someone other than its owner
+        if draw(st.booleans()):  # often controlled by someone other than its owner
             props.append(f"owner {draw(st.sampled_from(players))}")
         if card == "Soldier Token":
             props.append("token")
@@ -60,7 +60,8 @@ def scripts(draw, players, names):
     steps = []
     leavers = list(players[2:])  # at least two players stay in the game
     for _ in range(draw(st.integers(1, 8))):
-        kind = draw(st.sampled_from(["next turn", "next turn"] + list(STEPS)))  # shrinks toward "next turn"
+        # shrinks toward "next turn"; leaving and targeted phasing are drawn more often
+        kind = draw(st.sampled_from(["next turn", "next turn"] + list(STEPS) + ["leave", "slip"]))
         who = draw(st.sampled_from(players))
         target = draw(st.sampled_from(names))
         if kind == "leave":
