@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from dsl import ast
 from dsl.checker import check_cards, check_scenario
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from dsl.parser import parse_file
@@ -105,6 +106,8 @@ def _check_one(target: Path) -> list[Diagnostic]:
         if (target.parent / "version.rules").exists():
             return _check_one(target.parent)
         found = _guard(lambda: parse_file(target))
+        if not found and any(isinstance(i, ast.Version) for i in parse_file(target).items):
+            return _guard(lambda: load_version(str(target)))  # a variant of one's own, resolved and checked
         if not found and target.resolve().parent == (RULES_ROOT / "cards").resolve():
             found = _guard(lambda: load_cards()) or check_cards(load_cards().values(), load(None))
         return found

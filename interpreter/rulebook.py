@@ -319,8 +319,9 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
         for rule in base.rules:
             moved = _renumber_rule(rule, manifest.renumbers)
             rules[moved.slug] = moved
-        if not sections:
-            sections = tuple(attrs.evolve(s, rule=_renumbered(s.rule, manifest.renumbers)) for s in base.version.sections)
+        if not sections:  # inherited: a problem with them is this manifest's to fix
+            sections = tuple(attrs.evolve(s, rule=_renumbered(s.rule, manifest.renumbers), span=manifest.span)
+                             for s in base.version.sections)
         for table in (statuses, verbs):
             for name, decl in list(table.items()):
                 table[name] = attrs.evolve(decl, cites=tuple(_renumbered(c, manifest.renumbers) for c in decl.cites))
