@@ -7,6 +7,7 @@ match its list of subrules exactly, with no id or slug used twice.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Iterable
 
@@ -281,7 +282,6 @@ def check_scenario(scn: ast.Scenario, book) -> list[Diagnostic]:
     used |= {s.card for e in scn.entries if isinstance(e, ast.Script) for s in e.steps if isinstance(s, ast.Cast)}
     checker.problems.extend(check_cards([book.cards[c] for c in sorted(used) if c in book.cards], book))
     cards = {c.lower() for c in used}
-    import re
 
     for e in scn.entries:
         if isinstance(e, ast.Script):
