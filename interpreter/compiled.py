@@ -134,6 +134,9 @@ def plan_query(var: str, cond: ast.Node, indexable: set[str], missing: object) -
                 elif (isinstance(side, ast.Attr) and isinstance(side.obj, ast.Name) and side.obj.id == var
                       and side.name in indexable):
                     found.append(Plan("equal", side.name, compile_expr(other, missing)))
+        elif (isinstance(c, ast.Attr) and isinstance(c.obj, ast.Name) and c.obj.id == var
+              and c.name in indexable):  # a flag: `x.token`
+            found.append(Plan("equal", c.name, lambda eng, env: True))
         elif isinstance(c, ast.Has) and isinstance(c.left, ast.Name) and c.left.id == var:
             found.append(Plan("keyword", name=c.keyword))
         elif isinstance(c, ast.IsA) and not c.negated and isinstance(c.left, ast.Name) and c.left.id == var:

@@ -368,9 +368,15 @@ class Engine(GameView):
 
     def matches(self, pattern: ast.Change, attr: str, old: Any, new: Any) -> bool:
         """Does a change of `attr` from `old` to `new` fit `x.attr becomes V [from W]`?"""
-        if pattern.attr != attr or new != self.store(self.eval(pattern.value, {})):
+        if pattern.attr != attr:
             return False
-        return pattern.old is None or old == self.store(self.eval(pattern.old, {}))
+        wanted = self.rb.compiled.get(("pattern", id(pattern)))
+        if wanted is None:  # a pattern's values are constants: work them out once per rulebook
+            values = (self.store(self.eval(pattern.value, {})),
+                      None if pattern.old is None else self.store(self.eval(pattern.old, {})))
+            wanted = self.rb.compiled[("pattern", id(pattern))] = (pattern, values)
+        value, source = wanted[1]
+        return new == value and (pattern.old is None or old == source)
 
     def show(self, value: Any) -> str:
         if value is None:
@@ -587,13 +593,16 @@ class Engine(GameView):
         pattern = clause.event
         if not isinstance(pattern, ast.Change):
             return values
+        known = self.rb.compiled.get(("unchanged", id(clause)))
+        if known is None:
+            known = self.rb.compiled[("unchanged", id(clause))] = (
+                clause, [n for n in clause.cond.walk() if isinstance(n, ast.Unchanged)])
         for w, old in changes:
             if not self.matches(pattern, w.attr, old, w.value):
                 continue
             env = {pattern.var: Obj(w.obj, True)}
-            for n in clause.cond.walk():
-                if isinstance(n, ast.Unchanged):
-                    values[(w.obj, id(n.value))] = self.eval(n.value, env)
+            for n in known[1]:
+                values[(w.obj, id(n.value))] = self.eval(n.value, env)
         return values
 
     def check_assertions(self, changes, before_values) -> None:

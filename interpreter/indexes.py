@@ -13,7 +13,7 @@ from typing import Any, Iterable
 
 from interpreter.model import Game, Permanent
 
-FIELDS = ("attached_to", "owner", "controller", "card")
+FIELDS = ("attached_to", "owner", "controller", "card", "token")
 
 
 class Indexes:

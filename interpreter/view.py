@@ -426,7 +426,7 @@ class GameView:
         """The objects a query must look at: what an index says may match, or all of them."""
         entry = self.rb.plans.get(id(each))
         if entry is None:
-            indexable = {"attached_to", "owner", "controller"} | set(self.rb.statuses)
+            indexable = {"attached_to", "owner", "controller", "token"} | set(self.rb.statuses)
             entry = self.rb.plans[id(each)] = (each, plan_query(each.var, each.cond, indexable, MISSING))
         best = None
         for plan in entry[1]:
