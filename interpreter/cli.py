@@ -16,7 +16,7 @@ from dsl.printer import item_lines
 from interpreter import ablation, api, compare
 from interpreter.rulebook import available_variants, available_versions, load_version
 from interpreter.scenario import Outcome
-from interpreter.suite import collect, current_version, run_all, versions_for
+from interpreter.suite import collect, current_version, run_all
 
 out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -65,10 +65,8 @@ def cmd_run(args) -> int:
     if problems:
         report(problems)
         return 1
-    if args.rules:
-        outcomes = list(run_all(cases, [args.rules]))
-    else:  # one run per scenario: under the newest version it names (`phasing test` runs them all)
-        outcomes = [o for case in cases for o in run_all([case], versions_for(case, None)[-1:])]
+    # one run per scenario: under --rules, or the newest version it names (`phasing test` runs them all)
+    outcomes = list(run_all(cases, [args.rules] if args.rules else None, newest_only=not args.rules))
     if args.json:
         print(json.dumps([api.outcome_json(o) for o in outcomes], indent=2, default=str))
         return 0 if all(o.passed for o in outcomes) else 1

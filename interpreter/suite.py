@@ -68,10 +68,13 @@ def run_case(case: Case, book: Rulebook) -> Outcome:
 
 
 def run_all(cases: list[Case], override: list[str] | None = None,
-            books: dict[str, Rulebook] | None = None) -> Iterator[Outcome]:
+            books: dict[str, Rulebook] | None = None, newest_only: bool = False) -> Iterator[Outcome]:
+    """Each scenario under each version it names (or under `override`); with `newest_only`,
+    under the newest of them alone."""
     books = books if books is not None else {}
     for case in cases:
-        for version in versions_for(case, override):
+        versions = versions_for(case, override)
+        for version in versions[-1:] if newest_only else versions:
             if version not in books:
                 try:
                     books[version] = load_version(version)
