@@ -7,7 +7,10 @@ drawn from what the parser expected there.
 from __future__ import annotations
 
 import functools
+import hashlib
 import logging
+import os
+import pickle
 from pathlib import Path
 
 import lark
@@ -29,7 +32,7 @@ def _parser() -> lark.Lark:
     # `cache=True`: Lark keeps the analysed grammar in the temporary folder, keyed by the
     # grammar's text and options, so a second process skips building the parse tables.
     return lark.Lark(
-        GRAMMAR.read_text(encoding="utf-8"),
+        _grammar_text(),
         parser="lalr",
         lexer="contextual",
         strict=True,
@@ -615,7 +618,49 @@ def parse_file(path: str | Path) -> ast.Module:
     except OSError as exc:
         raise DiagnosticError(Diagnostic("error", f"cannot read file: {exc.strerror or exc}", Span(str(path), 0, 0, 0, 0),
                                          "give a readable rule file (.rules) or scenario (.scenario)")) from None
-    return parse(text, str(path))
+    return _cached_parse(text, str(path))
+
+
+@functools.cache
+def _grammar_text() -> str:
+    return GRAMMAR.read_text(encoding="utf-8")
+
+
+def _cache_dir() -> Path | None:
+    """Where parsed files are kept between runs ($PHASING_CACHE_DIR, else the user's cache folder)."""
+    root = os.environ.get("PHASING_CACHE_DIR") or os.environ.get("XDG_CACHE_HOME") or os.path.join(
+        os.path.expanduser("~"), ".cache")
+    return Path(root) / "phasing-rules" if root else None
+
+
+def _cached_parse(text: str, path: str) -> ast.Module:
+    """Parse, or take the tree a previous run made of exactly this text at this path.
+
+    The key covers the grammar, the file's path and its text, so any edit reparses. A cache
+    that can't be read or written is simply not used.
+    """
+    folder = _cache_dir()
+    key = hashlib.sha256("\0".join((_grammar_text(), path, text)).encode()).hexdigest()
+    entry = folder / f"{key}.pickle" if folder else None
+    if entry is not None:
+        try:
+            with open(entry, "rb") as handle:
+                module = pickle.load(handle)
+            if isinstance(module, ast.Module):
+                return module
+        except Exception:  # absent, unreadable or stale: parse instead
+            pass
+    module = parse(text, path)
+    if entry is not None:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            temporary = entry.with_suffix(f".{os.getpid()}.tmp")
+            with open(temporary, "wb") as handle:
+                pickle.dump(module, handle, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(temporary, entry)
+        except OSError:
+            pass
+    return module
 
 
 def _encoding_diagnostic(exc: UnicodeDecodeError, path: str) -> Diagnostic:
