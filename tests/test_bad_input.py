@@ -346,14 +346,19 @@ def test_bad_scenario(case, command, tmp_path):
     assert_error(phasing(command, scenario), scenario, line, col, message, hint=hint)
 
 
+def assert_folder_reported(cases: dict, folder: Path):
+    """`phasing test` on a folder of bad scenarios: each reported in place, all counted as failed."""
+    for case, (text, *_rest) in cases.items():
+        write(folder / f"{case}.scenario", text)
+    result = phasing("test", folder)
+    for case, (_text, line, col, message, hint) in cases.items():
+        assert_error(result, folder / f"{case}.scenario", line, col, message, hint=hint)
+    assert result.stdout.splitlines()[-1] == f"0 passed, {len(cases)} failed", show(result)
+    return result
+
+
 def test_bad_scenarios_under_test(tmp_path):
-    """`phasing test` on a folder of them: every one reported in place and counted as failed."""
-    for case, (text, *_rest) in SCENARIOS.items():
-        write(tmp_path / f"{case}.scenario", text)
-    result = phasing("test", tmp_path)
-    for case, (_text, line, col, message, hint) in SCENARIOS.items():
-        assert_error(result, tmp_path / f"{case}.scenario", line, col, message, hint=hint)
-    assert result.stdout.splitlines()[-1] == f"0 passed, {len(SCENARIOS)} failed", show(result)
+    assert_folder_reported(SCENARIOS, tmp_path)
 
 
 # Problems that only show when the script is played: `check` may pass them, `run` and `test` must not.
@@ -445,13 +450,9 @@ def test_bad_script(case, tmp_path):
 
 
 def test_bad_scripts_under_test(tmp_path):
-    for case, (text, *_rest) in PLAYED.items():
-        write(tmp_path / f"{case}.scenario", text)
-    result = phasing("test", tmp_path)
-    for case, (_text, line, col, message, hint) in PLAYED.items():
-        assert_error(result, tmp_path / f"{case}.scenario", line, col, message, hint=hint)
-        assert f"FAIL {PLAYED[case][0].split(chr(34))[1]} [" in result.stdout, show(result)
-    assert result.stdout.splitlines()[-1] == f"0 passed, {len(PLAYED)} failed", show(result)
+    result = assert_folder_reported(PLAYED, tmp_path)
+    for text, *_rest in PLAYED.values():
+        assert f"FAIL {text.split(chr(34))[1]} [" in result.stdout, show(result)
 
 
 @pytest.mark.parametrize("case", sorted(NO_HINT_YET))
