@@ -17,6 +17,8 @@ from dsl import ast
 
 Compiled = Callable[[Any, dict], Any]
 _UNSET = object()
+# The environment entry that carries, for an assertion after a change, the values read before it.
+BEFORE = "\0before"
 
 
 def compile_expr(e: ast.Node, missing: object) -> Compiled:
@@ -97,8 +99,17 @@ def compile_expr(e: ast.Node, missing: object) -> Compiled:
                     return eng.player_in_game(v.name)
                 return False
             return visible
-    # Unchanged and anything new: the tree-walking evaluator knows them
-    return lambda eng, env: eng.eval_tree(e, env, None)
+        case ast.Unchanged(value=inner):
+            of = compile_expr(inner, missing)
+
+            def unchanged(eng, env):
+                before = env.get(BEFORE)
+                if before is None:
+                    raise eng.fail("'is unchanged' only makes sense in an assertion after a change", e.span)
+                then = before.get(id(inner), missing)
+                return then is missing or eng.same(of(eng, env), then)
+            return unchanged
+    raise TypeError(f"not an expression: {type(e).__name__}")
 
 
 # ------------------------------------------------------------------ query plans

@@ -36,6 +36,16 @@ MAX_SETTLE_ROUNDS = 64
 MAX_COMMITS_PER_STEP = 5_000
 MAX_REACTION_DEPTH = 100  # changes causing changes causing changes ... (after clauses, returns)
 
+# Statements that set one attribute of their object to a fixed value.
+SIMPLE_WRITES = {
+    ast.Unattach: ("attached_to", None),
+    ast.Tap: ("tapped", True),
+    ast.Untap: ("tapped", False),
+    ast.AttackWith: ("attacking", True),
+    ast.RemoveFromCombat: ("attacking", False),
+    ast.RemoveDamage: ("damage", 0),
+}
+
 
 @attrs.define
 class Write:
@@ -98,7 +108,7 @@ class Engine(GameView):
         return self.commit(batch)
 
     def target(self, expr: ast.Node, env: dict, cause: Cause) -> Obj | None:
-        """The object a statement acts on, or None when it can't be affected (702.26b-like hiding)."""
+        """The object a statement acts on, or None when it can't be affected (a hide rule hides it)."""
         ref = self.eval(expr, env)
         if ref is None or ref is MISSING:
             return None
@@ -147,24 +157,9 @@ class Engine(GameView):
                 host = self.eval(t, env)
                 if ref is not None and isinstance(host, (Obj, PlayerRef)):
                     write(ref.id, "attached_to", host.id if isinstance(host, Obj) else host.name)
-            case ast.Unattach(obj=o):
-                if (ref := self.target(o, env, cause)) is not None:
-                    write(ref.id, "attached_to", None)
-            case ast.Tap(obj=o):
-                if (ref := self.target(o, env, cause)) is not None:
-                    write(ref.id, "tapped", True)
-            case ast.Untap(obj=o):
-                if (ref := self.target(o, env, cause)) is not None:
-                    write(ref.id, "tapped", False)
-            case ast.AttackWith(obj=o):
-                if (ref := self.target(o, env, cause)) is not None:
-                    write(ref.id, "attacking", True)
-            case ast.RemoveFromCombat(obj=o):
-                if (ref := self.target(o, env, cause)) is not None:
-                    write(ref.id, "attacking", False)
-            case ast.RemoveDamage(obj=o):
-                if (ref := self.target(o, env, cause)) is not None:
-                    write(ref.id, "damage", 0)
+            case ast.Unattach() | ast.Tap() | ast.Untap() | ast.AttackWith() | ast.RemoveFromCombat() | ast.RemoveDamage():
+                if (ref := self.target(stmt.obj, env, cause)) is not None:
+                    write(ref.id, *SIMPLE_WRITES[type(stmt)])
             case ast.DealDamage(amount=n, obj=o):
                 if (ref := self.target(o, env, cause)) is not None:
                     write(ref.id, "damage", self.obj(ref.id).damage + n)
@@ -321,9 +316,11 @@ class Engine(GameView):
     def _commit(self, batch: Batch) -> bool:
         self.expand(batch)
         final = self.settle_conflicts(batch)
-        changes = [(w, self.raw(w.obj, w.attr)) for w in final if self.raw(w.obj, w.attr) != w.value]
-        for w, old in changes:
-            w.old = old
+        changes = []  # (write, the value it replaces) for the writes that change something
+        for w in final:
+            w.old = self.raw(w.obj, w.attr)
+            if w.old != w.value:
+                changes.append((w, w.old))
         touched = {w.obj for w, _old in changes}
         neighbours = self.attachment_neighbours(touched)
         watch = touched | neighbours
@@ -366,17 +363,26 @@ class Engine(GameView):
         self.run_afters([w for w, _old in changes])
         return changed
 
+    def constant(self, expr: ast.Node) -> Any:
+        """The stored form of a value written in a rule (`out`, `true`, `none`), worked out once."""
+        known = self.rb.compiled.get(("constant", id(expr)))
+        if known is None:
+            known = self.rb.compiled[("constant", id(expr))] = (expr, self.store(self.eval(expr, {})))
+        return known[1]
+
     def matches(self, pattern: ast.Change, attr: str, old: Any, new: Any) -> bool:
         """Does a change of `attr` from `old` to `new` fit `x.attr becomes V [from W]`?"""
-        if pattern.attr != attr:
-            return False
-        wanted = self.rb.compiled.get(("pattern", id(pattern)))
-        if wanted is None:  # a pattern's values are constants: work them out once per rulebook
-            values = (self.store(self.eval(pattern.value, {})),
-                      None if pattern.old is None else self.store(self.eval(pattern.old, {})))
-            wanted = self.rb.compiled[("pattern", id(pattern))] = (pattern, values)
-        value, source = wanted[1]
-        return new == value and (pattern.old is None or old == source)
+        return (pattern.attr == attr and new == self.constant(pattern.value)
+                and (pattern.old is None or old == self.constant(pattern.old)))
+
+    def fits(self, pattern: ast.Change, w: Write, old: Any) -> dict | None:
+        """The environment binding the pattern's variable, if write `w` (replacing `old`) fits it."""
+        if not self.matches(pattern, w.attr, old, w.value):
+            return None
+        env = {pattern.var: Obj(w.obj, True)}
+        if pattern.cond is not None and not self.truthy(self.eval(pattern.cond, env)):
+            return None
+        return env
 
     def show(self, value: Any) -> str:
         if value is None:
@@ -409,14 +415,10 @@ class Engine(GameView):
             if key in seen or self.raw(w.obj, w.attr) == w.value:
                 continue
             seen.add(key)
+            old = self.raw(w.obj, w.attr)
             for rule, along in self.ix.alongs.get(w.attr, ()):
-                pattern = along.change
-                if not self.matches(pattern, w.attr, self.raw(w.obj, w.attr), w.value):
-                    continue
-                env = {pattern.var: Obj(w.obj, True)}
-                if pattern.cond is not None and not self.truthy(self.eval(pattern.cond, env)):
-                    continue
-                self.exec(along.body, env, batch, Cause("rule", rule.id, rule.slug, along.span))
+                if (env := self.fits(along.change, w, old)) is not None:
+                    self.exec(along.body, env, batch, Cause("rule", rule.id, rule.slug, along.span))
 
     def settle_conflicts(self, batch: Batch) -> list[Write]:
         final: dict[tuple, Write] = {}
@@ -429,7 +431,7 @@ class Engine(GameView):
             preferred = self.ix.prefers.get(w.attr)
             if preferred is not None:
                 rule, clause = preferred
-                wanted = self.store(self.eval(clause.value, {}))
+                wanted = self.constant(clause.value)
                 if wanted in (w.value, other.value):
                     loser = other if w.value == wanted else w
                     final[key] = w if w.value == wanted else other
@@ -496,7 +498,7 @@ class Engine(GameView):
         kinds: set[str] = set()
         for w in writes:
             for clause in self.ix.quiets.get(w.attr, ()):
-                if clause.old is None or w.old == self.store(self.eval(clause.old, {})):
+                if clause.old is None or w.old == self.constant(clause.old):
                     kinds |= set(clause.kinds)
         return frozenset(kinds)
 
@@ -577,12 +579,8 @@ class Engine(GameView):
                 continue
             cause = Cause("rule", rule.id, rule.slug, after.span)
             for w in writes:
-                if not self.matches(pattern, w.attr, w.old, w.value):
-                    continue
-                env = {pattern.var: Obj(w.obj, True)}
-                if pattern.cond is not None and not self.truthy(self.eval(pattern.cond, env)):
-                    continue
-                self.exec(after.body, env, batch, cause)
+                if (env := self.fits(pattern, w, w.old)) is not None:
+                    self.exec(after.body, env, batch, cause)
         if batch.writes or batch.ops:
             self.commit(batch)
 
@@ -597,24 +595,19 @@ class Engine(GameView):
         if known is None:
             known = self.rb.compiled[("unchanged", id(clause))] = (
                 clause, [n for n in clause.cond.walk() if isinstance(n, ast.Unchanged)])
-        for w, old in changes:
-            if not self.matches(pattern, w.attr, old, w.value):
-                continue
-            env = {pattern.var: Obj(w.obj, True)}
-            for n in known[1]:
-                values[(w.obj, id(n.value))] = self.eval(n.value, env)
+        for w, old in changes:  # the condition is judged after the change, so read for every match
+            if self.matches(pattern, w.attr, old, w.value):
+                env = {pattern.var: Obj(w.obj, True)}
+                for n in known[1]:
+                    values[(w.obj, id(n.value))] = self.eval(n.value, env)
         return values
 
     def check_assertions(self, changes, before_values) -> None:
         for rule, clause in self.ix.assertions:
             if not isinstance(clause, ast.AssertAfter) or not isinstance(clause.event, ast.Change):
                 continue
-            pattern = clause.event
             for w, old in changes:
-                if not self.matches(pattern, w.attr, old, w.value):
-                    continue
-                env = {pattern.var: Obj(w.obj, True)}
-                if pattern.cond is not None and not self.truthy(self.eval(pattern.cond, env)):
+                if (env := self.fits(clause.event, w, old)) is None:
                     continue
                 before = before_values.get(w.obj, {})
                 if not self.truthy(self.eval(clause.cond, env, before)):
@@ -670,7 +663,7 @@ class Engine(GameView):
                     return False
                 if not self.matches(pattern, data.get("attr"), data.get("old"), data.get("new")):
                     return False
-                looks_back = any(lb.attr == pattern.attr and self.same(self.eval(lb.value, {}), self.eval(pattern.value, {}))
+                looks_back = any(lb.attr == pattern.attr and self.constant(lb.value) == self.constant(pattern.value)
                                  for lb in self.ix.lookbacks)
                 return was_visible if looks_back else self.visible(oid)
         return False

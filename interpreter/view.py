@@ -17,7 +17,7 @@ import attrs
 from dsl import ast
 from dsl.builtins import OBJECT_ATTRS as BUILTIN_ATTRS, PLAYER_ATTRS
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
-from interpreter.compiled import compile_expr, plan_query
+from interpreter.compiled import BEFORE, compile_expr, plan_query
 from interpreter.indexes import Indexes
 from interpreter.model import Effect, Game, Permanent
 from interpreter.rulebook import Rulebook
@@ -105,9 +105,6 @@ class GameView:
             self._chars.pop("\0statics", None)  # which objects static abilities reach may have changed
         self.invalidate([oid])
 
-    def status_decl(self, name: str) -> ast.StatusDecl | None:
-        return self.rb.statuses.get(name)
-
     def status_default(self, name: str) -> Any:
         return self.defaults[name]
 
@@ -164,18 +161,15 @@ class GameView:
         chars = {"controller": self.controller(oid)}
         self._chars[oid] = chars  # provisional, so that static conditions may read the controller
         power, toughness = o.power, o.toughness
-        keywords = list(o.keywords)
-        for e in effects:
-            if e.kind == "base" and oid in e.affected:
-                power, toughness = e.value
+        keywords = list(self.keywords(oid))
         dp = dt = 0
         for e in effects:
             if oid not in e.affected:
                 continue
-            if e.kind == "pump":
+            if e.kind == "base":
+                power, toughness = e.value
+            elif e.kind == "pump":
                 dp, dt = dp + e.value[0], dt + e.value[1]
-            elif e.kind == "grant":
-                keywords.append(e.value)
         if self.visible(oid):
             for kind, value in self.static_contributions().get(oid, ()):
                 if kind == "pump":
@@ -288,63 +282,11 @@ class GameView:
         return name  # a symbol: a status value, a zone, a keyword
 
     def eval(self, expr: ast.Node, env: dict, before: dict | None = None) -> Any:
-        if before is not None:
-            return self.eval_tree(expr, env, before)
+        """The value of an expression; `before` holds what `is unchanged` compares with."""
         entry = self.rb.compiled.get(id(expr))
         if entry is None:
             entry = self.rb.compiled[id(expr)] = (expr, compile_expr(expr, MISSING))
-        return entry[1](self, env)
-
-    def eval_tree(self, expr: ast.Node, env: dict, before: dict | None = None) -> Any:
-        """The evaluator that walks the tree (used for assertions that compare with before)."""
-        match expr:
-            case ast.Name(id=name):
-                return self.resolve_name(name, env)
-            case ast.Number(value=v):
-                return v
-            case ast.String(value=v):
-                return v
-            case ast.Attr(obj=inner, name=name):
-                return self.read(self.eval_tree(inner, env, before), name, expr)
-            case ast.And(items=items):
-                return all(self.truthy(self.eval_tree(i, env, before)) for i in items)
-            case ast.Or(items=items):
-                return any(self.truthy(self.eval_tree(i, env, before)) for i in items)
-            case ast.Not(item=item):
-                return not self.truthy(self.eval_tree(item, env, before))
-            case ast.Is(left=l, right=r, negated=neg):
-                same = self.same(self.eval_tree(l, env, before), self.eval_tree(r, env, before))
-                return same != neg
-            case ast.IsA(left=l, type=t, negated=neg):
-                v = self.eval_tree(l, env, before)
-                result = isinstance(v, Obj) and t.lower() in self.read(v, "types", expr)
-                return result != neg
-            case ast.Has(left=l, keyword=k):
-                v = self.eval_tree(l, env, before)
-                return isinstance(v, Obj) and k in self.read(v, "keywords", expr)
-            case ast.Visible(obj=inner):
-                v = self.eval_tree(inner, env, before)
-                if isinstance(v, Obj):
-                    return self.visible(v.id)
-                if isinstance(v, PlayerRef):
-                    return self.player_in_game(v.name)
-                return False
-            case ast.Unchanged(value=inner):
-                if before is None:
-                    raise self.fail("'is unchanged' only makes sense in an assertion after a change", expr.span)
-                now = self.eval(inner, env)
-                then = before.get(id(inner), MISSING)
-                return then is MISSING or self.same(now, then)
-            case ast.Compare(op=op, left=l, right=r):
-                a, b = self.eval_tree(l, env, before), self.eval_tree(r, env, before)
-                if not isinstance(a, int) or not isinstance(b, int):
-                    return False
-                return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
-            case ast.Add(left=l, right=r):
-                return (self.eval_tree(l, env, before) or 0) + (self.eval_tree(r, env, before) or 0)
-            case ast.Count(var=var, cond=cond):
-                return len(self.select(ast.Each(var, cond, ast.Block(())), env, None))
-        raise self.fail(f"cannot evaluate {type(expr).__name__}", expr.span)
+        return entry[1](self, env if before is None else {**env, BEFORE: before})
 
     def same(self, a: Any, b: Any) -> bool:
         if isinstance(a, Obj) and isinstance(b, Obj):
