@@ -217,6 +217,7 @@ def interpreter_run(book, game, player: str, cap: float) -> dict[str, Any]:
     from interpreter.engine import RulesError
 
     engine = prepare(book, game)
+    engine.settle()  # the board as play leaves it before the step: state-based actions checked
     gc.collect()
     t0 = time.perf_counter()
     try:

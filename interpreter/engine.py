@@ -27,7 +27,8 @@ from dsl import ast
 from interpreter.model import DelayedTrigger, Effect, Game, Permanent, Watcher
 from interpreter.rulebook import Rulebook
 from interpreter.trace import SCRIPT, Cause, Event
-from interpreter.view import MISSING, GameView, Obj, PlayerRef, RulesError
+from interpreter.refs import MISSING, Obj, PlayerRef
+from interpreter.view import GameView, RulesError
 
 __all__ = ["Engine", "RulesError", "Obj", "PlayerRef", "MISSING"]
 
@@ -692,6 +693,7 @@ class Engine(GameView):
         """
         for _round in range(MAX_SETTLE_ROUNDS):
             batch = Batch()
+            self.statics.refresh()
             dirty, self.dirty = self.dirty, set()
             for rule, during in self.ix.hooks.get("state check", ()):
                 self.dirty_scope = dirty if self.rb.local_check(during.body) else None

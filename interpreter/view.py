@@ -20,7 +20,9 @@ from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from interpreter.compiled import BEFORE, compile_expr, plan_query
 from interpreter.indexes import Indexes
 from interpreter.model import Effect, Game, Permanent
+from interpreter.refs import MISSING, Obj, PlayerRef
 from interpreter.rulebook import Rulebook
+from interpreter.statics import Statics
 from interpreter.trace import Cause
 
 
@@ -28,20 +30,6 @@ class RulesError(DiagnosticError):
     """A rule set that misbehaves while running: conflicting writes, never settling, a failed assertion."""
 
 
-@attrs.frozen
-class Obj:
-    """A reference to an object. `aware` marks a reference obtained by naming a hiding status."""
-
-    id: str
-    aware: bool = False
-
-
-@attrs.frozen
-class PlayerRef:
-    name: str
-
-
-MISSING = object()  # a target that became illegal
 
 
 class GameView:
@@ -58,6 +46,7 @@ class GameView:
         # Objects changed since the last state check settled (None: anything may have changed).
         self.dirty: set[str] | None = None
         self.dirty_scope: set[str] | None = None
+        self.statics = Statics(self)
 
     # ================================================================ errors
 
@@ -79,6 +68,7 @@ class GameView:
         if oids is None or not self.rb.local_effects:
             self._chars.clear()
             self._hidden.clear()
+            self.statics.forget()
             self.dirty = None
             return
         if self.dirty is not None:
@@ -89,8 +79,9 @@ class GameView:
             self._hidden.pop(oid, None)
             self._chars.pop(oid, None)
             o = self.game.objects.get(oid)
-            if o is None or o.card in self.rb.static_cards:
+            if o is None:
                 self._chars.clear()
+                self.statics.forget()
                 self.dirty = None
                 return
 
@@ -99,10 +90,11 @@ class GameView:
         old = self.game.objects.get(oid)
         self.game.objects[oid] = new
         self.indexes.replace(old, new)
-        if old is None or old.zone != new.zone or any(
+        if self.statics.cards:
+            reach_changed = old is None or old.zone != new.zone or any(
                 (old.get_status(a, None), getattr(old, a, None)) != (new.get_status(a, None), getattr(new, a, None))
-                for a in self.rb.static_attrs):
-            self._chars.pop("\0statics", None)  # which objects static abilities reach may have changed
+                for a in self.rb.static_attrs)
+            self.statics.touched(oid, old, new, reach_changed)
         self.invalidate([oid])
 
     def status_default(self, name: str) -> Any:
@@ -153,6 +145,8 @@ class GameView:
 
     def chars(self, oid: str) -> dict:
         """Controller, power, toughness and keywords after continuous effects."""
+        if self.statics.stale != set():
+            self.statics.refresh()  # before the cache is trusted: it drops what contributions changed
         cached = self._chars.get(oid)
         if cached is not None:
             return cached
@@ -171,7 +165,7 @@ class GameView:
             elif e.kind == "pump":
                 dp, dt = dp + e.value[0], dt + e.value[1]
         if self.visible(oid):
-            for kind, value in self.static_contributions().get(oid, ()):
+            for kind, value in self.statics.of(oid):
                 if kind == "pump":
                     dp, dt = dp + value[0], dt + value[1]
                 elif kind == "grant":
@@ -184,26 +178,6 @@ class GameView:
             toughness += dt
         chars.update(power=power, toughness=toughness, keywords=tuple(keywords))
         return chars
-
-    def static_contributions(self) -> dict[str, list]:
-        cached = self._chars.get("\0statics")
-        if cached is not None:
-            return cached
-        out: dict[str, list] = defaultdict(list)
-        self._chars["\0statics"] = out
-        sources = set()
-        for name in self.rb.static_cards:
-            sources |= self.indexes.lookup("card", name)
-        for oid in self.indexes.sort(sources):
-            o = self.game.objects[oid]
-            if o.zone != "battlefield" or not self.visible(oid):
-                continue
-            card = self.rb.cards[o.card]
-            for entry in card.entries:
-                if isinstance(entry, ast.Static):
-                    env = {"this": Obj(oid), "you": PlayerRef(self.controller(oid))}
-                    self.collect_static(entry.body, env, out)
-        return out
 
     def collect_static(self, stmt: ast.Node, env: dict, out: dict) -> None:
         match stmt:
@@ -228,6 +202,14 @@ class GameView:
                     out[ref.id].append(("grant", stmt.keyword))
             case _:
                 raise self.fail("a static ability can only modify characteristics", stmt.span)
+
+    def contributions_changed(self, oids: set[str]) -> None:
+        """Static abilities now give these objects something else: read them afresh, check them again."""
+        for oid in oids:
+            self._chars.pop(oid, None)
+            if self.dirty is not None:
+                self.dirty.add(oid)
+                self.dirty |= self.indexes.lookup("attached_to", oid)
 
     def controller(self, oid: str) -> str:
         """The controller alone (layer 2), without working out power and toughness."""

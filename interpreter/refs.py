@@ -1,0 +1,23 @@
+"""What expressions evaluate to when they name an object or a player.
+
+They are named tuples rather than attrs classes because the interpreter makes one for every
+object a query looks at; equality and hashing are those of the tuple.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Obj(NamedTuple):
+    """A reference to an object. `aware` marks a reference obtained by naming a hiding status."""
+
+    id: str
+    aware: bool = False
+
+
+class PlayerRef(NamedTuple):
+    name: str
+
+
+MISSING = object()  # a target that became illegal

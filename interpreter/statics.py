@@ -1,0 +1,172 @@
+"""What static abilities give other objects, kept up to date one source at a time.
+
+A static ability (a card's `static:` entry) gives objects +N/+N or keywords while its source
+is on the battlefield and seen. Working every source out again after each change would cost
+as much as the board is big, so contributions are kept per source, and a change marks stale
+only the sources it can affect:
+
+- the object that changed, if it is a source;
+- for an *anchored* ability, `each x where this.A is x ...` reading nothing but `this`, `x`
+  and `you`: the sources whose A names the object that changed (only that object can be
+  reached, and only its own attributes decide whether it is);
+- for any other ability: all its sources, when an attribute some static ability reads
+  changed or an object appeared.
+
+`refresh()` works the stale sources out again and reports the objects whose contributions
+changed, so that their characteristics are read afresh and state checks look at them again.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import TYPE_CHECKING, Any
+
+from dsl import ast
+from interpreter.refs import Obj, PlayerRef
+
+if TYPE_CHECKING:
+    from interpreter.model import Permanent
+    from interpreter.view import GameView
+
+Contribution = tuple[str, Any]  # ("pump", (p, t)) or ("grant", keyword)
+
+
+def anchor_of(entry: ast.Static) -> str | None:
+    """The attribute A when the ability is `each x where this.A is x ...` and reads only
+    `this`, `x` and `you` (one level deep); None when it may reach anything."""
+    each = entry.body
+    if not isinstance(each, ast.Each):
+        return None
+    allowed = {"this", "you", each.var, "none", "true", "false"}
+    for n in each.walk():
+        if isinstance(n, (ast.Count, ast.Each)) and n is not each:
+            return None
+        if isinstance(n, ast.Name) and n.id not in allowed:
+            return None
+        if isinstance(n, ast.Attr) and not isinstance(n.obj, ast.Name):
+            return None
+    conjuncts = each.cond.items if isinstance(each.cond, ast.And) else (each.cond,)
+    for c in conjuncts:
+        if isinstance(c, ast.Is) and not c.negated:
+            for side, other in ((c.left, c.right), (c.right, c.left)):
+                if (isinstance(side, ast.Attr) and isinstance(side.obj, ast.Name) and side.obj.id == "this"
+                        and isinstance(other, ast.Name) and other.id == each.var):
+                    return side.name
+    return None
+
+
+class Statics:
+    def __init__(self, view: "GameView"):
+        self.view = view
+        rb = view.rb
+        self.cards = rb.static_cards
+        anchors: dict[str, set] = defaultdict(set)
+        for name in self.cards:
+            for entry in rb.cards[name].entries:
+                if isinstance(entry, ast.Static):
+                    anchors[name].add(anchor_of(entry))
+        # attribute A -> cards whose every static ability is anchored on `this.A`
+        self.anchored: dict[str, frozenset[str]] = defaultdict(frozenset)
+        self.unanchored: frozenset[str] = frozenset(n for n, a in anchors.items() if len(a) != 1 or None in a)
+        for name, attrs_ in anchors.items():
+            if name not in self.unanchored:
+                (attr,) = attrs_
+                self.anchored[attr] = self.anchored[attr] | {name}
+        self.by_source: dict[str, list[tuple[str, Contribution]]] = {}
+        self.by_target: dict[str, dict[str, list[Contribution]]] = defaultdict(dict)
+        self.merged: dict[str, list[Contribution]] = {}
+        self.stale: set[str] | None = None  # None: every source
+
+    # ---------------------------------------------------------------- marking stale
+
+    def forget(self) -> None:
+        """Anything may have changed (effects, players): work every source out again."""
+        self.stale = None
+
+    def touched(self, oid: str, old: "Permanent | None", new: "Permanent", reach_changed: bool) -> None:
+        """Object `oid` was replaced; `reach_changed` when an attribute static abilities read changed."""
+        if self.stale is None or not self.cards:
+            return
+        if new.card in self.cards or (old is not None and old.card in self.cards):
+            self.stale.add(oid)
+        indexes = self.view.indexes
+        objects = self.view.game.objects
+        for attr, cards in self.anchored.items():
+            for src in indexes.lookup(attr, oid) or ():
+                if objects[src].card in cards:
+                    self.stale.add(src)
+        if self.unanchored and (reach_changed or old is None):
+            for name in self.unanchored:
+                self.stale |= indexes.lookup("card", name)
+
+    # ---------------------------------------------------------------- reading
+
+    def of(self, oid: str) -> list[Contribution]:
+        if self.stale is None or self.stale:
+            self.refresh()
+        return self.merged.get(oid, ())
+
+    def refresh(self) -> set[str]:
+        """Work the stale sources out again; the objects whose contributions changed."""
+        view = self.view
+        if self.stale is None:
+            sources = set()
+            for name in self.cards:
+                sources |= view.indexes.lookup("card", name)
+            sources |= self.by_source.keys()
+        else:
+            sources = self.stale
+        self.stale = set()
+        if not sources:
+            return set()
+        scope, view.dirty_scope = view.dirty_scope, None  # a source reaches beyond the objects being checked
+        try:
+            touched_targets: set[str] = set()
+            for src in sources:
+                now = self.compute(src)
+                before = self.by_source.get(src, [])
+                if now == before:
+                    continue
+                for target, _c in before:
+                    self.by_target[target].pop(src, None)
+                    touched_targets.add(target)
+                grouped: dict[str, list[Contribution]] = defaultdict(list)
+                for target, c in now:
+                    grouped[target].append(c)
+                for target, cs in grouped.items():
+                    self.by_target[target][src] = cs
+                    touched_targets.add(target)
+                if now:
+                    self.by_source[src] = now
+                else:
+                    self.by_source.pop(src, None)
+        finally:
+            view.dirty_scope = scope
+        changed = set()
+        order = view.indexes.order
+        for target in touched_targets:
+            per_source = self.by_target.get(target, {})
+            merged = [c for src in sorted(per_source, key=order.__getitem__) for c in per_source[src]]
+            if merged != self.merged.get(target, []):
+                changed.add(target)
+                if merged:
+                    self.merged[target] = merged
+                else:
+                    self.merged.pop(target, None)
+            if not per_source:
+                self.by_target.pop(target, None)
+        view.contributions_changed(changed)
+        return changed
+
+    def compute(self, src: str) -> list[tuple[str, Contribution]]:
+        """What one source gives, in the order its abilities give it."""
+        view = self.view
+        o = view.game.objects.get(src)
+        if o is None or o.card not in self.cards or o.zone != "battlefield" or not view.visible(src):
+            return []
+        out: dict[str, list] = defaultdict(list)
+        env = {"this": Obj(src), "you": PlayerRef(view.controller(src))}
+        for entry in view.rb.cards[o.card].entries:
+            if isinstance(entry, ast.Static):
+                view.collect_static(entry.body, env, out)
+        return [(target, c) for target, cs in out.items() for c in cs]
