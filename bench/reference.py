@@ -37,11 +37,7 @@ players, so the other state-based actions of the rulebook never apply and are no
 from __future__ import annotations
 
 from collections import defaultdict
-from operator import attrgetter
-
-import attrs
-
-from interpreter.model import Game, Permanent
+from interpreter.model import Game, Permanent, merge_status
 
 PHASE = "phase"
 UNDER = "phased_out_under"
@@ -54,25 +50,6 @@ def _phase(o: Permanent) -> str:
         if key == PHASE:
             return value
     return "in"
-
-
-def _with(status: tuple, changes: dict) -> tuple:
-    merged = dict(status)
-    merged.update(changes)
-    return tuple(sorted(merged.items()))
-
-
-_FIELDS = tuple(f.name for f in attrs.fields(Permanent))
-_read_all = attrgetter(*_FIELDS)
-_POSITION = {name: i for i, name in enumerate(_FIELDS)}
-
-
-def _replace(o: Permanent, **changes) -> Permanent:
-    """`attrs.evolve`, without its generality (it is the reference's main cost)."""
-    values = list(_read_all(o))
-    for name, value in changes.items():
-        values[_POSITION[name]] = value
-    return Permanent(*values)
 
 
 def untap_step(game: Game, player: str, *, state_based: bool = False) -> dict[str, Permanent]:
@@ -135,11 +112,11 @@ def untap_step(game: Game, player: str, *, state_based: bool = False) -> dict[st
         o = objects[oid]
         coming = change[PHASE] == "in"
         untap = coming and o.tapped and o.controller == player
-        new[oid] = _replace(o, status=_with(o.status, change), tapped=o.tapped and not untap,
+        new[oid] = o.replace(status=merge_status(o.status, change), tapped=o.tapped and not untap,
                             attacking=o.attacking and coming)
     for oid, o in objects.items():
         if o.tapped and o.controller == player and oid not in changes and o.zone == BATTLEFIELD and _phase(o) == "in":
-            new[oid] = _replace(o, tapped=False)
+            new[oid] = o.replace(tapped=False)
 
     if state_based:
         _state_based_actions(game, new, children)
@@ -159,7 +136,7 @@ def _visible(objects: dict[str, Permanent], game: Game, ref: str) -> bool:
 
 def _to_graveyard(o: Permanent) -> Permanent:
     """A new object in the graveyard (400.7): it keeps none of its battlefield state."""
-    return _replace(o, zone="graveyard", tapped=False, counters=(), damage=0, attached_to=None,
+    return o.replace(zone="graveyard", tapped=False, counters=(), damage=0, attached_to=None,
                     attacking=False, status=(), controller=o.owner)
 
 
@@ -196,6 +173,6 @@ def _state_based_actions(game: Game, objects: dict[str, Permanent], children: di
             candidates.append(o.id)
             candidates.extend(c.id for c in children.get(o.id, ()))
         for o in unattach:
-            objects[o.id] = _replace(o, attached_to=None)
+            objects[o.id] = o.replace(attached_to=None)
         for o in cease:
-            objects[o.id] = _replace(o, zone="nowhere")
+            objects[o.id] = o.replace(zone="nowhere")

@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterable
 import attrs
 
 from dsl import ast
-from interpreter.model import DelayedTrigger, Effect, Game, Permanent, Watcher
+from interpreter.model import DelayedTrigger, Effect, Game, Permanent, Watcher, merge_status
 from interpreter.rulebook import Rulebook
 from interpreter.trace import SCRIPT, Cause, Event
 from interpreter.refs import MISSING, Obj, PlayerRef
@@ -110,11 +110,14 @@ class Engine(GameView):
 
     def target(self, expr: ast.Node, env: dict, cause: Cause) -> Obj | None:
         """The object a statement acts on, or None when it can't be affected (a hide rule hides it)."""
-        ref = self.eval(expr, env)
+        return self.reachable(self.eval(expr, env), expr.span, cause)
+
+    def reachable(self, ref: Any, span, cause: Cause) -> Obj | None:
+        """`ref` if it is an object an action can affect; None when it is gone or hidden."""
         if ref is None or ref is MISSING:
             return None
         if not isinstance(ref, Obj):
-            raise self.fail("this needs an object", expr.span)
+            raise self.fail("this needs an object", span)
         o = self.game.objects.get(ref.id)
         if o is None or o.zone == "nowhere":
             return None
@@ -144,7 +147,7 @@ class Engine(GameView):
                     self.exec(stmt.body, env, batch, cause)
             case ast.Set(assigns=assigns):
                 for a in assigns:
-                    ref = self.target(ast.Name(a.var, span=a.span), env, cause)
+                    ref = self.reachable(self.value_of(a.var, env), a.span, cause)
                     if ref is not None:
                         write(ref.id, a.attr, self.store(self.eval(a.value, env)))
             case ast.Call(verb=name, args=args):
@@ -170,7 +173,7 @@ class Engine(GameView):
             case ast.Move(obj=o, zone=zone, duration=duration):
                 if (ref := self.target(o, env, cause)) is not None:
                     if isinstance(duration, ast.UntilLeaves):
-                        watched = self.eval(ast.Name(duration.obj), env)
+                        watched = self.value_of(duration.obj, env)
                         if not (isinstance(watched, Obj) and self.obj(watched.id).zone == "battlefield"):
                             return  # the event already happened: the object doesn't move (610.3a)
                         self.game.watchers.append(Watcher(watched.id, ref.id, "battlefield", str(cause)))
@@ -259,7 +262,10 @@ class Engine(GameView):
         if isinstance(d, ast.UntilEndOfTurn):
             duration = "end of turn"
         elif isinstance(d, ast.UntilNextTurn):
-            duration, player = "next turn", self.player_arg(ast.Name("you" if d.player == "your" else d.player, span=d.span), env)
+            who = self.value_of("you" if d.player == "your" else d.player, env)
+            if not isinstance(who, PlayerRef):
+                raise self.fail("this needs a player", d.span)
+            duration, player = "next turn", who.name
         elif isinstance(d, ast.ForAsLongAs):
             duration, condition = "as long as", d.cond
             names = {n.id for n in d.cond.walk() if isinstance(n, ast.Name)}
@@ -267,7 +273,7 @@ class Engine(GameView):
             tracked = frozenset(v.id for _k, v in bindings if isinstance(v, Obj))
         elif isinstance(d, ast.UntilLeaves):
             duration = "until leaves"
-            watched = self.eval(ast.Name(d.obj), env)
+            watched = self.value_of(d.obj, env)
             tracked = frozenset([watched.id]) if isinstance(watched, Obj) else frozenset()
         source = env.get("this")
 
@@ -331,12 +337,12 @@ class Engine(GameView):
         for oid in touched:
             if vis_before[oid]:
                 self.game.lki[oid] = self.snapshot(oid)
+        keyed = self.by_change(changes)
         for rule, clause in self.ix.assertions:
             if isinstance(clause, ast.AssertAfter):
-                for (oid, node), value in self.assertion_before(clause, changes).items():
+                for (oid, node), value in self.assertion_before(clause, keyed).items():
                     before_values[oid][node] = value
-        for w, old in changes:
-            self.apply_write(w)
+        self.apply_writes([w for w, _old in changes])
         changed = bool(changes)
         events: list[Event] = []
         for w, old in changes:
@@ -356,12 +362,12 @@ class Engine(GameView):
             by_object[w.obj].append(w)
         zone_events = self.perceive_presence(by_object, vis_before, vis_after)
         attach_events = self.perceive_attachments(by_object, edges_before, self.edges(watch))
-        self.check_assertions(changes, before_values)
+        self.check_assertions(keyed, before_values)
         for event in zone_events:
             self.on_presence_event(event)
         for event in events + zone_events + attach_events:
             self.collect_triggers(event, vis_before)
-        self.run_afters([w for w, _old in changes])
+        self.run_afters(keyed)
         return changed
 
     def constant(self, expr: ast.Node) -> Any:
@@ -370,6 +376,29 @@ class Engine(GameView):
         if known is None:
             known = self.rb.compiled[("constant", id(expr))] = (expr, self.store(self.eval(expr, {})))
         return known[1]
+
+    def change_key(self, pattern: ast.Change) -> tuple[str, Any]:
+        """What a change must be to fit `x.attr becomes V`: the attribute and the stored V."""
+        return pattern.attr, self.constant(pattern.value)
+
+    @staticmethod
+    def by_change(changes: list[tuple[Write, Any]]) -> dict[tuple[str, Any], list[tuple[Write, Any]]]:
+        """Changes grouped by (attribute, new value), in batch order, for the clauses that wait on them."""
+        keyed: dict[tuple[str, Any], list] = defaultdict(list)
+        for w, old in changes:
+            keyed[(w.attr, w.value)].append((w, old))
+        return keyed
+
+    def alongs_for(self, attr: str, value: Any) -> tuple:
+        """The `as` clauses waiting on `attr` becoming `value`, in rulebook order."""
+        table = self.rb.compiled.get(("alongs",))
+        if table is None:
+            keyed: dict[tuple, list] = defaultdict(list)
+            for along_attr, clauses in self.ix.alongs.items():
+                for rule, along in clauses:
+                    keyed[self.change_key(along.change)].append((rule, along))
+            table = self.rb.compiled[("alongs",)] = (None, {k: tuple(v) for k, v in keyed.items()})
+        return table[1].get((attr, value), ())
 
     def matches(self, pattern: ast.Change, attr: str, old: Any, new: Any) -> bool:
         """Does a change of `attr` from `old` to `new` fit `x.attr becomes V [from W]`?"""
@@ -413,11 +442,13 @@ class Engine(GameView):
             if w.obj not in self.game.objects:
                 continue
             key = (w.obj, w.attr, repr(w.value))
-            if key in seen or self.raw(w.obj, w.attr) == w.value:
+            if key in seen:
+                continue
+            old = self.raw(w.obj, w.attr)
+            if old == w.value:
                 continue
             seen.add(key)
-            old = self.raw(w.obj, w.attr)
-            for rule, along in self.ix.alongs.get(w.attr, ()):
+            for rule, along in self.alongs_for(w.attr, w.value):
                 if (env := self.fits(along.change, w, old)) is not None:
                     self.exec(along.body, env, batch, Cause("rule", rule.id, rule.slug, along.span))
 
@@ -447,6 +478,25 @@ class Engine(GameView):
             )
         return list(final.values())
 
+    def apply_writes(self, writes: list[Write]) -> None:
+        """One new object for each object the batch changes; an object whose zone changes
+        (a new object, 400.7) takes its changes one at a time, in batch order."""
+        per_object: dict[str, list[Write]] = defaultdict(list)
+        for w in writes:
+            per_object[w.obj].append(w)
+        statuses = self.rb.statuses
+        for oid, ws in per_object.items():
+            if any(w.attr == "zone" for w in ws):
+                for w in ws:
+                    self.apply_write(w)
+                continue
+            o = self.obj(oid)
+            fields = {w.attr: w.value for w in ws if w.attr not in statuses}
+            status = {w.attr: w.value for w in ws if w.attr in statuses}
+            if status:
+                fields["status"] = merge_status(o.status, status)
+            self.put(oid, o.replace(**fields))
+
     def apply_write(self, w: Write) -> None:
         o = self.obj(w.obj)
         if w.attr in self.rb.statuses:
@@ -455,7 +505,7 @@ class Engine(GameView):
         if w.attr == "zone":
             self.change_zone(o, w.value)
             return
-        self.put(w.obj, attrs.evolve(o, **{w.attr: w.value}))
+        self.put(w.obj, o.replace(**{w.attr: w.value}))
 
     def change_zone(self, o: Permanent, zone: str) -> None:
         """A real zone change makes a new object (400.7): it forgets its status, counters and effects.
@@ -571,7 +621,7 @@ class Engine(GameView):
             if isinstance(after.event, ast.LeavesEvent):
                 self.run(after.body, {after.event.var: Obj(event.subject, True)}, Cause("rule", rule.id, rule.slug, after.span))
 
-    def run_afters(self, writes: list[Write]) -> None:
+    def run_afters(self, changes: dict[tuple, list]) -> None:
         """The follow-ups of one batch's changes happen together, as one further event."""
         batch = Batch()
         for rule, after in self.ix.afters:
@@ -579,8 +629,8 @@ class Engine(GameView):
             if not isinstance(pattern, ast.Change):
                 continue
             cause = Cause("rule", rule.id, rule.slug, after.span)
-            for w in writes:
-                if (env := self.fits(pattern, w, w.old)) is not None:
+            for w, old in changes.get(self.change_key(pattern), ()):
+                if (env := self.fits(pattern, w, old)) is not None:
                     self.exec(after.body, env, batch, cause)
         if batch.writes or batch.ops:
             self.commit(batch)
@@ -596,7 +646,7 @@ class Engine(GameView):
         if known is None:
             known = self.rb.compiled[("unchanged", id(clause))] = (
                 clause, [n for n in clause.cond.walk() if isinstance(n, ast.Unchanged)])
-        for w, old in changes:  # the condition is judged after the change, so read for every match
+        for w, old in changes.get(self.change_key(pattern), ()):  # judged after the change: read for every match
             if self.matches(pattern, w.attr, old, w.value):
                 env = {pattern.var: Obj(w.obj, True)}
                 for n in known[1]:
@@ -607,7 +657,7 @@ class Engine(GameView):
         for rule, clause in self.ix.assertions:
             if not isinstance(clause, ast.AssertAfter) or not isinstance(clause.event, ast.Change):
                 continue
-            for w, old in changes:
+            for w, old in changes.get(self.change_key(clause.event), ()):
                 if (env := self.fits(clause.event, w, old)) is None:
                     continue
                 before = before_values.get(w.obj, {})

@@ -6,6 +6,7 @@ Nothing here is about any one keyword. Statuses that rules add to permanents liv
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Any
 
 import attrs
@@ -51,11 +52,30 @@ class Permanent:
         return default
 
     def with_status(self, name: str, value: Any) -> "Permanent":
-        rest = tuple((k, v) for k, v in self.status if k != name)
-        return attrs.evolve(self, status=tuple(sorted(rest + ((name, value),))))
+        return self.replace(status=merge_status(self.status, {name: value}))
+
+    def replace(self, **changes: Any) -> "Permanent":
+        """A copy with some fields changed: `attrs.evolve` without its generality (it is called
+        for every change an engine makes)."""
+        values = list(_read_fields(self))
+        for name, value in changes.items():
+            values[_POSITION[name]] = value
+        return Permanent(*values)
 
     def counter(self, kind: str) -> int:
         return dict(self.counters).get(kind, 0)
+
+
+_FIELDS = tuple(f.name for f in attrs.fields(Permanent))
+_read_fields = attrgetter(*_FIELDS)
+_POSITION = {name: i for i, name in enumerate(_FIELDS)}
+
+
+def merge_status(status: tuple[tuple[str, Any], ...], changes: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
+    """A status tuple (sorted by name) with some entries set."""
+    merged = dict(status)
+    merged.update(changes)
+    return tuple(sorted(merged.items()))
 
 
 @attrs.frozen

@@ -32,6 +32,20 @@ class RulesError(DiagnosticError):
 
 
 
+FALSY = (None, False, 0, MISSING)
+
+
+@attrs.frozen
+class Query:
+    """An `each x where ...` as the interpreter runs it: the index plans that find candidates,
+    whether it sees hidden objects (it names a hiding status), and its compiled condition."""
+
+    each: ast.Each
+    plans: tuple
+    aware: bool
+    cond: Any
+
+
 class GameView:
     def __init__(self, rulebook: Rulebook, game: Game):
         self.rb = rulebook
@@ -246,7 +260,11 @@ class GameView:
     # ================================================================ expressions
 
     def truthy(self, value: Any) -> bool:
-        return value not in (None, False, 0, MISSING)
+        return value not in FALSY
+
+    def value_of(self, name: str, env: dict) -> Any:
+        """What a name stands for: a variable, else an object, a player or a symbol."""
+        return env[name] if name in env else self.resolve_name(name, env)
 
     def resolve_name(self, name: str, env: dict) -> Any:
         if name in env:
@@ -346,54 +364,67 @@ class GameView:
             known = self.rb.awareness[id(cond)] = (cond, bool(ast.names_in(cond) & self.ix.hiding_attrs))
         return known[1]
 
+    def query(self, each: ast.Each) -> Query:
+        """What the interpreter works out once about an `each x where ...`."""
+        known = self.rb.plans.get(id(each))
+        if known is None:
+            indexable = {"attached_to", "owner", "controller", "token"} | set(self.rb.statuses)
+            known = self.rb.plans[id(each)] = Query(
+                each, plan_query(each.var, each.cond, indexable, MISSING), self.aware_of(each.cond),
+                compile_expr(each.cond, MISSING))
+        return known
+
     def candidates(self, each: ast.Each, env: dict) -> Iterable[str]:
         """The objects a query must look at: what an index says may match, or all of them."""
-        entry = self.rb.plans.get(id(each))
-        if entry is None:
-            indexable = {"attached_to", "owner", "controller", "token"} | set(self.rb.statuses)
-            entry = self.rb.plans[id(each)] = (each, plan_query(each.var, each.cond, indexable, MISSING))
         best = None
-        for plan in entry[1]:
+        for plan in self.query(each).plans:
             if plan.kind == "same":
                 v = plan.value(self, env)
                 return [v.id] if isinstance(v, Obj) and v.id in self.game.objects else []
             found = None
             if plan.kind == "equal":
                 found = self.indexes.lookup(plan.attr, self.store(plan.value(self, env)))
-                if found is not None and plan.attr == "controller":
+                if found is not None and plan.attr == "controller" and self.game.effects:
                     found = found | self.affected_by("control")
             elif plan.kind == "keyword" and not self.rb.static_grants:
-                found = self.indexes.lookup("keywords", plan.name) | self.affected_by("grant")
+                found = self.indexes.lookup("keywords", plan.name)
+                if self.game.effects:
+                    found = found | self.affected_by("grant")
             elif plan.kind == "type":
                 found = self.indexes.lookup("types", plan.name)
             if found is not None and (best is None or len(found) < len(best)):
                 best = found  # the smallest set of candidates any index gives
-        return list(self.game.objects) if best is None else self.indexes.sort(best)
+        if best is None:
+            return list(self.game.objects)
+        return self.indexes.sort(best) if len(best) > 1 else list(best)
 
     def affected_by(self, kind: str) -> set[str]:
         return {oid for e in self.game.effects.values() if e.kind == kind for oid in e.affected}
 
     def select(self, each: ast.Each, env: dict, cause: Cause | None, hidden_too: bool = False) -> list[Obj]:
-        aware = self.aware_of(each.cond)
+        q = self.query(each)
+        aware, cond = q.aware, q.cond
         exemptions = self.ix.exempts.get(cause.id, ()) if cause is not None and cause.kind == "rule" else ()
         chosen = []
         objects = self.game.objects
         only = self.dirty_scope
+        skip_hidden = not aware and not hidden_too
+        every_zone = each.every_zone
+        scope = dict(env)  # one scope, rebound for each candidate
+        var = each.var
         for oid in self.candidates(each, env):
             if only is not None and oid not in only:
                 continue
-            o = objects[oid]
-            if not each.every_zone and o.zone != "battlefield":
+            zone = objects[oid].zone
+            if (zone != "battlefield" and not every_zone) or zone == "nowhere":
                 continue
-            if o.zone == "nowhere":
-                continue
-            if not aware and not hidden_too and self.is_hidden(oid):
+            if skip_hidden and self.is_hidden(oid):
                 continue
             ref = Obj(oid, aware)
-            scope = {**env, each.var: ref}
-            if not self.truthy(self.eval(each.cond, scope)):
+            scope[var] = ref
+            if cond(self, scope) in FALSY:
                 continue
-            if any(self.truthy(self.eval(ex.cond, {ex.var: Obj(oid, True)})) for _r, ex in exemptions):
+            if exemptions and any(self.truthy(self.eval(ex.cond, {ex.var: Obj(oid, True)})) for _r, ex in exemptions):
                 continue
             chosen.append(ref)
         return chosen
