@@ -14,6 +14,7 @@ from typing import Any, Callable
 import attrs
 
 from dsl import ast
+from interpreter.refs import Obj
 
 Compiled = Callable[[Any, dict], Any]
 _UNSET = object()
@@ -32,9 +33,16 @@ def compile_expr(e: ast.Node, missing: object) -> Compiled:
             return name_
         case ast.Number(value=v) | ast.String(value=v):
             return lambda eng, env, v=v: v
+        case ast.Attr(obj=ast.Name(id=name), name=attr):
+            def attr_of_name(eng, env):  # x.attr, the commonest shape
+                value = env.get(name, _UNSET)
+                if value is _UNSET:
+                    value = eng.resolve_name(name, env)
+                return eng.reader(attr)(value, e)
+            return attr_of_name
         case ast.Attr(obj=inner, name=attr):
             of = compile_expr(inner, missing)
-            return lambda eng, env: eng.read(of(eng, env), attr, e)
+            return lambda eng, env: eng.reader(attr)(of(eng, env), e)
         case ast.And(items=items):
             parts = [compile_expr(i, missing) for i in items]
 
@@ -58,7 +66,13 @@ def compile_expr(e: ast.Node, missing: object) -> Compiled:
             return lambda eng, env: inner_fn(eng, env) in falsy
         case ast.Is(left=l, right=r, negated=neg):
             fl, fr = compile_expr(l, missing), compile_expr(r, missing)
-            return lambda eng, env: eng.same(fl(eng, env), fr(eng, env)) != neg
+
+            def is_(eng, env):
+                a, b = fl(eng, env), fr(eng, env)
+                if type(a) is Obj and type(b) is Obj:
+                    return (a[0] == b[0]) != neg
+                return eng.same(a, b) != neg
+            return is_
         case ast.IsA(left=l, type=t, negated=neg):
             fl, wanted = compile_expr(l, missing), t.lower()
 

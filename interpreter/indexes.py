@@ -23,9 +23,10 @@ class Indexes:
         self.by: dict[str, dict[Any, set[str]]] | None = None
         self.order: dict[str, int] = {}
 
-    def _entries(self, o: Permanent) -> Iterable[tuple[str, Any]]:
-        for name in FIELDS:
-            yield name, getattr(o, name)
+    def _entries(self, o: Permanent, fields: bool = True) -> Iterable[tuple[str, Any]]:
+        if fields:
+            for name in FIELDS:
+                yield name, getattr(o, name)
         for name, value in o.status:
             if name in self.defaults and value != self.defaults[name]:
                 yield name, value
@@ -54,12 +55,23 @@ class Indexes:
         if new.id not in self.order:
             self.by = None  # a new object: rebuild on next use
             return
-        before = set(self._entries(old)) if old is not None else set()
-        after = set(self._entries(new))
-        for name, value in before - after:
-            self.by[name][value].discard(new.id)
-        for name, value in after - before:
-            self.by[name][value].add(new.id)
+        if old is None:
+            for name, value in self._entries(new):
+                self.by[name][value].add(new.id)
+            return
+        by, oid = self.by, new.id
+        for name in FIELDS:
+            a, b = getattr(old, name), getattr(new, name)
+            if a != b:
+                by[name][a].discard(oid)
+                by[name][b].add(oid)
+        if old.status != new.status or old.types != new.types or old.keywords != new.keywords:
+            before = set(self._entries(old, fields=False))
+            after = set(self._entries(new, fields=False))
+            for name, value in before - after:
+                by[name][value].discard(oid)
+            for name, value in after - before:
+                by[name][value].add(oid)
 
     def lookup(self, attr: str, value: Any) -> set[str] | None:
         """Ids that may have `attr == value`; None when no index can answer (scan instead)."""

@@ -12,6 +12,21 @@ from typing import Any
 import attrs
 
 
+_LOWERED: dict[frozenset, frozenset] = {}
+
+
+def lower_types(types) -> frozenset[str]:
+    """Card types in lower case. Every new object passes through here, and boards share a few
+    type lines, so each one is worked out once."""
+    known = _LOWERED.get(types) if isinstance(types, frozenset) else None
+    if known is None:
+        known = frozenset(t.lower() for t in types)
+        if isinstance(types, frozenset):
+            _LOWERED[types] = known
+        _LOWERED[known] = known
+    return known
+
+
 @attrs.frozen
 class Player:
     name: str
@@ -28,7 +43,7 @@ class Permanent:
     card: str
     owner: str
     controller: str  # the controller before control-changing effects (its default controller)
-    types: frozenset[str] = attrs.field(default=frozenset(), converter=lambda ts: frozenset(t.lower() for t in ts))
+    types: frozenset[str] = attrs.field(default=frozenset(), converter=lambda ts: lower_types(ts))
     power: int | None = None
     toughness: int | None = None
     keywords: tuple[str, ...] = ()
@@ -57,7 +72,7 @@ class Permanent:
     def replace(self, **changes: Any) -> "Permanent":
         """A copy with some fields changed: `attrs.evolve` without its generality (it is called
         for every change an engine makes)."""
-        values = list(_read_fields(self))
+        values = list(read_fields(self))
         for name, value in changes.items():
             values[_POSITION[name]] = value
         return Permanent(*values)
@@ -66,9 +81,9 @@ class Permanent:
         return dict(self.counters).get(kind, 0)
 
 
-_FIELDS = tuple(f.name for f in attrs.fields(Permanent))
-_read_fields = attrgetter(*_FIELDS)
-_POSITION = {name: i for i, name in enumerate(_FIELDS)}
+FIELDS = tuple(f.name for f in attrs.fields(Permanent))
+read_fields = attrgetter(*FIELDS)
+_POSITION = {name: i for i, name in enumerate(FIELDS)}
 
 
 def merge_status(status: tuple[tuple[str, Any], ...], changes: dict[str, Any]) -> tuple[tuple[str, Any], ...]:

@@ -10,7 +10,8 @@ The engine (`interpreter.engine`) builds on it to change the state.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, Iterable
+from operator import attrgetter
+from typing import Any, Callable, Iterable
 
 import attrs
 
@@ -19,7 +20,7 @@ from dsl.builtins import OBJECT_ATTRS as BUILTIN_ATTRS, PLAYER_ATTRS
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from interpreter.compiled import BEFORE, compile_expr, plan_query
 from interpreter.indexes import Indexes
-from interpreter.model import Effect, Game, Permanent
+from interpreter.model import FIELDS, Effect, Game, Permanent, read_fields
 from interpreter.refs import MISSING, Obj, PlayerRef
 from interpreter.rulebook import Rulebook
 from interpreter.statics import Statics
@@ -33,6 +34,9 @@ class RulesError(DiagnosticError):
 
 
 FALSY = (None, False, 0, MISSING)
+# Attributes of objects that are worked out rather than stored as they are read.
+DERIVED_ATTRS = frozenset({"controller", "owner", "attached_to", "power", "toughness", "keywords",
+                           "entered_this_turn", "summoning_sick", "counters", "stickers"})
 
 
 @attrs.frozen
@@ -61,6 +65,7 @@ class GameView:
         self.dirty: set[str] | None = None
         self.dirty_scope: set[str] | None = None
         self.statics = Statics(self)
+        self._readers: dict[str, Callable[[Any, ast.Node], Any]] = {}
 
     # ================================================================ errors
 
@@ -251,7 +256,8 @@ class GameView:
         """Last known information: the object as it last existed, with its characteristics."""
         o = self.obj(oid)
         c = self.chars(oid)
-        snap = {name: getattr(o, name) for name in attrs.fields_dict(Permanent) if name != "status"}
+        snap = dict(zip(FIELDS, read_fields(o)))
+        del snap["status"]
         snap.update(c)
         for name in self.rb.statuses:
             snap[name] = o.get_status(name, self.status_default(name))
@@ -296,6 +302,50 @@ class GameView:
         if isinstance(a, (Obj, PlayerRef)) or isinstance(b, (Obj, PlayerRef)):
             return False
         return a == b
+
+    def reader(self, name: str) -> Callable[[Any, ast.Node], Any]:
+        """`read(value, name, where)` for one attribute name, with the common case (an object
+        the game sees, or one named by a hiding status) worked out in advance."""
+        known = self._readers.get(name)
+        if known is not None:
+            return known
+        game, slow, hidden, wrap = self.game, self.read, self.is_hidden, self._wrap
+        if name in self.defaults:
+            default = self.defaults[name]
+            if name in self.reference_statuses:
+                def get(o, ref, where):
+                    return wrap(o.get_status(name, default), name, ref)
+            else:
+                def get(o, ref, where):
+                    for key, value in o.status:
+                        if key == name:
+                            return value
+                    return default
+        elif name == "controller":
+            def get(o, ref, where):
+                return wrap(self.controller(o.id), name, ref)
+        elif name in ("owner", "attached_to"):
+            def get(o, ref, where):
+                return wrap(getattr(o, name), name, ref)
+        elif name in BUILTIN_ATTRS and name not in DERIVED_ATTRS:
+            field = attrgetter(name)
+
+            def get(o, ref, where):
+                return field(o)
+        else:
+            def get(o, ref, where):
+                return self.read_attribute(o, ref, name, where)
+
+        def read(value: Any, where: ast.Node) -> Any:
+            if type(value) is Obj:
+                oid = value[0]
+                o = game.objects.get(oid)
+                if o is not None and (value[1] or oid not in game.lki or not hidden(oid)):
+                    return get(o, value, where)
+            return slow(value, name, where)
+
+        self._readers[name] = read
+        return read
 
     def read(self, value: Any, name: str, where: ast.Node) -> Any:
         if type(value) is Obj:  # the common case first
@@ -394,6 +444,9 @@ class GameView:
                 found = self.indexes.lookup("types", plan.name)
             if found is not None and (best is None or len(found) < len(best)):
                 best = found  # the smallest set of candidates any index gives
+        only = self.dirty_scope  # a state check made again for the objects changed since the last one
+        if only is not None and (best is None or len(only) < len(best)):
+            best = only & self.game.objects.keys()
         if best is None:
             return list(self.game.objects)
         return self.indexes.sort(best) if len(best) > 1 else list(best)
