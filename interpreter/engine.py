@@ -140,8 +140,10 @@ class Engine(GameView):
                 for s in stmts:
                     self.exec(s, env, batch, cause)
             case ast.Each():
+                scope = dict(env)  # rebound for each object: nothing the body makes keeps its scope
                 for ref in self.select(stmt, env, cause):
-                    self.exec(stmt.body, {**env, stmt.var: ref}, batch, cause)
+                    scope[stmt.var] = ref
+                    self.exec(stmt.body, scope, batch, cause)
             case ast.If():
                 if self.truthy(self.eval(stmt.cond, env)):
                     self.exec(stmt.body, env, batch, cause)
@@ -441,7 +443,7 @@ class Engine(GameView):
             i += 1
             if w.obj not in self.game.objects:
                 continue
-            key = (w.obj, w.attr, repr(w.value))
+            key = (w.obj, w.attr, type(w.value), w.value)
             if key in seen:
                 continue
             old = self.raw(w.obj, w.attr)

@@ -23,10 +23,9 @@ class Indexes:
         self.by: dict[str, dict[Any, set[str]]] | None = None
         self.order: dict[str, int] = {}
 
-    def _entries(self, o: Permanent, fields: bool = True) -> Iterable[tuple[str, Any]]:
-        if fields:
-            for name in FIELDS:
-                yield name, getattr(o, name)
+    def _entries(self, o: Permanent) -> Iterable[tuple[str, Any]]:
+        for name in FIELDS:
+            yield name, getattr(o, name)
         for name, value in o.status:
             if name in self.defaults and value != self.defaults[name]:
                 yield name, value
@@ -65,13 +64,24 @@ class Indexes:
             if a != b:
                 by[name][a].discard(oid)
                 by[name][b].add(oid)
-        if old.status != new.status or old.types != new.types or old.keywords != new.keywords:
-            before = set(self._entries(old, fields=False))
-            after = set(self._entries(new, fields=False))
-            for name, value in before - after:
-                by[name][value].discard(oid)
-            for name, value in after - before:
-                by[name][value].add(oid)
+        if old.status != new.status:
+            defaults = self.defaults
+            before, after = dict(old.status), dict(new.status)
+            for name in before.keys() | after.keys():
+                if name not in defaults:
+                    continue
+                a, b = before.get(name, defaults[name]), after.get(name, defaults[name])
+                if a != b:
+                    if a != defaults[name]:
+                        by[name][a].discard(oid)
+                    if b != defaults[name]:
+                        by[name][b].add(oid)
+        for name, a, b in (("types", old.types, new.types), ("keywords", old.keywords, new.keywords)):
+            if a != b:
+                for value in set(a) - set(b):
+                    by[name][value].discard(oid)
+                for value in set(b) - set(a):
+                    by[name][value].add(oid)
 
     def lookup(self, attr: str, value: Any) -> set[str] | None:
         """Ids that may have `attr == value`; None when no index can answer (scan instead)."""
