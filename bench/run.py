@@ -523,7 +523,8 @@ def print_table(s: dict[str, Any]) -> None:
         "process whose HOME, XDG_CACHE_HOME, TMPDIR and PHASING_CACHE_DIR point at an emptied folder.",
         "³ interpreter: Engine(rulebook, copy of the game).run_hook('untap step', P) under 2026-09-25 ('full rulebook'), "
         "which runs 702.26a, 702.26n and 502.3 and then the state-based actions until nothing changes; 'no state "
-        "checks' is the same rulebook without its state-check blocks, so the run only phases and untaps. reference: "
+        "checks' is the same rulebook without its state-check blocks, so the run only phases and untaps. The engine "
+        "has checked state-based actions on the board once before the clock starts, as play would have. reference: "
         "bench/reference.py, with its 704.5m/n/d pass for 'full rulebook' and without it for 'no state checks'. "
         "The state after the first interpreter run is compared with the reference's (phase, phased_indirectly, "
         "phased_out_under, tapped, attached_to, zone of every object).",

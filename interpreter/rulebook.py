@@ -20,6 +20,7 @@ from dsl import ast
 from dsl.checker import check_rulebook
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from dsl.parser import parse_file
+from interpreter.statics import anchor_of
 
 RULES_ROOT = Path(shipped_rules.__file__).parent
 CARDS_DIR = RULES_ROOT / "cards"
@@ -88,6 +89,12 @@ class Rulebook:
         return frozenset(c.name for c in self.cards.values() if any(isinstance(e, ast.Static) for e in c.entries))
 
     @functools.cached_property
+    def static_anchors(self) -> dict[str, frozenset[str | None]]:
+        """For each card with static abilities, what each one is anchored on (see `statics`)."""
+        return {c.name: frozenset(anchor_of(e) for e in c.entries if isinstance(e, ast.Static))
+                for c in self.cards.values() if c.name in self.static_cards}
+
+    @functools.cached_property
     def static_attrs(self) -> frozenset[str]:
         """Every attribute a static ability reads: a change to one may change what it reaches."""
         return frozenset(a for c in self.cards.values() for e in c.entries if isinstance(e, ast.Static)
@@ -134,6 +141,11 @@ class Rulebook:
         return attrs.evolve(self, rules=tuple(r for r in self.rules if key not in (r.id, r.slug)))
 
     def with_cards(self, cards: Iterable[ast.Card]) -> "Rulebook":
+        """The rulebook with more cards; itself when there are none (so that what it has worked
+        out about its rules stays with it)."""
+        cards = list(cards)
+        if not cards:
+            return self
         merged = dict(self.cards)
         merged.update({c.name: c for c in cards})
         return attrs.evolve(self, cards=merged)

@@ -60,17 +60,13 @@ class Statics:
         self.view = view
         rb = view.rb
         self.cards = rb.static_cards
-        anchors: dict[str, set] = defaultdict(set)
-        for name in self.cards:
-            for entry in rb.cards[name].entries:
-                if isinstance(entry, ast.Static):
-                    anchors[name].add(anchor_of(entry))
+        anchors = rb.static_anchors
         # attribute A -> cards whose every static ability is anchored on `this.A`
         self.anchored: dict[str, frozenset[str]] = defaultdict(frozenset)
         self.unanchored: frozenset[str] = frozenset(n for n, a in anchors.items() if len(a) != 1 or None in a)
-        for name, attrs_ in anchors.items():
+        for name, found in anchors.items():
             if name not in self.unanchored:
-                (attr,) = attrs_
+                (attr,) = found
                 self.anchored[attr] = self.anchored[attr] | {name}
         self.by_source: dict[str, list[tuple[str, Contribution]]] = {}
         self.by_target: dict[str, dict[str, list[Contribution]]] = defaultdict(dict)
