@@ -32,6 +32,10 @@ from interpreter.view import GameView, RulesError
 
 __all__ = ["Engine", "RulesError", "Obj", "PlayerRef", "MISSING"]
 
+# Stored fields of an object that change only when a batch writes them (the engine itself
+# stamps timestamp, entered_turn and controlled_since when an object is seen to enter).
+CHANGED_ONLY_BY_WRITES = frozenset({"zone", "tapped", "counters", "stickers", "damage", "attached_to", "attacking",
+                                    "token", "card", "owner", "types"})
 MAX_WRITES_PER_OBJECT = 16  # a batch that writes more than this per object in play never settles
 MAX_SETTLE_ROUNDS = 64
 MAX_COMMITS_PER_STEP = 5_000
@@ -248,7 +252,7 @@ class Engine(GameView):
         if not ref.aware:
             for _rule, ex in self.ix.excludes:
                 if self.truthy(self.eval(ex.cond, {ex.var: Obj(ref.id, True)})):
-                    self.record("fails", ref.id, "left out of the effect's affected objects", Cause("rule", _rule.id, _rule.slug, _rule.span))
+                    self.record("fails", ref.id, "left out of the effect's affected objects", self.rule_cause(_rule, _rule))
                     return
         match stmt:
             case ast.Pump():
@@ -293,6 +297,8 @@ class Engine(GameView):
         batch.ops.append(Op(f"{text} ({duration})", ref.id, make, cause, "effect"))
 
     def end_effects(self, which: Callable[[Effect], bool], cause: Cause) -> bool:
+        if not self.game.effects:
+            return False
         ending = [e for e in self.game.effects.values() if which(e)]
         for e in ending:
             del self.game.effects[e.id]
@@ -303,6 +309,13 @@ class Engine(GameView):
         return bool(ending)
 
     # ================================================================ committing a batch
+
+    def rule_cause(self, rule: ast.Rule, clause: ast.Node) -> Cause:
+        """The cause naming a rule block, pointing at one of its clauses (made once per clause)."""
+        known = self.rb.compiled.get(("cause", id(clause)))
+        if known is None:
+            known = self.rb.compiled[("cause", id(clause))] = (clause, Cause("rule", rule.id, rule.slug, clause.span))
+        return known[1]
 
     def record(self, kind: str, subject: str, detail: str, cause: Cause, **data) -> Event:
         event = Event(kind, subject, detail, cause, self.step, tuple(sorted(data.items())))
@@ -340,16 +353,20 @@ class Engine(GameView):
             if vis_before[oid]:
                 self.game.lki[oid] = self.snapshot(oid)
         keyed = self.by_change(changes)
+        written = {(w.obj, w.attr) for w, _old in changes}
         for rule, clause in self.ix.assertions:
             if isinstance(clause, ast.AssertAfter):
-                for (oid, node), value in self.assertion_before(clause, keyed).items():
+                for (oid, node), value in self.assertion_before(clause, keyed, written).items():
                     before_values[oid][node] = value
         self.apply_writes([w for w, _old in changes])
         changed = bool(changes)
         events: list[Event] = []
+        show, step, trace = self.show, self.step, self.trace
         for w, old in changes:
-            events.append(self.record("change", w.obj, f"{w.attr}: {self.show(old)} -> {self.show(w.value)}", w.cause,
-                                      attr=w.attr, old=old, new=w.value))
+            event = Event("change", w.obj, f"{w.attr}: {show(old)} -> {show(w.value)}", w.cause, step,
+                          (("attr", w.attr), ("new", w.value), ("old", old)))  # as `record` would sort them
+            trace.append(event)
+            events.append(event)
             for log in self._hook_log:
                 log[(w.obj, w.attr)] += 1
         for o in batch.ops:
@@ -452,7 +469,7 @@ class Engine(GameView):
             seen.add(key)
             for rule, along in self.alongs_for(w.attr, w.value):
                 if (env := self.fits(along.change, w, old)) is not None:
-                    self.exec(along.body, env, batch, Cause("rule", rule.id, rule.slug, along.span))
+                    self.exec(along.body, env, batch, self.rule_cause(rule, along))
 
     def settle_conflicts(self, batch: Batch) -> list[Write]:
         final: dict[tuple, Write] = {}
@@ -470,7 +487,7 @@ class Engine(GameView):
                     loser = other if w.value == wanted else w
                     final[key] = w if w.value == wanted else other
                     self.record("settle", w.obj, f"{w.attr} {self.show(wanted)} wins over {self.show(loser.value)} "
-                                f"(from {loser.cause})", Cause("rule", rule.id, rule.slug, clause.span))
+                                f"(from {loser.cause})", self.rule_cause(rule, clause))
                     continue
             raise self.fail(
                 f"conflicting simultaneous changes: {w.obj}.{w.attr} set to {self.show(other.value)} by {other.cause} "
@@ -621,7 +638,7 @@ class Engine(GameView):
                 self.commit(batch)
         for rule, after in self.ix.afters:
             if isinstance(after.event, ast.LeavesEvent):
-                self.run(after.body, {after.event.var: Obj(event.subject, True)}, Cause("rule", rule.id, rule.slug, after.span))
+                self.run(after.body, {after.event.var: Obj(event.subject, True)}, self.rule_cause(rule, after))
 
     def run_afters(self, changes: dict[tuple, list]) -> None:
         """The follow-ups of one batch's changes happen together, as one further event."""
@@ -630,7 +647,7 @@ class Engine(GameView):
             pattern = after.event
             if not isinstance(pattern, ast.Change):
                 continue
-            cause = Cause("rule", rule.id, rule.slug, after.span)
+            cause = self.rule_cause(rule, after)
             for w, old in changes.get(self.change_key(pattern), ()):
                 if (env := self.fits(pattern, w, old)) is not None:
                     self.exec(after.body, env, batch, cause)
@@ -639,21 +656,32 @@ class Engine(GameView):
 
     # ---------------------------------------------------------------- assertions
 
-    def assertion_before(self, clause: ast.AssertAfter, changes) -> dict:
+    def assertion_before(self, clause: ast.AssertAfter, changes: dict, written: set[tuple[str, str]]) -> dict:
         values = {}
         pattern = clause.event
         if not isinstance(pattern, ast.Change):
             return values
         known = self.rb.compiled.get(("unchanged", id(clause)))
         if known is None:
-            known = self.rb.compiled[("unchanged", id(clause))] = (
-                clause, [n for n in clause.cond.walk() if isinstance(n, ast.Unchanged)])
+            known = self.rb.compiled[("unchanged", id(clause))] = (clause, [
+                (n, self.stored_attribute(n.value, pattern.var)) for n in clause.cond.walk() if isinstance(n, ast.Unchanged)])
         for w, old in changes.get(self.change_key(pattern), ()):  # judged after the change: read for every match
             if self.matches(pattern, w.attr, old, w.value):
                 env = {pattern.var: Obj(w.obj, True)}
-                for n in known[1]:
+                new_object = (w.obj, "zone") in written
+                for n, stored in known[1]:
+                    if stored is not None and not new_object and (w.obj, stored) not in written:
+                        continue  # only a write changes it, and this batch makes none: it holds, unread
                     values[(w.obj, id(n.value))] = self.eval(n.value, env)
         return values
+
+    def stored_attribute(self, expr: ast.Node, var: str) -> str | None:
+        """A when `expr` is `var.A` and A changes only when written (a status, or a stored field
+        other than those the engine stamps when an object is seen to enter)."""
+        if isinstance(expr, ast.Attr) and isinstance(expr.obj, ast.Name) and expr.obj.id == var and (
+                expr.name in self.rb.statuses or expr.name in CHANGED_ONLY_BY_WRITES):
+            return expr.name
+        return None
 
     def check_assertions(self, changes, before_values) -> None:
         for rule, clause in self.ix.assertions:
@@ -682,6 +710,9 @@ class Engine(GameView):
     # ================================================================ triggers
 
     def collect_triggers(self, event: Event, vis_before: dict) -> None:
+        triggered = self.rb.triggered_cards
+        if not triggered:
+            return
         candidates = [event.subject]
         if event.kind in ("attached", "unattached"):
             candidates.append(dict(event.data).get("host"))
@@ -689,9 +720,9 @@ class Engine(GameView):
             o = self.game.objects.get(oid)
             if o is None:
                 continue
-            card = self.rb.cards.get(o.card)
-            if card is None:
+            if o.card not in triggered:
                 continue
+            card = self.rb.cards[o.card]
             for entry in card.entries:
                 if isinstance(entry, ast.Triggered) and self.trigger_matches(entry.trigger, oid, event, vis_before):
                     you = self.game.lki.get(oid, {}).get("controller") if not self.visible(oid) else self.controller(oid)
@@ -750,7 +781,7 @@ class Engine(GameView):
             for rule, during in self.ix.hooks.get("state check", ()):
                 self.dirty_scope = dirty if self.rb.local_check(during.body) else None
                 try:
-                    self.exec(during.body, {}, batch, Cause("rule", rule.id, rule.slug, during.span))
+                    self.exec(during.body, {}, batch, self.rule_cause(rule, during))
                 finally:
                     self.dirty_scope = None
             if not self.commit(batch):
@@ -762,7 +793,7 @@ class Engine(GameView):
         try:
             for rule, during in self.ix.hooks.get(kind, ()):
                 env = {during.hook.var: PlayerRef(player)} if during.hook.var and player else {}
-                self.run(during.body, env, Cause("rule", rule.id, rule.slug, during.span))
+                self.run(during.body, env, self.rule_cause(rule, during))
             for delayed in [d for d in self.game.delayed if d.hook == kind]:
                 self.game.delayed.remove(delayed)
                 self.run(delayed.body, dict(delayed.bindings), Cause("card", delayed.cause))

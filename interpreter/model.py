@@ -7,6 +7,7 @@ Nothing here is about any one keyword. Statuses that rules add to permanents liv
 from __future__ import annotations
 
 from operator import attrgetter
+from collections.abc import Mapping
 from typing import Any
 
 import attrs
@@ -146,7 +147,7 @@ class Game:
     effects: dict[int, Effect] = attrs.field(factory=dict)
     watchers: list[Watcher] = attrs.field(factory=list)
     delayed: list[DelayedTrigger] = attrs.field(factory=list)
-    lki: dict[str, dict[str, Any]] = attrs.field(factory=dict)
+    lki: dict[str, Mapping[str, Any]] = attrs.field(factory=dict)  # last known information
     clock: int = 0
     cleanup_done: bool = False
 

@@ -89,6 +89,11 @@ class Rulebook:
         return frozenset(c.name for c in self.cards.values() if any(isinstance(e, ast.Static) for e in c.entries))
 
     @functools.cached_property
+    def triggered_cards(self) -> frozenset[str]:
+        """Cards with triggered abilities: only their objects' events are looked at for triggers."""
+        return frozenset(c.name for c in self.cards.values() if any(isinstance(e, ast.Triggered) for e in c.entries))
+
+    @functools.cached_property
     def static_anchors(self) -> dict[str, frozenset[str | None]]:
         """For each card with static abilities, what each one is anchored on (see `statics`)."""
         return {c.name: frozenset(anchor_of(e) for e in c.entries if isinstance(e, ast.Static))

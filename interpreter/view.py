@@ -18,9 +18,10 @@ import attrs
 from dsl import ast
 from dsl.builtins import OBJECT_ATTRS as BUILTIN_ATTRS, PLAYER_ATTRS
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
+from interpreter.characteristics import LastKnown, characteristics, controller_of, granted_keywords
 from interpreter.compiled import BEFORE, compile_expr, plan_query
 from interpreter.indexes import Indexes
-from interpreter.model import FIELDS, Effect, Game, Permanent, read_fields
+from interpreter.model import Effect, Game, Permanent
 from interpreter.refs import MISSING, Obj, PlayerRef
 from interpreter.rulebook import Rulebook
 from interpreter.statics import Statics
@@ -169,33 +170,8 @@ class GameView:
         cached = self._chars.get(oid)
         if cached is not None:
             return cached
-        o = self.obj(oid)
-        effects = self.effects_in_order()
-        chars = {"controller": self.controller(oid)}
-        self._chars[oid] = chars  # provisional, so that static conditions may read the controller
-        power, toughness = o.power, o.toughness
-        keywords = list(self.keywords(oid))
-        dp = dt = 0
-        for e in effects:
-            if oid not in e.affected:
-                continue
-            if e.kind == "base":
-                power, toughness = e.value
-            elif e.kind == "pump":
-                dp, dt = dp + e.value[0], dt + e.value[1]
-        if self.visible(oid):
-            for kind, value in self.statics.of(oid):
-                if kind == "pump":
-                    dp, dt = dp + value[0], dt + value[1]
-                elif kind == "grant":
-                    keywords.append(value)
-        dp += o.counter("p1p1") - o.counter("m1m1")
-        dt += o.counter("p1p1") - o.counter("m1m1")
-        if power is not None:
-            power += dp
-        if toughness is not None:
-            toughness += dt
-        chars.update(power=power, toughness=toughness, keywords=tuple(keywords))
+        contributions = self.statics.of(oid) if self.visible(oid) else ()
+        chars = self._chars[oid] = characteristics(self.obj(oid), self.effects_in_order(), contributions)
         return chars
 
     def collect_static(self, stmt: ast.Node, env: dict, out: dict) -> None:
@@ -235,16 +211,11 @@ class GameView:
         cached = self._chars.get(oid)
         if cached is not None:
             return cached["controller"]
-        controller = self.obj(oid).controller
-        for e in self.effects_in_order():
-            if e.kind == "control" and oid in e.affected:
-                controller = e.value
-        return controller
+        return controller_of(self.obj(oid), self.effects_in_order())
 
     def keywords(self, oid: str) -> tuple[str, ...]:
         """Printed keywords and those granted by resolved effects (when no static ability grants any)."""
-        granted = tuple(e.value for e in self.effects_in_order() if e.kind == "grant" and oid in e.affected)
-        return self.obj(oid).keywords + granted
+        return granted_keywords(self.obj(oid), self.effects_in_order())
 
     def effects_in_order(self) -> list[Effect]:
         cached = self._chars.get("\0effects")
@@ -252,16 +223,10 @@ class GameView:
             cached = self._chars["\0effects"] = sorted(self.game.effects.values(), key=lambda e: e.timestamp)
         return cached
 
-    def snapshot(self, oid: str) -> dict:
-        """Last known information: the object as it last existed, with its characteristics."""
-        o = self.obj(oid)
-        c = self.chars(oid)
-        snap = dict(zip(FIELDS, read_fields(o)))
-        del snap["status"]
-        snap.update(c)
-        for name in self.rb.statuses:
-            snap[name] = o.get_status(name, self.status_default(name))
-        return snap
+    def snapshot(self, oid: str) -> LastKnown:
+        """Last known information: the object as it is now, its characteristics worked out if asked."""
+        contributions = self.statics.of(oid) if self.visible(oid) else ()
+        return LastKnown(self.obj(oid), self.effects_in_order(), contributions, self.defaults)
 
     # ================================================================ expressions
 

@@ -1,0 +1,86 @@
+"""An object's characteristics after continuous effects, and its last known information.
+
+`characteristics` is a pure function of the object, the resolved effects in timestamp order
+and what static abilities give it, so last known information can keep those three (all
+immutable) and work the characteristics out only if someone asks: most objects that leave
+the game's sight are never asked about.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Iterator, Sequence
+
+from interpreter.model import FIELDS, Effect, Permanent, read_fields
+
+
+def controller_of(o: Permanent, effects: Sequence[Effect]) -> str:
+    """Layer 2 alone: the default controller, then control effects in timestamp order."""
+    controller = o.controller
+    for e in effects:
+        if e.kind == "control" and o.id in e.affected:
+            controller = e.value
+    return controller
+
+
+def granted_keywords(o: Permanent, effects: Sequence[Effect]) -> tuple[str, ...]:
+    """Printed keywords and those granted by resolved effects."""
+    return o.keywords + tuple(e.value for e in effects if e.kind == "grant" and o.id in e.affected)
+
+
+def characteristics(o: Permanent, effects: Sequence[Effect], contributions: Sequence[tuple[str, Any]]) -> dict:
+    """Controller, power, toughness and keywords, from effects and static contributions."""
+    power, toughness = o.power, o.toughness
+    keywords = list(granted_keywords(o, effects))
+    dp = dt = 0
+    for e in effects:
+        if o.id not in e.affected:
+            continue
+        if e.kind == "base":
+            power, toughness = e.value
+        elif e.kind == "pump":
+            dp, dt = dp + e.value[0], dt + e.value[1]
+    for kind, value in contributions:
+        if kind == "pump":
+            dp, dt = dp + value[0], dt + value[1]
+        elif kind == "grant":
+            keywords.append(value)
+    counters = o.counter("p1p1") - o.counter("m1m1")
+    if power is not None:
+        power += dp + counters
+    if toughness is not None:
+        toughness += dt + counters
+    return {"controller": controller_of(o, effects), "power": power, "toughness": toughness,
+            "keywords": tuple(keywords)}
+
+
+class LastKnown(Mapping):
+    """Last known information (608.2h): the object as it last existed, worked out when read."""
+
+    __slots__ = ("_object", "_effects", "_contributions", "_statuses", "_values")
+
+    def __init__(self, o: Permanent, effects: Sequence[Effect], contributions: Sequence[tuple[str, Any]],
+                 statuses: dict[str, Any]):
+        self._object, self._effects, self._contributions = o, effects, contributions
+        self._statuses = statuses  # status name -> default
+        self._values: dict | None = None
+
+    def _worked_out(self) -> dict:
+        if self._values is None:
+            o = self._object
+            values = dict(zip(FIELDS, read_fields(o)))
+            del values["status"]
+            values.update(characteristics(o, self._effects, self._contributions))
+            for name, default in self._statuses.items():
+                values[name] = o.get_status(name, default)
+            self._values = values
+        return self._values
+
+    def __getitem__(self, name: str) -> Any:
+        return self._worked_out()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._worked_out())
+
+    def __len__(self) -> int:
+        return len(self._worked_out())
