@@ -131,40 +131,66 @@ def compile_expr(e: ast.Node, missing: object) -> Compiled:
 
 @attrs.frozen
 class Plan:
-    """How to find the candidates of a query: `kind` is "equal" (attribute equals a
-    value computed from the environment), "same" (the variable is a given object), "keyword"
-    or "type"."""
+    """How an index answers one conjunct of a query's condition. `kind` is "equal" (an
+    attribute equals a value computed from the environment), "same" (the variable is a given
+    object), "keyword" or "type"; `negated` for `not ...`; `part` is the conjunct's position."""
 
     kind: str
     attr: str | None = None
     value: Compiled | None = None
     name: str | None = None
+    negated: bool = False
+    part: int = 0
+
+
+@attrs.frozen
+class QueryPlan:
+    """The index plans of a query, most selective first, and each conjunct compiled, so that
+    only the conjuncts no index answers exactly are evaluated per candidate."""
+
+    plans: tuple[Plan, ...]
+    parts: tuple[Compiled, ...]
 
 
 def _mentions(e: ast.Node, var: str) -> bool:
     return any(isinstance(n, ast.Name) and n.id == var for n in e.walk())
 
 
-def plan_query(var: str, cond: ast.Node, indexable: set[str], missing: object) -> tuple[Plan, ...]:
-    """The conjuncts an index may answer, most selective first (empty: scan everything)."""
+def _plan_conjunct(c: ast.Node, var: str, indexable: set[str], flags: set[str], missing: object,
+                   part: int) -> list[Plan]:
+    def of_var(n: ast.Node) -> bool:
+        return isinstance(n, ast.Name) and n.id == var
+
+    if isinstance(c, ast.Not):
+        inner = _plan_conjunct(c.item, var, indexable, flags, missing, part)
+        return [attrs.evolve(p, negated=True) for p in inner if p.kind != "same" and not p.negated
+                and (p.kind != "equal" or p.attr in flags)]
+    if isinstance(c, ast.Is) and not c.negated:
+        found = []
+        for side, other in ((c.left, c.right), (c.right, c.left)):
+            if _mentions(other, var):
+                continue
+            if of_var(side):
+                found.append(Plan("same", value=compile_expr(other, missing), part=part))
+            elif isinstance(side, ast.Attr) and of_var(side.obj) and side.name in indexable:
+                found.append(Plan("equal", side.name, compile_expr(other, missing), part=part))
+        return found
+    if isinstance(c, ast.Attr) and of_var(c.obj) and c.name in flags:  # a flag: `x.token`
+        return [Plan("equal", c.name, lambda eng, env: True, part=part)]
+    if isinstance(c, ast.Has) and of_var(c.left):
+        return [Plan("keyword", name=c.keyword, part=part)]
+    if isinstance(c, ast.IsA) and of_var(c.left):
+        return [Plan("type", name=c.type.lower(), negated=c.negated, part=part)]
+    return []
+
+
+def plan_query(var: str, cond: ast.Node, indexable: set[str], flags: set[str], missing: object) -> QueryPlan:
+    """Index plans for the conjuncts of `cond` (none: scan everything). `flags` are the
+    attributes whose truth is exactly their index entry for `true`."""
     conjuncts = cond.items if isinstance(cond, ast.And) else (cond,)
     found: list[Plan] = []
-    for c in conjuncts:
-        if isinstance(c, ast.Is) and not c.negated:
-            for side, other in ((c.left, c.right), (c.right, c.left)):
-                if _mentions(other, var):
-                    continue
-                if isinstance(side, ast.Name) and side.id == var:
-                    found.append(Plan("same", value=compile_expr(other, missing)))
-                elif (isinstance(side, ast.Attr) and isinstance(side.obj, ast.Name) and side.obj.id == var
-                      and side.name in indexable):
-                    found.append(Plan("equal", side.name, compile_expr(other, missing)))
-        elif (isinstance(c, ast.Attr) and isinstance(c.obj, ast.Name) and c.obj.id == var
-              and c.name in indexable):  # a flag: `x.token`
-            found.append(Plan("equal", c.name, lambda eng, env: True))
-        elif isinstance(c, ast.Has) and isinstance(c.left, ast.Name) and c.left.id == var:
-            found.append(Plan("keyword", name=c.keyword))
-        elif isinstance(c, ast.IsA) and not c.negated and isinstance(c.left, ast.Name) and c.left.id == var:
-            found.append(Plan("type", name=c.type.lower()))
+    for part, c in enumerate(conjuncts):
+        found.extend(_plan_conjunct(c, var, indexable, flags, missing, part))
     rank = {"same": 0, "equal": 1, "keyword": 2, "type": 3}
-    return tuple(sorted(found, key=lambda p: rank[p.kind]))
+    return QueryPlan(tuple(sorted(found, key=lambda p: (p.negated, rank[p.kind]))),
+                     tuple(compile_expr(c, missing) for c in conjuncts))

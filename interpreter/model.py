@@ -6,8 +6,8 @@ Nothing here is about any one keyword. Statuses that rules add to permanents liv
 
 from __future__ import annotations
 
-from operator import attrgetter
 from collections.abc import Mapping
+from operator import attrgetter
 from typing import Any
 
 import attrs

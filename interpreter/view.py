@@ -19,7 +19,7 @@ from dsl import ast
 from dsl.builtins import OBJECT_ATTRS as BUILTIN_ATTRS, PLAYER_ATTRS
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from interpreter.characteristics import LastKnown, characteristics, controller_of, granted_keywords
-from interpreter.compiled import BEFORE, compile_expr, plan_query
+from interpreter.compiled import BEFORE, QueryPlan, compile_expr, plan_query
 from interpreter.indexes import Indexes
 from interpreter.model import Effect, Game, Permanent
 from interpreter.refs import MISSING, Obj, PlayerRef
@@ -42,13 +42,12 @@ DERIVED_ATTRS = frozenset({"controller", "owner", "attached_to", "power", "tough
 
 @attrs.frozen
 class Query:
-    """An `each x where ...` as the interpreter runs it: the index plans that find candidates,
-    whether it sees hidden objects (it names a hiding status), and its compiled condition."""
+    """An `each x where ...` as the interpreter runs it: the index plans that find candidates
+    and its compiled conjuncts, and whether it sees hidden objects (it names a hiding status)."""
 
     each: ast.Each
-    plans: tuple
+    plan: QueryPlan
     aware: bool
-    cond: Any
 
 
 class GameView:
@@ -384,64 +383,96 @@ class GameView:
         known = self.rb.plans.get(id(each))
         if known is None:
             indexable = {"attached_to", "owner", "controller", "token"} | set(self.rb.statuses)
+            flags = {"token"} | {name for name, decl in self.rb.statuses.items() if decl.type == "bool"}
             known = self.rb.plans[id(each)] = Query(
-                each, plan_query(each.var, each.cond, indexable, MISSING), self.aware_of(each.cond),
-                compile_expr(each.cond, MISSING))
+                each, plan_query(each.var, each.cond, indexable, flags, MISSING), self.aware_of(each.cond))
         return known
 
-    def candidates(self, each: ast.Each, env: dict) -> Iterable[str]:
-        """The objects a query must look at: what an index says may match, or all of them."""
-        best = None
-        for plan in self.query(each).plans:
+    def candidates(self, q: Query, env: dict, raw_reads: bool) -> tuple[Iterable[str], list]:
+        """The objects a query must look at, in game order, and the conjuncts still to check on
+        each: those no index answered exactly. Indexes answer exactly when the query reads
+        stored values (`raw_reads`: it never reads last known information) and no effect changes
+        what they index; otherwise they give a superset and the conjunct is checked."""
+        within: list[set[str]] = []  # every object in the answer is in each of these
+        without: list[set[str]] = []  # and in none of these
+        answered: set[int] = set()
+        for plan in q.plan.plans:
             if plan.kind == "same":
                 v = plan.value(self, env)
-                return [v.id] if isinstance(v, Obj) and v.id in self.game.objects else []
-            found = None
+                within.append({v.id} if isinstance(v, Obj) and v.id in self.game.objects else set())
+                answered.add(plan.part)
+                continue
+            exact = raw_reads
             if plan.kind == "equal":
-                found = self.indexes.lookup(plan.attr, self.store(plan.value(self, env)))
+                value = plan.value(self, env)
+                if isinstance(value, str) and (plan.attr in ("attached_to", "owner", "controller")
+                                               or plan.attr in self.reference_statuses):
+                    exact = False  # a bare name compared with a reference: let the conjunct decide
+                found = self.indexes.lookup(plan.attr, self.store(value))
                 if found is not None and plan.attr == "controller" and self.game.effects:
-                    found = found | self.affected_by("control")
+                    extra = self.affected_by("control")
+                    found, exact = (found | extra, False) if extra else (found, exact)
             elif plan.kind == "keyword" and not self.rb.static_grants:
                 found = self.indexes.lookup("keywords", plan.name)
                 if self.game.effects:
-                    found = found | self.affected_by("grant")
+                    extra = self.affected_by("grant")
+                    found, exact = (found | extra, False) if extra else (found, exact)
             elif plan.kind == "type":
                 found = self.indexes.lookup("types", plan.name)
-            if found is not None and (best is None or len(found) < len(best)):
-                best = found  # the smallest set of candidates any index gives
+            else:
+                found = None
+            if found is None:
+                continue
+            if plan.negated:
+                if exact:
+                    without.append(found)
+                    answered.add(plan.part)
+            else:
+                within.append(found)
+                if exact:
+                    answered.add(plan.part)
         only = self.dirty_scope  # a state check made again for the objects changed since the last one
-        if only is not None and (best is None or len(only) < len(best)):
-            best = only & self.game.objects.keys()
-        if best is None:
-            return list(self.game.objects)
-        return self.indexes.sort(best) if len(best) > 1 else list(best)
+        if only is not None:
+            within.append(only)
+        residual = [part for i, part in enumerate(q.plan.parts) if i not in answered]
+        if not within:
+            ids = self.game.objects.keys()
+            if without:
+                ids = set(ids).difference(*without)
+            return (list(ids) if not without else self.indexes.sort(ids)), residual
+        within.sort(key=len)
+        ids = within[0].intersection(*within[1:]) if len(within) > 1 else within[0]
+        if without:
+            ids = ids.difference(*without)
+        if only is not None:
+            ids = ids & self.game.objects.keys()
+        return (self.indexes.sort(ids) if len(ids) > 1 else list(ids)), residual
 
     def affected_by(self, kind: str) -> set[str]:
         return {oid for e in self.game.effects.values() if e.kind == kind for oid in e.affected}
 
     def select(self, each: ast.Each, env: dict, cause: Cause | None, hidden_too: bool = False) -> list[Obj]:
         q = self.query(each)
-        aware, cond = q.aware, q.cond
+        aware = q.aware
         exemptions = self.ix.exempts.get(cause.id, ()) if cause is not None and cause.kind == "rule" else ()
         chosen = []
         objects = self.game.objects
-        only = self.dirty_scope
         skip_hidden = not aware and not hidden_too
         every_zone = each.every_zone
         scope = dict(env)  # one scope, rebound for each candidate
         var = each.var
-        for oid in self.candidates(each, env):
-            if only is not None and oid not in only:
-                continue
+        ids, residual = self.candidates(q, env, raw_reads=aware or skip_hidden)
+        for oid in ids:
             zone = objects[oid].zone
             if (zone != "battlefield" and not every_zone) or zone == "nowhere":
                 continue
             if skip_hidden and self.is_hidden(oid):
                 continue
             ref = Obj(oid, aware)
-            scope[var] = ref
-            if cond(self, scope) in FALSY:
-                continue
+            if residual:
+                scope[var] = ref
+                if any(part(self, scope) in FALSY for part in residual):
+                    continue
             if exemptions and any(self.truthy(self.eval(ex.cond, {ex.var: Obj(oid, True)})) for _r, ex in exemptions):
                 continue
             chosen.append(ref)
