@@ -28,7 +28,7 @@ from interpreter.model import DelayedTrigger, Effect, Game, Permanent, Watcher, 
 from interpreter.rulebook import Rulebook
 from interpreter.trace import SCRIPT, Cause, Event
 from interpreter.refs import MISSING, Obj, PlayerRef
-from interpreter.view import GameView, RulesError
+from interpreter.view import FALSY, GameView, RulesError
 
 __all__ = ["Engine", "RulesError", "Obj", "PlayerRef", "MISSING"]
 
@@ -36,6 +36,7 @@ __all__ = ["Engine", "RulesError", "Obj", "PlayerRef", "MISSING"]
 # stamps timestamp, entered_turn and controlled_since when an object is seen to enter).
 CHANGED_ONLY_BY_WRITES = frozenset({"zone", "tapped", "counters", "stickers", "damage", "attached_to", "attacking",
                                     "token", "card", "owner", "types"})
+ANY_OLD = object()  # an `as` clause that doesn't say what the value changes from
 MAX_WRITES_PER_OBJECT = 16  # a batch that writes more than this per object in play never settles
 MAX_SETTLE_ROUNDS = 64
 MAX_COMMITS_PER_STEP = 5_000
@@ -74,6 +75,12 @@ class Op:
 class Batch:
     writes: list[Write] = attrs.field(factory=list)
     ops: list[Op] = attrs.field(factory=list)
+
+    def write(self, cause: Cause, oid: str, attr: str, value: Any) -> None:
+        self.writes.append(Write(oid, attr, value, cause))
+
+    def op(self, cause: Cause, describe: str, subject: str, apply: Callable[[], bool], kind: str = "effect") -> None:
+        self.ops.append(Op(describe, subject, apply, cause, kind))
 
 
 @attrs.define
@@ -137,8 +144,6 @@ class Engine(GameView):
         raise self.fail("this needs a player", expr.span)
 
     def exec(self, stmt: ast.Node, env: dict, batch: Batch, cause: Cause) -> None:
-        write = lambda oid, attr, value: batch.writes.append(Write(oid, attr, value, cause))  # noqa: E731
-        op = lambda text, subject, fn, kind="effect": batch.ops.append(Op(text, subject, fn, cause, kind))  # noqa: E731
         match stmt:
             case ast.Block(stmts=stmts) | ast.Simultaneously(stmts=stmts):
                 for s in stmts:
@@ -155,7 +160,7 @@ class Engine(GameView):
                 for a in assigns:
                     ref = self.reachable(self.value_of(a.var, env), a.span, cause)
                     if ref is not None:
-                        write(ref.id, a.attr, self.store(self.eval(a.value, env)))
+                        batch.write(cause, ref.id, a.attr, self.store(self.eval(a.value, env)))
             case ast.Call(verb=name, args=args):
                 verb = self.rb.verbs[name]
                 scope = dict(env)
@@ -166,16 +171,16 @@ class Engine(GameView):
                 ref = self.target(o, env, cause)
                 host = self.eval(t, env)
                 if ref is not None and isinstance(host, (Obj, PlayerRef)):
-                    write(ref.id, "attached_to", host.id if isinstance(host, Obj) else host.name)
+                    batch.write(cause, ref.id, "attached_to", host.id if isinstance(host, Obj) else host.name)
             case ast.Unattach() | ast.Tap() | ast.Untap() | ast.AttackWith() | ast.RemoveFromCombat() | ast.RemoveDamage():
                 if (ref := self.target(stmt.obj, env, cause)) is not None:
-                    write(ref.id, *SIMPLE_WRITES[type(stmt)])
+                    batch.write(cause, ref.id, *SIMPLE_WRITES[type(stmt)])
             case ast.DealDamage(amount=n, obj=o):
                 if (ref := self.target(o, env, cause)) is not None:
-                    write(ref.id, "damage", self.obj(ref.id).damage + n)
+                    batch.write(cause, ref.id, "damage", self.obj(ref.id).damage + n)
             case ast.Destroy(obj=o):
                 if (ref := self.target(o, env, cause)) is not None and "indestructible" not in self.chars(ref.id)["keywords"]:
-                    write(ref.id, "zone", "graveyard")
+                    batch.write(cause, ref.id, "zone", "graveyard")
             case ast.Move(obj=o, zone=zone, duration=duration):
                 if (ref := self.target(o, env, cause)) is not None:
                     if isinstance(duration, ast.UntilLeaves):
@@ -183,45 +188,45 @@ class Engine(GameView):
                         if not (isinstance(watched, Obj) and self.obj(watched.id).zone == "battlefield"):
                             return  # the event already happened: the object doesn't move (610.3a)
                         self.game.watchers.append(Watcher(watched.id, ref.id, "battlefield", str(cause)))
-                    write(ref.id, "zone", zone)
+                    batch.write(cause, ref.id, "zone", zone)
             case ast.Cease(obj=o):
                 if (ref := self.target(o, env, cause)) is not None:
-                    write(ref.id, "zone", "nowhere")
+                    batch.write(cause, ref.id, "zone", "nowhere")
             case ast.AddCounters(amount=n, kind=kind, obj=o):
                 if (ref := self.target(o, env, cause)) is not None:
                     counters = dict(self.obj(ref.id).counters)
                     counters[kind] = counters.get(kind, 0) + n
-                    write(ref.id, "counters", tuple(sorted(counters.items())))
+                    batch.write(cause, ref.id, "counters", tuple(sorted(counters.items())))
             case ast.Draw(player=p, amount=a):
                 who, n = self.player_arg(p, env), self.eval(a, env)
-                op(f"draws {n}", who, lambda: self._player(who, hand=self.game.players[who].hand + n), "draw")
+                batch.op(cause, f"draws {n}", who, lambda: self._player(who, hand=self.game.players[who].hand + n), "draw")
             case ast.GainLife(player=p, amount=a):
                 who, n = self.player_arg(p, env), self.eval(a, env)
-                op(f"gains {n} life", who, lambda: self._player(who, life=self.game.players[who].life + n), "life")
+                batch.op(cause, f"gains {n} life", who, lambda: self._player(who, life=self.game.players[who].life + n), "life")
             case ast.Pump() | ast.SetBase() | ast.Grant() | ast.GainControl():
                 self.create_effect(stmt, env, batch, cause)
             case ast.EndTracking(obj=o):
                 ref = self.eval(o, env)
                 if isinstance(ref, Obj):
-                    op("effects watching it end", ref.id, lambda: self.end_effects(lambda e: ref.id in e.tracked, cause), "effect-ends")
+                    batch.op(cause, "effects watching it end", ref.id, lambda: self.end_effects(lambda e: ref.id in e.tracked, cause), "effect-ends")
             case ast.EndUntilEndOfTurn():
-                op("until-end-of-turn effects end", "game", lambda: self.end_effects(lambda e: e.duration == "end of turn", cause), "effect-ends")
+                batch.op(cause, "until-end-of-turn effects end", "game", lambda: self.end_effects(lambda e: e.duration == "end of turn", cause), "effect-ends")
             case ast.EndUntilNextTurn(player=p):
                 who = self.player_arg(p, env)
-                op(f"effects lasting until {who}'s next turn end", who,
+                batch.op(cause, f"effects lasting until {who}'s next turn end", who,
                    lambda: self.end_effects(lambda e: e.duration == "next turn" and e.player == who, cause), "effect-ends")
             case ast.EndFailed():
-                op("for-as-long-as effects whose condition fails end", "game",
+                batch.op(cause, "for-as-long-as effects whose condition fails end", "game",
                    lambda: self.end_effects(lambda e: e.duration == "as long as" and not self.truthy(self.eval(e.condition, dict(e.bindings))), cause),
                    "effect-ends")
             case ast.EndLimited(obj=o):
                 ref = self.eval(o, env)
                 if isinstance(ref, Obj):
-                    op("its effects with a limited duration end", ref.id,
+                    batch.op(cause, "its effects with a limited duration end", ref.id,
                        lambda: self.end_effects(lambda e: ref.id in e.affected and e.duration != "forever", cause), "effect-ends")
             case ast.EndControl(player=p):
                 who = self.player_arg(p, env)
-                op(f"effects giving {who} control end", who,
+                batch.op(cause, f"effects giving {who} control end", who,
                    lambda: self.end_effects(lambda e: e.kind == "control" and e.value == who, cause), "effect-ends")
             case ast.Delayed(hook=hook, body=body):
                 self.game.delayed.append(DelayedTrigger(hook, body, tuple(env.items()), None, str(cause)))
@@ -409,13 +414,16 @@ class Engine(GameView):
         return keyed
 
     def alongs_for(self, attr: str, value: Any) -> tuple:
-        """The `as` clauses waiting on `attr` becoming `value`, in rulebook order."""
+        """The `as` clauses waiting on `attr` becoming `value`, in rulebook order, each with its
+        cause and the value the change must come from (ANY_OLD: any)."""
         table = self.rb.compiled.get(("alongs",))
         if table is None:
             keyed: dict[tuple, list] = defaultdict(list)
             for along_attr, clauses in self.ix.alongs.items():
                 for rule, along in clauses:
-                    keyed[self.change_key(along.change)].append((rule, along))
+                    old = along.change.old
+                    keyed[self.change_key(along.change)].append(
+                        (along, self.rule_cause(rule, along), ANY_OLD if old is None else self.constant(old)))
             table = self.rb.compiled[("alongs",)] = (None, {k: tuple(v) for k, v in keyed.items()})
         return table[1].get((attr, value), ())
 
@@ -467,9 +475,14 @@ class Engine(GameView):
             if old == w.value:
                 continue
             seen.add(key)
-            for rule, along in self.alongs_for(w.attr, w.value):
-                if (env := self.fits(along.change, w, old)) is not None:
-                    self.exec(along.body, env, batch, self.rule_cause(rule, along))
+            for along, cause, wanted_old in self.alongs_for(w.attr, w.value):
+                pattern = along.change
+                if wanted_old is not ANY_OLD and old != wanted_old:
+                    continue
+                env = {pattern.var: Obj(w.obj, True)}
+                if pattern.cond is not None and self.eval(pattern.cond, env) in FALSY:
+                    continue
+                self.exec(along.body, env, batch, cause)
 
     def settle_conflicts(self, batch: Batch) -> list[Write]:
         final: dict[tuple, Write] = {}
