@@ -527,7 +527,7 @@ class Engine(GameView):
             status = {w.attr: w.value for w in ws if w.attr in statuses}
             if status:
                 fields["status"] = merge_status(o.status, status)
-            self.put(oid, o.replace(**fields))
+            self.put(oid, o.replace(**fields), frozenset(w.attr for w in ws))
 
     def apply_write(self, w: Write) -> None:
         o = self.obj(w.obj)

@@ -130,6 +130,37 @@ class Rulebook:
                         return False
         return True
 
+    @functools.cached_property
+    def hide_inputs(self) -> frozenset[str]:
+        """The attributes of an object a write to which may change whether a hide rule hides it."""
+        names = {"zone"} | set(self.index.hiding_attrs)
+        for _rule, hide in self.index.hides:
+            for n in hide.cond.walk():
+                if isinstance(n, ast.Has):
+                    names.add("keywords")
+                elif isinstance(n, ast.IsA):
+                    names.add("types")
+        return frozenset(names)
+
+    @functools.cached_property
+    def check_inputs(self) -> frozenset[str]:
+        """The attributes a write to which may change what a state check made again only for
+        changed objects (a local one) finds: those the checks read, what hide rules and static
+        abilities read, what characteristics are worked out from, and zone and attachment."""
+        names: set[str] = {"zone", "attached_to", "controller"} | set(self.static_attrs)
+        for _rule, hide in self.index.hides:
+            names |= ast.names_in(hide.cond)
+        for _rule, during in self.index.hooks.get("state check", ()):
+            names |= ast.names_in(during.body)
+            for n in during.body.walk():
+                if isinstance(n, ast.Has):
+                    names.add("keywords")
+                elif isinstance(n, ast.IsA):
+                    names.add("types")
+        if names & {"power", "toughness", "keywords", "summoning_sick"}:
+            names.add("counters")
+        return frozenset(names)
+
     def local_check(self, body: ast.Node) -> bool:
         """Can a state check be made again only for changed objects? Yes when it is one
         `each x where ...` that reads only x, what x is attached to, and x's controller."""

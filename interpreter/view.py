@@ -77,12 +77,13 @@ class GameView:
     def obj(self, oid: str) -> Permanent:
         return self.game.objects[oid]
 
-    def invalidate(self, oids: Iterable[str] | None = None) -> None:
+    def invalidate(self, oids: Iterable[str] | None = None, checked: bool = True) -> None:
         """Forget cached characteristics and visibility: of some objects, or of all of them.
 
         Touching one object changes how others look only through static abilities (when it
         is a source of one) or through rules that look beyond the object itself; the
-        rulebook says whether any of its hide rules or static abilities do.
+        rulebook says whether any of its hide rules or static abilities do. With `checked`
+        false the change can't alter what a state check finds, so the objects aren't dirty.
         """
         if oids is None or not self.rb.local_effects:
             self._chars.clear()
@@ -90,7 +91,7 @@ class GameView:
             self.statics.forget()
             self.dirty = None
             return
-        if self.dirty is not None:
+        if self.dirty is not None and checked:
             for oid in oids:
                 self.dirty.add(oid)
                 self.dirty |= self.indexes.lookup("attached_to", oid)
@@ -104,17 +105,25 @@ class GameView:
                 self.dirty = None
                 return
 
-    def put(self, oid: str, new: Permanent) -> None:
-        """Replace an object (objects are frozen), keeping indexes and caches right."""
+    def put(self, oid: str, new: Permanent, written: frozenset[str] | None = None) -> None:
+        """Replace an object (objects are frozen), keeping indexes and caches right.
+        `written`: the attributes that changed, when the caller knows (None: any of them)."""
         old = self.game.objects.get(oid)
         self.game.objects[oid] = new
         self.indexes.replace(old, new)
         if self.statics.cards:
-            reach_changed = old is None or old.zone != new.zone or any(
-                (old.get_status(a, None), getattr(old, a, None)) != (new.get_status(a, None), getattr(new, a, None))
-                for a in self.rb.static_attrs)
+            reach_changed = old is None or old.zone != new.zone or (
+                (written is None or not self.rb.static_attrs.isdisjoint(written)) and any(
+                    (old.get_status(a, None), getattr(old, a, None)) != (new.get_status(a, None), getattr(new, a, None))
+                    for a in self.rb.static_attrs))
             self.statics.touched(oid, old, new, reach_changed)
-        self.invalidate([oid])
+        if written is not None and self.rb.local_effects and self.rb.hide_inputs.isdisjoint(written):
+            seen = self._hidden.get(oid)  # hide rules read only their own object, and nothing written
+            self.invalidate([oid], checked=not self.rb.check_inputs.isdisjoint(written))
+            if seen is not None:
+                self._hidden[oid] = seen
+            return
+        self.invalidate([oid], checked=written is None or not self.rb.check_inputs.isdisjoint(written))
 
     def status_default(self, name: str) -> Any:
         return self.defaults[name]
@@ -201,6 +210,7 @@ class GameView:
         """Static abilities now give these objects something else: read them afresh, check them again."""
         for oid in oids:
             self._chars.pop(oid, None)
+            self._hidden.pop(oid, None)
             if self.dirty is not None:
                 self.dirty.add(oid)
                 self.dirty |= self.indexes.lookup("attached_to", oid)
