@@ -59,7 +59,8 @@ class Write:
     attr: str
     value: Any
     cause: Cause
-    old: Any = None  # the value it replaces, filled in as the batch is applied
+    old: Any = None  # the value it replaces, read as the batch is expanded (or applied)
+    read: bool = False  # whether `old` has been read
 
 
 @attrs.define
@@ -345,7 +346,8 @@ class Engine(GameView):
         final = self.settle_conflicts(batch)
         changes = []  # (write, the value it replaces) for the writes that change something
         for w in final:
-            w.old = self.raw(w.obj, w.attr)
+            if not w.read:
+                w.old = self.raw(w.obj, w.attr)
             if w.old != w.value:
                 changes.append((w, w.old))
         touched = {w.obj for w, _old in changes}
@@ -471,7 +473,8 @@ class Engine(GameView):
             key = (w.obj, w.attr, type(w.value), w.value)
             if key in seen:
                 continue
-            old = self.raw(w.obj, w.attr)
+            old = w.old = self.raw(w.obj, w.attr)  # nothing changes until the batch is applied
+            w.read = True
             if old == w.value:
                 continue
             seen.add(key)
@@ -580,10 +583,19 @@ class Engine(GameView):
         """The perceptions that these changes, by the rules' `changes of ... are not ...`, do not produce."""
         kinds: set[str] = set()
         for w in writes:
-            for clause in self.ix.quiets.get(w.attr, ()):
-                if clause.old is None or w.old == self.constant(clause.old):
-                    kinds |= set(clause.kinds)
+            if w.attr in self.ix.quiets:
+                kinds |= self.quiet_for(w.attr, w.old)
         return frozenset(kinds)
+
+    def quiet_for(self, attr: str, old: Any) -> frozenset[str]:
+        """What a change of `attr` from `old` is not perceived as (worked out once per value)."""
+        key = ("quiet", attr, type(old), old)
+        known = self.rb.compiled.get(key)
+        if known is None:
+            kinds = frozenset(k for clause in self.ix.quiets.get(attr, ())
+                              if clause.old is None or old == self.constant(clause.old) for k in clause.kinds)
+            known = self.rb.compiled[key] = (None, kinds)
+        return known[1]
 
     def perceive_presence(self, by_object, vis_before, vis_after) -> list[Event]:
         """An object the game stops (or starts) seeing is, unless a rule says otherwise, seen to leave (or enter)."""
@@ -674,19 +686,27 @@ class Engine(GameView):
         pattern = clause.event
         if not isinstance(pattern, ast.Change):
             return values
-        known = self.rb.compiled.get(("unchanged", id(clause)))
-        if known is None:
-            known = self.rb.compiled[("unchanged", id(clause))] = (clause, [
-                (n, self.stored_attribute(n.value, pattern.var)) for n in clause.cond.walk() if isinstance(n, ast.Unchanged)])
         for w, old in changes.get(self.change_key(pattern), ()):  # judged after the change: read for every match
             if self.matches(pattern, w.attr, old, w.value):
                 env = {pattern.var: Obj(w.obj, True)}
                 new_object = (w.obj, "zone") in written
-                for n, stored in known[1]:
+                for n, stored in self.unchanged_parts(clause)[0]:
                     if stored is not None and not new_object and (w.obj, stored) not in written:
                         continue  # only a write changes it, and this batch makes none: it holds, unread
                     values[(w.obj, id(n.value))] = self.eval(n.value, env)
         return values
+
+    def unchanged_parts(self, clause: ast.AssertAfter) -> tuple[list, bool]:
+        """The `is unchanged` nodes of an assertion, each with the stored attribute it reads (if
+        it reads one), and whether the condition is nothing but such nodes joined by `and`."""
+        known = self.rb.compiled.get(("unchanged", id(clause)))
+        if known is None:
+            var = clause.event.var
+            parts = [(n, self.stored_attribute(n.value, var)) for n in clause.cond.walk() if isinstance(n, ast.Unchanged)]
+            conjuncts = clause.cond.items if isinstance(clause.cond, ast.And) else (clause.cond,)
+            only = all(isinstance(c, ast.Unchanged) and self.stored_attribute(c.value, var) for c in conjuncts)
+            known = self.rb.compiled[("unchanged", id(clause))] = (clause, (parts, only))
+        return known[1]
 
     def stored_attribute(self, expr: ast.Node, var: str) -> str | None:
         """A when `expr` is `var.A` and A changes only when written (a status, or a stored field
@@ -700,10 +720,13 @@ class Engine(GameView):
         for rule, clause in self.ix.assertions:
             if not isinstance(clause, ast.AssertAfter) or not isinstance(clause.event, ast.Change):
                 continue
+            parts, only_unchanged = self.unchanged_parts(clause)
             for w, old in changes.get(self.change_key(clause.event), ()):
+                before = before_values.get(w.obj, {})
+                if only_unchanged and not any(id(n.value) in before for n, _stored in parts):
+                    continue  # every part reads a stored attribute this batch didn't write: it holds
                 if (env := self.fits(clause.event, w, old)) is None:
                     continue
-                before = before_values.get(w.obj, {})
                 if not self.truthy(self.eval(clause.cond, env, before)):
                     raise self.fail(f"assertion of {rule.id} {rule.slug} does not hold for {w.obj}", clause.span,
                                     "the blocks this assertion restates no longer produce what it states")

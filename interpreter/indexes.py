@@ -9,11 +9,13 @@ change the answer (control and keyword effects), so a query always re-checks its
 from __future__ import annotations
 
 from collections import defaultdict
+from operator import attrgetter
 from typing import Any, Iterable
 
 from interpreter.model import Game, Permanent
 
 FIELDS = ("attached_to", "owner", "controller", "card", "token")
+_indexed_fields = attrgetter(*FIELDS)
 
 
 class Indexes:
@@ -59,11 +61,12 @@ class Indexes:
                 self.by[name][value].add(new.id)
             return
         by, oid = self.by, new.id
-        for name in FIELDS:
-            a, b = getattr(old, name), getattr(new, name)
-            if a != b:
-                by[name][a].discard(oid)
-                by[name][b].add(oid)
+        before, after = _indexed_fields(old), _indexed_fields(new)
+        if before != after:
+            for name, a, b in zip(FIELDS, before, after):
+                if a != b:
+                    by[name][a].discard(oid)
+                    by[name][b].add(oid)
         if old.status != new.status:
             defaults = self.defaults
             before, after = dict(old.status), dict(new.status)

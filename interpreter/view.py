@@ -65,6 +65,7 @@ class GameView:
         self.dirty: set[str] | None = None
         self.dirty_scope: set[str] | None = None
         self.statics = Statics(self)
+        self.hide_tests = [(hide.var, self.compiled_expr(hide.cond)) for _rule, hide in self.ix.hides]
         self._readers: dict[str, Callable[[Any, ast.Node], Any]] = {}
 
     # ================================================================ errors
@@ -154,8 +155,8 @@ class GameView:
         o = self.game.objects.get(oid)
         hidden = False
         if o is not None and o.zone == "battlefield":
-            for _rule, hide in self.ix.hides:
-                if self.truthy(self.eval(hide.cond, {hide.var: Obj(oid, True)})):
+            for var, test in self.hide_tests:
+                if test(self, {var: Obj(oid, True)}) not in FALSY:
                     hidden = True
                     break
         self._hidden[oid] = hidden
@@ -261,12 +262,16 @@ class GameView:
             return self.game.turn
         return name  # a symbol: a status value, a zone, a keyword
 
-    def eval(self, expr: ast.Node, env: dict, before: dict | None = None) -> Any:
-        """The value of an expression; `before` holds what `is unchanged` compares with."""
+    def compiled_expr(self, expr: ast.Node) -> Callable[["GameView", dict], Any]:
+        """An expression compiled once per rulebook."""
         entry = self.rb.compiled.get(id(expr))
         if entry is None:
             entry = self.rb.compiled[id(expr)] = (expr, compile_expr(expr, MISSING))
-        return entry[1](self, env if before is None else {**env, BEFORE: before})
+        return entry[1]
+
+    def eval(self, expr: ast.Node, env: dict, before: dict | None = None) -> Any:
+        """The value of an expression; `before` holds what `is unchanged` compares with."""
+        return self.compiled_expr(expr)(self, env if before is None else {**env, BEFORE: before})
 
     def same(self, a: Any, b: Any) -> bool:
         if isinstance(a, Obj) and isinstance(b, Obj):
