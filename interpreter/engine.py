@@ -158,10 +158,14 @@ class Engine(GameView):
                 if self.truthy(self.eval(stmt.cond, env)):
                     self.exec(stmt.body, env, batch, cause)
             case ast.Set(assigns=assigns):
+                writes = batch.writes
                 for a in assigns:
                     ref = self.reachable(self.value_of(a.var, env), a.span, cause)
                     if ref is not None:
-                        batch.write(cause, ref.id, a.attr, self.store(self.eval(a.value, env)))
+                        value = self.compiled_expr(a.value)(self, env)
+                        if isinstance(value, (Obj, PlayerRef)):
+                            value = value[0]  # stored as the object's id or the player's name
+                        writes.append(Write(ref[0], a.attr, value, cause))
             case ast.Call(verb=name, args=args):
                 verb = self.rb.verbs[name]
                 scope = dict(env)
@@ -235,6 +239,7 @@ class Engine(GameView):
                 raise self.fail(f"cannot perform {type(stmt).__name__} here", stmt.span)
 
     def store(self, value: Any) -> Any:
+        """How a value is kept in a game object: references become ids and names."""
         if isinstance(value, Obj):
             return value.id
         if isinstance(value, PlayerRef):

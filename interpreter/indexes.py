@@ -79,6 +79,8 @@ class Indexes:
                         by[name][a].discard(oid)
                     if b != defaults[name]:
                         by[name][b].add(oid)
+        if old.types == new.types and old.keywords == new.keywords:
+            return
         for name, a, b in (("types", old.types, new.types), ("keywords", old.keywords, new.keywords)):
             if a != b:
                 for value in set(a) - set(b):
