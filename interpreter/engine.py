@@ -158,14 +158,10 @@ class Engine(GameView):
                 if self.truthy(self.eval(stmt.cond, env)):
                     self.exec(stmt.body, env, batch, cause)
             case ast.Set(assigns=assigns):
-                writes = batch.writes
                 for a in assigns:
                     ref = self.reachable(self.value_of(a.var, env), a.span, cause)
                     if ref is not None:
-                        value = self.compiled_expr(a.value)(self, env)
-                        if isinstance(value, (Obj, PlayerRef)):
-                            value = value[0]  # stored as the object's id or the player's name
-                        writes.append(Write(ref[0], a.attr, value, cause))
+                        batch.write(cause, ref.id, a.attr, self.store(self.compiled_expr(a.value)(self, env)))
             case ast.Call(verb=name, args=args):
                 verb = self.rb.verbs[name]
                 scope = dict(env)

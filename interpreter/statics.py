@@ -97,8 +97,13 @@ class Statics:
 
     # ---------------------------------------------------------------- reading
 
+    @property
+    def pending(self) -> bool:
+        """Are some sources (or all of them) to be worked out again?"""
+        return self.stale is None or bool(self.stale)
+
     def of(self, oid: str) -> list[Contribution]:
-        if self.stale is None or self.stale:
+        if self.pending:
             self.refresh()
         return self.merged.get(oid, ())
 

@@ -118,13 +118,13 @@ class GameView:
                     (old.get_status(a, None), getattr(old, a, None)) != (new.get_status(a, None), getattr(new, a, None))
                     for a in self.rb.static_attrs))
             self.statics.touched(oid, old, new, reach_changed)
-        if written is not None and self.rb.local_effects and self.rb.hide_inputs.isdisjoint(written):
-            seen = self._hidden.get(oid)  # hide rules read only their own object, and nothing written
-            self.invalidate([oid], checked=not self.rb.check_inputs.isdisjoint(written))
-            if seen is not None:
-                self._hidden[oid] = seen
-            return
-        self.invalidate([oid], checked=written is None or not self.rb.check_inputs.isdisjoint(written))
+        checked = written is None or not self.rb.check_inputs.isdisjoint(written)
+        # Hide rules that read only their own object, and none of what was written: still hidden or not.
+        keeps_hidden = written is not None and self.rb.local_effects and self.rb.hide_inputs.isdisjoint(written)
+        hidden = self._hidden.get(oid) if keeps_hidden else None
+        self.invalidate([oid], checked=checked)
+        if hidden is not None:
+            self._hidden[oid] = hidden
 
     def status_default(self, name: str) -> Any:
         return self.defaults[name]
@@ -174,7 +174,7 @@ class GameView:
 
     def chars(self, oid: str) -> dict:
         """Controller, power, toughness and keywords after continuous effects."""
-        if self.statics.stale != set():
+        if self.statics.pending:
             self.statics.refresh()  # before the cache is trusted: it drops what contributions changed
         cached = self._chars.get(oid)
         if cached is not None:
