@@ -84,6 +84,9 @@ class Batch:
         self.ops.append(Op(describe, subject, apply, cause, kind))
 
 
+Runner = Callable[["Engine", dict, Batch, Cause], None]
+
+
 @attrs.define
 class PendingTrigger:
     source: str
@@ -145,37 +148,81 @@ class Engine(GameView):
         raise self.fail("this needs a player", expr.span)
 
     def exec(self, stmt: ast.Node, env: dict, batch: Batch, cause: Cause) -> None:
+        """Add what a statement does to `batch`."""
+        self.runner(stmt)(self, env, batch, cause)
+
+    def runner(self, stmt: ast.Node) -> Runner:
+        """A statement compiled once per rulebook into a closure `(engine, env, batch, cause)`."""
+        known = self.rb.compiled.get(("statement", id(stmt)))
+        if known is None:
+            known = self.rb.compiled[("statement", id(stmt))] = (stmt, self.compile_statement(stmt))
+        return known[1]
+
+    def compile_statement(self, stmt: ast.Node) -> Runner:
+        """The statements rule blocks run most, as closures; the others go through `perform`."""
         match stmt:
             case ast.Block(stmts=stmts) | ast.Simultaneously(stmts=stmts):
-                for s in stmts:
-                    self.exec(s, env, batch, cause)
-            case ast.Each():
-                scope = dict(env)  # rebound for each object: nothing the body makes keeps its scope
-                for ref in self.select(stmt, env, cause):
-                    scope[stmt.var] = ref
-                    self.exec(stmt.body, scope, batch, cause)
-            case ast.If():
-                if self.truthy(self.eval(stmt.cond, env)):
-                    self.exec(stmt.body, env, batch, cause)
+                parts = [self.runner(s) for s in stmts]
+
+                def block(eng: Engine, env: dict, batch: Batch, cause: Cause) -> None:
+                    for part in parts:
+                        part(eng, env, batch, cause)
+                return block
+            case ast.Each(var=var, body=body_stmt):
+                body = self.runner(body_stmt)
+
+                def each(eng: Engine, env: dict, batch: Batch, cause: Cause) -> None:
+                    scope = dict(env)  # rebound for each object: nothing the body makes keeps its scope
+                    for ref in eng.select(stmt, env, cause):
+                        scope[var] = ref
+                        body(eng, scope, batch, cause)
+                return each
+            case ast.If(cond=cond_expr, body=body_stmt):
+                cond, body = self.compiled_expr(cond_expr), self.runner(body_stmt)
+
+                def if_(eng: Engine, env: dict, batch: Batch, cause: Cause) -> None:
+                    if cond(eng, env) not in FALSY:
+                        body(eng, env, batch, cause)
+                return if_
             case ast.Set(assigns=assigns):
-                for a in assigns:
-                    ref = self.reachable(self.value_of(a.var, env), a.span, cause)
-                    if ref is not None:
-                        batch.write(cause, ref.id, a.attr, self.store(self.compiled_expr(a.value)(self, env)))
+                parts = [(a.var, a.attr, a.span, self.compiled_expr(a.value)) for a in assigns]
+
+                def set_(eng: Engine, env: dict, batch: Batch, cause: Cause) -> None:
+                    for var, attr, span, value in parts:
+                        ref = eng.reachable(eng.value_of(var, env), span, cause)
+                        if ref is not None:
+                            batch.write(cause, ref.id, attr, eng.store(value(eng, env)))
+                return set_
             case ast.Call(verb=name, args=args):
                 verb = self.rb.verbs[name]
-                scope = dict(env)
-                scope.update({p: self.eval(a, env) for p, a in zip(verb.params, args)})
-                for s in verb.body:
-                    self.exec(s, scope, batch, cause)
+                arguments = [(p, self.compiled_expr(a)) for p, a in zip(verb.params, args)]
+                body_parts = [self.runner(s) for s in verb.body]
+
+                def call(eng: Engine, env: dict, batch: Batch, cause: Cause) -> None:
+                    scope = dict(env)
+                    for param, value in arguments:
+                        scope[param] = value(eng, env)
+                    for part in body_parts:
+                        part(eng, scope, batch, cause)
+                return call
+            case ast.Unattach() | ast.Tap() | ast.Untap() | ast.AttackWith() | ast.RemoveFromCombat() | ast.RemoveDamage():
+                target, span = self.compiled_expr(stmt.obj), stmt.obj.span
+                attr, value = SIMPLE_WRITES[type(stmt)]
+
+                def simple(eng: Engine, env: dict, batch: Batch, cause: Cause) -> None:
+                    if (ref := eng.reachable(target(eng, env), span, cause)) is not None:
+                        batch.write(cause, ref.id, attr, value)
+                return simple
+        return lambda eng, env, batch, cause: eng.perform(stmt, env, batch, cause)
+
+    def perform(self, stmt: ast.Node, env: dict, batch: Batch, cause: Cause) -> None:
+        """The statements that are not compiled: actions, effects, durations, delayed triggers."""
+        match stmt:
             case ast.Attach(obj=o, to=t):
                 ref = self.target(o, env, cause)
                 host = self.eval(t, env)
                 if ref is not None and isinstance(host, (Obj, PlayerRef)):
                     batch.write(cause, ref.id, "attached_to", host.id if isinstance(host, Obj) else host.name)
-            case ast.Unattach() | ast.Tap() | ast.Untap() | ast.AttackWith() | ast.RemoveFromCombat() | ast.RemoveDamage():
-                if (ref := self.target(stmt.obj, env, cause)) is not None:
-                    batch.write(cause, ref.id, *SIMPLE_WRITES[type(stmt)])
             case ast.DealDamage(amount=n, obj=o):
                 if (ref := self.target(o, env, cause)) is not None:
                     batch.write(cause, ref.id, "damage", self.obj(ref.id).damage + n)
