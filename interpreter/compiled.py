@@ -133,7 +133,8 @@ def compile_expr(e: ast.Node, missing: object) -> Compiled:
 class Plan:
     """How an index answers one conjunct of a query's condition. `kind` is "equal" (an
     attribute equals a value computed from the environment), "same" (the variable is a given
-    object), "keyword" or "type"; `negated` for `not ...`; `part` is the conjunct's position."""
+    object), "keyword", "type" or "union"; `negated` for `not ...`; `part` is the conjunct's
+    position."""
 
     kind: str
     attr: str | None = None
@@ -141,6 +142,7 @@ class Plan:
     name: str | None = None
     negated: bool = False
     part: int = 0
+    alternatives: tuple["Plan", ...] = ()  # kind "union": `a or b or ...`, each answered by one plan
 
 
 @attrs.frozen
@@ -161,9 +163,18 @@ def _plan_conjunct(c: ast.Node, var: str, indexable: set[str], flags: set[str], 
     def of_var(n: ast.Node) -> bool:
         return isinstance(n, ast.Name) and n.id == var
 
+    if isinstance(c, ast.Or):
+        alternatives = []
+        for item in c.items:
+            found = [p for p in _plan_conjunct(item, var, indexable, flags, missing, part)
+                     if p.kind != "same" and not p.negated]
+            if not found:
+                return []
+            alternatives.append(found[0])
+        return [Plan("union", part=part, alternatives=tuple(alternatives))]
     if isinstance(c, ast.Not):
         inner = _plan_conjunct(c.item, var, indexable, flags, missing, part)
-        return [attrs.evolve(p, negated=True) for p in inner if p.kind != "same" and not p.negated
+        return [attrs.evolve(p, negated=True) for p in inner if p.kind not in ("same", "union") and not p.negated
                 and (p.kind != "equal" or p.attr in flags)]
     if isinstance(c, ast.Is) and not c.negated:
         found = []
@@ -191,6 +202,6 @@ def plan_query(var: str, cond: ast.Node, indexable: set[str], flags: set[str], m
     found: list[Plan] = []
     for part, c in enumerate(conjuncts):
         found.extend(_plan_conjunct(c, var, indexable, flags, missing, part))
-    rank = {"same": 0, "equal": 1, "keyword": 2, "type": 3}
+    rank = {"same": 0, "equal": 1, "keyword": 2, "type": 3, "union": 4}
     return QueryPlan(tuple(sorted(found, key=lambda p: (p.negated, rank[p.kind]))),
                      tuple(compile_expr(c, missing) for c in conjuncts))

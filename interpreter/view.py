@@ -19,7 +19,7 @@ from dsl import ast
 from dsl.builtins import OBJECT_ATTRS as BUILTIN_ATTRS, PLAYER_ATTRS
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from interpreter.characteristics import LastKnown, characteristics, controller_of, granted_keywords
-from interpreter.compiled import BEFORE, QueryPlan, compile_expr, plan_query
+from interpreter.compiled import BEFORE, Plan, QueryPlan, compile_expr, plan_query
 from interpreter.indexes import Indexes
 from interpreter.model import Effect, Game, Permanent
 from interpreter.refs import MISSING, Obj, PlayerRef
@@ -417,25 +417,8 @@ class GameView:
                 within.append({v.id} if isinstance(v, Obj) and v.id in self.game.objects else set())
                 answered.add(plan.part)
                 continue
-            exact = raw_reads
-            if plan.kind == "equal":
-                value = plan.value(self, env)
-                if isinstance(value, str) and (plan.attr in ("attached_to", "owner", "controller")
-                                               or plan.attr in self.reference_statuses):
-                    exact = False  # a bare name compared with a reference: let the conjunct decide
-                found = self.indexes.lookup(plan.attr, self.store(value))
-                if found is not None and plan.attr == "controller" and self.game.effects:
-                    extra = self.affected_by("control")
-                    found, exact = (found | extra, False) if extra else (found, exact)
-            elif plan.kind == "keyword" and not self.rb.static_grants:
-                found = self.indexes.lookup("keywords", plan.name)
-                if self.game.effects:
-                    extra = self.affected_by("grant")
-                    found, exact = (found | extra, False) if extra else (found, exact)
-            elif plan.kind == "type":
-                found = self.indexes.lookup("types", plan.name)
-            else:
-                found = None
+            found, exact = self.plan_set(plan, env)
+            exact = exact and raw_reads
             if found is None:
                 continue
             if plan.negated:
@@ -462,6 +445,38 @@ class GameView:
         if only is not None:
             ids = ids & self.game.objects.keys()
         return (self.indexes.sort(ids) if len(ids) > 1 else list(ids)), residual
+
+    def plan_set(self, plan: Plan, env: dict) -> tuple[set[str] | None, bool]:
+        """The objects an index gives for one plan (None: it can't answer), and whether that
+        is exactly the objects the conjunct holds for (else a superset)."""
+        exact = True
+        if plan.kind == "equal":
+            value = plan.value(self, env)
+            if isinstance(value, str) and (plan.attr in ("attached_to", "owner", "controller")
+                                           or plan.attr in self.reference_statuses):
+                exact = False  # a bare name compared with a reference: let the conjunct decide
+            found = self.indexes.lookup(plan.attr, self.store(value))
+            if found is not None and plan.attr == "controller" and self.game.effects:
+                extra = self.affected_by("control")
+                found, exact = (found | extra, False) if extra else (found, exact)
+        elif plan.kind == "keyword" and not self.rb.static_grants:
+            found = self.indexes.lookup("keywords", plan.name)
+            if self.game.effects:
+                extra = self.affected_by("grant")
+                found, exact = (found | extra, False) if extra else (found, exact)
+        elif plan.kind == "type":
+            found = self.indexes.lookup("types", plan.name)
+        elif plan.kind == "union":
+            found = set()
+            for alternative in plan.alternatives:
+                some, some_exact = self.plan_set(alternative, env)
+                if some is None:
+                    return None, False
+                found |= some
+                exact = exact and some_exact
+        else:
+            found = None
+        return found, exact
 
     def affected_by(self, kind: str) -> set[str]:
         return {oid for e in self.game.effects.values() if e.kind == kind for oid in e.affected}
