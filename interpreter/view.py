@@ -414,7 +414,9 @@ class GameView:
         for plan in q.plan.plans:
             if plan.kind == "same":
                 v = plan.value(self, env)
-                within.append({v.id} if isinstance(v, Obj) and v.id in self.game.objects else set())
+                if not (isinstance(v, Obj) and v.id in self.game.objects):
+                    return [], []  # nothing can match
+                within.append({v.id})
                 answered.add(plan.part)
                 continue
             found, exact = self.plan_set(plan, env)
@@ -426,6 +428,8 @@ class GameView:
                     without.append(found)
                     answered.add(plan.part)
             else:
+                if not found:
+                    return [], []  # nothing can match
                 within.append(found)
                 if exact:
                     answered.add(plan.part)
