@@ -390,6 +390,8 @@ class Engine(GameView):
             self.depth -= 1
 
     def _commit(self, batch: Batch) -> bool:
+        if not batch.writes and not batch.ops:
+            return False  # nothing happens: nothing to perceive, check or follow up
         self.expand(batch)
         final = self.settle_conflicts(batch)
         changes = []  # (write, the value it replaces) for the writes that change something
