@@ -411,10 +411,9 @@ class Engine(GameView):
                 self.game.lki[oid] = self.snapshot(oid)
         keyed = self.by_change(changes)
         written = {(w.obj, w.attr) for w, _old in changes}
-        for rule, clause in self.ix.assertions:
-            if isinstance(clause, ast.AssertAfter):
-                for (oid, node), value in self.assertion_before(clause, keyed, written).items():
-                    before_values[oid][node] = value
+        for _rule, clause, key in self.waiting_on_changes("assert"):
+            for (oid, node), value in self.assertion_before(clause, keyed.get(key, ()), written).items():
+                before_values[oid][node] = value
         self.apply_writes([w for w, _old in changes])
         changed = bool(changes)
         events: list[Event] = []
@@ -456,6 +455,17 @@ class Engine(GameView):
     def change_key(self, pattern: ast.Change) -> tuple[str, Any]:
         """What a change must be to fit `x.attr becomes V`: the attribute and the stored V."""
         return pattern.attr, self.constant(pattern.value)
+
+    def waiting_on_changes(self, kind: str) -> tuple:
+        """The assertions ("assert") or `after` clauses ("after") that wait on a change, in
+        rulebook order, each with the (attribute, value) it waits on."""
+        known = self.rb.compiled.get(("waiting", kind))
+        if known is None:
+            clauses = self.ix.assertions if kind == "assert" else self.ix.afters
+            table = tuple((rule, clause, self.change_key(clause.event)) for rule, clause in clauses
+                          if isinstance(clause, (ast.AssertAfter, ast.After)) and isinstance(clause.event, ast.Change))
+            known = self.rb.compiled[("waiting", kind)] = (None, table)
+        return known[1]
 
     @staticmethod
     def by_change(changes: list[tuple[Write, Any]]) -> dict[tuple[str, Any], list[tuple[Write, Any]]]:
@@ -718,12 +728,10 @@ class Engine(GameView):
     def run_afters(self, changes: dict[tuple, list]) -> None:
         """The follow-ups of one batch's changes happen together, as one further event."""
         batch = Batch()
-        for rule, after in self.ix.afters:
+        for rule, after, key in self.waiting_on_changes("after"):
             pattern = after.event
-            if not isinstance(pattern, ast.Change):
-                continue
             cause = self.rule_cause(rule, after)
-            for w, old in changes.get(self.change_key(pattern), ()):
+            for w, old in changes.get(key, ()):
                 if (env := self.fits(pattern, w, old)) is not None:
                     self.exec(after.body, env, batch, cause)
         if batch.writes or batch.ops:
@@ -731,12 +739,11 @@ class Engine(GameView):
 
     # ---------------------------------------------------------------- assertions
 
-    def assertion_before(self, clause: ast.AssertAfter, changes: dict, written: set[tuple[str, str]]) -> dict:
+    def assertion_before(self, clause: ast.AssertAfter, changes: list, written: set[tuple[str, str]]) -> dict:
+        """What the `is unchanged` parts of an assertion read before `changes` (those it waits on)."""
         values = {}
         pattern = clause.event
-        if not isinstance(pattern, ast.Change):
-            return values
-        for w, old in changes.get(self.change_key(pattern), ()):  # judged after the change: read for every match
+        for w, old in changes:  # judged after the change: read for every match
             if self.matches(pattern, w.attr, old, w.value):
                 env = {pattern.var: Obj(w.obj, True)}
                 new_object = (w.obj, "zone") in written
@@ -767,11 +774,9 @@ class Engine(GameView):
         return None
 
     def check_assertions(self, changes, before_values) -> None:
-        for rule, clause in self.ix.assertions:
-            if not isinstance(clause, ast.AssertAfter) or not isinstance(clause.event, ast.Change):
-                continue
+        for rule, clause, key in self.waiting_on_changes("assert"):
             parts, only_unchanged = self.unchanged_parts(clause)
-            for w, old in changes.get(self.change_key(clause.event), ()):
+            for w, old in changes.get(key, ()):
                 before = before_values.get(w.obj, {})
                 if only_unchanged and not any(id(n.value) in before for n, _stored in parts):
                     continue  # every part reads a stored attribute this batch didn't write: it holds
