@@ -7,12 +7,11 @@ match its list of subrules exactly, with no id or slug used twice.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from typing import Iterable
 
 from dsl import ast
-from dsl.builtins import CONSTANTS, OBJECT_ATTRS, PERCEPTIONS, PLAYER_ATTRS, STATUS_TYPES, WRITABLE, ZONES
+from dsl.builtins import CONSTANTS, OBJECT_ATTRS, PERCEPTIONS, PLAYER_ATTRS, STATUS_TYPES, WRITABLE, ZONES, card_slug
 from dsl.diagnostics import Diagnostic, DiagnosticError
 
 
@@ -51,12 +50,16 @@ class _Checker:
         declared = ", ".join(sorted(self.statuses)) or "none"
         return f"statuses declared by this version: {declared}; or a game attribute such as controller, zone, tapped"
 
+    def status_value(self, attr: str, value: ast.Node) -> None:
+        """A value named for an enum status must be one of its values."""
+        decl = self.statuses.get(attr)
+        if decl is not None and decl.type == "enum" and isinstance(value, ast.Name) and value.id not in decl.values:
+            self.error(f"'{value.id}' is not a value of status '{attr}'", value, f"values: {', '.join(decl.values)}")
+
     def change(self, c: ast.Change, bound: set[str]) -> set[str]:
-        decl = self.statuses.get(c.attr)
-        if decl is None and c.attr not in OBJECT_ATTRS:
+        if c.attr not in self.statuses and c.attr not in OBJECT_ATTRS:
             self.error(f"unknown status '{c.attr}'", c, self._attr_hint())
-        elif decl is not None and decl.type == "enum" and isinstance(c.value, ast.Name) and c.value.id not in decl.values:
-            self.error(f"'{c.value.id}' is not a value of status '{c.attr}'", c.value, f"values: {', '.join(decl.values)}")
+        self.status_value(c.attr, c.value)
         if c.old is not None:
             self.expr(c.old, bound)
         inner = bound | {c.var}
@@ -83,11 +86,9 @@ class _Checker:
                 for a in assigns:
                     if a.var not in bound:
                         self.error(f"unknown name '{a.var}'", a, "set an attribute of a variable bound here")
-                    decl = self.statuses.get(a.attr)
-                    if decl is None and a.attr not in WRITABLE:
+                    if a.attr not in self.statuses and a.attr not in WRITABLE:
                         self.error(f"cannot set '{a.attr}'", a, self._attr_hint())
-                    elif decl is not None and decl.type == "enum" and isinstance(a.value, ast.Name) and a.value.id not in decl.values:
-                        self.error(f"'{a.value.id}' is not a value of status '{a.attr}'", a.value, f"values: {', '.join(decl.values)}")
+                    self.status_value(a.attr, a.value)
                     self.expr(a.value, bound, extra)
             case ast.Call(verb=name, args=args):
                 verb = self.verbs.get(name)
@@ -272,21 +273,16 @@ def check_scenario(scn: ast.Scenario, book) -> list[Diagnostic]:
             names.add(e.name)
             for prop in e.props:
                 if isinstance(prop, ast.PropStatus):
-                    decl = book.statuses.get(prop.name)
-                    if decl is None:
+                    if prop.name not in book.statuses:
                         checker.error(f"unknown status '{prop.name}'", prop, checker._attr_hint())
-                    elif decl.type == "enum" and isinstance(prop.value, ast.Name) and prop.value.id not in decl.values:
-                        checker.error(f"'{prop.value.id}' is not a value of status '{prop.name}'", prop.value,
-                                      f"values: {', '.join(decl.values)}")
+                    checker.status_value(prop.name, prop.value)
     used = {e.card for e in scn.entries if isinstance(e, ast.PermanentDecl)}
     used |= {s.card for e in scn.entries if isinstance(e, ast.Script) for s in e.steps if isinstance(s, ast.Cast)}
     checker.problems.extend(check_cards([book.cards[c] for c in sorted(used) if c in book.cards], book))
-    cards = {c.lower() for c in used}
-
+    made = {card_slug(c) + suffix for c in used for suffix in ("", "_2", "_3")}  # what casting them makes
     for e in scn.entries:
         if isinstance(e, ast.Script):
             for s in e.steps:
                 if isinstance(s, ast.Expect) and (not s.versions or book.version.id in s.versions):
-                    slugs = {re.sub(r"[^a-z0-9]+", "_", c).strip("_") + suffix for c in cards for suffix in ("", "_2", "_3")}
-                    checker.expr(s.cond, set(), names | slugs)
+                    checker.expr(s.cond, set(), names | made)
     return checker.problems

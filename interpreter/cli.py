@@ -17,6 +17,7 @@ from interpreter import ablation, api, compare
 from interpreter.rulebook import available_variants, available_versions, load_version
 from interpreter.scenario import Outcome
 from interpreter.suite import collect, current_version, run_all
+from interpreter.trace import show_value
 
 out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -152,10 +153,6 @@ def cmd_ablate(args) -> int:
     return 0 if result.all_load_bearing else 1
 
 
-def _show(value) -> str:
-    return "none" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
-
-
 def cmd_diff(args) -> int:
     a, b = load_version(args.a), load_version(args.b)
     cases = compare.load_cases(args.paths or [api.default_suite()])
@@ -183,7 +180,7 @@ def cmd_diff(args) -> int:
     for s in scenarios:
         out.print(f"  {s.scenario} ({Path(s.path).name})", markup=False)
         for key, va, vb in s.fields:
-            out.print(f"      {key:<32} {A}: {_show(va):<14} {B}: {_show(vb)}", markup=False)
+            out.print(f"      {key:<32} {A}: {show_value(va):<14} {B}: {show_value(vb)}", markup=False)
     if args.search:
         out.print("", markup=False)
         if witness is None:

@@ -17,9 +17,10 @@ from dsl import ast
 from dsl.checker import check_scenario
 from dsl.parser import parse
 from dsl.printer import clause_lines, item_lines
-from interpreter.rulebook import Rulebook
+from interpreter.rulebook import Rulebook, with_rule_refs
 from interpreter.scenario import Outcome, run_scenario
-from interpreter.suite import Case, run_case
+from interpreter.suite import Case, collect, run_case
+from interpreter.trace import show_value
 
 
 @attrs.frozen
@@ -38,14 +39,7 @@ class BlockChange:
 def _meaning(rule: ast.Rule, book: Rulebook) -> list[str]:
     """A block's clauses as text, with references to other blocks written as their slugs."""
     slugs = {r.id: r.slug for r in book.rules}
-    out = []
-    for c in rule.clauses:
-        if isinstance(c, ast.Order):
-            c = attrs.evolve(c, rules=tuple(slugs.get(r, r) for r in c.rules))
-        elif isinstance(c, ast.Exempt):
-            c = attrs.evolve(c, rule=slugs.get(c.rule, c.rule))
-        out += clause_lines(c)
-    return out
+    return [line for c in rule.clauses for line in clause_lines(with_rule_refs(c, lambda r: slugs.get(r, r)))]
 
 
 def rulebook_diff(a: Rulebook, b: Rulebook) -> list[BlockChange]:
@@ -155,14 +149,6 @@ def _outcome_of(game, book: Rulebook) -> Outcome | None:
     return outcome if playable(outcome) else None
 
 
-def _value_text(value) -> str:
-    if value is None:
-        return "none"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
-
-
 EXPECTABLE = {"zone", "controller", "power", "toughness", "tapped", "attached_to", "damage", "attacking",
               "life", "hand", "in_game"}
 
@@ -197,8 +183,8 @@ def search_witness(a: Rulebook, b: Rulebook, budget: int) -> str | None:
             continue
         name, attr = key.rsplit(".", 1)
         if attr in EXPECTABLE or attr in common:
-            expectations.append(f"expect {name}.{attr} is {_value_text(va)}")
-            comments.append(f"under {b.version.id}: {name}.{attr} is {_value_text(vb)}")
+            expectations.append(f"expect {name}.{attr} is {show_value(va)}")
+            comments.append(f"under {b.version.id}: {name}.{attr} is {show_value(vb)}")
     stopped = next((f.message for f in oa.failures if " (at step " in f.message), None)
     if stopped:  # under `a` play stops at a step: the witness ends there, expecting that error
         step = int(re.search(r" \(at step (\d+)", stopped).group(1))
@@ -213,7 +199,5 @@ def search_witness(a: Rulebook, b: Rulebook, budget: int) -> str | None:
 
 
 def load_cases(paths) -> list[Case]:
-    from interpreter.suite import collect
-
     cases, _problems = collect([Path(p) for p in paths])
     return cases

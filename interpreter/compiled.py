@@ -14,7 +14,7 @@ from typing import Any, Callable
 import attrs
 
 from dsl import ast
-from interpreter.refs import Obj
+from interpreter.refs import Obj, PlayerRef
 
 Compiled = Callable[[Any, dict], Any]
 _UNSET = object()
@@ -78,14 +78,14 @@ def compile_expr(e: ast.Node, missing: object) -> Compiled:
 
             def is_a(eng, env):
                 v = fl(eng, env)
-                return (type(v).__name__ == "Obj" and wanted in eng.read(v, "types", e)) != neg
+                return (type(v) is Obj and wanted in eng.read(v, "types", e)) != neg
             return is_a
         case ast.Has(left=l, keyword=k):
             fl = compile_expr(l, missing)
 
             def has(eng, env):
                 v = fl(eng, env)
-                return type(v).__name__ == "Obj" and k in eng.read(v, "keywords", e)
+                return type(v) is Obj and k in eng.read(v, "keywords", e)
             return has
         case ast.Compare(op=op, left=l, right=r):
             fl, fr = compile_expr(l, missing), compile_expr(r, missing)
@@ -106,10 +106,9 @@ def compile_expr(e: ast.Node, missing: object) -> Compiled:
 
             def visible(eng, env):
                 v = of(eng, env)
-                kind = type(v).__name__
-                if kind == "Obj":
+                if type(v) is Obj:
                     return eng.visible(v.id)
-                if kind == "PlayerRef":
+                if type(v) is PlayerRef:
                     return eng.player_in_game(v.name)
                 return False
             return visible

@@ -26,7 +26,7 @@ import attrs
 from dsl import ast
 from interpreter.model import DelayedTrigger, Effect, Game, Permanent, Watcher, merge_status
 from interpreter.rulebook import Rulebook
-from interpreter.trace import SCRIPT, Cause, Event
+from interpreter.trace import SCRIPT, Cause, Event, show_value
 from interpreter.refs import MISSING, Obj, PlayerRef
 from interpreter.view import FALSY, GameView, RulesError
 
@@ -222,7 +222,7 @@ class Engine(GameView):
                 ref = self.target(o, env, cause)
                 host = self.eval(t, env)
                 if ref is not None and isinstance(host, (Obj, PlayerRef)):
-                    batch.write(cause, ref.id, "attached_to", host.id if isinstance(host, Obj) else host.name)
+                    batch.write(cause, ref.id, "attached_to", self.store(host))
             case ast.DealDamage(amount=n, obj=o):
                 if (ref := self.target(o, env, cause)) is not None:
                     batch.write(cause, ref.id, "damage", self.obj(ref.id).damage + n)
@@ -262,20 +262,20 @@ class Engine(GameView):
             case ast.EndUntilNextTurn(player=p):
                 who = self.player_arg(p, env)
                 batch.op(cause, f"effects lasting until {who}'s next turn end", who,
-                   lambda: self.end_effects(lambda e: e.duration == "next turn" and e.player == who, cause), "effect-ends")
+                         lambda: self.end_effects(lambda e: e.duration == "next turn" and e.player == who, cause), "effect-ends")
             case ast.EndFailed():
                 batch.op(cause, "for-as-long-as effects whose condition fails end", "game",
-                   lambda: self.end_effects(lambda e: e.duration == "as long as" and not self.truthy(self.eval(e.condition, dict(e.bindings))), cause),
-                   "effect-ends")
+                         lambda: self.end_effects(lambda e: e.duration == "as long as" and not self.truthy(self.eval(e.condition, dict(e.bindings))), cause),
+                         "effect-ends")
             case ast.EndLimited(obj=o):
                 ref = self.eval(o, env)
                 if isinstance(ref, Obj):
                     batch.op(cause, "its effects with a limited duration end", ref.id,
-                       lambda: self.end_effects(lambda e: ref.id in e.affected and e.duration != "forever", cause), "effect-ends")
+                             lambda: self.end_effects(lambda e: ref.id in e.affected and e.duration != "forever", cause), "effect-ends")
             case ast.EndControl(player=p):
                 who = self.player_arg(p, env)
                 batch.op(cause, f"effects giving {who} control end", who,
-                   lambda: self.end_effects(lambda e: e.kind == "control" and e.value == who, cause), "effect-ends")
+                         lambda: self.end_effects(lambda e: e.kind == "control" and e.value == who, cause), "effect-ends")
             case ast.Delayed(hook=hook, body=body):
                 self.game.delayed.append(DelayedTrigger(hook, body, tuple(env.items()), None, str(cause)))
             case _:
@@ -304,9 +304,9 @@ class Engine(GameView):
         if self.obj(ref.id).zone != "battlefield":
             return
         if not ref.aware:
-            for _rule, ex in self.ix.excludes:
+            for rule, ex in self.ix.excludes:
                 if self.truthy(self.eval(ex.cond, {ex.var: Obj(ref.id, True)})):
-                    self.record("fails", ref.id, "left out of the effect's affected objects", self.rule_cause(_rule, _rule))
+                    self.record("fails", ref.id, "left out of the effect's affected objects", self.rule_cause(rule, rule))
                     return
         match stmt:
             case ast.Pump():
@@ -394,13 +394,16 @@ class Engine(GameView):
             return False  # nothing happens: nothing to perceive, check or follow up
         self.expand(batch)
         final = self.settle_conflicts(batch)
-        changes = []  # (write, the value it replaces) for the writes that change something
+        changes: list[Write] = []  # the writes that change something (each knows the value it replaces)
         for w in final:
             if not w.read:
                 w.old = self.raw(w.obj, w.attr)
             if w.old != w.value:
-                changes.append((w, w.old))
-        touched = {w.obj for w, _old in changes}
+                changes.append(w)
+        by_object: dict[str, list[Write]] = defaultdict(list)
+        for w in changes:
+            by_object[w.obj].append(w)
+        touched = by_object.keys()
         neighbours = self.attachment_neighbours(touched)
         watch = touched | neighbours
         vis_before = {oid: self.visible(oid) for oid in watch}
@@ -410,17 +413,17 @@ class Engine(GameView):
             if vis_before[oid]:
                 self.game.lki[oid] = self.snapshot(oid)
         keyed = self.by_change(changes)
-        written = {(w.obj, w.attr) for w, _old in changes}
+        written = {(w.obj, w.attr) for w in changes}
         for _rule, clause, key in self.waiting_on_changes("assert"):
             for (oid, node), value in self.assertion_before(clause, keyed.get(key, ()), written).items():
                 before_values[oid][node] = value
-        self.apply_writes([w for w, _old in changes])
+        self.apply_writes(by_object)
         changed = bool(changes)
         events: list[Event] = []
-        show, step, trace = self.show, self.step, self.trace
-        for w, old in changes:
-            event = Event("change", w.obj, f"{w.attr}: {show(old)} -> {show(w.value)}", w.cause, step,
-                          (("attr", w.attr), ("new", w.value), ("old", old)))  # as `record` would sort them
+        show, step, trace = show_value, self.step, self.trace
+        for w in changes:
+            event = Event("change", w.obj, f"{w.attr}: {show(w.old)} -> {show(w.value)}", w.cause, step,
+                          (("attr", w.attr), ("new", w.value), ("old", w.old)))  # as `record` would sort them
             trace.append(event)
             events.append(event)
             for log in self._hook_log:
@@ -432,9 +435,6 @@ class Engine(GameView):
                 if o.kind in ("effect", "effect-ends"):
                     self.invalidate()
         vis_after = {oid: self.visible(oid) for oid in watch}
-        by_object: dict[str, list[Write]] = defaultdict(list)
-        for w, _old in changes:
-            by_object[w.obj].append(w)
         zone_events = self.perceive_presence(by_object, vis_before, vis_after)
         attach_events = self.perceive_attachments(by_object, edges_before, self.edges(watch))
         self.check_assertions(keyed, before_values)
@@ -468,11 +468,11 @@ class Engine(GameView):
         return known[1]
 
     @staticmethod
-    def by_change(changes: list[tuple[Write, Any]]) -> dict[tuple[str, Any], list[tuple[Write, Any]]]:
+    def by_change(changes: list[Write]) -> dict[tuple[str, Any], list[Write]]:
         """Changes grouped by (attribute, new value), in batch order, for the clauses that wait on them."""
-        keyed: dict[tuple[str, Any], list] = defaultdict(list)
-        for w, old in changes:
-            keyed[(w.attr, w.value)].append((w, old))
+        keyed: dict[tuple[str, Any], list[Write]] = defaultdict(list)
+        for w in changes:
+            keyed[(w.attr, w.value)].append(w)
         return keyed
 
     def alongs_for(self, attr: str, value: Any) -> tuple:
@@ -494,21 +494,14 @@ class Engine(GameView):
         return (pattern.attr == attr and new == self.constant(pattern.value)
                 and (pattern.old is None or old == self.constant(pattern.old)))
 
-    def fits(self, pattern: ast.Change, w: Write, old: Any) -> dict | None:
-        """The environment binding the pattern's variable, if write `w` (replacing `old`) fits it."""
-        if not self.matches(pattern, w.attr, old, w.value):
+    def fits(self, pattern: ast.Change, w: Write) -> dict | None:
+        """The environment binding the pattern's variable, if write `w` fits it."""
+        if not self.matches(pattern, w.attr, w.old, w.value):
             return None
         env = {pattern.var: Obj(w.obj, True)}
         if pattern.cond is not None and not self.truthy(self.eval(pattern.cond, env)):
             return None
         return env
-
-    def show(self, value: Any) -> str:
-        if value is None:
-            return "none"
-        if isinstance(value, tuple):
-            return "{" + ", ".join(f"{k}: {v}" for k, v in value) + "}"
-        return str(value).lower() if isinstance(value, bool) else str(value)
 
     def never_settles(self) -> RulesError:
         involved = sorted(set(self.recent_causes))
@@ -562,23 +555,20 @@ class Engine(GameView):
                 if wanted in (w.value, other.value):
                     loser = other if w.value == wanted else w
                     final[key] = w if w.value == wanted else other
-                    self.record("settle", w.obj, f"{w.attr} {self.show(wanted)} wins over {self.show(loser.value)} "
+                    self.record("settle", w.obj, f"{w.attr} {show_value(wanted)} wins over {show_value(loser.value)} "
                                 f"(from {loser.cause})", self.rule_cause(rule, clause))
                     continue
             raise self.fail(
-                f"conflicting simultaneous changes: {w.obj}.{w.attr} set to {self.show(other.value)} by {other.cause} "
-                f"and to {self.show(w.value)} by {w.cause}",
+                f"conflicting simultaneous changes: {w.obj}.{w.attr} set to {show_value(other.value)} by {other.cause} "
+                f"and to {show_value(w.value)} by {w.cause}",
                 w.cause.span if w.cause.span.line else None,
                 f"add a rule that says which wins ('prefer {w.attr} = ...')",
             )
         return list(final.values())
 
-    def apply_writes(self, writes: list[Write]) -> None:
+    def apply_writes(self, per_object: dict[str, list[Write]]) -> None:
         """One new object for each object the batch changes; an object whose zone changes
         (a new object, 400.7) takes its changes one at a time, in batch order."""
-        per_object: dict[str, list[Write]] = defaultdict(list)
-        for w in writes:
-            per_object[w.obj].append(w)
         statuses = self.rb.statuses
         for oid, ws in per_object.items():
             if any(w.attr == "zone" for w in ws):
@@ -731,8 +721,8 @@ class Engine(GameView):
         for rule, after, key in self.waiting_on_changes("after"):
             pattern = after.event
             cause = self.rule_cause(rule, after)
-            for w, old in changes.get(key, ()):
-                if (env := self.fits(pattern, w, old)) is not None:
+            for w in changes.get(key, ()):
+                if (env := self.fits(pattern, w)) is not None:
                     self.exec(after.body, env, batch, cause)
         if batch.writes or batch.ops:
             self.commit(batch)
@@ -743,8 +733,8 @@ class Engine(GameView):
         """What the `is unchanged` parts of an assertion read before `changes` (those it waits on)."""
         values = {}
         pattern = clause.event
-        for w, old in changes:  # judged after the change: read for every match
-            if self.matches(pattern, w.attr, old, w.value):
+        for w in changes:  # judged after the change: read for every match
+            if self.matches(pattern, w.attr, w.old, w.value):
                 env = {pattern.var: Obj(w.obj, True)}
                 new_object = (w.obj, "zone") in written
                 for n, stored in self.unchanged_parts(clause)[0]:
@@ -776,11 +766,11 @@ class Engine(GameView):
     def check_assertions(self, changes, before_values) -> None:
         for rule, clause, key in self.waiting_on_changes("assert"):
             parts, only_unchanged = self.unchanged_parts(clause)
-            for w, old in changes.get(key, ()):
+            for w in changes.get(key, ()):
                 before = before_values.get(w.obj, {})
                 if only_unchanged and not any(id(n.value) in before for n, _stored in parts):
                     continue  # every part reads a stored attribute this batch didn't write: it holds
-                if (env := self.fits(clause.event, w, old)) is None:
+                if (env := self.fits(clause.event, w)) is None:
                     continue
                 if not self.truthy(self.eval(clause.cond, env, before)):
                     raise self.fail(f"assertion of {rule.id} {rule.slug} does not hold for {w.obj}", clause.span,

@@ -44,7 +44,7 @@ class Permanent:
     card: str
     owner: str
     controller: str  # the controller before control-changing effects (its default controller)
-    types: frozenset[str] = attrs.field(default=frozenset(), converter=lambda ts: lower_types(ts))
+    types: frozenset[str] = attrs.field(default=frozenset(), converter=lower_types)
     power: int | None = None
     toughness: int | None = None
     keywords: tuple[str, ...] = ()

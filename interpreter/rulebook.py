@@ -80,10 +80,6 @@ class Rulebook:
         return {}
 
     @functools.cached_property
-    def awareness(self) -> dict:
-        return {}
-
-    @functools.cached_property
     def static_cards(self) -> frozenset[str]:
         """Cards with static abilities: touching one of them may change how other objects look."""
         return frozenset(c.name for c in self.cards.values() if any(isinstance(e, ast.Static) for e in c.entries))
@@ -327,15 +323,19 @@ def _renumbered(rule_id: str, renumbers: tuple[tuple[str, str], ...]) -> str:
     return rule_id
 
 
+def with_rule_refs(clause: ast.Node, rename) -> ast.Node:
+    """The clause with the rule ids it refers to (in `order` and `exempt`) passed through `rename`."""
+    if isinstance(clause, ast.Order):
+        return attrs.evolve(clause, rules=tuple(rename(r) for r in clause.rules))
+    if isinstance(clause, ast.Exempt):
+        return attrs.evolve(clause, rule=rename(clause.rule))
+    return clause
+
+
 def _renumber_rule(rule: ast.Rule, renumbers) -> ast.Rule:
-    clauses = []
-    for c in rule.clauses:
-        if isinstance(c, ast.Order):
-            c = attrs.evolve(c, rules=tuple(_renumbered(r, renumbers) for r in c.rules))
-        elif isinstance(c, ast.Exempt):
-            c = attrs.evolve(c, rule=_renumbered(c.rule, renumbers))
-        clauses.append(c)
-    return attrs.evolve(rule, id=_renumbered(rule.id, renumbers), clauses=tuple(clauses))
+    def rename(rule_id: str) -> str:
+        return _renumbered(rule_id, renumbers)
+    return attrs.evolve(rule, id=rename(rule.id), clauses=tuple(with_rule_refs(c, rename) for c in rule.clauses))
 
 
 def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, ast.Card],

@@ -7,19 +7,18 @@ any runtime error point back into the scenario file.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import attrs
 
 from dsl import ast
-from dsl.builtins import ZONES
+from dsl.builtins import ZONES, card_slug
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from dsl.parser import parse_file
 from interpreter.engine import MISSING, Engine, Obj, PlayerRef, RulesError
 from interpreter.model import Game, Permanent, Player
-from interpreter.rulebook import Rulebook
-from interpreter.trace import SCRIPT, Cause, Event
+from interpreter.rulebook import Rulebook, available_versions
+from interpreter.trace import SCRIPT, Cause, Event, show_value
 
 FLAGS = {"tapped", "token", "attacking"}
 PLAYER_PROPS = {"owner", "controller"}
@@ -43,18 +42,12 @@ class Outcome:
         return (self.expectations, tuple(f.message for f in self.failures if not f.message.startswith("expected")))
 
 
-def card_slug(name: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
-
-
 def entries(scn: ast.Scenario, kind) -> list:
     return [e for e in scn.entries if isinstance(e, kind)]
 
 
 def scenario_versions(scn: ast.Scenario) -> tuple[str, ...]:
     """The versions and variants a scenario names, ranges expanded, in the order given."""
-    from interpreter.rulebook import available_versions
-
     named: list[str] = []
     for e in scn.entries:
         if isinstance(e, ast.ScenarioRules):
@@ -368,7 +361,7 @@ class ScenarioRun:
             except DiagnosticError:
                 return ""
             shown = value.id if isinstance(value, Obj) else value.name if isinstance(value, PlayerRef) else value
-            return f", but {render_expr(cond.left)} is {self.engine.show(shown)}"
+            return f", but {render_expr(cond.left)} is {show_value(shown)}"
         return ""
 
     def final_state(self) -> dict:

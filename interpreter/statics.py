@@ -62,12 +62,12 @@ class Statics:
         self.cards = rb.static_cards
         anchors = rb.static_anchors
         # attribute A -> cards whose every static ability is anchored on `this.A`
-        self.anchored: dict[str, frozenset[str]] = defaultdict(frozenset)
+        self.anchored: dict[str, frozenset[str]] = {}
         self.unanchored: frozenset[str] = frozenset(n for n, a in anchors.items() if len(a) != 1 or None in a)
         for name, found in anchors.items():
             if name not in self.unanchored:
                 (attr,) = found
-                self.anchored[attr] = self.anchored[attr] | {name}
+                self.anchored[attr] = self.anchored.get(attr, frozenset()) | {name}
         self.by_source: dict[str, list[tuple[str, Contribution]]] = {}
         self.by_target: dict[str, dict[str, list[Contribution]]] = defaultdict(dict)
         self.merged: dict[str, list[Contribution]] = {}

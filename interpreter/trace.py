@@ -32,6 +32,15 @@ class Cause:
 SCRIPT = Cause("script", "script", "scenario script")
 
 
+def show_value(value: Any) -> str:
+    """A stored value as traces, diffs and generated scenarios write it: none, true, {p1p1: 2}."""
+    if value is None:
+        return "none"
+    if isinstance(value, tuple):
+        return "{" + ", ".join(f"{k}: {v}" for k, v in value) + "}"
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
 @attrs.frozen
 class Event:
     kind: str  # change, enters, leaves, attached, unattached, effect, effect-ends, draw, life, trigger, fails, step

@@ -9,7 +9,6 @@ The engine (`interpreter.engine`) builds on it to change the state.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from operator import attrgetter
 from typing import Any, Callable, Iterable
 
@@ -32,12 +31,7 @@ class RulesError(DiagnosticError):
     """A rule set that misbehaves while running: conflicting writes, never settling, a failed assertion."""
 
 
-
-
 FALSY = (None, False, 0, MISSING)
-# Attributes of objects that are worked out rather than stored as they are read.
-DERIVED_ATTRS = frozenset({"controller", "owner", "attached_to", "power", "toughness", "keywords",
-                           "entered_this_turn", "summoning_sick", "counters", "stickers"})
 
 
 @attrs.frozen
@@ -66,6 +60,7 @@ class GameView:
         self.dirty_scope: set[str] | None = None
         self.statics = Statics(self)
         self.hide_tests = [(hide.var, self.compiled_expr(hide.cond)) for _rule, hide in self.ix.hides]
+        self._getters: dict[str, Callable[[Permanent, Obj, ast.Node], Any]] = {}
         self._readers: dict[str, Callable[[Any, ast.Node], Any]] = {}
 
     # ================================================================ errors
@@ -113,10 +108,12 @@ class GameView:
         self.game.objects[oid] = new
         self.indexes.replace(old, new)
         if self.statics.cards:
-            reach_changed = old is None or old.zone != new.zone or (
-                (written is None or not self.rb.static_attrs.isdisjoint(written)) and any(
+            if written is not None:  # exactly what changed
+                reach_changed = "zone" in written or not self.rb.static_attrs.isdisjoint(written)
+            else:
+                reach_changed = old is None or old.zone != new.zone or any(
                     (old.get_status(a, None), getattr(old, a, None)) != (new.get_status(a, None), getattr(new, a, None))
-                    for a in self.rb.static_attrs))
+                    for a in self.rb.static_attrs)
             self.statics.touched(oid, old, new, reach_changed)
         checked = written is None or not self.rb.check_inputs.isdisjoint(written)
         # Hide rules that read only their own object, and none of what was written: still hidden or not.
@@ -282,13 +279,13 @@ class GameView:
             return False
         return a == b
 
-    def reader(self, name: str) -> Callable[[Any, ast.Node], Any]:
-        """`read(value, name, where)` for one attribute name, with the common case (an object
-        the game sees, or one named by a hiding status) worked out in advance."""
-        known = self._readers.get(name)
+    def getter(self, name: str) -> Callable[[Permanent, Obj, ast.Node], Any]:
+        """How an attribute or status is read off an object, after continuous effects where
+        they apply: decided once per name, then `get(object, reference, where)`."""
+        known = self._getters.get(name)
         if known is not None:
             return known
-        game, slow, hidden, wrap = self.game, self.read, self.is_hidden, self._wrap
+        wrap = self._wrap
         if name in self.defaults:
             default = self.defaults[name]
             if name in self.reference_statuses:
@@ -306,14 +303,39 @@ class GameView:
         elif name in ("owner", "attached_to"):
             def get(o, ref, where):
                 return wrap(getattr(o, name), name, ref)
-        elif name in BUILTIN_ATTRS and name not in DERIVED_ATTRS:
+        elif name == "keywords" and not self.rb.static_grants:
+            def get(o, ref, where):
+                return self.keywords(o.id)
+        elif name in ("power", "toughness", "keywords"):
+            def get(o, ref, where):
+                return self.chars(o.id)[name]
+        elif name == "entered_this_turn":
+            def get(o, ref, where):
+                return o.entered_turn == self.game.turn
+        elif name == "summoning_sick":
+            def get(o, ref, where):
+                return o.controlled_since == self.game.turn and "haste" not in self.chars(o.id)["keywords"]
+        elif name in ("counters", "stickers"):
+            def get(o, ref, where):
+                return dict(getattr(o, name))
+        elif name in BUILTIN_ATTRS:
             field = attrgetter(name)
 
             def get(o, ref, where):
                 return field(o)
         else:
             def get(o, ref, where):
-                return self.read_attribute(o, ref, name, where)
+                raise self.fail(f"objects have no attribute '{name}'", where.span)
+        self._getters[name] = get
+        return get
+
+    def reader(self, name: str) -> Callable[[Any, ast.Node], Any]:
+        """`read(value, name, where)` for one attribute name, with the common case (an object
+        the game sees, or one named by a hiding status) worked out in advance."""
+        known = self._readers.get(name)
+        if known is not None:
+            return known
+        game, slow, hidden, get = self.game, self.read, self.is_hidden, self.getter(name)
 
         def read(value: Any, where: ast.Node) -> Any:
             if type(value) is Obj:
@@ -334,10 +356,7 @@ class GameView:
                 return None
             if not value.aware and oid in self.game.lki and self.is_hidden(oid):
                 return self._wrap(self.game.lki[oid].get(name), name, value)
-            if name in self.defaults:
-                raw = o.get_status(name, self.defaults[name])
-                return self._wrap(raw, name, value) if name in self.reference_statuses else raw
-            return self.read_attribute(o, value, name, where)
+            return self.getter(name)(o, value, where)
         if value is None or value is MISSING:
             return None
         if isinstance(value, PlayerRef):
@@ -350,27 +369,6 @@ class GameView:
         if isinstance(value, dict):  # counters.feather
             return value.get(name, 0)
         raise self.fail(f"'{name}' is read from something that is not an object or a player", where.span)
-
-    def read_attribute(self, o: Permanent, ref: Obj, name: str, where: ast.Node) -> Any:
-        """A game attribute of an object, after continuous effects where they apply."""
-        oid = o.id
-        if name == "controller":
-            return self._wrap(self.controller(oid), name, ref)
-        if name == "types":
-            return o.types
-        if name == "keywords" and not self.rb.static_grants:
-            return self.keywords(oid)
-        if name in ("power", "toughness", "keywords"):
-            return self.chars(oid)[name]
-        if name == "entered_this_turn":
-            return o.entered_turn == self.game.turn
-        if name == "summoning_sick":
-            return o.controlled_since == self.game.turn and "haste" not in self.chars(oid)["keywords"]
-        if name in ("counters", "stickers"):
-            return dict(getattr(o, name))
-        if name in BUILTIN_ATTRS:
-            return self._wrap(getattr(o, name), name, ref)
-        raise self.fail(f"objects have no attribute '{name}'", where.span)
 
     def _wrap(self, raw: Any, name: str, parent: Obj) -> Any:
         """Stored names become references: players, or objects."""
@@ -386,13 +384,6 @@ class GameView:
 
     # ================================================================ selections
 
-    def aware_of(self, cond: ast.Node) -> bool:
-        """A query that names a hiding status sees the objects that status hides."""
-        known = self.rb.awareness.get(id(cond))
-        if known is None:
-            known = self.rb.awareness[id(cond)] = (cond, bool(ast.names_in(cond) & self.ix.hiding_attrs))
-        return known[1]
-
     def query(self, each: ast.Each) -> Query:
         """What the interpreter works out once about an `each x where ...`."""
         known = self.rb.plans.get(id(each))
@@ -400,7 +391,9 @@ class GameView:
             indexable = {"attached_to", "owner", "controller", "token"} | set(self.rb.statuses)
             flags = {"token"} | {name for name, decl in self.rb.statuses.items() if decl.type == "bool"}
             known = self.rb.plans[id(each)] = Query(
-                each, plan_query(each.var, each.cond, indexable, flags, MISSING), self.aware_of(each.cond))
+                each, plan_query(each.var, each.cond, indexable, flags, MISSING),
+                # a query that names a hiding status sees the objects that status hides
+                aware=bool(ast.names_in(each.cond) & self.ix.hiding_attrs))
         return known
 
     def candidates(self, q: Query, env: dict, raw_reads: bool) -> tuple[Iterable[str], list]:

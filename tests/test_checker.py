@@ -80,6 +80,13 @@ class Book:
             self.assemble()
         return info.value.diagnostics
 
+    def error_at(self, fragment: str, needle: str, occurrence: int = 1) -> Diagnostic:
+        """The one error whose message contains `fragment`, checked to point at the n-th
+        `needle` of the rules file."""
+        d = the_error(self.problems(), fragment)
+        assert_at(d, self.rules_file, *where(self.rules_text, needle, occurrence))
+        return d
+
 
 def where(text: str, needle: str, occurrence: int = 1) -> tuple[int, int]:
     """1-based line and column of the n-th occurrence of `needle` in `text`."""
@@ -142,36 +149,31 @@ def test_shipped_current_version_loads_and_checks_clean():
 
 def test_unknown_attribute_in_a_condition_is_rejected_at_the_attribute_with_a_hint_listing_statuses(tmp_path):
     b = Book(tmp_path, probe("hide x where x.wobble is in"))
-    d = the_error(b.problems(), "unknown attribute 'wobble'")
-    assert_at(d, b.rules_file, *where(b.rules_text, "x.wobble"))
+    d = b.error_at("unknown attribute 'wobble'", "x.wobble")
     assert d.hint and "phase" in d.hint
 
 
 def test_unknown_attribute_in_a_statement_is_rejected(tmp_path):
     b = Book(tmp_path, probe("during cleanup of P: each x where x.controller is P: deal 1 damage to x.buddy"))
-    d = the_error(b.problems(), "unknown attribute 'buddy'")
-    assert_at(d, b.rules_file, *where(b.rules_text, "x.buddy"))
+    d = b.error_at("unknown attribute 'buddy'", "x.buddy")
     assert d.hint
 
 
 def test_unknown_name_in_a_condition_is_rejected_at_the_name_with_a_hint(tmp_path):
     b = Book(tmp_path, probe("hide x where x.phase is sideways"))
-    d = the_error(b.problems(), "unknown name 'sideways'")
-    assert_at(d, b.rules_file, *where(b.rules_text, "sideways"))
+    d = b.error_at("unknown name 'sideways'", "sideways")
     assert d.hint and "variable" in d.hint
 
 
 def test_variable_not_bound_by_the_hook_is_an_unknown_name(tmp_path):
     b = Book(tmp_path, probe("during cleanup: tap zed"))
-    d = the_error(b.problems(), "unknown name 'zed'")
-    assert_at(d, b.rules_file, *where(b.rules_text, "zed"))
+    d = b.error_at("unknown name 'zed'", "zed")
     assert d.hint
 
 
 def test_unknown_name_in_a_duration_is_rejected_at_the_duration(tmp_path):
     b = Book(tmp_path, probe("during cleanup of P: each x where x.controller is P: x gets +1/+1 until Q next turn"))
-    d = the_error(b.problems(), "unknown name 'Q'")
-    assert_at(d, b.rules_file, *where(b.rules_text, "until Q"))
+    b.error_at("unknown name 'Q'", "until Q")
 
 
 def test_unknown_name_in_a_duration_comes_with_a_hint(tmp_path):
@@ -181,14 +183,12 @@ def test_unknown_name_in_a_duration_comes_with_a_hint(tmp_path):
 
 def test_unknown_attribute_after_a_count_is_still_rejected(tmp_path):
     b = Book(tmp_path, probe("hide x where count(y where y.phase is in) > 0 and x.wobble"))
-    d = the_error(b.problems(), "unknown attribute 'wobble'")
-    assert_at(d, b.rules_file, *where(b.rules_text, "x.wobble"))
+    b.error_at("unknown attribute 'wobble'", "x.wobble")
 
 
 def test_unknown_attribute_inside_a_count_is_rejected(tmp_path):
     b = Book(tmp_path, probe("hide x where count(y where y.wobble) > 0"))
-    d = the_error(b.problems(), "unknown attribute 'wobble'")
-    assert_at(d, b.rules_file, *where(b.rules_text, "y.wobble"))
+    b.error_at("unknown attribute 'wobble'", "y.wobble")
 
 
 # ------------------------------------------------------------------ verbs
@@ -196,8 +196,7 @@ def test_unknown_attribute_inside_a_count_is_rejected(tmp_path):
 
 def test_unknown_verb_is_rejected_at_the_call_with_a_hint_listing_verbs(tmp_path):
     b = Book(tmp_path, probe("during cleanup of P: each x where x.controller is P: do teleport x"))
-    d = the_error(b.problems(), "unknown action 'teleport'")
-    assert_at(d, b.rules_file, *where(b.rules_text, "do teleport"))
+    d = b.error_at("unknown action 'teleport'", "do teleport")
     assert d.hint and "phase_out" in d.hint and "swap" in d.hint
 
 
@@ -219,8 +218,7 @@ def test_wrong_number_of_verb_arguments_comes_with_a_hint(tmp_path):
 
 def test_unknown_verb_inside_a_verb_body_is_rejected(tmp_path):
     b = Book(tmp_path, "\nverb wobble x {\n  do vanish x\n}\n")
-    d = the_error(b.problems(), "unknown action 'vanish'")
-    assert_at(d, b.rules_file, *where(b.rules_text, "do vanish"))
+    d = b.error_at("unknown action 'vanish'", "do vanish")
     assert d.hint
 
 
@@ -237,36 +235,31 @@ def test_set_of_an_unknown_status_is_rejected_at_the_assignment_with_a_hint(tmp_
 
 def test_set_of_a_value_outside_the_status_enum_is_rejected_at_the_value(tmp_path):
     b = Book(tmp_path, probe("as x.phase becomes out: set x.phase = sideways"))
-    d = the_error(b.problems(), "'sideways' is not a value of status 'phase'")
-    assert_at(d, b.rules_file, *where(b.rules_text, "sideways"))
+    d = b.error_at("'sideways' is not a value of status 'phase'", "sideways")
     assert d.hint == "values: in, out"
 
 
 def test_change_to_a_value_outside_the_status_enum_is_rejected_at_the_value(tmp_path):
     b = Book(tmp_path, probe("as x.phase becomes sideways: tap x"))
-    d = the_error(b.problems(), "'sideways' is not a value of status 'phase'")
-    assert_at(d, b.rules_file, *where(b.rules_text, "sideways"))
+    d = b.error_at("'sideways' is not a value of status 'phase'", "sideways")
     assert d.hint == "values: in, out"
 
 
 def test_change_of_an_unknown_status_is_rejected(tmp_path):
     b = Book(tmp_path, probe("look back on x.shimmer becomes out"))
-    d = the_error(b.problems(), "unknown status 'shimmer'")
-    assert_at(d, b.rules_file, *where(b.rules_text, "x.shimmer"))
+    d = b.error_at("unknown status 'shimmer'", "x.shimmer")
     assert d.hint and "phase" in d.hint
 
 
 def test_prefer_of_a_value_outside_the_status_enum_is_rejected(tmp_path):
     b = Book(tmp_path, probe("prefer phase = sideways"))
-    d = the_error(b.problems(), "'sideways'")
-    assert_at(d, b.rules_file, *where(b.rules_text, "sideways"))
+    d = b.error_at("'sideways'", "sideways")
     assert d.hint
 
 
 def test_status_default_outside_its_enum_is_rejected_at_the_default(tmp_path):
     b = Book(tmp_path, "\nstatus glow: dim | bright = blinding\n")
-    d = the_error(b.problems(), "'blinding' cannot be the default of status 'glow'")
-    assert_at(d, b.rules_file, *where(b.rules_text, "blinding"))
+    b.error_at("'blinding' cannot be the default of status 'glow'", "blinding")
 
 
 def test_status_default_outside_its_enum_comes_with_a_hint_listing_values(tmp_path):
@@ -294,15 +287,13 @@ def test_unknown_status_in_changes_are_not_is_rejected(tmp_path):
 
 def test_unknown_rule_id_in_order_is_rejected_with_a_hint(tmp_path):
     b = Book(tmp_path, probe("order untap step: 702.26a, 702.26z"))
-    d = the_error(b.problems(), "no block 702.26z in this version")
-    assert_at(d, b.rules_file, *where(b.rules_text, "order untap step: 702.26a, 702.26z"))
+    d = b.error_at("no block 702.26z in this version", "order untap step: 702.26a, 702.26z")
     assert d.hint
 
 
 def test_unknown_rule_id_in_exempt_is_rejected_with_a_hint(tmp_path):
     b = Book(tmp_path, probe("exempt x from 123.4 where x.tapped"))
-    d = the_error(b.problems(), "no block 123.4 in this version")
-    assert_at(d, b.rules_file, *where(b.rules_text, "exempt x from 123.4"))
+    d = b.error_at("no block 123.4 in this version", "exempt x from 123.4")
     assert d.hint
 
 
@@ -311,8 +302,7 @@ def test_unknown_rule_id_in_exempt_is_rejected_with_a_hint(tmp_path):
 
 def test_duplicated_rule_id_is_rejected_at_the_second_block_and_the_hint_points_at_the_first(tmp_path):
     b = Book(tmp_path, probe("hide x where x.tapped", rule_id="702.26b", slug="other-slug"))
-    d = the_error(b.problems(), "rule 702.26b appears twice")
-    assert_at(d, b.rules_file, *where(b.rules_text, "rule 702.26b", 2))
+    d = b.error_at("rule 702.26b appears twice", "rule 702.26b", 2)
     first_line = where(b.rules_text, "rule 702.26b", 1)[0]
     assert d.hint and f"{b.rules_file}:{first_line}:" in d.hint
 
@@ -328,15 +318,13 @@ def test_duplicated_rule_id_across_files_is_rejected(tmp_path):
 
 def test_duplicated_slug_is_rejected_at_the_second_block_with_a_hint(tmp_path):
     b = Book(tmp_path, probe("hide x where x.tapped", rule_id="999.2", slug="treated-as-nonexistent"))
-    d = the_error(b.problems(), "slug 'treated-as-nonexistent' is used by 702.26b and 999.2")
-    assert_at(d, b.rules_file, *where(b.rules_text, "rule 999.2"))
+    d = b.error_at("slug 'treated-as-nonexistent' is used by 702.26b and 999.2", "rule 999.2")
     assert d.hint
 
 
 def test_status_declared_twice_is_rejected_at_the_second_declaration(tmp_path):
     b = Book(tmp_path, "\nstatus phase: in | out = out\n")
-    d = the_error(b.problems(), "status 'phase' is declared twice")
-    assert_at(d, b.rules_file, *where(b.rules_text, "status phase:", 2))
+    d = b.error_at("status 'phase' is declared twice", "status phase:", 2)
     assert d.hint and f"{b.rules_file}:1:" in d.hint
 
 
@@ -352,8 +340,7 @@ def test_subrule_listed_by_the_version_without_a_block_is_rejected_at_the_sectio
 
 def test_block_whose_letter_the_version_does_not_list_is_rejected_at_the_block(tmp_path):
     b = Book(tmp_path, probe("hide x where x.tapped", rule_id="702.26d", slug="extra-block"))
-    d = the_error(b.problems(), "block 702.26d is not a subrule this version lists")
-    assert_at(d, b.rules_file, *where(b.rules_text, "rule 702.26d"))
+    d = b.error_at("block 702.26d is not a subrule this version lists", "rule 702.26d")
     assert d.hint and "section 702.26" in d.hint
 
 
