@@ -202,5 +202,6 @@ def plan_query(var: str, cond: ast.Node, indexable: set[str], flags: set[str], m
     for part, c in enumerate(conjuncts):
         found.extend(_plan_conjunct(c, var, indexable, flags, missing, part))
     rank = {"same": 0, "equal": 1, "keyword": 2, "type": 3, "union": 4}
-    return QueryPlan(tuple(sorted(found, key=lambda p: (p.negated, rank[p.kind]))),
+    # what is attached to one object is the smallest set an index gives
+    return QueryPlan(tuple(sorted(found, key=lambda p: (p.negated, rank[p.kind], p.attr != "attached_to"))),
                      tuple(compile_expr(c, missing) for c in conjuncts))

@@ -569,18 +569,24 @@ class Engine(GameView):
     def apply_writes(self, per_object: dict[str, list[Write]]) -> None:
         """One new object for each object the batch changes; an object whose zone changes
         (a new object, 400.7) takes its changes one at a time, in batch order."""
-        statuses = self.rb.statuses
+        statuses, objects = self.rb.statuses, self.game.objects
         for oid, ws in per_object.items():
-            if any(w.attr == "zone" for w in ws):
+            fields: dict[str, Any] = {}
+            status: dict[str, Any] = {}
+            for w in ws:
+                if w.attr in statuses:
+                    status[w.attr] = w.value
+                else:
+                    fields[w.attr] = w.value
+            if "zone" in fields:
                 for w in ws:
                     self.apply_write(w)
                 continue
-            o = self.obj(oid)
-            fields = {w.attr: w.value for w in ws if w.attr not in statuses}
-            status = {w.attr: w.value for w in ws if w.attr in statuses}
+            o = objects[oid]
+            written = fields.keys() | status.keys()
             if status:
                 fields["status"] = merge_status(o.status, status)
-            self.put(oid, o.replace(**fields), frozenset(w.attr for w in ws))
+            self.put(oid, o.replace(**fields), written)
 
     def apply_write(self, w: Write) -> None:
         o = self.obj(w.obj)
@@ -676,7 +682,7 @@ class Engine(GameView):
             o = self.game.objects.get(oid)
             if o is not None and o.attached_to in self.game.objects:
                 out.add(o.attached_to)
-            out |= self.indexes.lookup("attached_to", oid)
+            out |= self.indexes.attached(oid)
         return out
 
     def edges(self, oids: set[str]) -> set[tuple[str, str]]:

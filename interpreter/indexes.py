@@ -9,13 +9,13 @@ change the answer (control and keyword effects), so a query always re-checks its
 from __future__ import annotations
 
 from collections import defaultdict
-from operator import attrgetter
 from typing import Any, Iterable
 
 from interpreter.model import Game, Permanent
 
 FIELDS = ("attached_to", "owner", "controller", "card", "token")
-_indexed_fields = attrgetter(*FIELDS)
+FIELD_SET = frozenset(FIELDS)
+NOTHING: frozenset[str] = frozenset()  # what a lookup finds for a value no object has
 
 
 class Indexes:
@@ -49,8 +49,9 @@ class Indexes:
             self._build()
         return self.by
 
-    def replace(self, old: Permanent | None, new: Permanent) -> None:
-        """Keep the indexes right as one object changes."""
+    def replace(self, old: Permanent | None, new: Permanent, written: Iterable[str] | None = None) -> None:
+        """Keep the indexes right as one object changes; `written`: the attributes and statuses
+        that may differ, when the caller knows (None: any of them)."""
         if self.by is None:
             return
         if new.id not in self.order:
@@ -60,39 +61,43 @@ class Indexes:
             for name, value in self._entries(new):
                 self.by[name][value].add(new.id)
             return
-        by, oid = self.by, new.id
-        before, after = _indexed_fields(old), _indexed_fields(new)
-        if before != after:
-            for name, a, b in zip(FIELDS, before, after):
+        if written is None:
+            written = FIELD_SET.union(self.defaults, ("types", "keywords"))
+        by, oid, defaults = self.by, new.id, self.defaults
+        for name in written:
+            if name in defaults:
+                default = defaults[name]
+                a, b = old.get_status(name, default), new.get_status(name, default)
+                if a != b:
+                    if a != default:
+                        by[name][a].discard(oid)
+                    if b != default:
+                        by[name][b].add(oid)
+            elif name in FIELD_SET:
+                a, b = getattr(old, name), getattr(new, name)
                 if a != b:
                     by[name][a].discard(oid)
                     by[name][b].add(oid)
-        if old.status != new.status:
-            defaults = self.defaults
-            before, after = dict(old.status), dict(new.status)
-            for name in before.keys() | after.keys():
-                if name not in defaults:
-                    continue
-                a, b = before.get(name, defaults[name]), after.get(name, defaults[name])
+            elif name == "types" or name == "keywords":
+                a, b = getattr(old, name), getattr(new, name)
                 if a != b:
-                    if a != defaults[name]:
-                        by[name][a].discard(oid)
-                    if b != defaults[name]:
-                        by[name][b].add(oid)
-        if old.types == new.types and old.keywords == new.keywords:
-            return
-        for name, a, b in (("types", old.types, new.types), ("keywords", old.keywords, new.keywords)):
-            if a != b:
-                for value in set(a) - set(b):
-                    by[name][value].discard(oid)
-                for value in set(b) - set(a):
-                    by[name][value].add(oid)
+                    for value in set(a) - set(b):
+                        by[name][value].discard(oid)
+                    for value in set(b) - set(a):
+                        by[name][value].add(oid)
 
     def lookup(self, attr: str, value: Any) -> set[str] | None:
         """Ids that may have `attr == value`; None when no index can answer (scan instead)."""
         if attr in self.defaults and value == self.defaults[attr]:
             return None
-        return self._ready()[attr].get(value, set())
+        return self._ready()[attr].get(value, NOTHING)
+
+    def attached(self, oid: str) -> set[str] | frozenset[str]:
+        """The ids of the objects attached to `oid` (the most asked lookup)."""
+        by = self.by
+        if by is None or len(self.order) != len(self.game.objects):
+            by = self._ready()
+        return by["attached_to"].get(oid, NOTHING)
 
     def sort(self, ids: Iterable[str]) -> list[str]:
         """Candidates in the game's own order, so that results don't depend on set order."""

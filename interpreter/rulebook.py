@@ -98,8 +98,17 @@ class Rulebook:
     @functools.cached_property
     def static_attrs(self) -> frozenset[str]:
         """Every attribute a static ability reads: a change to one may change what it reaches."""
-        return frozenset(a for c in self.cards.values() for e in c.entries if isinstance(e, ast.Static)
-                         for a in ast.names_in(e))
+        names: set[str] = set()
+        for c in self.cards.values():
+            for e in c.entries:
+                if isinstance(e, ast.Static):
+                    names |= ast.names_in(e)
+                    for n in e.walk():
+                        if isinstance(n, ast.Has):
+                            names.add("keywords")
+                        elif isinstance(n, ast.IsA):
+                            names.add("types")
+        return frozenset(names)
 
     @functools.cached_property
     def static_grants(self) -> bool:

@@ -85,13 +85,15 @@ class Statics:
             return
         if new.card in self.cards or (old is not None and old.card in self.cards):
             self.stale.add(oid)
+        if not reach_changed and old is not None:
+            return  # nothing any ability reads of `oid` changed: it reaches what it reached
         indexes = self.view.indexes
         objects = self.view.game.objects
         for attr, cards in self.anchored.items():
             for src in indexes.lookup(attr, oid) or ():
                 if objects[src].card in cards:
                     self.stale.add(src)
-        if self.unanchored and (reach_changed or old is None):
+        if self.unanchored:
             for name in self.unanchored:
                 self.stale |= indexes.lookup("card", name)
 

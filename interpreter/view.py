@@ -90,7 +90,7 @@ class GameView:
         if self.dirty is not None and checked:
             for oid in oids:
                 self.dirty.add(oid)
-                self.dirty |= self.indexes.lookup("attached_to", oid)
+                self.dirty |= self.indexes.attached(oid)
         for oid in oids:
             self._hidden.pop(oid, None)
             self._chars.pop(oid, None)
@@ -106,22 +106,27 @@ class GameView:
         `written`: the attributes that changed, when the caller knows (None: any of them)."""
         old = self.game.objects.get(oid)
         self.game.objects[oid] = new
-        self.indexes.replace(old, new)
+        self.indexes.replace(old, new, written)
+        rb = self.rb
         if self.statics.cards:
             if written is not None:  # exactly what changed
-                reach_changed = "zone" in written or not self.rb.static_attrs.isdisjoint(written)
+                reach_changed = "zone" in written or not rb.static_attrs.isdisjoint(written)
             else:
                 reach_changed = old is None or old.zone != new.zone or any(
                     (old.get_status(a, None), getattr(old, a, None)) != (new.get_status(a, None), getattr(new, a, None))
-                    for a in self.rb.static_attrs)
+                    for a in rb.static_attrs)
             self.statics.touched(oid, old, new, reach_changed)
-        checked = written is None or not self.rb.check_inputs.isdisjoint(written)
-        # Hide rules that read only their own object, and none of what was written: still hidden or not.
-        keeps_hidden = written is not None and self.rb.local_effects and self.rb.hide_inputs.isdisjoint(written)
-        hidden = self._hidden.get(oid) if keeps_hidden else None
-        self.invalidate([oid], checked=checked)
-        if hidden is not None:
-            self._hidden[oid] = hidden
+        if written is None or not rb.local_effects:
+            self.invalidate([oid])
+            return
+        # One object changed what it stores; hide rules and static abilities look only at their
+        # own object, so nothing else needs forgetting.
+        if self.dirty is not None and not rb.check_inputs.isdisjoint(written):
+            self.dirty.add(oid)  # a state check may now find something else: about it, or what is attached to it
+            self.dirty |= self.indexes.attached(oid)
+        if not rb.hide_inputs.isdisjoint(written):  # still hidden or not, unless a hide rule reads what changed
+            self._hidden.pop(oid, None)
+        self._chars.pop(oid, None)
 
     def status_default(self, name: str) -> Any:
         return self.defaults[name]
@@ -211,7 +216,7 @@ class GameView:
             self._hidden.pop(oid, None)
             if self.dirty is not None:
                 self.dirty.add(oid)
-                self.dirty |= self.indexes.lookup("attached_to", oid)
+                self.dirty |= self.indexes.attached(oid)
 
     def controller(self, oid: str) -> str:
         """The controller alone (layer 2), without working out power and toughness."""
