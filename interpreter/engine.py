@@ -129,14 +129,14 @@ class Engine(GameView):
 
     def reachable(self, ref: Any, span, cause: Cause) -> Obj | None:
         """`ref` if it is an object an action can affect; None when it is gone or hidden."""
-        if ref is None or ref is MISSING:
-            return None
-        if not isinstance(ref, Obj):
+        if type(ref) is not Obj:
+            if ref is None or ref is MISSING:
+                return None
             raise self.fail("this needs an object", span)
-        o = self.game.objects.get(ref.id)
+        o = self.game.objects.get(ref[0])
         if o is None or o.zone == "nowhere":
             return None
-        if not ref.aware and self.is_hidden(ref.id):
+        if not ref[1] and self.is_hidden(ref.id):
             self.record("fails", ref.id, "is treated as not existing; the action does nothing to it", cause)
             return None
         return ref
@@ -189,9 +189,12 @@ class Engine(GameView):
 
                 def set_(eng: Engine, env: dict, batch: Batch, cause: Cause) -> None:
                     for var, attr, span, value in parts:
-                        ref = eng.reachable(eng.value_of(var, env), span, cause)
+                        ref = eng.reachable(env[var] if var in env else eng.resolve_name(var, env), span, cause)
                         if ref is not None:
-                            batch.write(cause, ref.id, attr, eng.store(value(eng, env)))
+                            v = value(eng, env)
+                            if type(v) is Obj or type(v) is PlayerRef:
+                                v = v[0]  # kept as the id or the name (`store`)
+                            batch.writes.append(Write(ref[0], attr, v, cause))
                 return set_
             case ast.Call(verb=name, args=args):
                 verb = self.rb.verbs[name]
@@ -211,7 +214,7 @@ class Engine(GameView):
 
                 def simple(eng: Engine, env: dict, batch: Batch, cause: Cause) -> None:
                     if (ref := eng.reachable(target(eng, env), span, cause)) is not None:
-                        batch.write(cause, ref.id, attr, value)
+                        batch.writes.append(Write(ref[0], attr, value, cause))
                 return simple
         return lambda eng, env, batch, cause: eng.perform(stmt, env, batch, cause)
 
@@ -404,14 +407,20 @@ class Engine(GameView):
         for w in changes:
             by_object[w.obj].append(w)
         touched = by_object.keys()
-        neighbours = self.attachment_neighbours(touched)
-        watch = touched | neighbours
+        # Can this batch change what the game sees, or what is attached to what? With hide rules
+        # that look only at their own object, only a write to something they read can (or an
+        # effect that starts or ends).
+        attrs_written = {w.attr for w in changes}
+        sight = bool(batch.ops) or not self.rb.local_effects or not self.rb.hide_inputs.isdisjoint(attrs_written)
+        perceived = sight or "attached_to" in attrs_written
+        watch: set[str] = touched | self.attachment_neighbours(touched) if perceived else set()
         vis_before = {oid: self.visible(oid) for oid in watch}
         edges_before = self.edges(watch)
+        if sight:  # last known information, of what the game may stop seeing
+            for oid in touched:
+                if vis_before[oid]:
+                    self.game.lki[oid] = self.snapshot(oid)
         before_values: dict[str, dict] = defaultdict(dict)
-        for oid in touched:
-            if vis_before[oid]:
-                self.game.lki[oid] = self.snapshot(oid)
         keyed = self.by_change(changes)
         written = {(w.obj, w.attr) for w in changes}
         for _rule, clause, key in self.waiting_on_changes("assert"):
@@ -419,29 +428,30 @@ class Engine(GameView):
                 before_values[oid][node] = value
         self.apply_writes(by_object)
         changed = bool(changes)
-        events: list[Event] = []
-        show, step, trace = show_value, self.step, self.trace
-        for w in changes:
-            event = Event("change", w.obj, f"{w.attr}: {show(w.old)} -> {show(w.value)}", w.cause, step,
-                          (("attr", w.attr), ("new", w.value), ("old", w.old)))  # as `record` would sort them
-            trace.append(event)
-            events.append(event)
-            for log in self._hook_log:
-                log[(w.obj, w.attr)] += 1
+        step, trace = self.step, self.trace
+        events = [Event("change", w.obj, None, w.cause, step, (("attr", w.attr), ("new", w.value), ("old", w.old)))
+                  for w in changes]  # data as `record` would sort it
+        trace.extend(events)
+        for log in self._hook_log:
+            log.update((w.obj, w.attr) for w in changes)
         for o in batch.ops:
             if o.apply():
                 changed = True
                 self.record(o.kind, o.subject, o.describe, o.cause)
                 if o.kind in ("effect", "effect-ends"):
                     self.invalidate()
-        vis_after = {oid: self.visible(oid) for oid in watch}
-        zone_events = self.perceive_presence(by_object, vis_before, vis_after)
-        attach_events = self.perceive_attachments(by_object, edges_before, self.edges(watch))
+        zone_events: list[Event] = []
+        attach_events: list[Event] = []
+        if perceived:
+            vis_after = {oid: self.visible(oid) for oid in watch}
+            zone_events = self.perceive_presence(by_object, vis_before, vis_after)
+            attach_events = self.perceive_attachments(by_object, edges_before, self.edges(watch))
         self.check_assertions(keyed, before_values)
         for event in zone_events:
             self.on_presence_event(event)
-        for event in events + zone_events + attach_events:
-            self.collect_triggers(event, vis_before)
+        if self.rb.triggered_cards:
+            for event in events + zone_events + attach_events:
+                self.collect_triggers(event, vis_before)
         self.run_afters(keyed)
         return changed
 
@@ -475,19 +485,24 @@ class Engine(GameView):
             keyed[(w.attr, w.value)].append(w)
         return keyed
 
-    def alongs_for(self, attr: str, value: Any) -> tuple:
-        """The `as` clauses waiting on `attr` becoming `value`, in rulebook order, each with its
-        cause and the value the change must come from (ANY_OLD: any)."""
+    def alongs(self) -> dict[tuple[str, Any], tuple]:
+        """The `as` clauses by the (attribute, stored value) change they wait on, in rulebook
+        order, each as (variable, compiled condition or None, the value the change must come
+        from or ANY_OLD, compiled body, cause)."""
         table = self.rb.compiled.get(("alongs",))
         if table is None:
             keyed: dict[tuple, list] = defaultdict(list)
-            for along_attr, clauses in self.ix.alongs.items():
+            for clauses in self.ix.alongs.values():
                 for rule, along in clauses:
-                    old = along.change.old
-                    keyed[self.change_key(along.change)].append(
-                        (along, self.rule_cause(rule, along), ANY_OLD if old is None else self.constant(old)))
+                    pattern = along.change
+                    keyed[self.change_key(pattern)].append((
+                        pattern.var,
+                        None if pattern.cond is None else self.compiled_expr(pattern.cond),
+                        ANY_OLD if pattern.old is None else self.constant(pattern.old),
+                        self.runner(along.body),
+                        self.rule_cause(rule, along)))
             table = self.rb.compiled[("alongs",)] = (None, {k: tuple(v) for k, v in keyed.items()})
-        return table[1].get((attr, value), ())
+        return table[1]
 
     def matches(self, pattern: ast.Change, attr: str, old: Any, new: Any) -> bool:
         """Does a change of `attr` from `old` to `new` fit `x.attr becomes V [from W]`?"""
@@ -514,31 +529,35 @@ class Engine(GameView):
     def expand(self, batch: Batch) -> None:
         """Add the changes that happen at the same time as the ones already in the batch ('as' clauses)."""
         seen = set()
+        writes, objects, statuses, defaults = batch.writes, self.game.objects, self.rb.statuses, self.defaults
+        alongs = self.alongs()
         i = 0
-        limit = MAX_WRITES_PER_OBJECT * len(self.game.objects) + 1_000
-        while i < len(batch.writes):
+        limit = MAX_WRITES_PER_OBJECT * len(objects) + 1_000
+        while i < len(writes):
             if i > limit:
                 raise self.never_settles()
-            w = batch.writes[i]
+            w = writes[i]
             i += 1
-            if w.obj not in self.game.objects:
+            o = objects.get(w.obj)
+            if o is None:
                 continue
-            key = (w.obj, w.attr, type(w.value), w.value)
+            attr, value = w.attr, w.value
+            key = (w.obj, attr, type(value), value)
             if key in seen:
                 continue
-            old = w.old = self.raw(w.obj, w.attr)  # nothing changes until the batch is applied
+            # nothing changes until the batch is applied: this is the value it replaces
+            old = w.old = o.get_status(attr, defaults[attr]) if attr in statuses else getattr(o, attr)
             w.read = True
-            if old == w.value:
+            if old == value:
                 continue
             seen.add(key)
-            for along, cause, wanted_old in self.alongs_for(w.attr, w.value):
-                pattern = along.change
+            for var, cond, wanted_old, body, cause in alongs.get((attr, value), ()):
                 if wanted_old is not ANY_OLD and old != wanted_old:
                     continue
-                env = {pattern.var: Obj(w.obj, True)}
-                if pattern.cond is not None and self.eval(pattern.cond, env) in FALSY:
+                env = {var: Obj(w.obj, True)}
+                if cond is not None and cond(self, env) in FALSY:
                     continue
-                self.exec(along.body, env, batch, cause)
+                body(self, env, batch, cause)
 
     def settle_conflicts(self, batch: Batch) -> list[Write]:
         final: dict[tuple, Write] = {}

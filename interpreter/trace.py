@@ -45,10 +45,17 @@ def show_value(value: Any) -> str:
 class Event:
     kind: str  # change, enters, leaves, attached, unattached, effect, effect-ends, draw, life, trigger, fails, step
     subject: str
-    detail: str
+    _detail: str | None  # None for a change: its text is written from `data` when someone reads it
     cause: Cause
     step: int = 0
     data: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def detail(self) -> str:
+        if self._detail is None:
+            values = dict(self.data)
+            return f"{values['attr']}: {show_value(values['old'])} -> {show_value(values['new'])}"
+        return self._detail
 
     def render(self) -> str:
         return f"[{self.cause}] {self.subject}: {self.detail}"

@@ -454,10 +454,12 @@ class GameView:
         exact = True
         if plan.kind == "equal":
             value = plan.value(self, env)
-            if isinstance(value, str) and (plan.attr in ("attached_to", "owner", "controller")
-                                           or plan.attr in self.reference_statuses):
+            if type(value) is Obj or type(value) is PlayerRef:
+                value = value[0]  # as it is stored
+            elif isinstance(value, str) and (plan.attr in ("attached_to", "owner", "controller")
+                                             or plan.attr in self.reference_statuses):
                 exact = False  # a bare name compared with a reference: let the conjunct decide
-            found = self.indexes.lookup(plan.attr, self.store(value))
+            found = self.indexes.lookup(plan.attr, value)
             if found is not None and plan.attr == "controller" and self.game.effects:
                 extra = self.affected_by("control")
                 found, exact = (found | extra, False) if extra else (found, exact)
@@ -484,21 +486,23 @@ class GameView:
         return {oid for e in self.game.effects.values() if e.kind == kind for oid in e.affected}
 
     def select(self, each: ast.Each, env: dict, cause: Cause | None, hidden_too: bool = False) -> list[Obj]:
-        q = self.query(each)
+        q = self.rb.plans.get(id(each)) or self.query(each)
         aware = q.aware
+        skip_hidden = not aware and not hidden_too
+        ids, residual = self.candidates(q, env, raw_reads=aware or skip_hidden)
+        if not ids:
+            return []
         exemptions = self.ix.exempts.get(cause.id, ()) if cause is not None and cause.kind == "rule" else ()
         chosen = []
-        objects = self.game.objects
-        skip_hidden = not aware and not hidden_too
+        objects, is_hidden = self.game.objects, self.is_hidden
         every_zone = each.every_zone
-        scope = dict(env)  # one scope, rebound for each candidate
         var = each.var
-        ids, residual = self.candidates(q, env, raw_reads=aware or skip_hidden)
+        scope = dict(env) if residual else env  # one scope, rebound for each candidate
         for oid in ids:
             zone = objects[oid].zone
             if (zone != "battlefield" and not every_zone) or zone == "nowhere":
                 continue
-            if skip_hidden and self.is_hidden(oid):
+            if skip_hidden and is_hidden(oid):
                 continue
             ref = Obj(oid, aware)
             if residual:
