@@ -216,6 +216,16 @@ class Engine(GameView):
                     if (ref := eng.reachable(target(eng, env), span, cause)) is not None:
                         batch.writes.append(Write(ref[0], attr, value, cause))
                 return simple
+            case ast.EndTracking(obj=o):
+                watched = self.compiled_expr(o)
+
+                def end_tracking(eng: Engine, env: dict, batch: Batch, cause: Cause) -> None:
+                    ref = watched(eng, env)
+                    if type(ref) is Obj:
+                        oid = ref[0]
+                        batch.ops.append(Op("effects watching it end", oid,
+                                            lambda: eng.end_effects(lambda e: oid in e.tracked, cause), cause, "effect-ends"))
+                return end_tracking
         return lambda eng, env, batch, cause: eng.perform(stmt, env, batch, cause)
 
     def perform(self, stmt: ast.Node, env: dict, batch: Batch, cause: Cause) -> None:
@@ -256,10 +266,6 @@ class Engine(GameView):
                 batch.op(cause, f"gains {n} life", who, lambda: self._player(who, life=self.game.players[who].life + n), "life")
             case ast.Pump() | ast.SetBase() | ast.Grant() | ast.GainControl():
                 self.create_effect(stmt, env, batch, cause)
-            case ast.EndTracking(obj=o):
-                ref = self.eval(o, env)
-                if isinstance(ref, Obj):
-                    batch.op(cause, "effects watching it end", ref.id, lambda: self.end_effects(lambda e: ref.id in e.tracked, cause), "effect-ends")
             case ast.EndUntilEndOfTurn():
                 batch.op(cause, "until-end-of-turn effects end", "game", lambda: self.end_effects(lambda e: e.duration == "end of turn", cause), "effect-ends")
             case ast.EndUntilNextTurn(player=p):
@@ -424,6 +430,8 @@ class Engine(GameView):
         keyed = self.by_change(changes)
         written = {(w.obj, w.attr) for w in changes}
         for _rule, clause, key in self.waiting_on_changes("assert"):
+            if self.holds_unread(clause, attrs_written):
+                continue
             for (oid, node), value in self.assertion_before(clause, keyed.get(key, ()), written).items():
                 before_values[oid][node] = value
         self.apply_writes(by_object)
@@ -446,7 +454,7 @@ class Engine(GameView):
             vis_after = {oid: self.visible(oid) for oid in watch}
             zone_events = self.perceive_presence(by_object, vis_before, vis_after)
             attach_events = self.perceive_attachments(by_object, edges_before, self.edges(watch))
-        self.check_assertions(keyed, before_values)
+        self.check_assertions(keyed, before_values, attrs_written)
         for event in zone_events:
             self.on_presence_event(event)
         if self.rb.triggered_cards:
@@ -788,8 +796,17 @@ class Engine(GameView):
             return expr.name
         return None
 
-    def check_assertions(self, changes, before_values) -> None:
+    def holds_unread(self, clause: ast.AssertAfter, attrs_written: set[str]) -> bool:
+        """True when the assertion is only `is unchanged` parts on stored attributes, and the
+        batch wrote none of them (nor a zone: a new object) to any object: it holds unread."""
+        parts, only_unchanged = self.unchanged_parts(clause)
+        return only_unchanged and "zone" not in attrs_written and all(
+            stored not in attrs_written for _n, stored in parts)
+
+    def check_assertions(self, changes, before_values, attrs_written: set[str]) -> None:
         for rule, clause, key in self.waiting_on_changes("assert"):
+            if self.holds_unread(clause, attrs_written):
+                continue
             parts, only_unchanged = self.unchanged_parts(clause)
             for w in changes.get(key, ()):
                 before = before_values.get(w.obj, {})

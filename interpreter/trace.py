@@ -5,7 +5,7 @@ Traces, explanations and the JSON output are all read off these records.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import attrs
 
@@ -41,21 +41,23 @@ def show_value(value: Any) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
-@attrs.frozen
-class Event:
+class Event(NamedTuple):
+    """One thing that happened, and its cause. A record: play makes many of them, so it is a
+    named tuple (immutable, cheap to make)."""
+
     kind: str  # change, enters, leaves, attached, unattached, effect, effect-ends, draw, life, trigger, fails, step
     subject: str
-    _detail: str | None  # None for a change: its text is written from `data` when someone reads it
+    text: str | None  # None for a change: `detail` is written from `data` when someone reads it
     cause: Cause
     step: int = 0
     data: tuple[tuple[str, Any], ...] = ()
 
     @property
     def detail(self) -> str:
-        if self._detail is None:
+        if self.text is None:
             values = dict(self.data)
             return f"{values['attr']}: {show_value(values['old'])} -> {show_value(values['new'])}"
-        return self._detail
+        return self.text
 
     def render(self) -> str:
         return f"[{self.cause}] {self.subject}: {self.detail}"

@@ -485,6 +485,15 @@ class GameView:
     def affected_by(self, kind: str) -> set[str]:
         return {oid for e in self.game.effects.values() if e.kind == kind for oid in e.affected}
 
+    def exemptions(self, rule_id: str) -> tuple:
+        """What exempts an object from a block's selections (`exempt x from R where ...`):
+        (variable, compiled condition) pairs."""
+        known = self.rb.compiled.get(("exempt", rule_id))
+        if known is None:
+            tests = tuple((ex.var, self.compiled_expr(ex.cond)) for _rule, ex in self.ix.exempts.get(rule_id, ()))
+            known = self.rb.compiled[("exempt", rule_id)] = (None, tests)
+        return known[1]
+
     def select(self, each: ast.Each, env: dict, cause: Cause | None, hidden_too: bool = False) -> list[Obj]:
         q = self.rb.plans.get(id(each)) or self.query(each)
         aware = q.aware
@@ -492,7 +501,7 @@ class GameView:
         ids, residual = self.candidates(q, env, raw_reads=aware or skip_hidden)
         if not ids:
             return []
-        exemptions = self.ix.exempts.get(cause.id, ()) if cause is not None and cause.kind == "rule" else ()
+        exemptions = self.exemptions(cause.id) if cause is not None and cause.kind == "rule" else ()
         chosen = []
         objects, is_hidden = self.game.objects, self.is_hidden
         every_zone = each.every_zone
@@ -509,7 +518,7 @@ class GameView:
                 scope[var] = ref
                 if any(part(self, scope) in FALSY for part in residual):
                     continue
-            if exemptions and any(self.truthy(self.eval(ex.cond, {ex.var: Obj(oid, True)})) for _r, ex in exemptions):
+            if exemptions and any(test(self, {ex_var: Obj(oid, True)}) not in FALSY for ex_var, test in exemptions):
                 continue
             chosen.append(ref)
         return chosen
