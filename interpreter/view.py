@@ -54,6 +54,9 @@ class GameView:
         self.defaults = {name: self.literal(decl.default) for name, decl in rulebook.statuses.items()}
         # statuses whose values name players or objects, read back as references
         self.reference_statuses = {name for name, decl in rulebook.statuses.items() if decl.type in ("player", "object")}
+        # enum statuses: the values other than the default (which objects store by leaving it out)
+        self.enum_values = {name: tuple(v for v in decl.values if v != self.defaults[name])
+                            for name, decl in rulebook.statuses.items() if decl.type == "enum"}
         self.indexes = Indexes(game, self.defaults)
         # Objects changed since the last state check settled (None: anything may have changed).
         self.dirty: set[str] | None = None
@@ -420,6 +423,11 @@ class GameView:
             found, exact = self.plan_set(plan, env)
             exact = exact and raw_reads
             if found is None:
+                others = self.enum_values.get(plan.attr) if plan.kind == "equal" else None
+                if others and exact and not plan.negated:
+                    # an enum status at its default: the objects with none of its other values
+                    without.extend(self.indexes.lookup(plan.attr, v) for v in others)
+                    answered.add(plan.part)
                 continue
             if plan.negated:
                 if exact:
