@@ -22,15 +22,34 @@ _UNSET = object()
 BEFORE = "\0before"
 
 
+def symbol_value(name: str) -> Any:
+    """What a name stands for when it names no variable, object or player (and is not `turn`):
+    none, true, false, or itself as a symbol (a status value, a zone, a keyword)."""
+    if name == "none":
+        return None
+    if name in ("true", "false"):
+        return name == "true"
+    return name
+
+
 def compile_expr(e: ast.Node, missing: object) -> Compiled:
     """`missing` is the engine's marker for an illegal target (falsy like None)."""
     falsy = (None, False, 0, missing)
     match e:
-        case ast.Name(id=name):
-            def name_(eng, env, name=name):
+        case ast.Name(id=name) if name != "turn":
+            fixed = symbol_value(name)
+
+            def symbol(eng, env):
                 value = env.get(name, _UNSET)
-                return value if value is not _UNSET else eng.resolve_name(name, env)
-            return name_
+                if value is not _UNSET:
+                    return value
+                game = eng.game
+                if name in game.objects or name in game.players:
+                    return eng.resolve_name(name, env)
+                return fixed
+            return symbol
+        case ast.Name(id=name):
+            return lambda eng, env: env[name] if name in env else eng.resolve_name(name, env)
         case ast.Number(value=v) | ast.String(value=v):
             return lambda eng, env, v=v: v
         case ast.Attr(obj=ast.Name(id=name), name=attr):
@@ -69,8 +88,8 @@ def compile_expr(e: ast.Node, missing: object) -> Compiled:
 
             def is_(eng, env):
                 a, b = fl(eng, env), fr(eng, env)
-                if type(a) is Obj and type(b) is Obj:
-                    return (a[0] == b[0]) != neg
+                if type(a) is type(b) and (type(a) is Obj or type(a) is str):
+                    return (a[0] == b[0] if type(a) is Obj else a == b) != neg
                 return eng.same(a, b) != neg
             return is_
         case ast.IsA(left=l, type=t, negated=neg):

@@ -457,9 +457,7 @@ class Engine(GameView):
         self.check_assertions(keyed, before_values, attrs_written)
         for event in zone_events:
             self.on_presence_event(event)
-        if self.rb.triggered_cards:
-            for event in events + zone_events + attach_events:
-                self.collect_triggers(event, vis_before)
+        self.collect_triggers(events + zone_events + attach_events, vis_before)
         self.run_afters(keyed)
         return changed
 
@@ -613,7 +611,7 @@ class Engine(GameView):
             written = fields.keys() | status.keys()
             if status:
                 fields["status"] = merge_status(o.status, status)
-            self.put(oid, o.replace(**fields), written)
+            self.put(oid, o.replace(**fields), written, [(w.attr, w.old, w.value) for w in ws])
 
     def apply_write(self, w: Write) -> None:
         o = self.obj(w.obj)
@@ -664,11 +662,12 @@ class Engine(GameView):
 
     def quiet_kinds(self, writes: Iterable[Write]) -> frozenset[str]:
         """The perceptions that these changes, by the rules' `changes of ... are not ...`, do not produce."""
-        kinds: set[str] = set()
+        quiets = self.ix.quiets
+        kinds: frozenset[str] = frozenset()
         for w in writes:
-            if w.attr in self.ix.quiets:
-                kinds |= self.quiet_for(w.attr, w.old)
-        return frozenset(kinds)
+            if w.attr in quiets:
+                kinds = kinds | self.quiet_for(w.attr, w.old) if kinds else self.quiet_for(w.attr, w.old)
+        return kinds
 
     def quiet_for(self, attr: str, old: Any) -> frozenset[str]:
         """What a change of `attr` from `old` is not perceived as (worked out once per value)."""
@@ -832,26 +831,28 @@ class Engine(GameView):
 
     # ================================================================ triggers
 
-    def collect_triggers(self, event: Event, vis_before: dict) -> None:
+    def collect_triggers(self, events: list[Event], vis_before: dict) -> None:
+        """The abilities of cards on the objects these events happened to (or the hosts an
+        attachment event names) that trigger on them."""
         triggered = self.rb.triggered_cards
         if not triggered:
             return
-        candidates = [event.subject]
-        if event.kind in ("attached", "unattached"):
-            candidates.append(dict(event.data).get("host"))
-        for oid in candidates:
-            o = self.game.objects.get(oid)
-            if o is None:
-                continue
-            if o.card not in triggered:
-                continue
-            card = self.rb.cards[o.card]
-            for entry in card.entries:
-                if isinstance(entry, ast.Triggered) and self.trigger_matches(entry.trigger, oid, event, vis_before):
-                    you = self.game.lki.get(oid, {}).get("controller") if not self.visible(oid) else self.controller(oid)
-                    env = {"this": Obj(oid), "you": PlayerRef(you or o.controller)}
-                    self.pending.append(PendingTrigger(oid, card.name, entry.body, env, Cause("card", card.name)))
-                    self.record("trigger", oid, f"ability of {card.name} triggers", Cause("card", card.name))
+        objects = self.game.objects
+        for event in events:
+            candidates = [event.subject]
+            if event.kind in ("attached", "unattached"):
+                candidates.append(dict(event.data).get("host"))
+            for oid in candidates:
+                o = objects.get(oid)
+                if o is None or o.card not in triggered:
+                    continue
+                card = self.rb.cards[o.card]
+                for entry in card.entries:
+                    if isinstance(entry, ast.Triggered) and self.trigger_matches(entry.trigger, oid, event, vis_before):
+                        you = self.game.lki.get(oid, {}).get("controller") if not self.visible(oid) else self.controller(oid)
+                        env = {"this": Obj(oid), "you": PlayerRef(you or o.controller)}
+                        self.pending.append(PendingTrigger(oid, card.name, entry.body, env, Cause("card", card.name)))
+                        self.record("trigger", oid, f"ability of {card.name} triggers", Cause("card", card.name))
 
     def trigger_matches(self, trigger, oid, event: Event, vis_before: dict) -> bool:
         was_visible = vis_before.get(oid, self.visible(oid))

@@ -15,6 +15,7 @@ from interpreter.model import Game, Permanent
 
 FIELDS = ("attached_to", "owner", "controller", "card", "token")
 FIELD_SET = frozenset(FIELDS)
+INDEXED = FIELD_SET | {"types", "keywords"}  # the stored fields indexed (statuses are too)
 NOTHING: frozenset[str] = frozenset()  # what a lookup finds for a value no object has
 
 
@@ -54,37 +55,46 @@ class Indexes:
         that may differ, when the caller knows (None: any of them)."""
         if self.by is None:
             return
-        if new.id not in self.order:
-            self.by = None  # a new object: rebuild on next use
-            return
-        if old is None:
-            for name, value in self._entries(new):
-                self.by[name][value].add(new.id)
+        if old is None or new.id not in self.order:
+            self.added(new)
             return
         if written is None:
             written = FIELD_SET.union(self.defaults, ("types", "keywords"))
-        by, oid, defaults = self.by, new.id, self.defaults
-        for name in written:
+        defaults = self.defaults
+        self.move(new.id, [(name, old.get_status(name, defaults[name]), new.get_status(name, defaults[name]))
+                           if name in defaults else (name, getattr(old, name), getattr(new, name))
+                           for name in written if name in defaults or name in INDEXED])
+
+    def added(self, new: Permanent) -> None:
+        if self.by is None:
+            return
+        if new.id not in self.order:
+            self.by = None  # a new object: rebuild on next use
+            return
+        for name, value in self._entries(new):
+            self.by[name][value].add(new.id)
+
+    def move(self, oid: str, changes: Iterable[tuple[str, Any, Any]]) -> None:
+        """Object `oid`'s stored `attr` went from `before` to `after`, for each (attr, before, after)."""
+        by, defaults = self.by, self.defaults
+        if by is None:
+            return
+        for name, a, b in changes:
+            if a == b:
+                continue
             if name in defaults:
-                default = defaults[name]
-                a, b = old.get_status(name, default), new.get_status(name, default)
-                if a != b:
-                    if a != default:
-                        by[name][a].discard(oid)
-                    if b != default:
-                        by[name][b].add(oid)
-            elif name in FIELD_SET:
-                a, b = getattr(old, name), getattr(new, name)
-                if a != b:
+                if a != defaults[name]:
                     by[name][a].discard(oid)
+                if b != defaults[name]:
                     by[name][b].add(oid)
-            elif name == "types" or name == "keywords":
-                a, b = getattr(old, name), getattr(new, name)
-                if a != b:
-                    for value in set(a) - set(b):
-                        by[name][value].discard(oid)
-                    for value in set(b) - set(a):
-                        by[name][value].add(oid)
+            elif name in FIELD_SET:
+                by[name][a].discard(oid)
+                by[name][b].add(oid)
+            elif name in ("types", "keywords"):
+                for value in set(a) - set(b):
+                    by[name][value].discard(oid)
+                for value in set(b) - set(a):
+                    by[name][value].add(oid)
 
     def lookup(self, attr: str, value: Any) -> set[str] | None:
         """Ids that may have `attr == value`; None when no index can answer (scan instead)."""

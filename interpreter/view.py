@@ -18,7 +18,7 @@ from dsl import ast
 from dsl.builtins import OBJECT_ATTRS as BUILTIN_ATTRS, PLAYER_ATTRS
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from interpreter.characteristics import LastKnown, characteristics, controller_of, granted_keywords
-from interpreter.compiled import BEFORE, Plan, QueryPlan, compile_expr, plan_query
+from interpreter.compiled import BEFORE, Plan, QueryPlan, compile_expr, plan_query, symbol_value
 from interpreter.indexes import Indexes
 from interpreter.model import Effect, Game, Permanent
 from interpreter.refs import MISSING, Obj, PlayerRef
@@ -104,12 +104,17 @@ class GameView:
                 self.dirty = None
                 return
 
-    def put(self, oid: str, new: Permanent, written: frozenset[str] | None = None) -> None:
+    def put(self, oid: str, new: Permanent, written: frozenset[str] | None = None,
+            moved: list[tuple[str, Any, Any]] | None = None) -> None:
         """Replace an object (objects are frozen), keeping indexes and caches right.
-        `written`: the attributes that changed, when the caller knows (None: any of them)."""
+        `written`: the attributes that changed, when the caller knows (None: any of them);
+        `moved`: each of them with its value before and after, when the caller knows that too."""
         old = self.game.objects.get(oid)
         self.game.objects[oid] = new
-        self.indexes.replace(old, new, written)
+        if moved is not None and old is not None:
+            self.indexes.move(oid, moved)
+        else:
+            self.indexes.replace(old, new, written)
         rb = self.rb
         if self.statics.cards:
             if written is not None:  # exactly what changed
@@ -259,13 +264,9 @@ class GameView:
             return Obj(name, True)
         if name in self.game.players:
             return PlayerRef(name)
-        if name == "none":
-            return None
-        if name in ("true", "false"):
-            return name == "true"
         if name == "turn":
             return self.game.turn
-        return name  # a symbol: a status value, a zone, a keyword
+        return symbol_value(name)
 
     def compiled_expr(self, expr: ast.Node) -> Callable[["GameView", dict], Any]:
         """An expression compiled once per rulebook."""
