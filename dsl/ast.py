@@ -7,6 +7,7 @@ again compares equal to the original (the printer/parser round trip).
 
 from __future__ import annotations
 
+import functools
 from typing import Iterator, Union
 
 import attrs
@@ -21,12 +22,18 @@ def node(cls):
     return attrs.frozen(cls)
 
 
+@functools.cache
+def _field_names(cls: type) -> tuple[str, ...]:
+    """The fields of a node class that may hold children (all but its location)."""
+    return tuple(f.name for f in attrs.fields(cls) if f.name != "span")
+
+
 class Node:
     span: Span
 
     def children(self) -> Iterator["Node"]:
-        for field in attrs.fields(type(self)):
-            value = getattr(self, field.name)
+        for name in _field_names(type(self)):
+            value = getattr(self, name)
             if isinstance(value, Node):
                 yield value
             elif isinstance(value, tuple):

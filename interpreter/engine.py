@@ -172,10 +172,12 @@ class Engine(GameView):
                 body = self.runner(body_stmt)
 
                 def each(eng: Engine, env: dict, batch: Batch, cause: Cause) -> None:
-                    scope = dict(env)  # rebound for each object: nothing the body makes keeps its scope
-                    for ref in eng.select(stmt, env, cause):
-                        scope[var] = ref
-                        body(eng, scope, batch, cause)
+                    chosen = eng.select(stmt, env, cause)
+                    if chosen:
+                        scope = dict(env)  # rebound for each object: nothing the body makes keeps its scope
+                        for ref in chosen:
+                            scope[var] = ref
+                            body(eng, scope, batch, cause)
                 return each
             case ast.If(cond=cond_expr, body=body_stmt):
                 cond, body = self.compiled_expr(cond_expr), self.runner(body_stmt)
@@ -409,6 +411,8 @@ class Engine(GameView):
                 w.old = self.raw(w.obj, w.attr)
             if w.old != w.value:
                 changes.append(w)
+        if not changes and not batch.ops:
+            return False  # every write leaves its value as it was: nothing happens
         by_object: dict[str, list[Write]] = defaultdict(list)
         for w in changes:
             by_object[w.obj].append(w)
@@ -430,9 +434,9 @@ class Engine(GameView):
         keyed = self.by_change(changes)
         written = {(w.obj, w.attr) for w in changes}
         for _rule, clause, key in self.waiting_on_changes("assert"):
-            if self.holds_unread(clause, attrs_written):
+            if key not in keyed or self.holds_unread(clause, attrs_written):
                 continue
-            for (oid, node), value in self.assertion_before(clause, keyed.get(key, ()), written).items():
+            for (oid, node), value in self.assertion_before(clause, keyed[key], written).items():
                 before_values[oid][node] = value
         self.apply_writes(by_object)
         changed = bool(changes)
@@ -799,12 +803,20 @@ class Engine(GameView):
         """True when the assertion is only `is unchanged` parts on stored attributes, and the
         batch wrote none of them (nor a zone: a new object) to any object: it holds unread."""
         parts, only_unchanged = self.unchanged_parts(clause)
-        return only_unchanged and "zone" not in attrs_written and all(
-            stored not in attrs_written for _n, stored in parts)
+        return only_unchanged and self.read_by(clause).isdisjoint(attrs_written)
+
+    def read_by(self, clause: ast.AssertAfter) -> frozenset[str]:
+        """The stored attributes the `is unchanged` parts of an assertion read, with `zone`
+        (a zone change makes a new object, which changes them all)."""
+        known = self.rb.compiled.get(("read by", id(clause)))
+        if known is None:
+            names = frozenset(stored for _n, stored in self.unchanged_parts(clause)[0] if stored) | {"zone"}
+            known = self.rb.compiled[("read by", id(clause))] = (clause, names)
+        return known[1]
 
     def check_assertions(self, changes, before_values, attrs_written: set[str]) -> None:
         for rule, clause, key in self.waiting_on_changes("assert"):
-            if self.holds_unread(clause, attrs_written):
+            if key not in changes or self.holds_unread(clause, attrs_written):
                 continue
             parts, only_unchanged = self.unchanged_parts(clause)
             for w in changes.get(key, ()):
@@ -898,19 +910,32 @@ class Engine(GameView):
         A check that looks only at an object, what it is attached to, and its controller is
         made again only for the objects changed since the last check settled.
         """
+        checks = self.state_checks()
         for _round in range(MAX_SETTLE_ROUNDS):
             batch = Batch()
             self.statics.refresh()
             dirty, self.dirty = self.dirty, set()
-            for rule, during in self.ix.hooks.get("state check", ()):
-                self.dirty_scope = dirty if self.rb.local_check(during.body) else None
+            for local, body, cause in checks:
+                if local and dirty is not None and not dirty:
+                    continue  # nothing changed since it was last made: it finds nothing new
+                self.dirty_scope = dirty if local else None
                 try:
-                    self.exec(during.body, {}, batch, self.rule_cause(rule, during))
+                    body(self, {}, batch, cause)
                 finally:
                     self.dirty_scope = None
             if not self.commit(batch):
                 return
         raise self.never_settles()
+
+    def state_checks(self) -> tuple:
+        """The blocks hooked to state checks, in order, each as (whether it is local, compiled
+        body, cause); a local check is made again only for the objects changed since the last."""
+        known = self.rb.compiled.get(("state checks",))
+        if known is None:
+            table = tuple((self.rb.local_check(during.body), self.runner(during.body), self.rule_cause(rule, during))
+                          for rule, during in self.ix.hooks.get("state check", ()))
+            known = self.rb.compiled[("state checks",)] = (None, table)
+        return known[1]
 
     def run_hook(self, kind: str, player: str | None) -> None:
         self._hook_log.append(Counter())
