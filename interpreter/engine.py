@@ -27,7 +27,7 @@ from dsl import ast
 from interpreter.model import DelayedTrigger, Effect, Game, Permanent, Watcher, merge_status
 from interpreter.rulebook import Rulebook
 from interpreter.trace import SCRIPT, Cause, Event, show_value
-from interpreter.refs import MISSING, Obj, PlayerRef
+from interpreter.refs import MISSING, Obj, PlayerRef, obj_ref
 from interpreter.view import FALSY, GameView, RulesError
 
 __all__ = ["Engine", "RulesError", "Obj", "PlayerRef", "MISSING"]
@@ -523,7 +523,7 @@ class Engine(GameView):
         """The environment binding the pattern's variable, if write `w` fits it."""
         if not self.matches(pattern, w.attr, w.old, w.value):
             return None
-        env = {pattern.var: Obj(w.obj, True)}
+        env = {pattern.var: obj_ref((w.obj, True))}
         if pattern.cond is not None and not self.truthy(self.eval(pattern.cond, env)):
             return None
         return env
@@ -564,7 +564,7 @@ class Engine(GameView):
             for var, cond, wanted_old, body, cause in alongs.get((attr, value), ()):
                 if wanted_old is not ANY_OLD and old != wanted_old:
                     continue
-                env = {var: Obj(w.obj, True)}
+                env = {var: obj_ref((w.obj, True))}
                 if cond is not None and cond(self, env) in FALSY:
                     continue
                 body(self, env, batch, cause)
@@ -771,7 +771,7 @@ class Engine(GameView):
         pattern = clause.event
         for w in changes:  # judged after the change: read for every match
             if self.matches(pattern, w.attr, w.old, w.value):
-                env = {pattern.var: Obj(w.obj, True)}
+                env = {pattern.var: obj_ref((w.obj, True))}
                 new_object = (w.obj, "zone") in written
                 for n, stored in self.unchanged_parts(clause)[0]:
                     if stored is not None and not new_object and (w.obj, stored) not in written:

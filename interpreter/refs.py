@@ -6,6 +6,7 @@ object a query looks at; equality and hashing are those of the tuple.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import NamedTuple
 
 
@@ -14,6 +15,11 @@ class Obj(NamedTuple):
 
     id: str
     aware: bool = False
+
+
+# `obj_ref((id, aware))` makes the same Obj without the named tuple's Python-level __new__:
+# the interpreter makes one for every object a query or a change looks at.
+obj_ref = partial(tuple.__new__, Obj)
 
 
 class PlayerRef(NamedTuple):

@@ -9,6 +9,7 @@ The engine (`interpreter.engine`) builds on it to change the state.
 
 from __future__ import annotations
 
+import functools
 from operator import attrgetter
 from typing import Any, Callable, Iterable
 
@@ -21,7 +22,7 @@ from interpreter.characteristics import LastKnown, characteristics, controller_o
 from interpreter.compiled import BEFORE, Plan, QueryPlan, compile_expr, plan_query, symbol_value
 from interpreter.indexes import Indexes
 from interpreter.model import Effect, Game, Permanent
-from interpreter.refs import MISSING, Obj, PlayerRef
+from interpreter.refs import MISSING, Obj, PlayerRef, obj_ref
 from interpreter.rulebook import Rulebook
 from interpreter.statics import Statics
 from interpreter.trace import Cause
@@ -34,7 +35,7 @@ class RulesError(DiagnosticError):
 FALSY = (None, False, 0, MISSING)
 
 
-@attrs.frozen
+@attrs.frozen(slots=False)
 class Query:
     """An `each x where ...` as the interpreter runs it: the index plans that find candidates
     and its compiled conjuncts, and whether it sees hidden objects (it names a hiding status)."""
@@ -42,6 +43,15 @@ class Query:
     each: ast.Each
     plan: QueryPlan
     aware: bool
+
+    @functools.cached_property
+    def probe(self) -> Plan | None:
+        """The first plan when it is one index lookup (`x.A is v`, A stored and not the
+        controller, which effects change): when it finds nothing, nothing matches."""
+        plans = self.plan.plans
+        if plans and plans[0].kind == "equal" and not plans[0].negated and plans[0].attr != "controller":
+            return plans[0]
+        return None
 
 
 class GameView:
@@ -166,7 +176,7 @@ class GameView:
         hidden = False
         if o is not None and o.zone == "battlefield":
             for var, test in self.hide_tests:
-                if test(self, {var: Obj(oid, True)}) not in FALSY:
+                if test(self, {var: obj_ref((oid, True))}) not in FALSY:
                     hidden = True
                     break
         self._hidden[oid] = hidden
@@ -384,7 +394,7 @@ class GameView:
         if isinstance(raw, str) and (name in ("controller", "owner", "attached_to") or name in self.reference_statuses):
             if raw in self.game.players:
                 return PlayerRef(raw)
-            return Obj(raw, parent.aware)
+            return obj_ref((raw, parent[1]))
         if isinstance(raw, dict):
             return raw
         if name in ("counters", "stickers") and isinstance(raw, tuple):
@@ -505,6 +515,14 @@ class GameView:
 
     def select(self, each: ast.Each, env: dict, cause: Cause | None, hidden_too: bool = False) -> list[Obj]:
         q = self.rb.plans.get(id(each)) or self.query(each)
+        probe = q.probe
+        if probe is not None:  # the commonest answer first: an index says no object can match
+            value = probe.value(self, env)
+            if type(value) is Obj or type(value) is PlayerRef:
+                value = value[0]
+            found = self.indexes.lookup(probe.attr, value)
+            if found is not None and not found:
+                return []
         aware = q.aware
         skip_hidden = not aware and not hidden_too
         ids, residual = self.candidates(q, env, raw_reads=aware or skip_hidden)
@@ -522,12 +540,12 @@ class GameView:
                 continue
             if skip_hidden and is_hidden(oid):
                 continue
-            ref = Obj(oid, aware)
+            ref = obj_ref((oid, aware))
             if residual:
                 scope[var] = ref
                 if any(part(self, scope) in FALSY for part in residual):
                     continue
-            if exemptions and any(test(self, {ex_var: Obj(oid, True)}) not in FALSY for ex_var, test in exemptions):
+            if exemptions and any(test(self, {ex_var: obj_ref((oid, True))}) not in FALSY for ex_var, test in exemptions):
                 continue
             chosen.append(ref)
         return chosen
