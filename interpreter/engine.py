@@ -425,7 +425,7 @@ class Engine(GameView):
         perceived = sight or "attached_to" in attrs_written
         watch: set[str] = touched | self.attachment_neighbours(touched) if perceived else set()
         vis_before = {oid: self.visible(oid) for oid in watch}
-        edges_before = self.edges(watch)
+        edges_before = self.edges(watch, vis_before)
         if sight:  # last known information, of what the game may stop seeing
             for oid in touched:
                 if vis_before[oid]:
@@ -457,7 +457,7 @@ class Engine(GameView):
         if perceived:
             vis_after = {oid: self.visible(oid) for oid in watch}
             zone_events = self.perceive_presence(by_object, vis_before, vis_after)
-            attach_events = self.perceive_attachments(by_object, edges_before, self.edges(watch))
+            attach_events = self.perceive_attachments(by_object, edges_before, self.edges(watch, vis_after))
         self.check_assertions(keyed, before_values, attrs_written)
         for event in zone_events:
             self.on_presence_event(event)
@@ -495,23 +495,36 @@ class Engine(GameView):
             keyed[(w.attr, w.value)].append(w)
         return keyed
 
+    def reaction(self, rule: ast.Rule, clause: ast.Along | ast.After) -> tuple:
+        """An `as` or `after` clause that waits on a change, as the engine runs it: (variable,
+        compiled condition or None, the value the change must come from or ANY_OLD, compiled
+        body, cause)."""
+        pattern = clause.change if isinstance(clause, ast.Along) else clause.event
+        return (pattern.var,
+                None if pattern.cond is None else self.compiled_expr(pattern.cond),
+                ANY_OLD if pattern.old is None else self.constant(pattern.old),
+                self.runner(clause.body),
+                self.rule_cause(rule, clause))
+
     def alongs(self) -> dict[tuple[str, Any], tuple]:
         """The `as` clauses by the (attribute, stored value) change they wait on, in rulebook
-        order, each as (variable, compiled condition or None, the value the change must come
-        from or ANY_OLD, compiled body, cause)."""
+        order, each as a `reaction`."""
         table = self.rb.compiled.get(("alongs",))
         if table is None:
             keyed: dict[tuple, list] = defaultdict(list)
             for clauses in self.ix.alongs.values():
                 for rule, along in clauses:
-                    pattern = along.change
-                    keyed[self.change_key(pattern)].append((
-                        pattern.var,
-                        None if pattern.cond is None else self.compiled_expr(pattern.cond),
-                        ANY_OLD if pattern.old is None else self.constant(pattern.old),
-                        self.runner(along.body),
-                        self.rule_cause(rule, along)))
+                    keyed[self.change_key(along.change)].append(self.reaction(rule, along))
             table = self.rb.compiled[("alongs",)] = (None, {k: tuple(v) for k, v in keyed.items()})
+        return table[1]
+
+    def follow_ups(self) -> tuple:
+        """The `after` clauses that wait on a change, in rulebook order: (the change's
+        (attribute, stored value), `reaction`)."""
+        table = self.rb.compiled.get(("follow-ups",))
+        if table is None:
+            entries = tuple((key, self.reaction(rule, after)) for rule, after, key in self.waiting_on_changes("after"))
+            table = self.rb.compiled[("follow-ups",)] = (None, entries)
         return table[1]
 
     def matches(self, pattern: ast.Change, attr: str, old: Any, new: Any) -> bool:
@@ -715,14 +728,17 @@ class Engine(GameView):
             out |= self.indexes.attached(oid)
         return out
 
-    def edges(self, oids: set[str]) -> set[tuple[str, str]]:
+    def edges(self, oids: set[str], seen: dict[str, bool]) -> set[tuple[str, str]]:
+        """(attachment, host) for each of `oids` attached to something the game sees, both
+        seen; `seen` says for the objects it holds whether the game sees them."""
         out = set()
+        objects = self.game.objects
         for oid in oids:
-            o = self.game.objects.get(oid)
-            if o is None or o.attached_to is None or not self.visible(oid):
+            o = objects.get(oid)
+            if o is None or o.attached_to is None or not seen.get(oid, False):
                 continue
             host = o.attached_to
-            if (host in self.game.objects and self.visible(host)) or self.player_in_game(host):
+            if (host in objects and (seen[host] if host in seen else self.visible(host))) or self.player_in_game(host):
                 out.add((oid, host))
         return out
 
@@ -754,12 +770,13 @@ class Engine(GameView):
     def run_afters(self, changes: dict[tuple, list]) -> None:
         """The follow-ups of one batch's changes happen together, as one further event."""
         batch = Batch()
-        for rule, after, key in self.waiting_on_changes("after"):
-            pattern = after.event
-            cause = self.rule_cause(rule, after)
+        for key, (var, cond, wanted_old, body, cause) in self.follow_ups():
             for w in changes.get(key, ()):
-                if (env := self.fits(pattern, w)) is not None:
-                    self.exec(after.body, env, batch, cause)
+                if wanted_old is not ANY_OLD and w.old != wanted_old:
+                    continue
+                env = {var: obj_ref((w.obj, True))}
+                if cond is None or cond(self, env) not in FALSY:
+                    body(self, env, batch, cause)
         if batch.writes or batch.ops:
             self.commit(batch)
 
