@@ -27,7 +27,7 @@ from dsl import ast
 from interpreter.model import DelayedTrigger, Effect, Game, Permanent, Watcher, merge_status
 from interpreter.rulebook import Rulebook
 from interpreter.trace import SCRIPT, Cause, Event, show_value
-from interpreter.refs import MISSING, Obj, PlayerRef, obj_ref
+from interpreter.refs import MISSING, Obj, PlayerRef, obj_ref, stored
 from interpreter.view import FALSY, GameView, RulesError
 
 __all__ = ["Engine", "RulesError", "Obj", "PlayerRef", "MISSING"]
@@ -193,10 +193,7 @@ class Engine(GameView):
                     for var, attr, span, value in parts:
                         ref = eng.reachable(env[var] if var in env else eng.resolve_name(var, env), span, cause)
                         if ref is not None:
-                            v = value(eng, env)
-                            if type(v) is Obj or type(v) is PlayerRef:
-                                v = v[0]  # kept as the id or the name (`store`)
-                            batch.writes.append(Write(ref[0], attr, v, cause))
+                            batch.writes.append(Write(ref[0], attr, stored(value(eng, env)), cause))
                 return set_
             case ast.Call(verb=name, args=args):
                 verb = self.rb.verbs[name]
@@ -237,7 +234,7 @@ class Engine(GameView):
                 ref = self.target(o, env, cause)
                 host = self.eval(t, env)
                 if ref is not None and isinstance(host, (Obj, PlayerRef)):
-                    batch.write(cause, ref.id, "attached_to", self.store(host))
+                    batch.write(cause, ref.id, "attached_to", stored(host))
             case ast.DealDamage(amount=n, obj=o):
                 if (ref := self.target(o, env, cause)) is not None:
                     batch.write(cause, ref.id, "damage", self.obj(ref.id).damage + n)
@@ -291,14 +288,6 @@ class Engine(GameView):
                 self.game.delayed.append(DelayedTrigger(hook, body, tuple(env.items()), None, str(cause)))
             case _:
                 raise self.fail(f"cannot perform {type(stmt).__name__} here", stmt.span)
-
-    def store(self, value: Any) -> Any:
-        """How a value is kept in a game object: references become ids and names."""
-        if isinstance(value, Obj):
-            return value.id
-        if isinstance(value, PlayerRef):
-            return value.name
-        return value
 
     def _player(self, name: str, **changes) -> bool:
         self.game.players[name] = attrs.evolve(self.game.players[name], **changes)
@@ -469,7 +458,7 @@ class Engine(GameView):
         """The stored form of a value written in a rule (`out`, `true`, `none`), worked out once."""
         known = self.rb.compiled.get(("constant", id(expr)))
         if known is None:
-            known = self.rb.compiled[("constant", id(expr))] = (expr, self.store(self.eval(expr, {})))
+            known = self.rb.compiled[("constant", id(expr))] = (expr, stored(self.eval(expr, {})))
         return known[1]
 
     def change_key(self, pattern: ast.Change) -> tuple[str, Any]:
@@ -790,8 +779,8 @@ class Engine(GameView):
             if self.matches(pattern, w.attr, w.old, w.value):
                 env = {pattern.var: obj_ref((w.obj, True))}
                 new_object = (w.obj, "zone") in written
-                for n, stored in self.unchanged_parts(clause)[0]:
-                    if stored is not None and not new_object and (w.obj, stored) not in written:
+                for n, attr in self.unchanged_parts(clause)[0]:
+                    if attr is not None and not new_object and (w.obj, attr) not in written:
                         continue  # only a write changes it, and this batch makes none: it holds, unread
                     values[(w.obj, id(n.value))] = self.eval(n.value, env)
         return values
@@ -827,7 +816,7 @@ class Engine(GameView):
         (a zone change makes a new object, which changes them all)."""
         known = self.rb.compiled.get(("read by", id(clause)))
         if known is None:
-            names = frozenset(stored for _n, stored in self.unchanged_parts(clause)[0] if stored) | {"zone"}
+            names = frozenset(attr for _n, attr in self.unchanged_parts(clause)[0] if attr) | {"zone"}
             known = self.rb.compiled[("read by", id(clause))] = (clause, names)
         return known[1]
 

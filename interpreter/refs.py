@@ -27,3 +27,10 @@ class PlayerRef(NamedTuple):
 
 
 MISSING = object()  # a target that became illegal
+
+
+def stored(value):
+    """How a value is kept in a game object: a reference as the object's id or the player's name."""
+    if type(value) is Obj or type(value) is PlayerRef:
+        return value[0]
+    return value

@@ -22,7 +22,7 @@ from interpreter.characteristics import LastKnown, characteristics, controller_o
 from interpreter.compiled import BEFORE, Plan, QueryPlan, compile_expr, plan_query, symbol_value
 from interpreter.indexes import Indexes
 from interpreter.model import Effect, Game, Permanent
-from interpreter.refs import MISSING, Obj, PlayerRef, obj_ref
+from interpreter.refs import MISSING, Obj, PlayerRef, obj_ref, stored
 from interpreter.rulebook import Rulebook
 from interpreter.statics import Statics
 from interpreter.trace import Cause
@@ -86,13 +86,12 @@ class GameView:
     def obj(self, oid: str) -> Permanent:
         return self.game.objects[oid]
 
-    def invalidate(self, oids: Iterable[str] | None = None, checked: bool = True) -> None:
+    def invalidate(self, oids: Iterable[str] | None = None) -> None:
         """Forget cached characteristics and visibility: of some objects, or of all of them.
 
         Touching one object changes how others look only through static abilities (when it
         is a source of one) or through rules that look beyond the object itself; the
-        rulebook says whether any of its hide rules or static abilities do. With `checked`
-        false the change can't alter what a state check finds, so the objects aren't dirty.
+        rulebook says whether any of its hide rules or static abilities do.
         """
         if oids is None or not self.rb.local_effects:
             self._chars.clear()
@@ -100,7 +99,7 @@ class GameView:
             self.statics.forget()
             self.dirty = None
             return
-        if self.dirty is not None and checked:
+        if self.dirty is not None:
             for oid in oids:
                 self.dirty.add(oid)
                 self.dirty |= self.indexes.attached(oid)
@@ -473,12 +472,10 @@ class GameView:
         exact = True
         if plan.kind == "equal":
             value = plan.value(self, env)
-            if type(value) is Obj or type(value) is PlayerRef:
-                value = value[0]  # as it is stored
-            elif isinstance(value, str) and (plan.attr in ("attached_to", "owner", "controller")
-                                             or plan.attr in self.reference_statuses):
+            if type(value) is str and (plan.attr in ("attached_to", "owner", "controller")
+                                       or plan.attr in self.reference_statuses):
                 exact = False  # a bare name compared with a reference: let the conjunct decide
-            found = self.indexes.lookup(plan.attr, value)
+            found = self.indexes.lookup(plan.attr, stored(value))
             if found is not None and plan.attr == "controller" and self.game.effects:
                 extra = self.affected_by("control")
                 found, exact = (found | extra, False) if extra else (found, exact)
@@ -517,10 +514,7 @@ class GameView:
         q = self.rb.plans.get(id(each)) or self.query(each)
         probe = q.probe
         if probe is not None:  # the commonest answer first: an index says no object can match
-            value = probe.value(self, env)
-            if type(value) is Obj or type(value) is PlayerRef:
-                value = value[0]
-            found = self.indexes.lookup(probe.attr, value)
+            found = self.indexes.lookup(probe.attr, stored(probe.value(self, env)))
             if found is not None and not found:
                 return []
         aware = q.aware
