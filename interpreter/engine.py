@@ -26,7 +26,7 @@ import attrs
 from dsl import ast
 from interpreter.model import DelayedTrigger, Effect, Game, Permanent, Watcher, merge_status
 from interpreter.rulebook import Rulebook
-from interpreter.trace import SCRIPT, Cause, Event, show_value
+from interpreter.trace import SCRIPT, Cause, Event, change_event, show_value
 from interpreter.refs import MISSING, Obj, PlayerRef, obj_ref, stored
 from interpreter.view import FALSY, GameView, RulesError
 
@@ -430,7 +430,7 @@ class Engine(GameView):
         self.apply_writes(by_object)
         changed = bool(changes)
         step, trace = self.step, self.trace
-        events = [Event("change", w.obj, None, w.cause, step, (("attr", w.attr), ("new", w.value), ("old", w.old)))
+        events = [change_event(("change", w.obj, None, w.cause, step, (("attr", w.attr), ("new", w.value), ("old", w.old))))
                   for w in changes]  # data as `record` would sort it
         trace.extend(events)
         for log in self._hook_log:

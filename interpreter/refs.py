@@ -17,14 +17,15 @@ class Obj(NamedTuple):
     aware: bool = False
 
 
-# `obj_ref((id, aware))` makes the same Obj without the named tuple's Python-level __new__:
-# the interpreter makes one for every object a query or a change looks at.
-obj_ref = partial(tuple.__new__, Obj)
-
-
 class PlayerRef(NamedTuple):
     name: str
 
+
+# `obj_ref((id, aware))` makes the same Obj without the named tuple's Python-level __new__:
+# the interpreter makes one for every object a query or a change looks at.
+obj_ref = partial(tuple.__new__, Obj)
+# the same for a player's reference, made as often as a query reads a controller or an owner
+player_ref = partial(tuple.__new__, PlayerRef)
 
 MISSING = object()  # a target that became illegal
 

@@ -5,6 +5,7 @@ Traces, explanations and the JSON output are all read off these records.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, NamedTuple
 
 import attrs
@@ -70,3 +71,8 @@ class Event(NamedTuple):
             "cause": {"kind": self.cause.kind, "id": self.cause.id, "label": self.cause.label},
             "step": self.step,
         }
+
+
+# `change_event((kind, subject, text, cause, step, data))`: an Event made without the named
+# tuple's Python-level __new__, for the one event every change makes.
+change_event = partial(tuple.__new__, Event)

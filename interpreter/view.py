@@ -22,7 +22,7 @@ from interpreter.characteristics import LastKnown, characteristics, controller_o
 from interpreter.compiled import BEFORE, Plan, QueryPlan, compile_expr, plan_query, symbol_value
 from interpreter.indexes import Indexes
 from interpreter.model import Effect, Game, Permanent
-from interpreter.refs import MISSING, Obj, PlayerRef, obj_ref, stored
+from interpreter.refs import MISSING, Obj, PlayerRef, obj_ref, player_ref, stored
 from interpreter.rulebook import Rulebook
 from interpreter.statics import Statics
 from interpreter.trace import Cause
@@ -392,7 +392,7 @@ class GameView:
         """Stored names become references: players, or objects."""
         if isinstance(raw, str) and (name in ("controller", "owner", "attached_to") or name in self.reference_statuses):
             if raw in self.game.players:
-                return PlayerRef(raw)
+                return player_ref((raw,))
             return obj_ref((raw, parent[1]))
         if isinstance(raw, dict):
             return raw
