@@ -407,10 +407,10 @@ class Engine(GameView):
             by_object[w.obj].append(w)
         touched = by_object.keys()
         # Can this batch change what the game sees, or what is attached to what? With hide rules
-        # that look only at their own object, only a write to something they read can (or an
-        # effect that starts or ends).
+        # that look only at their own object (and nothing static abilities change), only a write
+        # to something they read can (or an effect that starts or ends).
         attrs_written = {w.attr for w in changes}
-        sight = bool(batch.ops) or not self.rb.local_effects or not self.rb.hide_inputs.isdisjoint(attrs_written)
+        sight = bool(batch.ops) or not self.rb.sight_follows_writes or not self.rb.hide_inputs.isdisjoint(attrs_written)
         perceived = sight or "attached_to" in attrs_written
         watch: set[str] = touched | self.attachment_neighbours(touched) if perceived else set()
         vis_before = {oid: self.visible(oid) for oid in watch}
@@ -554,14 +554,14 @@ class Engine(GameView):
             if o is None:
                 continue
             attr, value = w.attr, w.value
-            key = (w.obj, attr, type(value), value)
-            if key in seen:
-                continue
             # nothing changes until the batch is applied: this is the value it replaces
             old = w.old = o.get_status(attr, defaults[attr]) if attr in statuses else getattr(o, attr)
             w.read = True
             if old == value:
                 continue
+            key = (w.obj, attr, type(value), value)
+            if key in seen:
+                continue  # the same change again: its `as` clauses have run
             seen.add(key)
             for var, cond, wanted_old, body, cause in alongs.get((attr, value), ()):
                 if wanted_old is not ANY_OLD and old != wanted_old:

@@ -117,6 +117,14 @@ class Rulebook:
                    if isinstance(e, ast.Static) for n in e.walk())
 
     @functools.cached_property
+    def sight_follows_writes(self) -> bool:
+        """True when whether the game sees an object changes only when the object itself is
+        written something a hide rule reads (or an effect starts or ends): the hide rules look
+        only at their own object, and at nothing a static ability changes."""
+        by_statics = {"power", "toughness", "keywords"}
+        return self.local_effects and not (self.static_cards and by_statics & self.hide_inputs)
+
+    @functools.cached_property
     def local_effects(self) -> bool:
         """True when hide rules look only at the object itself (`x.status`), so that a change to
         one object can change only its own visibility (and others' looks only via static abilities)."""

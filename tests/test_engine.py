@@ -461,3 +461,28 @@ def test_engine_can_be_driven_directly(book):
     assert run.game.active == "Carol", "Bob's turn is skipped"
     engine.next_turn()
     assert (run.game.active, status(run, "djinn", "phase")) == ("Alice", "in")
+
+
+# ================================================================ what the rulebook lets the engine skip
+
+
+def test_what_the_game_sees_follows_writes_to_phase_under_the_shipped_rules(book):
+    """702.26b hides by the `phase` status alone, so only a write to `phase` (or a zone change)
+    can change whether the game sees an object: the engine compares sight before and after a
+    batch only then."""
+    assert book.hide_inputs == {"phase", "zone"}
+    assert book.sight_follows_writes
+
+
+def test_a_hide_rule_reading_what_a_static_ability_changes_makes_sight_follow_more_than_writes():
+    """Were a hide rule to read toughness, a static ability (Holy Strength's +1/+2) could change
+    what the game sees without any write to the object seen, so no batch may skip the comparison."""
+    edited = variant({"702.26.rules": [("hide x where x.phase is out", "hide x where x.phase is out or x.toughness > 10")]})
+    assert "toughness" in edited.hide_inputs
+    assert not edited.sight_follows_writes
+
+
+def test_static_abilities_read_the_types_their_is_a_tests_name(book):
+    """The anthem's `each x where x is a creature and x.controller is you` reaches an object
+    according to its types: a change of types must make the anthem's sources be worked out again."""
+    assert {"types", "controller", "attached_to"} <= book.static_attrs
