@@ -5,12 +5,17 @@ is on the battlefield and seen. Working every source out again after each change
 as much as the board is big, so contributions are kept per source, and a change marks stale
 only the sources it can affect:
 
-- the object that changed, if it is a source;
+- the object that changed, if it is a source and what its abilities read of it (or its
+  controller, or its zone) changed;
 - for an *anchored* ability, `each x where this.A is x ...` reading nothing but `this`, `x`
   and `you`: the sources whose A names the object that changed (only that object can be
   reached, and only its own attributes decide whether it is);
 - for any other ability: all its sources, when an attribute some static ability reads
   changed or an object appeared.
+
+What a source gives is kept whether the game sees the source or not; `of()` leaves out, as
+it is read, what the sources the game doesn't see give. So a source that phases out or in is
+not worked out again: the objects it gives something to are only read afresh.
 
 `refresh()` works the stale sources out again and reports the objects whose contributions
 changed, so that their characteristics are read afresh and state checks look at them again.
@@ -70,7 +75,7 @@ class Statics:
                 self.anchored[attr] = self.anchored.get(attr, frozenset()) | {name}
         self.by_source: dict[str, list[tuple[str, Contribution]]] = {}
         self.by_target: dict[str, dict[str, list[Contribution]]] = defaultdict(dict)
-        self.merged: dict[str, list[Contribution]] = {}
+        self.merged: dict[str, list[tuple[str, Contribution]]] = {}  # target -> (source, contribution), in source order
         self.stale: set[str] | None = None  # None: every source
 
     # ---------------------------------------------------------------- marking stale
@@ -79,12 +84,18 @@ class Statics:
         """Anything may have changed (effects, players): work every source out again."""
         self.stale = None
 
-    def touched(self, oid: str, old: "Permanent | None", new: "Permanent", reach_changed: bool) -> None:
-        """Object `oid` was replaced; `reach_changed` when an attribute static abilities read changed."""
+    def touched(self, oid: str, old: "Permanent | None", new: "Permanent", written) -> None:
+        """Object `oid` was replaced; `written`: the attributes that changed (None: any of them)."""
         if self.stale is None or not self.cards:
             return
+        rb = self.view.rb
+        reach_changed = written is None or "zone" in written or not rb.static_attrs.isdisjoint(written)
         if new.card in self.cards or (old is not None and old.card in self.cards):
-            self.stale.add(oid)
+            if old is None or reach_changed or "controller" in written or "card" in written:
+                self.stale.add(oid)  # what it reaches, or who "you" is, may have changed
+            if oid in self.by_source and (written is None or not rb.hide_inputs.isdisjoint(written)):
+                # seen or not, it gives the same; whether what it gives counts is read with it
+                self.view.contributions_changed({target for target, _c in self.by_source[oid]})
         if not reach_changed and old is not None:
             return  # nothing any ability reads of `oid` changed: it reaches what it reached
         indexes = self.view.indexes
@@ -105,9 +116,14 @@ class Statics:
         return self.stale is None or bool(self.stale)
 
     def of(self, oid: str) -> list[Contribution]:
+        """What static abilities give `oid` now: those of the sources the game sees."""
         if self.pending:
             self.refresh()
-        return self.merged.get(oid, ())
+        given = self.merged.get(oid)
+        if not given:
+            return []
+        visible = self.view.visible
+        return [c for src, c in given if visible(src)]
 
     def refresh(self) -> set[str]:
         """Work the stale sources out again; the objects whose contributions changed."""
@@ -149,7 +165,7 @@ class Statics:
         order = view.indexes.order
         for target in touched_targets:
             per_source = self.by_target.get(target, {})
-            merged = [c for src in sorted(per_source, key=order.__getitem__) for c in per_source[src]]
+            merged = [(src, c) for src in sorted(per_source, key=order.__getitem__) for c in per_source[src]]
             if merged != self.merged.get(target, []):
                 changed.add(target)
                 if merged:
@@ -162,13 +178,14 @@ class Statics:
         return changed
 
     def compute(self, src: str) -> list[tuple[str, Contribution]]:
-        """What one source gives, in the order its abilities give it."""
+        """What one source gives, in the order its abilities give it, whether the game sees it
+        or not (`of` leaves out what sources it doesn't see give)."""
         view = self.view
         o = view.game.objects.get(src)
-        if o is None or o.card not in self.cards or o.zone != "battlefield" or not view.visible(src):
+        if o is None or o.card not in self.cards or o.zone != "battlefield":
             return []
         out: dict[str, list] = defaultdict(list)
-        env = {"this": Obj(src), "you": PlayerRef(view.controller(src))}
+        env = {"this": Obj(src, True), "you": PlayerRef(view.controller(src))}
         for entry in view.rb.cards[o.card].entries:
             if isinstance(entry, ast.Static):
                 view.collect_static(entry.body, env, out)

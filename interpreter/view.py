@@ -126,13 +126,7 @@ class GameView:
             self.indexes.replace(old, new, written)
         rb = self.rb
         if self.statics.cards:
-            if written is not None:  # exactly what changed
-                reach_changed = "zone" in written or not rb.static_attrs.isdisjoint(written)
-            else:
-                reach_changed = old is None or old.zone != new.zone or any(
-                    (old.get_status(a, None), getattr(old, a, None)) != (new.get_status(a, None), getattr(new, a, None))
-                    for a in rb.static_attrs)
-            self.statics.touched(oid, old, new, reach_changed)
+            self.statics.touched(oid, old, new, written)
         if written is None or not rb.local_effects:
             self.invalidate([oid])
             return
