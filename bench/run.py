@@ -479,7 +479,7 @@ def print_table(s: dict[str, Any]) -> None:
         ref = fmt_time(f["reference_s"])
         if f["interpreter_s"] is not None:
             check = "same state" if f["same_result"] else "[red]DIFFERENT STATE[/]"
-            table.add_row(label, fmt_time(f["interpreter_s"]), ref, f"{f['ratio']:,.0f}×",
+            table.add_row(label, fmt_time(f["interpreter_s"]), ref, f"{f['ratio']:.1f}×" if f["ratio"] < 10 else f"{f['ratio']:,.0f}×",
                           f"{f['interpreter_runs']}/{f['reference_runs']}, {check}")
         elif "interpreter_over_s" in f:
             table.add_row(label, f"> {f['interpreter_over_s']:.0f} s", ref, f"> {f['ratio_over']:,.0f}×",
