@@ -72,7 +72,8 @@ class GameView:
         self.dirty: set[str] | None = None
         self.dirty_scope: set[str] | None = None
         self.statics = Statics(self)
-        self.hide_tests = [(hide.var, self.compiled_expr(hide.cond)) for _rule, hide in self.ix.hides]
+        self.hide_tests = [(hide.var, self.compiled_expr(hide.cond), self.status_test(hide.var, hide.cond))
+                           for _rule, hide in self.ix.hides]
         self._getters: dict[str, Callable[[Permanent, Obj, ast.Node], Any]] = {}
         self._readers: dict[str, Callable[[Any, ast.Node], Any]] = {}
 
@@ -168,12 +169,29 @@ class GameView:
         o = self.game.objects.get(oid)
         hidden = False
         if o is not None and o.zone == "battlefield":
-            for var, test in self.hide_tests:
+            game = self.game
+            for var, test, shape in self.hide_tests:
+                if shape is not None and shape[2] not in game.objects and shape[2] not in game.players:
+                    if o.get_status(shape[0], shape[1]) == shape[3]:  # `x.S is V`, read off the object
+                        hidden = True
+                        break
+                    continue
                 if test(self, {var: obj_ref((oid, True))}) not in FALSY:
                     hidden = True
                     break
         self._hidden[oid] = hidden
         return hidden
+
+    def status_test(self, var: str, cond: ast.Node) -> tuple | None:
+        """(status, its default, the name V, what V stands for) when `cond` is `var.S is V` for a
+        status S stored as a plain value (not a reference) and V a name: then, unless V names an
+        object or a player, the condition is the stored value equal to V's."""
+        match cond:
+            case ast.Is(left=ast.Attr(obj=ast.Name(id=name), name=status), right=ast.Name(id=symbol), negated=False) if (
+                    name == var and status in self.defaults and status not in self.reference_statuses
+                    and symbol not in (var, "turn")):
+                return status, self.defaults[status], symbol, symbol_value(symbol)
+        return None
 
     def visible(self, oid: str) -> bool:
         o = self.game.objects.get(oid)

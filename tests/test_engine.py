@@ -14,7 +14,7 @@ import pytest
 from dsl import ast
 from dsl.diagnostics import DiagnosticError
 from dsl.parser import parse
-from interpreter.engine import Engine, RulesError
+from interpreter.engine import Engine, Obj, RulesError
 from interpreter.rulebook import RULES_ROOT, Rulebook, assemble, load_cards, load_version
 from interpreter.scenario import ScenarioRun
 from interpreter.trace import SCRIPT, Cause
@@ -486,3 +486,20 @@ def test_static_abilities_read_the_types_their_is_a_tests_name(book):
     """The anthem's `each x where x is a creature and x.controller is you` reaches an object
     according to its types: a change of types must make the anthem's sources be worked out again."""
     assert {"types", "controller", "attached_to"} <= book.static_attrs
+
+
+def test_a_hide_rule_read_straight_off_the_object_agrees_with_evaluating_it(book):
+    """702.26b's `x.phase is out` is read off the stored status (GameView.status_test); for every
+    object, phased in or out, that is what evaluating the rule says."""
+    run = start(book, TWO_BEARS + """
+  permanent under = "Grizzly Bears", controller Bob, set phase = out, set phased_out_under = Bob
+""")
+    engine = run.engine
+    ((_rule, hide),) = book.index.hides
+    assert [shape for _var, _test, shape in engine.hide_tests] == [("phase", "in", "out", "out")]
+    seen = {}
+    for oid, o in run.game.objects.items():
+        evaluated = o.zone == "battlefield" and engine.truthy(engine.eval(hide.cond, {hide.var: Obj(oid, True)}))
+        assert engine.is_hidden(oid) == evaluated, oid
+        seen[oid] = evaluated
+    assert seen == {"bear": False, "away": True, "under": True}
