@@ -413,7 +413,7 @@ class Engine(GameView):
         sight = bool(batch.ops) or not self.rb.sight_follows_writes or not self.rb.hide_inputs.isdisjoint(attrs_written)
         perceived = sight or "attached_to" in attrs_written
         watch: set[str] = touched | self.attachment_neighbours(touched) if perceived else set()
-        vis_before = {oid: self.visible(oid) for oid in watch}
+        vis_before = self.sight(watch)
         edges_before = self.edges(watch, vis_before)
         if sight:  # last known information, of what the game may stop seeing
             for oid in touched:
@@ -444,7 +444,7 @@ class Engine(GameView):
         zone_events: list[Event] = []
         attach_events: list[Event] = []
         if perceived:
-            vis_after = {oid: self.visible(oid) for oid in watch}
+            vis_after = self.sight(watch)
             zone_events = self.perceive_presence(by_object, vis_before, vis_after)
             attach_events = self.perceive_attachments(by_object, edges_before, self.edges(watch, vis_after))
         self.check_assertions(keyed, before_values, attrs_written)

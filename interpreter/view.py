@@ -197,6 +197,19 @@ class GameView:
         o = self.game.objects.get(oid)
         return o is not None and o.zone == "battlefield" and not self.is_hidden(oid)
 
+    def sight(self, oids: Iterable[str]) -> dict[str, bool]:
+        """`visible` for many objects at once: whether the game sees each of them."""
+        objects, hidden, is_hidden = self.game.objects, self._hidden, self.is_hidden
+        seen = {}
+        for oid in oids:
+            o = objects.get(oid)
+            if o is None or o.zone != "battlefield":
+                seen[oid] = False
+            else:
+                known = hidden.get(oid)
+                seen[oid] = not (is_hidden(oid) if known is None else known)
+        return seen
+
     def player_in_game(self, name: str) -> bool:
         p = self.game.players.get(name)
         return p is not None and p.in_game
