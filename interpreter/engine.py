@@ -18,6 +18,8 @@ Every change is recorded as an `Event` naming its cause.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 from collections import Counter, defaultdict
 from typing import Any, Callable, Iterable
 
@@ -51,6 +53,24 @@ SIMPLE_WRITES = {
     ast.RemoveFromCombat: ("attacking", False),
     ast.RemoveDamage: ("damage", 0),
 }
+
+
+@contextlib.contextmanager
+def collector_paused():
+    """Python's cycle collector paused (if it was running) while a step is played.
+
+    A step on a large board makes hundreds of thousands of short-lived records (writes,
+    environments, references) that reference counting frees as each batch ends; the engine
+    makes no reference cycles. A collection in the middle of a batch would promote the live
+    ones to older generations, whose full collections then walk the whole board again.
+    """
+    running = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if running:
+            gc.enable()
 
 
 @attrs.define
@@ -944,18 +964,19 @@ class Engine(GameView):
         return known[1]
 
     def run_hook(self, kind: str, player: str | None) -> None:
-        self._hook_log.append(Counter())
-        try:
-            for rule, during in self.ix.hooks.get(kind, ()):
-                env = {during.hook.var: PlayerRef(player)} if during.hook.var and player else {}
-                self.run(during.body, env, self.rule_cause(rule, during))
-            for delayed in [d for d in self.game.delayed if d.hook == kind]:
-                self.game.delayed.remove(delayed)
-                self.run(delayed.body, dict(delayed.bindings), Cause("card", delayed.cause))
-        finally:
-            counts = self._hook_log.pop()
-        self.check_hook_assertions(kind, player or "", counts, skipped=False)
-        self.settle()
+        with collector_paused():
+            self._hook_log.append(Counter())
+            try:
+                for rule, during in self.ix.hooks.get(kind, ()):
+                    env = {during.hook.var: PlayerRef(player)} if during.hook.var and player else {}
+                    self.run(during.body, env, self.rule_cause(rule, during))
+                for delayed in [d for d in self.game.delayed if d.hook == kind]:
+                    self.game.delayed.remove(delayed)
+                    self.run(delayed.body, dict(delayed.bindings), Cause("card", delayed.cause))
+            finally:
+                counts = self._hook_log.pop()
+            self.check_hook_assertions(kind, player or "", counts, skipped=False)
+            self.settle()
 
     def skip_hook(self, kind: str, player: str, counts: Counter) -> None:
         """A skipped step; `counts` are the changes made so far in the part of the turn it belongs to."""

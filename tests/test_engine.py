@@ -503,3 +503,28 @@ def test_a_hide_rule_read_straight_off_the_object_agrees_with_evaluating_it(book
         assert engine.is_hidden(oid) == evaluated, oid
         seen[oid] = evaluated
     assert seen == {"bear": False, "away": True, "under": True}
+
+
+def test_a_step_makes_no_reference_cycles(book):
+    """run_hook pauses Python's cycle collector (engine.collector_paused) because the engine's
+    records are freed by reference counting alone: an untap step that phases an Aura out with
+    its creature, untaps, and checks state-based actions leaves nothing for the collector."""
+    import gc
+
+    run = start(book, """
+  permanent djinn = "Breezekeeper", controller Alice, tapped
+  permanent strength = "Holy Strength", controller Alice, attached to djinn
+  permanent away = "Breezekeeper", controller Alice, set phase = out, set phased_out_under = Alice
+""")
+    gc.collect()
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        run.engine.next_turn()
+        run.engine.next_turn()
+        assert gc.collect() == 0
+    finally:
+        if was:
+            gc.enable()
+    assert gc.isenabled() == was, "the collector is left as it was found"
+    assert status(run, "djinn", "phase") == "out" and status(run, "strength", "phase") == "out"
