@@ -515,6 +515,16 @@ class Engine(GameView):
                 self.runner(clause.body),
                 self.rule_cause(rule, clause))
 
+    def react(self, reaction: tuple, oid: str, old: Any, batch: Batch) -> None:
+        """Run a `reaction` to object `oid` changing from `old` (to the value it waits on), if
+        the change also fits what the clause says it comes from and its condition."""
+        var, cond, wanted_old, body, cause = reaction
+        if wanted_old is not ANY_OLD and old != wanted_old:
+            return
+        env = {var: obj_ref((oid, True))}
+        if cond is None or cond(self, env) not in FALSY:
+            body(self, env, batch, cause)
+
     def alongs(self) -> dict[tuple[str, Any], tuple]:
         """The `as` clauses by the (attribute, stored value) change they wait on, in rulebook
         order, each as a `reaction`."""
@@ -561,7 +571,7 @@ class Engine(GameView):
     def expand(self, batch: Batch) -> None:
         """Add the changes that happen at the same time as the ones already in the batch ('as' clauses)."""
         seen = set()
-        writes, objects, statuses, defaults = batch.writes, self.game.objects, self.rb.statuses, self.defaults
+        writes, objects, defaults = batch.writes, self.game.objects, self.defaults
         alongs = self.alongs()
         i = 0
         limit = MAX_WRITES_PER_OBJECT * len(objects) + 1_000
@@ -575,7 +585,7 @@ class Engine(GameView):
                 continue
             attr, value = w.attr, w.value
             # nothing changes until the batch is applied: this is the value it replaces
-            old = w.old = o.get_status(attr, defaults[attr]) if attr in statuses else getattr(o, attr)
+            old = w.old = o.stored(attr, defaults)
             w.read = True
             if old == value:
                 continue
@@ -583,13 +593,8 @@ class Engine(GameView):
             if key in seen:
                 continue  # the same change again: its `as` clauses have run
             seen.add(key)
-            for var, cond, wanted_old, body, cause in alongs.get((attr, value), ()):
-                if wanted_old is not ANY_OLD and old != wanted_old:
-                    continue
-                env = {var: obj_ref((w.obj, True))}
-                if cond is not None and cond(self, env) in FALSY:
-                    continue
-                body(self, env, batch, cause)
+            for reaction in alongs.get((attr, value), ()):
+                self.react(reaction, w.obj, old, batch)
 
     def settle_conflicts(self, batch: Batch) -> list[Write]:
         final: dict[tuple, Write] = {}
@@ -634,10 +639,9 @@ class Engine(GameView):
                     self.apply_write(w)
                 continue
             o = objects[oid]
-            written = fields.keys() | status.keys()
             if status:
                 fields["status"] = merge_status(o.status, status)
-            self.put(oid, o.replace(**fields), written, [(w.attr, w.old, w.value) for w in ws])
+            self.put(oid, o.replace(**fields), [(w.attr, w.old, w.value) for w in ws])
 
     def apply_write(self, w: Write) -> None:
         o = self.obj(w.obj)
@@ -779,13 +783,9 @@ class Engine(GameView):
     def run_afters(self, changes: dict[tuple, list]) -> None:
         """The follow-ups of one batch's changes happen together, as one further event."""
         batch = Batch()
-        for key, (var, cond, wanted_old, body, cause) in self.follow_ups():
+        for key, reaction in self.follow_ups():
             for w in changes.get(key, ()):
-                if wanted_old is not ANY_OLD and w.old != wanted_old:
-                    continue
-                env = {var: obj_ref((w.obj, True))}
-                if cond is None or cond(self, env) not in FALSY:
-                    body(self, env, batch, cause)
+                self.react(reaction, w.obj, w.old, batch)
         if batch.writes or batch.ops:
             self.commit(batch)
 

@@ -15,7 +15,7 @@ from interpreter.model import Game, Permanent
 
 FIELDS = ("attached_to", "owner", "controller", "card", "token")
 FIELD_SET = frozenset(FIELDS)
-INDEXED = FIELD_SET | {"types", "keywords"}  # the stored fields indexed (statuses are too)
+INDEXED = FIELD_SET | {"types", "keywords"}  # the stored fields indexed (declared statuses are too)
 NOTHING: frozenset[str] = frozenset()  # what a lookup finds for a value no object has
 
 
@@ -50,23 +50,13 @@ class Indexes:
             self._build()
         return self.by
 
-    def replace(self, old: Permanent | None, new: Permanent, written: Iterable[str] | None = None) -> None:
-        """Keep the indexes right as one object changes; `written`: the attributes and statuses
-        that may differ, when the caller knows (None: any of them)."""
+    def replace(self, old: Permanent | None, new: Permanent) -> None:
+        """Keep the indexes right as one object changes, whatever changed."""
         if self.by is None:
             return
-        if old is None or new.id not in self.order:
-            self.added(new)
-            return
-        if written is None:
-            written = FIELD_SET.union(self.defaults, ("types", "keywords"))
-        defaults = self.defaults
-        self.move(new.id, [(name, old.get_status(name, defaults[name]), new.get_status(name, defaults[name]))
-                           if name in defaults else (name, getattr(old, name), getattr(new, name))
-                           for name in written if name in defaults or name in INDEXED])
-
-    def added(self, new: Permanent) -> None:
-        if self.by is None:
+        if old is not None and new.id in self.order:
+            self.move(new.id, [(name, old.stored(name, self.defaults), new.stored(name, self.defaults))
+                               for name in INDEXED.union(self.defaults)])
             return
         if new.id not in self.order:
             self.by = None  # a new object: rebuild on next use

@@ -61,6 +61,11 @@ class Permanent:
     attacking: bool = False
     status: tuple[tuple[str, Any], ...] = ()
 
+    def stored(self, name: str, statuses: dict[str, Any]) -> Any:
+        """The stored value of a field, or of a status (`statuses`: name -> default), as a write
+        compares it."""
+        return self.get_status(name, statuses[name]) if name in statuses else getattr(self, name)
+
     def get_status(self, name: str, default: Any) -> Any:
         for key, value in self.status:
             if key == name:

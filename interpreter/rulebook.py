@@ -98,17 +98,8 @@ class Rulebook:
     @functools.cached_property
     def static_attrs(self) -> frozenset[str]:
         """Every attribute a static ability reads: a change to one may change what it reaches."""
-        names: set[str] = set()
-        for c in self.cards.values():
-            for e in c.entries:
-                if isinstance(e, ast.Static):
-                    names |= ast.names_in(e)
-                    for n in e.walk():
-                        if isinstance(n, ast.Has):
-                            names.add("keywords")
-                        elif isinstance(n, ast.IsA):
-                            names.add("types")
-        return frozenset(names)
+        return frozenset(a for c in self.cards.values() for e in c.entries if isinstance(e, ast.Static)
+                         for a in attributes_read(e))
 
     @functools.cached_property
     def static_grants(self) -> bool:
@@ -146,14 +137,7 @@ class Rulebook:
     @functools.cached_property
     def hide_inputs(self) -> frozenset[str]:
         """The attributes of an object a write to which may change whether a hide rule hides it."""
-        names = {"zone"} | set(self.index.hiding_attrs)
-        for _rule, hide in self.index.hides:
-            for n in hide.cond.walk():
-                if isinstance(n, ast.Has):
-                    names.add("keywords")
-                elif isinstance(n, ast.IsA):
-                    names.add("types")
-        return frozenset(names)
+        return frozenset({"zone"}.union(*(attributes_read(hide.cond) for _rule, hide in self.index.hides)))
 
     @functools.cached_property
     def check_inputs(self) -> frozenset[str]:
@@ -161,15 +145,9 @@ class Rulebook:
         changed objects (a local one) finds: those the checks read, what hide rules and static
         abilities read, what characteristics are worked out from, and zone and attachment."""
         names: set[str] = {"zone", "attached_to", "controller"} | set(self.static_attrs)
-        for _rule, hide in self.index.hides:
-            names |= ast.names_in(hide.cond)
+        names |= self.hide_inputs
         for _rule, during in self.index.hooks.get("state check", ()):
-            names |= ast.names_in(during.body)
-            for n in during.body.walk():
-                if isinstance(n, ast.Has):
-                    names.add("keywords")
-                elif isinstance(n, ast.IsA):
-                    names.add("types")
+            names |= attributes_read(during.body)
         if names & {"power", "toughness", "keywords", "summoning_sick"}:
             names.add("counters")
         return frozenset(names)
@@ -198,6 +176,18 @@ class Rulebook:
         merged = dict(self.cards)
         merged.update({c.name: c for c in cards})
         return attrs.evolve(self, cards=merged)
+
+
+def attributes_read(node: ast.Node) -> set[str]:
+    """Every attribute a piece of rule text reads of an object: those it names, the keywords
+    `has` looks at and the types `is a` looks at."""
+    names = ast.names_in(node)
+    for n in node.walk():
+        if isinstance(n, ast.Has):
+            names.add("keywords")
+        elif isinstance(n, ast.IsA):
+            names.add("types")
+    return names
 
 
 def _local(body: ast.Node) -> bool:

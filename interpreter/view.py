@@ -114,17 +114,18 @@ class GameView:
                 self.dirty = None
                 return
 
-    def put(self, oid: str, new: Permanent, written: frozenset[str] | None = None,
-            moved: list[tuple[str, Any, Any]] | None = None) -> None:
-        """Replace an object (objects are frozen), keeping indexes and caches right.
-        `written`: the attributes that changed, when the caller knows (None: any of them);
-        `moved`: each of them with its value before and after, when the caller knows that too."""
+    def put(self, oid: str, new: Permanent, moved: list[tuple[str, Any, Any]] | None = None) -> None:
+        """Replace an object (objects are frozen), keeping indexes and caches right. `moved`:
+        each attribute that changed with its value before and after, when the caller knows
+        (None: any of them may have)."""
         old = self.game.objects.get(oid)
         self.game.objects[oid] = new
+        written = None
         if moved is not None and old is not None:
+            written = {attr for attr, _before, _after in moved}
             self.indexes.move(oid, moved)
         else:
-            self.indexes.replace(old, new, written)
+            self.indexes.replace(old, new)
         rb = self.rb
         if self.statics.cards:
             self.statics.touched(oid, old, new, written)
@@ -145,21 +146,14 @@ class GameView:
 
     def literal(self, expr: ast.Node) -> Any:
         if isinstance(expr, ast.Name):
-            if expr.id == "none":
-                return None
-            if expr.id in ("true", "false"):
-                return expr.id == "true"
-            return expr.id
+            return symbol_value(expr.id)
         if isinstance(expr, ast.Number):
             return expr.value
         return None
 
     def raw(self, oid: str, attr: str) -> Any:
         """The stored value of a writable attribute or status, as a write would compare it."""
-        o = self.obj(oid)
-        if attr in self.rb.statuses:
-            return o.get_status(attr, self.status_default(attr))
-        return getattr(o, attr)
+        return self.obj(oid).stored(attr, self.defaults)
 
     def is_hidden(self, oid: str) -> bool:
         """True when a hide rule says the game treats this battlefield object as not existing."""
@@ -536,7 +530,7 @@ class GameView:
         return known[1]
 
     def select(self, each: ast.Each, env: dict, cause: Cause | None, hidden_too: bool = False) -> list[Obj]:
-        q = self.rb.plans.get(id(each)) or self.query(each)
+        q = self.query(each)
         probe = q.probe
         if probe is not None:  # the commonest answer first: an index says no object can match
             found = self.indexes.lookup(probe.attr, stored(probe.value(self, env)))
