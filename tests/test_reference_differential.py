@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root, for `bench`
 
+from bench import event_model  # noqa: E402
 from bench.boards import AURA, EQUIPMENT, PHASER, PLAIN, PLAYER_NAMES, permanent  # noqa: E402
 from bench.engines import full_book, observed, untap_with_interpreter, without_state_checks  # noqa: E402
 from bench.reference import untap_step  # noqa: E402
@@ -124,6 +125,18 @@ def test_interpreter_untap_step_matches_the_reference(books, state_based, board)
     note(board_text(game))
     diff = differences(game, active, books[state_based], state_based)
     assert not diff, "compared as (phase, phased_indirectly, phased_out_under, tapped, attached_to, zone):\n" + "\n".join(diff)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(board=boards())
+def test_the_hand_written_event_model_matches_the_reference(board):
+    """bench/event_model.py (the interpreter's batches, `as` expansion, settling and 502.3 batch,
+    inlined by hand) leaves every object as the reference does, so the time it is measured at is
+    the time of a correct untap step (702.26a-j, 502.3, then 704.5m/n/d)."""
+    game, active = board
+    note(board_text(game))
+    mine = observed(event_model.untap_step(event_model.prepare(game), active))
+    assert mine == observed(untap_step(game, active, state_based=True))
 
 
 def test_the_comparison_can_fail(books):
