@@ -453,8 +453,10 @@ class Engine(GameView):
         events = [change_event(("change", w.obj, None, w.cause, step, (("attr", w.attr), ("new", w.value), ("old", w.old))))
                   for w in changes]  # data as `record` would sort it
         trace.extend(events)
-        for log in self._hook_log:
-            log.update((w.obj, w.attr) for w in changes)
+        if self._hook_log:
+            counted = self.rb.step_counted
+            for log in self._hook_log:
+                log.update((w.obj, w.attr) for w in changes if w.attr in counted)
         for o in batch.ops:
             if o.apply():
                 changed = True
@@ -573,13 +575,10 @@ class Engine(GameView):
         seen = set()
         writes, objects, defaults = batch.writes, self.game.objects, self.defaults
         alongs = self.alongs()
-        i = 0
         limit = MAX_WRITES_PER_OBJECT * len(objects) + 1_000
-        while i < len(writes):
+        for i, w in enumerate(writes):  # the loop takes in the writes the clauses add
             if i > limit:
                 raise self.never_settles()
-            w = writes[i]
-            i += 1
             o = objects.get(w.obj)
             if o is None:
                 continue

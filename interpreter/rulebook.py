@@ -152,6 +152,13 @@ class Rulebook:
             names.add("counters")
         return frozenset(names)
 
+    @functools.cached_property
+    def step_counted(self) -> frozenset[str]:
+        """The attributes whose changes during a step an assertion counts (`phase changes at
+        most once`, `no change of phase` in a skipped step)."""
+        return frozenset(clause.attr for _rule, clause in self.index.assertions
+                         if isinstance(clause, (ast.AssertOnce, ast.AssertSkipped)))
+
     def local_check(self, body: ast.Node) -> bool:
         """Can a state check be made again only for changed objects? Yes when it is one
         `each x where ...` that reads only x, what x is attached to, and x's controller."""
