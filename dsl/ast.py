@@ -670,6 +670,14 @@ class Cast(Node):
 
 
 @node
+class Choose(Node):
+    """Targets chosen in advance for the next triggered ability of `card` that needs them (603.3d)."""
+
+    card: str
+    targets: tuple[str, ...]
+
+
+@node
 class Resolve(Node):
     pass
 
@@ -706,7 +714,7 @@ class ExpectError(Node):
     message: str
 
 
-Step = Union[NextTurn, Cast, Resolve, AttackStep, PlayerLeaves, MoveStep, CleanupStep, Expect, ExpectError]
+Step = Union[NextTurn, Cast, Choose, Resolve, AttackStep, PlayerLeaves, MoveStep, CleanupStep, Expect, ExpectError]
 
 
 @node

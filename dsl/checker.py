@@ -277,7 +277,7 @@ def check_scenario(scn: ast.Scenario, book) -> list[Diagnostic]:
                         checker.error(f"unknown status '{prop.name}'", prop, checker._attr_hint())
                     checker.status_value(prop.name, prop.value)
     used = {e.card for e in scn.entries if isinstance(e, ast.PermanentDecl)}
-    used |= {s.card for e in scn.entries if isinstance(e, ast.Script) for s in e.steps if isinstance(s, ast.Cast)}
+    used |= {s.card for e in scn.entries if isinstance(e, ast.Script) for s in e.steps if isinstance(s, (ast.Cast, ast.Choose))}
     checker.problems.extend(check_cards([book.cards[c] for c in sorted(used) if c in book.cards], book))
     made = {card_slug(c) + suffix for c in used for suffix in ("", "_2", "_3")}  # what casting them makes
     for e in scn.entries:

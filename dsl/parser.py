@@ -521,6 +521,10 @@ class _Builder(Transformer):
         return ast.Cast(_unquote(c[0]), str(c[1]), _names(c[2:]), True, **self._at(meta))
 
     @v_args(meta=True)
+    def choose(self, meta, c):
+        return ast.Choose(_unquote(c[0]), _names(c[1:]), **self._at(meta))
+
+    @v_args(meta=True)
     def expect_for(self, meta, c):
         return ast.Expect(c[-1], _names(c[:-1]), **self._at(meta))
 

@@ -280,6 +280,8 @@ def _step(s: ast.Node) -> str:
         case ast.Cast(card=c, player=p, targets=t, hold=hold):
             text = f'{"hold" if hold else "cast"} "{c}" by {p}'
             return text + (f" targeting {', '.join(t)}" if t else "")
+        case ast.Choose(card=c, targets=t):
+            return f'choose "{c}" targeting {", ".join(t)}'
         case ast.Resolve():
             return "resolve"
         case ast.AttackStep(names=n):

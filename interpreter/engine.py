@@ -107,6 +107,14 @@ class Batch:
 Runner = Callable[["Engine", dict, Batch, Cause], None]
 
 
+@attrs.frozen
+class TargetChoice:
+    """Targets chosen in advance for the next triggered ability of a card that needs them."""
+
+    targets: tuple[str, ...]
+    span: Any = None  # where the choice was made (a scenario step)
+
+
 @attrs.define
 class PendingTrigger:
     source: str
@@ -129,6 +137,7 @@ class Engine(GameView):
         self.recent_causes: list[str] = []
         self._hook_log: list[Counter] = []
         self.stack: list[tuple] = []
+        self.target_choices: dict[str, list[TargetChoice]] = defaultdict(list)
 
     # ================================================================ statements
 
@@ -917,15 +926,40 @@ class Engine(GameView):
         while self.pending:
             trig = self.pending.pop(0)
             card = self.rb.cards[trig.card]
-            unchosen = [t.var for t in card.entries if isinstance(t, ast.Target) and t.var not in trig.env]
-            if unchosen and any(n.id in unchosen for n in trig.body.walk() if isinstance(n, ast.Name)):
-                # A scenario chooses targets only when it casts; an ability that triggers later with no
-                # target chosen is removed from the stack (603.3d).
-                self.record("fails", trig.source, f"ability of {trig.card} has no target chosen and is removed", trig.cause)
-                continue
+            unchosen = [t for t in card.entries if isinstance(t, ast.Target) and t.var not in trig.env]
+            if unchosen and any(n.id in {t.var for t in unchosen} for n in trig.body.walk() if isinstance(n, ast.Name)):
+                if not self.choose_targets(trig, unchosen):
+                    continue
             self.record("resolve", trig.source, f"ability of {trig.card} resolves", trig.cause)
             self.run(trig.body, trig.env, trig.cause)
             self.settle()
+
+    def choose_targets(self, trig: PendingTrigger, decls: list[ast.Target]) -> bool:
+        """Targets for a triggered ability as it is put on the stack (603.3d), from the choices
+        made for its card in advance (`TargetChoice`), first made, first used. Without one the
+        ability is removed from the stack. A chosen target must be legal then, as when a spell
+        is cast (601.2c)."""
+        queue = self.target_choices.get(trig.card)
+        if not queue:
+            self.record("fails", trig.source, f"ability of {trig.card} has no target chosen and is removed", trig.cause)
+            return False
+        choice = queue.pop(0)
+        if len(choice.targets) != len(decls):
+            raise self.fail(f"the ability of \"{trig.card}\" needs {len(decls)} target(s), {len(choice.targets)} chosen",
+                            choice.span, "choose as many targets as the card declares")
+        for decl, name in zip(decls, choice.targets):
+            if not self.legal_target(decl, name, trig.env):
+                raise self.fail(f"'{name}' cannot be a target of the ability of \"{trig.card}\" when it triggers",
+                                choice.span, "a target must exist, be seen by the game, and match the card's condition")
+            trig.env[decl.var] = Obj(name)
+        self.record("target", trig.source, f"ability of {trig.card} targets {', '.join(choice.targets)}", trig.cause)
+        return True
+
+    def legal_target(self, decl: ast.Target, name: str, env: dict) -> bool:
+        """A target must exist, be seen by the game and fit its card's condition."""
+        if not self.visible(name):
+            return False
+        return self.truthy(self.eval(decl.cond, {**env, decl.var: Obj(name)}))
 
     # ================================================================ state checks, hooks and turns
 

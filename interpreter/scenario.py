@@ -15,7 +15,7 @@ from dsl import ast
 from dsl.builtins import ZONES, card_slug
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from dsl.parser import parse_file
-from interpreter.engine import MISSING, Engine, Obj, PlayerRef, RulesError
+from interpreter.engine import MISSING, Engine, Obj, PlayerRef, RulesError, TargetChoice
 from interpreter.model import Game, Permanent, Player
 from interpreter.rulebook import Rulebook, available_versions
 from interpreter.trace import SCRIPT, Cause, Event, show_value
@@ -236,6 +236,11 @@ class ScenarioRun:
                 return
         if pending_error is not None:
             self.failures.append(pending_error)
+        for card, unused in self.engine.target_choices.items():
+            for choice in unused:
+                self.failures.append(Diagnostic(
+                    "error", f"targets chosen for \"{card}\" were never used: no ability of it triggered with targets to choose",
+                    choice.span, "remove the step, or play on until the ability triggers"))
 
     def do(self, step) -> None:
         e = self.engine
@@ -246,6 +251,8 @@ class ScenarioRun:
                 e.cleanup()
             case ast.Cast():
                 self.cast(step)
+            case ast.Choose():
+                self.choose(step)
             case ast.Resolve():
                 if not e.stack:
                     raise _err("there is nothing on the stack to resolve", step.span, "put a spell there with 'hold'")
@@ -301,10 +308,24 @@ class ScenarioRun:
             self.resolve(card, step.player, step.targets, step.span)
 
     def legal_target(self, decl: ast.Target, name: str, env: dict) -> bool:
-        e = self.engine
-        if not e.visible(name):
-            return False
-        return e.truthy(e.eval(decl.cond, {**env, decl.var: Obj(name)}))
+        return self.engine.legal_target(decl, name, env)
+
+    def choose(self, step: ast.Choose) -> None:
+        """Targets for the next triggered ability of a card that needs them; they are checked
+        when it triggers (603.3d)."""
+        card = self.book.cards.get(step.card)
+        if card is None:
+            raise _err(f"unknown card \"{step.card}\"", step.span, "cards live in rules/cards/ or in the scenario file")
+        decls = [t for t in card.entries if isinstance(t, ast.Target)]
+        if not any(isinstance(t, ast.Triggered) for t in card.entries) or not decls:
+            raise _err(f"\"{card.name}\" has no triggered ability with targets", step.span,
+                       "targets of a spell are chosen as it is cast: 'cast \"Card\" by P targeting A'")
+        if len(decls) != len(step.targets):
+            raise _err(f"\"{card.name}\" needs {len(decls)} target(s), {len(step.targets)} given", step.span,
+                       "name its targets with 'targeting A, B'")
+        for name in step.targets:
+            self.known(name, step.span)
+        self.engine.target_choices[card.name].append(TargetChoice(step.targets, step.span))
 
     def resolve(self, card: ast.Card, player: str, targets, span) -> None:
         e = self.engine

@@ -46,7 +46,8 @@ class Event(NamedTuple):
     """One thing that happened, and its cause. A record: play makes many of them, so it is a
     named tuple (immutable, cheap to make)."""
 
-    kind: str  # change, enters, leaves, attached, unattached, effect, effect-ends, draw, life, trigger, fails, step
+    kind: str  # change, enters, leaves, attached, unattached, effect, effect-ends, draw, life, settle,
+    # cast, resolve, trigger, target, fails, step
     subject: str
     text: str | None  # None for a change: `detail` is written from `data` when someone reads it
     cause: Cause

@@ -420,6 +420,49 @@ scenario "a targeted spell without a target" {
   }
 }
 """, 5, 5, '"Giant Growth" needs 1 target(s), 0 given', None),
+    "choose-for-a-spell": ("""
+scenario "targets chosen in advance for a spell" {
+  players Alice Bob
+  permanent bears = "Grizzly Bears", controller Alice
+  script {
+    choose "Giant Growth" targeting bears
+  }
+}
+""", 5, 5, '"Giant Growth" has no triggered ability with targets', "targets of a spell are chosen as it is cast"),
+    "choose-too-many-targets": ("""
+scenario "two targets for an ability with one" {
+  players Alice Bob
+  permanent bears = "Grizzly Bears", controller Alice
+  script {
+    choose "Phase Warden" targeting bears, bears
+  }
+}
+""", 5, 5, '"Phase Warden" needs 1 target(s), 2 given', "name its targets"),
+    "choose-never-used": ("""
+scenario "a choice nothing uses" {
+  players Alice Bob
+  turn 1 of Alice
+  permanent warden = "Phase Warden", controller Alice
+  permanent bears = "Grizzly Bears", controller Bob
+  script {
+    choose "Phase Warden" targeting bears
+    expect warden.phase is in
+  }
+}
+""", 7, 5, 'targets chosen for "Phase Warden" were never used', "play on until the ability triggers"),
+    "choose-illegal-when-it-triggers": ("""
+scenario "the chosen target has phased out by the time the ability triggers" {
+  players Alice Bob
+  turn 1 of Bob
+  permanent warden = "Phase Warden", controller Alice, set phase = out, set phased_out_under = Alice
+  permanent bears = "Grizzly Bears", controller Bob, set phase = out, set phased_out_under = Bob
+  script {
+    choose "Phase Warden" targeting bears
+    next turn
+  }
+}
+""", 7, 5, "'bears' cannot be a target of the ability of \"Phase Warden\" when it triggers",
+        "a target must exist, be seen by the game"),
     "nothing-to-resolve": ("""
 scenario "resolve an empty stack" {
   players Alice Bob

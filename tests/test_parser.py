@@ -244,6 +244,8 @@ def test_permanent_without_props():
     ('cast "Shock" by Alice', A.Cast("Shock", "Alice", (), False)),
     ('cast "Shock" by Alice targeting d, e', A.Cast("Shock", "Alice", ("d", "e"), False)),
     ('hold "Shock" by Bob targeting d', A.Cast("Shock", "Bob", ("d",), True)),
+    ('choose "Phase Warden" targeting d', A.Choose("Phase Warden", ("d",))),
+    ('choose "Phase Warden" targeting d, e', A.Choose("Phase Warden", ("d", "e"))),
     ("resolve", A.Resolve()),
     ("attack with d, e", A.AttackStep(("d", "e"))),
     ("Bob leaves the game", A.PlayerLeaves("Bob")),

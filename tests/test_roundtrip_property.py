@@ -229,6 +229,7 @@ PROPS = register({
 STEPS = register({
     A.NextTurn: st.builds(A.NextTurn, st.booleans()),
     A.Cast: st.builds(A.Cast, TEXT, NAMES, tuples(NAMES, 0, 3), st.booleans()),
+    A.Choose: st.builds(A.Choose, TEXT, tuples(NAMES, 1, 3)),
     A.Resolve: st.builds(A.Resolve),
     A.AttackStep: st.builds(A.AttackStep, tuples(NAMES, 1, 3)),
     A.PlayerLeaves: st.builds(A.PlayerLeaves, NAMES),
@@ -314,7 +315,7 @@ def context_of(cls):
          lambda t: in_card(A.Triggered(t, _tap_x()))),
         ({A.Flag, A.PropPlayer, A.PropAttached, A.PropCounter, A.PropStatus, A.PropDamage, A.PropEntered},
          lambda p: in_scenario(A.PermanentDecl("d", "Card", (p,)))),
-        ({A.NextTurn, A.Cast, A.Resolve, A.AttackStep, A.PlayerLeaves, A.MoveStep, A.CleanupStep, A.Expect,
+        ({A.NextTurn, A.Cast, A.Choose, A.Resolve, A.AttackStep, A.PlayerLeaves, A.MoveStep, A.CleanupStep, A.Expect,
           A.ExpectError}, lambda step: in_scenario(A.Script((step,)))),
         ({A.Hide, A.During, A.Along, A.After, A.Prefer, A.Quiet, A.Exempt, A.Exclude, A.Lookback, A.Order,
           A.AssertAfter, A.AssertOnce, A.AssertSkipped}, in_clause),
