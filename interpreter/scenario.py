@@ -298,7 +298,7 @@ class ScenarioRun:
         env = {"you": PlayerRef(step.player)}
         for decl, name in zip(decls, step.targets):
             self.known(name, step.span)
-            if not self.legal_target(decl, name, env):
+            if not self.engine.legal_target(decl, name, env):
                 raise RulesError(Diagnostic("error", f"'{name}' cannot be a target of \"{card.name}\" now", step.span,
                                             "a target must exist, be seen by the game, and match the card's condition"))
         self.engine.record("cast", step.player, f"casts {card.name}", Cause("card", card.name))
@@ -306,9 +306,6 @@ class ScenarioRun:
             self.engine.stack.append((card, step.player, step.targets, step.span))
         else:
             self.resolve(card, step.player, step.targets, step.span)
-
-    def legal_target(self, decl: ast.Target, name: str, env: dict) -> bool:
-        return self.engine.legal_target(decl, name, env)
 
     def choose(self, step: ast.Choose) -> None:
         """Targets for the next triggered ability of a card that needs them; they are checked
@@ -334,7 +331,7 @@ class ScenarioRun:
         decls = [t for t in card.entries if isinstance(t, ast.Target)]
         legal = 0
         for decl, name in zip(decls, targets):
-            if self.legal_target(decl, name, env):
+            if self.engine.legal_target(decl, name, env):
                 env[decl.var] = Obj(name)
                 legal += 1
             else:
