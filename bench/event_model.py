@@ -55,15 +55,6 @@ class Write:
         self.old: Any = None
 
 
-def stored(o: Permanent, attr: str) -> Any:
-    if attr in DEFAULTS:
-        for key, value in o.status:
-            if key == attr:
-                return value
-        return DEFAULTS[attr]
-    return getattr(o, attr)
-
-
 class Board:
     """A game's objects with the indexes an engine keeps: what is attached to what, and which
     objects carry each non-default status value."""
@@ -89,7 +80,7 @@ class Board:
 
     def seen(self, oid: str) -> bool:  # 702.26b
         o = self.objects[oid]
-        return o.zone == BATTLEFIELD and stored(o, "phase") == "in"
+        return o.zone == BATTLEFIELD and o.stored("phase", DEFAULTS) == "in"
 
     def apply(self, writes) -> None:
         """One new object per object that changes; index entries move; one event per change."""
@@ -124,13 +115,13 @@ def phasing_batch(board: Board, player: str) -> list[Write]:
     for oid, o in board.objects.items():
         if o.zone != BATTLEFIELD:
             continue
-        phase = stored(o, "phase")
+        phase = o.stored("phase", DEFAULTS)
         if phase == "in":
-            if o.controller == player and "phasing" in o.keywords and stored(o, "phase_until") is None:
+            if o.controller == player and "phasing" in o.keywords and o.stored("phase_until", DEFAULTS) is None:
                 writes.append(Write(oid, "phase", "out", "702.26a"))  # the verb phase_out
                 writes.append(Write(oid, "phased_indirectly", False, "702.26a"))
-        elif stored(o, "phased_out_under") == player and not stored(o, "phased_indirectly") \
-                and stored(o, "phase_until") is None:
+        elif o.stored("phased_out_under", DEFAULTS) == player and not o.stored("phased_indirectly", DEFAULTS) \
+                and o.stored("phase_until", DEFAULTS) is None:
             writes.append(Write(oid, "phase", "in", "702.26a"))  # the verb phase_in
     return writes
 
@@ -144,7 +135,7 @@ def expand(board: Board, writes: list[Write]) -> None:
         w = writes[i]
         i += 1
         o = objects[w.obj]
-        old = w.old = stored(o, w.attr)
+        old = w.old = o.stored(w.attr, DEFAULTS)
         if old == w.value or (w.obj, w.attr, w.value) in done:
             continue
         done.add((w.obj, w.attr, w.value))
@@ -162,7 +153,8 @@ def expand(board: Board, writes: list[Write]) -> None:
             writes.append(Write(oid, "phased_out_under", None, "702.26a"))
             for y in attached_to(oid):
                 other = objects[y]
-                if other.zone == BATTLEFIELD and stored(other, "phase") == "out" and stored(other, "phased_indirectly"):
+                if (other.zone == BATTLEFIELD and other.stored("phase", DEFAULTS) == "out"
+                        and other.stored("phased_indirectly", DEFAULTS)):
                     writes.append(Write(y, "phase", "in", "702.26g"))
             writes.append(Write(oid, "phased_indirectly", False, "702.26g"))
             writes.append(Write(oid, "returns_after_absence", False, "702.26n"))
@@ -188,7 +180,7 @@ def untap_batch(board: Board, player: str) -> list[Write]:
     """502.3: the permanents the active player controls that the game sees."""
     writes = []
     for oid, o in board.objects.items():
-        if o.controller == player and o.zone == BATTLEFIELD and stored(o, "phase") == "in":
+        if o.controller == player and o.zone == BATTLEFIELD and o.stored("phase", DEFAULTS) == "in":
             w = Write(oid, "tapped", False, "502.3")
             w.old = o.tapped
             writes.append(w)

@@ -107,6 +107,14 @@ class Batch:
 Runner = Callable[["Engine", dict, Batch, Cause], None]
 
 
+LEGAL_TARGET_HINT = "a target must exist, be seen by the game, and match the card's condition"
+
+
+def targets_of(card: ast.Card) -> list[ast.Target]:
+    """The targets a card declares, in order."""
+    return [t for t in card.entries if isinstance(t, ast.Target)]
+
+
 @attrs.frozen
 class TargetChoice:
     """Targets chosen in advance for the next triggered ability of a card that needs them."""
@@ -450,10 +458,12 @@ class Engine(GameView):
                     self.game.lki[oid] = self.snapshot(oid)
         before_values: dict[str, dict] = defaultdict(dict)
         keyed = self.by_change(changes)
-        written = {(w.obj, w.attr) for w in changes}
+        written: set[tuple[str, str]] | None = None  # (object, attribute) of every change, when an assertion asks
         for _rule, clause, key in self.waiting_on_changes("assert"):
             if key not in keyed or self.holds_unread(clause, attrs_written):
                 continue
+            if written is None:
+                written = {(w.obj, w.attr) for w in changes}
             for (oid, node), value in self.assertion_before(clause, keyed[key], written).items():
                 before_values[oid][node] = value
         self.apply_writes(by_object)
@@ -813,16 +823,19 @@ class Engine(GameView):
                     values[(w.obj, id(n.value))] = self.eval(n.value, env)
         return values
 
-    def unchanged_parts(self, clause: ast.AssertAfter) -> tuple[list, bool]:
+    def unchanged_parts(self, clause: ast.AssertAfter) -> tuple[list, bool, frozenset[str]]:
         """The `is unchanged` nodes of an assertion, each with the stored attribute it reads (if
-        it reads one), and whether the condition is nothing but such nodes joined by `and`."""
+        it reads one); whether the condition is nothing but such nodes joined by `and`; and the
+        stored attributes they read, with `zone` (a zone change makes a new object, which
+        changes them all)."""
         known = self.rb.compiled.get(("unchanged", id(clause)))
         if known is None:
             var = clause.event.var
             parts = [(n, self.stored_attribute(n.value, var)) for n in clause.cond.walk() if isinstance(n, ast.Unchanged)]
             conjuncts = clause.cond.items if isinstance(clause.cond, ast.And) else (clause.cond,)
             only = all(isinstance(c, ast.Unchanged) and self.stored_attribute(c.value, var) for c in conjuncts)
-            known = self.rb.compiled[("unchanged", id(clause))] = (clause, (parts, only))
+            read = frozenset(attr for _n, attr in parts if attr) | {"zone"}
+            known = self.rb.compiled[("unchanged", id(clause))] = (clause, (parts, only, read))
         return known[1]
 
     def stored_attribute(self, expr: ast.Node, var: str) -> str | None:
@@ -836,23 +849,14 @@ class Engine(GameView):
     def holds_unread(self, clause: ast.AssertAfter, attrs_written: set[str]) -> bool:
         """True when the assertion is only `is unchanged` parts on stored attributes, and the
         batch wrote none of them (nor a zone: a new object) to any object: it holds unread."""
-        parts, only_unchanged = self.unchanged_parts(clause)
-        return only_unchanged and self.read_by(clause).isdisjoint(attrs_written)
-
-    def read_by(self, clause: ast.AssertAfter) -> frozenset[str]:
-        """The stored attributes the `is unchanged` parts of an assertion read, with `zone`
-        (a zone change makes a new object, which changes them all)."""
-        known = self.rb.compiled.get(("read by", id(clause)))
-        if known is None:
-            names = frozenset(attr for _n, attr in self.unchanged_parts(clause)[0] if attr) | {"zone"}
-            known = self.rb.compiled[("read by", id(clause))] = (clause, names)
-        return known[1]
+        _parts, only_unchanged, read = self.unchanged_parts(clause)
+        return only_unchanged and read.isdisjoint(attrs_written)
 
     def check_assertions(self, changes, before_values, attrs_written: set[str]) -> None:
         for rule, clause, key in self.waiting_on_changes("assert"):
             if key not in changes or self.holds_unread(clause, attrs_written):
                 continue
-            parts, only_unchanged = self.unchanged_parts(clause)
+            parts, only_unchanged, _read = self.unchanged_parts(clause)
             for w in changes.get(key, ()):
                 before = before_values.get(w.obj, {})
                 if only_unchanged and not any(id(n.value) in before for n, _stored in parts):
@@ -926,8 +930,9 @@ class Engine(GameView):
         while self.pending:
             trig = self.pending.pop(0)
             card = self.rb.cards[trig.card]
-            unchosen = [t for t in card.entries if isinstance(t, ast.Target) and t.var not in trig.env]
-            if unchosen and any(n.id in {t.var for t in unchosen} for n in trig.body.walk() if isinstance(n, ast.Name)):
+            unchosen = [t for t in targets_of(card) if t.var not in trig.env]
+            names = {t.var for t in unchosen}
+            if names and any(isinstance(n, ast.Name) and n.id in names for n in trig.body.walk()):
                 if not self.choose_targets(trig, unchosen):
                     continue
             self.record("resolve", trig.source, f"ability of {trig.card} resolves", trig.cause)
@@ -950,13 +955,13 @@ class Engine(GameView):
         for decl, name in zip(decls, choice.targets):
             if not self.legal_target(decl, name, trig.env):
                 raise self.fail(f"'{name}' cannot be a target of the ability of \"{trig.card}\" when it triggers",
-                                choice.span, "a target must exist, be seen by the game, and match the card's condition")
+                                choice.span, LEGAL_TARGET_HINT)
             trig.env[decl.var] = Obj(name)
         self.record("target", trig.source, f"ability of {trig.card} targets {', '.join(choice.targets)}", trig.cause)
         return True
 
     def legal_target(self, decl: ast.Target, name: str, env: dict) -> bool:
-        """A target must exist, be seen by the game and fit its card's condition."""
+        """A target must exist, be seen by the game and fit its card's condition (LEGAL_TARGET_HINT)."""
         if not self.visible(name):
             return False
         return self.truthy(self.eval(decl.cond, {**env, decl.var: Obj(name)}))

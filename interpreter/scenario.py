@@ -15,7 +15,7 @@ from dsl import ast
 from dsl.builtins import ZONES, card_slug
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from dsl.parser import parse_file
-from interpreter.engine import MISSING, Engine, Obj, PlayerRef, RulesError, TargetChoice
+from interpreter.engine import LEGAL_TARGET_HINT, MISSING, Engine, Obj, PlayerRef, RulesError, TargetChoice, targets_of
 from interpreter.model import Game, Permanent, Player
 from interpreter.rulebook import Rulebook, available_versions
 from interpreter.trace import SCRIPT, Cause, Event, show_value
@@ -40,6 +40,13 @@ class Outcome:
     def signature(self) -> tuple:
         """What ablation and diff compare: which expectations held, and the error if any."""
         return (self.expectations, tuple(f.message for f in self.failures if not f.message.startswith("expected")))
+
+
+def card_named(book: Rulebook, name: str, span: Span) -> ast.Card:
+    card = book.cards.get(name)
+    if card is None:
+        raise _err(f"unknown card \"{name}\"", span, "cards live in rules/cards/ or in the scenario file")
+    return card
 
 
 def entries(scn: ast.Scenario, kind) -> list:
@@ -80,10 +87,7 @@ def build_game(scn: ast.Scenario, book: Rulebook) -> Game:
     for d in decls:
         if d.name in players or d.name in game.objects:
             raise _err(f"the name '{d.name}' is already used", d.span, "give every permanent its own name")
-        card = book.cards.get(d.card)
-        if card is None:
-            raise _err(f"unknown card \"{d.card}\"", d.span, "cards live in rules/cards/ or in the scenario file")
-        game.objects[d.name] = _permanent(d, card, game, book, names)
+        game.objects[d.name] = _permanent(d, card_named(book, d.card, d.span), game, book, names)
     for d in decls:
         for p in d.props:
             if isinstance(p, ast.PropAttached):
@@ -285,22 +289,25 @@ class ScenarioRun:
         if name not in self.game.objects:
             raise _err(f"unknown permanent '{name}'", span, "name a permanent declared in this scenario")
 
+    def targets_named(self, card: ast.Card, names: tuple[str, ...], span: Span) -> list[ast.Target]:
+        """The card's targets, one for each name a step gives."""
+        decls = targets_of(card)
+        if len(decls) != len(names):
+            raise _err(f"\"{card.name}\" needs {len(decls)} target(s), {len(names)} given", span,
+                       "name its targets with 'targeting A, B'" if decls else "drop the 'targeting' part")
+        return decls
+
     def cast(self, step: ast.Cast) -> None:
-        card = self.book.cards.get(step.card)
-        if card is None:
-            raise _err(f"unknown card \"{step.card}\"", step.span, "cards live in rules/cards/ or in the scenario file")
+        card = card_named(self.book, step.card, step.span)
         if step.player not in self.game.players or not self.game.players[step.player].in_game:
             raise _err(f"'{step.player}' cannot cast anything", step.span, "name a player still in the game")
-        decls = [t for t in card.entries if isinstance(t, ast.Target)]
-        if len(decls) != len(step.targets):
-            raise _err(f"\"{card.name}\" needs {len(decls)} target(s), {len(step.targets)} given", step.span,
-                       "name its targets with 'targeting A, B'" if decls else "drop the 'targeting' part")
+        decls = self.targets_named(card, step.targets, step.span)
         env = {"you": PlayerRef(step.player)}
         for decl, name in zip(decls, step.targets):
             self.known(name, step.span)
             if not self.engine.legal_target(decl, name, env):
                 raise RulesError(Diagnostic("error", f"'{name}' cannot be a target of \"{card.name}\" now", step.span,
-                                            "a target must exist, be seen by the game, and match the card's condition"))
+                                            LEGAL_TARGET_HINT))
         self.engine.record("cast", step.player, f"casts {card.name}", Cause("card", card.name))
         if step.hold:
             self.engine.stack.append((card, step.player, step.targets, step.span))
@@ -310,16 +317,11 @@ class ScenarioRun:
     def choose(self, step: ast.Choose) -> None:
         """Targets for the next triggered ability of a card that needs them; they are checked
         when it triggers (603.3d)."""
-        card = self.book.cards.get(step.card)
-        if card is None:
-            raise _err(f"unknown card \"{step.card}\"", step.span, "cards live in rules/cards/ or in the scenario file")
-        decls = [t for t in card.entries if isinstance(t, ast.Target)]
-        if not any(isinstance(t, ast.Triggered) for t in card.entries) or not decls:
+        card = card_named(self.book, step.card, step.span)
+        if not targets_of(card) or not any(isinstance(t, ast.Triggered) for t in card.entries):
             raise _err(f"\"{card.name}\" has no triggered ability with targets", step.span,
                        "targets of a spell are chosen as it is cast: 'cast \"Card\" by P targeting A'")
-        if len(decls) != len(step.targets):
-            raise _err(f"\"{card.name}\" needs {len(decls)} target(s), {len(step.targets)} given", step.span,
-                       "name its targets with 'targeting A, B'")
+        self.targets_named(card, step.targets, step.span)
         for name in step.targets:
             self.known(name, step.span)
         self.engine.target_choices[card.name].append(TargetChoice(step.targets, step.span))
@@ -328,7 +330,7 @@ class ScenarioRun:
         e = self.engine
         cause = Cause("card", card.name)
         env: dict = {"you": PlayerRef(player)}
-        decls = [t for t in card.entries if isinstance(t, ast.Target)]
+        decls = targets_of(card)
         legal = 0
         for decl, name in zip(decls, targets):
             if self.engine.legal_target(decl, name, env):

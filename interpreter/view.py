@@ -330,10 +330,7 @@ class GameView:
                     return wrap(o.get_status(name, default), name, ref)
             else:
                 def get(o, ref, where):
-                    for key, value in o.status:
-                        if key == name:
-                            return value
-                    return default
+                    return o.get_status(name, default)
         elif name == "controller":
             def get(o, ref, where):
                 return wrap(self.controller(o.id), name, ref)
