@@ -30,6 +30,8 @@ def granted_keywords(o: Permanent, effects: Sequence[Effect]) -> tuple[str, ...]
 
 def characteristics(o: Permanent, effects: Sequence[Effect], contributions: Sequence[tuple[str, Any]]) -> dict:
     """Controller, power, toughness and keywords, from effects and static contributions."""
+    if not effects and not contributions and not o.counters:  # the printed values, as they are
+        return {"controller": o.controller, "power": o.power, "toughness": o.toughness, "keywords": o.keywords}
     power, toughness = o.power, o.toughness
     keywords = list(granted_keywords(o, effects))
     dp = dt = 0

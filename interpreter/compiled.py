@@ -32,6 +32,42 @@ def symbol_value(name: str) -> Any:
     return name
 
 
+# ------------------------------------------------------------------ what operators mean
+# (shared by the closures below and by the Python `interpreter.codegen` writes)
+
+COMPARISONS = {"<": int.__lt__, "<=": int.__le__, ">": int.__gt__, ">=": int.__ge__}
+
+
+def is_same(eng, a: Any, b: Any) -> bool:
+    """`a is b`: the same object, the same player, or equal values."""
+    if type(a) is type(b) and (type(a) is Obj or type(a) is str):
+        return a[0] == b[0] if type(a) is Obj else a == b
+    return eng.same(a, b)
+
+
+def is_of_type(eng, v: Any, wanted: str, where: ast.Node) -> bool:
+    """`v is a T`: an object with card type T (lower case)."""
+    return type(v) is Obj and wanted in eng.read(v, "types", where)
+
+
+def has_keyword(eng, v: Any, keyword: str, where: ast.Node) -> bool:
+    return type(v) is Obj and keyword in eng.read(v, "keywords", where)
+
+
+def compare(a: Any, op: str, b: Any) -> bool:
+    """`a < b` and the like: false unless both are numbers."""
+    return isinstance(a, int) and isinstance(b, int) and COMPARISONS[op](a, b)
+
+
+def is_visible(eng, v: Any) -> bool:
+    """`v is visible`: an object the game sees, or a player still in the game."""
+    if type(v) is Obj:
+        return eng.visible(v.id)
+    if type(v) is PlayerRef:
+        return eng.player_in_game(v.name)
+    return False
+
+
 def compile_expr(e: ast.Node, missing: object) -> Compiled:
     """`missing` is the engine's marker for an illegal target (falsy like None)."""
     falsy = (None, False, 0, missing)
@@ -85,35 +121,16 @@ def compile_expr(e: ast.Node, missing: object) -> Compiled:
             return lambda eng, env: inner_fn(eng, env) in falsy
         case ast.Is(left=l, right=r, negated=neg):
             fl, fr = compile_expr(l, missing), compile_expr(r, missing)
-
-            def is_(eng, env):
-                a, b = fl(eng, env), fr(eng, env)
-                if type(a) is type(b) and (type(a) is Obj or type(a) is str):
-                    return (a[0] == b[0] if type(a) is Obj else a == b) != neg
-                return eng.same(a, b) != neg
-            return is_
+            return lambda eng, env: is_same(eng, fl(eng, env), fr(eng, env)) != neg
         case ast.IsA(left=l, type=t, negated=neg):
             fl, wanted = compile_expr(l, missing), t.lower()
-
-            def is_a(eng, env):
-                v = fl(eng, env)
-                return (type(v) is Obj and wanted in eng.read(v, "types", e)) != neg
-            return is_a
+            return lambda eng, env: is_of_type(eng, fl(eng, env), wanted, e) != neg
         case ast.Has(left=l, keyword=k):
             fl = compile_expr(l, missing)
-
-            def has(eng, env):
-                v = fl(eng, env)
-                return type(v) is Obj and k in eng.read(v, "keywords", e)
-            return has
+            return lambda eng, env: has_keyword(eng, fl(eng, env), k, e)
         case ast.Compare(op=op, left=l, right=r):
             fl, fr = compile_expr(l, missing), compile_expr(r, missing)
-            test = {"<": int.__lt__, "<=": int.__le__, ">": int.__gt__, ">=": int.__ge__}[op]
-
-            def compare(eng, env):
-                a, b = fl(eng, env), fr(eng, env)
-                return isinstance(a, int) and isinstance(b, int) and test(a, b)
-            return compare
+            return lambda eng, env: compare(fl(eng, env), op, fr(eng, env))
         case ast.Add(left=l, right=r):
             fl, fr = compile_expr(l, missing), compile_expr(r, missing)
             return lambda eng, env: (fl(eng, env) or 0) + (fr(eng, env) or 0)
@@ -122,15 +139,7 @@ def compile_expr(e: ast.Node, missing: object) -> Compiled:
             return lambda eng, env: len(eng.select(query, env, None))
         case ast.Visible(obj=inner):
             of = compile_expr(inner, missing)
-
-            def visible(eng, env):
-                v = of(eng, env)
-                if type(v) is Obj:
-                    return eng.visible(v.id)
-                if type(v) is PlayerRef:
-                    return eng.player_in_game(v.name)
-                return False
-            return visible
+            return lambda eng, env: is_visible(eng, of(eng, env))
         case ast.Unchanged(value=inner):
             of = compile_expr(inner, missing)
 

@@ -26,6 +26,8 @@ from typing import Any, Callable, Iterable
 import attrs
 
 from dsl import ast
+from interpreter import codegen
+from interpreter.codegen import SIMPLE_WRITES
 from interpreter.model import DelayedTrigger, Effect, Game, Permanent, Watcher, merge_status
 from interpreter.rulebook import Rulebook
 from interpreter.trace import SCRIPT, Cause, Event, change_event, show_value
@@ -43,17 +45,6 @@ MAX_WRITES_PER_OBJECT = 16  # a batch that writes more than this per object in p
 MAX_SETTLE_ROUNDS = 64
 MAX_COMMITS_PER_STEP = 5_000
 MAX_REACTION_DEPTH = 100  # changes causing changes causing changes ... (after clauses, returns)
-
-# Statements that set one attribute of their object to a fixed value.
-SIMPLE_WRITES = {
-    ast.Unattach: ("attached_to", None),
-    ast.Tap: ("tapped", True),
-    ast.Untap: ("tapped", False),
-    ast.AttackWith: ("attacking", True),
-    ast.RemoveFromCombat: ("attacking", False),
-    ast.RemoveDamage: ("damage", 0),
-}
-
 
 @contextlib.contextmanager
 def collector_paused():
@@ -133,7 +124,14 @@ class PendingTrigger:
 
 
 class Engine(GameView):
-    """Changes a game by the rules: runs blocks and card effects as events, and records them."""
+    """Changes a game by the rules: runs blocks and card effects as events, and records them.
+
+    `generated`: run bodies and `as` clauses as Python written from them once per rulebook
+    (`interpreter.codegen`); False runs the closures that define them. Both leave the same
+    trace, event for event.
+    """
+
+    generated = True
 
     def __init__(self, rulebook: Rulebook, game: Game):
         super().__init__(rulebook, game)
@@ -186,13 +184,22 @@ class Engine(GameView):
 
     def exec(self, stmt: ast.Node, env: dict, batch: Batch, cause: Cause) -> None:
         """Add what a statement does to `batch`."""
-        self.runner(stmt)(self, env, batch, cause)
+        self.body_runner(stmt)(self, env, batch, cause)
 
     def runner(self, stmt: ast.Node) -> Runner:
         """A statement compiled once per rulebook into a closure `(engine, env, batch, cause)`."""
         known = self.rb.compiled.get(("statement", id(stmt)))
         if known is None:
             known = self.rb.compiled[("statement", id(stmt))] = (stmt, self.compile_statement(stmt))
+        return known[1]
+
+    def body_runner(self, stmt: ast.Node) -> Runner:
+        """How a body is run: as generated Python (`generated`) or as its closure."""
+        if not self.generated:
+            return self.runner(stmt)
+        known = self.rb.compiled.get(("generated", id(stmt)))
+        if known is None:
+            known = self.rb.compiled[("generated", id(stmt))] = (stmt, codegen.compile_runner(self, stmt, Write))
         return known[1]
 
     def compile_statement(self, stmt: ast.Node) -> Runner:
@@ -558,6 +565,34 @@ class Engine(GameView):
             table = self.rb.compiled[("alongs",)] = (None, {k: tuple(v) for k, v in keyed.items()})
         return table[1]
 
+    def exemption_test(self, cause: Cause) -> Callable[["Engine", str], bool] | None:
+        """What exempts an object from the selections of the block `cause` names (`exempt x
+        from R where ...`), as one generated function; None when nothing does."""
+        if cause.kind != "rule":
+            return None
+        known = self.rb.compiled.get(("exemption test", cause.id))
+        if known is None:
+            exempts = [ex for _rule, ex in self.ix.exempts.get(cause.id, ())]
+            known = self.rb.compiled[("exemption test", cause.id)] = (
+                None, codegen.compile_exemptions(self, exempts) if exempts else None)
+        return known[1]
+
+    def fused_alongs(self) -> dict[tuple[str, Any], Callable]:
+        """The `as` clauses by the change they wait on, each change's clauses as one generated
+        function `(engine, object id, old value, batch)` (see `alongs`)."""
+        table = self.rb.compiled.get(("fused alongs",))
+        if table is None:
+            keyed: dict[tuple, list] = defaultdict(list)
+            for clauses in self.ix.alongs.values():
+                for rule, along in clauses:
+                    pattern = along.change
+                    keyed[self.change_key(pattern)].append(
+                        (along, self.rule_cause(rule, along), pattern.old is not None,
+                         None if pattern.old is None else self.constant(pattern.old)))
+            fused = {key: codegen.compile_reactions(self, entries, Write) for key, entries in keyed.items()}
+            table = self.rb.compiled[("fused alongs",)] = (None, fused)
+        return table[1]
+
     def follow_ups(self) -> tuple:
         """The `after` clauses that wait on a change, in rulebook order: (the change's
         (attribute, stored value), `reaction`)."""
@@ -593,7 +628,7 @@ class Engine(GameView):
         """Add the changes that happen at the same time as the ones already in the batch ('as' clauses)."""
         seen = set()
         writes, objects, defaults = batch.writes, self.game.objects, self.defaults
-        alongs = self.alongs()
+        alongs = self.fused_alongs() if self.generated else None
         limit = MAX_WRITES_PER_OBJECT * len(objects) + 1_000
         for i, w in enumerate(writes):  # the loop takes in the writes the clauses add
             if i > limit:
@@ -611,7 +646,12 @@ class Engine(GameView):
             if key in seen:
                 continue  # the same change again: its `as` clauses have run
             seen.add(key)
-            for reaction in alongs.get((attr, value), ()):
+            if alongs is not None:
+                fused = alongs.get((attr, value))
+                if fused is not None:
+                    fused(self, w.obj, old, batch)
+                continue
+            for reaction in self.alongs().get((attr, value), ()):
                 self.react(reaction, w.obj, old, batch)
 
     def settle_conflicts(self, batch: Batch) -> list[Write]:
@@ -994,11 +1034,11 @@ class Engine(GameView):
     def state_checks(self) -> tuple:
         """The blocks hooked to state checks, in order, each as (whether it is local, compiled
         body, cause); a local check is made again only for the objects changed since the last."""
-        known = self.rb.compiled.get(("state checks",))
+        known = self.rb.compiled.get(("state checks", self.generated))
         if known is None:
-            table = tuple((self.rb.local_check(during.body), self.runner(during.body), self.rule_cause(rule, during))
+            table = tuple((self.rb.local_check(during.body), self.body_runner(during.body), self.rule_cause(rule, during))
                           for rule, during in self.ix.hooks.get("state check", ()))
-            known = self.rb.compiled[("state checks",)] = (None, table)
+            known = self.rb.compiled[("state checks", self.generated)] = (None, table)
         return known[1]
 
     def run_hook(self, kind: str, player: str | None) -> None:

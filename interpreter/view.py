@@ -430,9 +430,9 @@ class GameView:
                 aware=bool(ast.names_in(each.cond) & self.ix.hiding_attrs))
         return known
 
-    def candidates(self, q: Query, env: dict, raw_reads: bool) -> tuple[Iterable[str], list]:
+    def candidates(self, q: Query, env: dict, raw_reads: bool) -> tuple[Iterable[str], tuple[int, ...]]:
         """The objects a query must look at, in game order, and the conjuncts still to check on
-        each: those no index answered exactly. Indexes answer exactly when the query reads
+        each (their positions): those no index answered exactly. Indexes answer exactly when the query reads
         stored values (`raw_reads`: it never reads last known information) and no effect changes
         what they index; otherwise they give a superset and the conjunct is checked."""
         within: list[set[str]] = []  # every object in the answer is in each of these
@@ -442,7 +442,7 @@ class GameView:
             if plan.kind == "same":
                 v = plan.value(self, env)
                 if not (isinstance(v, Obj) and v.id in self.game.objects):
-                    return [], []  # nothing can match
+                    return [], ()  # nothing can match
                 within.append({v.id})
                 answered.add(plan.part)
                 continue
@@ -461,14 +461,14 @@ class GameView:
                     answered.add(plan.part)
             else:
                 if not found:
-                    return [], []  # nothing can match
+                    return [], ()  # nothing can match
                 within.append(found)
                 if exact:
                     answered.add(plan.part)
         only = self.dirty_scope  # a state check made again for the objects changed since the last one
         if only is not None:
             within.append(only)
-        residual = [part for i, part in enumerate(q.plan.parts) if i not in answered]
+        residual = tuple(i for i in range(len(q.plan.parts)) if i not in answered)
         if not within:
             ids = self.game.objects.keys()
             if without:
@@ -526,18 +526,24 @@ class GameView:
             known = self.rb.compiled[("exempt", rule_id)] = (None, tests)
         return known[1]
 
-    def select(self, each: ast.Each, env: dict, cause: Cause | None, hidden_too: bool = False) -> list[Obj]:
-        q = self.query(each)
+    def selection(self, q: Query, env: dict, skip_hidden: bool) -> tuple[Iterable[str], tuple[int, ...]]:
+        """The candidates of a query in game order and the conjuncts still to check on each
+        (see `candidates`); nothing when an index says no object can match."""
         probe = q.probe
         if probe is not None:  # the commonest answer first: an index says no object can match
             found = self.indexes.lookup(probe.attr, stored(probe.value(self, env)))
             if found is not None and not found:
-                return []
+                return (), ()
+        return self.candidates(q, env, raw_reads=q.aware or skip_hidden)
+
+    def select(self, each: ast.Each, env: dict, cause: Cause | None, hidden_too: bool = False) -> list[Obj]:
+        q = self.query(each)
         aware = q.aware
         skip_hidden = not aware and not hidden_too
-        ids, residual = self.candidates(q, env, raw_reads=aware or skip_hidden)
+        ids, unanswered = self.selection(q, env, skip_hidden)
         if not ids:
             return []
+        residual = [q.plan.parts[i] for i in unanswered]
         exemptions = self.exemptions(cause.id) if cause is not None and cause.kind == "rule" else ()
         chosen = []
         objects, is_hidden = self.game.objects, self.is_hidden

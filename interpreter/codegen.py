@@ -1,0 +1,284 @@
+"""Rule-block bodies compiled to Python source, once per rulebook.
+
+The closures of `interpreter.compiled` and `Engine.compile_statement` are the definition of
+what a statement does; this module writes the same thing out as one Python function per
+body, so that running it costs a function call, not a closure call per node, an environment
+dictionary per binding and a `reachable` check per write. It compiles:
+
+- a hook body or any statement the engine runs (`compile_runner`): a function
+  `(engine, env, batch, cause)`, like the closures;
+- all the `as` clauses that wait on one change (`compile_reactions`): a function
+  `(engine, object id, old value, batch)` running them in rulebook order, each with its own
+  cause.
+
+Variables become Python locals; verbs are inlined with their parameters bound; conditions
+and values the compiler knows are written out, and anything else calls the closure that
+defines it, with an environment built from the locals in scope. A reference a selection
+chose, or the object whose change an `as` clause reacts to, needs no `reachable` check:
+nothing changes while a batch is being made, and `select` keeps only what an action can
+reach. Traces are the same event for event: the tests run the conformance suite both ways.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import attrs
+
+from dsl import ast
+from interpreter.compiled import compare, has_keyword, is_of_type, is_same, is_visible, symbol_value
+from interpreter.refs import Obj, obj_ref, stored
+from interpreter.view import FALSY
+
+MAX_INLINE_DEPTH = 8  # verbs calling verbs: deeper than this, the closure runs them
+
+# Statements that set one attribute of their object to a fixed value.
+SIMPLE_WRITES = {
+    ast.Unattach: ("attached_to", None),
+    ast.Tap: ("tapped", True),
+    ast.Untap: ("tapped", False),
+    ast.AttackWith: ("attacking", True),
+    ast.RemoveFromCombat: ("attacking", False),
+    ast.RemoveDamage: ("damage", 0),
+}
+
+
+@attrs.frozen
+class Binding:
+    """A DSL variable as a Python local. `chosen`: a reference an action can reach as it is
+    (a selection chose it); `local_ok`: the name of a local saying whether the object the
+    change happened to can be reached (it exists; it may have ceased to exist)."""
+
+    local: str
+    chosen: bool = False
+    local_ok: str | None = None
+
+
+class Emitter:
+    """Writes one function's source; constants go into its namespace by generated names."""
+
+    def __init__(self, eng: Any, writer: Callable):
+        self.eng = eng
+        self.write_cls = writer  # the engine's Write record
+        self.lines: list[str] = []
+        self.namespace: dict[str, Any] = {
+            "FALSY": FALSY, "Obj": Obj, "obj_ref": obj_ref, "stored": stored, "Write": writer,
+            "is_same": is_same, "is_of_type": is_of_type, "has_keyword": has_keyword, "compare": compare,
+            "is_visible": is_visible,
+        }
+        self.counter = 0
+        self.readers: dict[str, str] = {}
+
+    def fresh(self, base: str) -> str:
+        self.counter += 1
+        return f"{base}_{self.counter}"
+
+    def const(self, value: Any, base: str = "k") -> str:
+        name = self.fresh("_" + base)
+        self.namespace[name] = value
+        return name
+
+    def line(self, depth: int, text: str) -> None:
+        self.lines.append("    " * depth + text)
+
+    def reader(self, attr: str) -> str:
+        """The local holding `engine.reader(attr)` (fetched once per call of the function)."""
+        if attr not in self.readers:
+            self.readers[attr] = self.fresh("read_" + "".join(c if c.isalnum() else "_" for c in attr))
+        return self.readers[attr]
+
+    def function(self, name: str, params: str, prologue: list[str]) -> Callable:
+        head = [f"def {name}({params}):"] + ["    " + p for p in prologue]
+        head += [f"    {local} = eng.reader({attr!r})" for attr, local in self.readers.items()]
+        source = "\n".join(head + self.lines + ["    return None"]) + "\n"
+        code = compile(source, f"<rules: {name}>", "exec")
+        exec(code, self.namespace)
+        fn = self.namespace[name]
+        fn.source = source
+        return fn
+
+    # ------------------------------------------------------------ environments
+
+    @staticmethod
+    def env_dict(scope: dict[str, Binding], base: str | None) -> str:
+        """Python source of the environment the closures would see."""
+        items = ", ".join(f"{name!r}: {b.local}" for name, b in scope.items())
+        if base is None:
+            return "{" + items + "}"
+        return "{**" + base + (", " + items if items else "") + "}"
+
+    # ------------------------------------------------------------ expressions
+
+    def name(self, ident: str, scope: dict[str, Binding], base: str | None, resolve: bool = False) -> str:
+        """What a name stands for (`resolve`: as `resolve_name` decides, for a statement's object)."""
+        if ident in scope:
+            return scope[ident].local
+        if ident == "turn" or resolve:
+            env = "{}" if base is None else base
+            lookup = f"eng.resolve_name({ident!r}, {env})"
+            return lookup if base is None else f"({base}[{ident!r}] if {ident!r} in {base} else {lookup})"
+        fixed = symbol_value(ident)
+        fixed_src = repr(fixed) if fixed is None or isinstance(fixed, (bool, str)) else self.const(fixed)
+        own = (f"({fixed_src} if {ident!r} not in objects and {ident!r} not in players "
+               f"else eng.resolve_name({ident!r}, {{}}))")
+        return own if base is None else f"({base}[{ident!r}] if {ident!r} in {base} else {own})"
+
+    def expr(self, e: ast.Node, scope: dict[str, Binding], base: str | None) -> str:
+        match e:
+            case ast.Name(id=ident):
+                return self.name(ident, scope, base)
+            case ast.Number(value=v) | ast.String(value=v):
+                return repr(v)
+            case ast.Attr(obj=inner, name=attr):
+                return f"{self.reader(attr)}({self.expr(inner, scope, base)}, {self.const(e, 'at')})"
+            case ast.And(items=items):
+                return "(" + " and ".join(f"({self.expr(i, scope, base)}) not in FALSY" for i in items) + ")"
+            case ast.Or(items=items):
+                return "(" + " or ".join(f"({self.expr(i, scope, base)}) not in FALSY" for i in items) + ")"
+            case ast.Not(item=item):
+                return f"(({self.expr(item, scope, base)}) in FALSY)"
+            case ast.Is(left=l, right=r, negated=neg):
+                test = f"is_same(eng, {self.expr(l, scope, base)}, {self.expr(r, scope, base)})"
+                return f"(not {test})" if neg else test
+            case ast.IsA(left=l, type=t, negated=neg):
+                test = f"is_of_type(eng, {self.expr(l, scope, base)}, {t.lower()!r}, {self.const(e, 'at')})"
+                return f"(not {test})" if neg else test
+            case ast.Has(left=l, keyword=k):
+                return f"has_keyword(eng, {self.expr(l, scope, base)}, {k!r}, {self.const(e, 'at')})"
+            case ast.Compare(op=op, left=l, right=r):
+                return f"compare({self.expr(l, scope, base)}, {op!r}, {self.expr(r, scope, base)})"
+            case ast.Visible(obj=inner):
+                return f"is_visible(eng, {self.expr(inner, scope, base)})"
+        # anything else: the closure that defines it, in the environment it would see
+        return f"{self.const(self.eng.compiled_expr(e), 'f')}(eng, {self.env_dict(scope, base)})"
+
+    # ------------------------------------------------------------ statements
+
+    def reach(self, target: ast.Node, scope: dict[str, Binding], base: str | None, span_of: ast.Node,
+              depth: int) -> tuple[str, int]:
+        """Emit what finds the object a statement acts on; returns the local holding its id and
+        the depth the action is written at (inside `if ... is not None:` when it is checked)."""
+        if isinstance(target, ast.Name) and target.id in scope:
+            b = scope[target.id]
+            if b.chosen:
+                return f"{b.local}[0]", depth
+            if b.local_ok is not None:
+                self.line(depth, f"if {b.local_ok}:")
+                return f"{b.local}[0]", depth + 1
+        value = (self.name(target.id, scope, base, resolve=True) if isinstance(target, ast.Name)
+                 else self.expr(target, scope, base))
+        ref = self.fresh("ref")
+        self.line(depth, f"{ref} = eng.reachable({value}, {self.const(span_of.span, 'span')}, cause)")
+        self.line(depth, f"if {ref} is not None:")
+        return f"{ref}[0]", depth + 1
+
+    def each(self, each: ast.Each, scope: dict[str, Binding], base: str | None, depth: int) -> str:
+        """Emit `Engine.select` for `each` as a loop whose body goes at depth + 1; returns the
+        local holding each chosen reference. Candidates come from the same indexes and plans;
+        the checks made on each are written out."""
+        q = self.eng.query(each)
+        skip_hidden = not q.aware
+        env, ids, residual, exempt, oid, ref = (self.fresh(n) for n in ("env", "ids", "residual", "exempt", "oid", each.var))
+        self.line(depth, f"{env} = {self.env_dict(scope, base)}")
+        self.line(depth, f"{ids}, {residual} = eng.selection({self.const(q, 'query')}, {env}, {skip_hidden})")
+        self.line(depth, f"{exempt} = eng.exemption_test(cause)")
+        self.line(depth, f"for {oid} in {ids}:")
+        self.line(depth + 1, f"zone = objects[{oid}].zone")
+        self.line(depth + 1, "if zone == 'nowhere':" if each.every_zone else "if zone != 'battlefield':")
+        self.line(depth + 2, "continue")
+        if skip_hidden:
+            self.line(depth + 1, f"if eng.is_hidden({oid}):")
+            self.line(depth + 2, "continue")
+        self.line(depth + 1, f"{ref} = obj_ref(({oid}, {q.aware}))")
+        conjuncts = each.cond.items if isinstance(each.cond, ast.And) else (each.cond,)
+        inner = {**scope, each.var: Binding(ref)}
+        for i, c in enumerate(conjuncts):  # in order, those no index answered exactly
+            self.line(depth + 1, f"if {i} in {residual} and ({self.expr(c, inner, base)}) in FALSY:")
+            self.line(depth + 2, "continue")
+        self.line(depth + 1, f"if {exempt} is not None and {exempt}(eng, {oid}):")
+        self.line(depth + 2, "continue")
+        return ref
+
+    def stmt(self, s: ast.Node, scope: dict[str, Binding], base: str | None, depth: int, inlined: int = 0) -> None:
+        match s:
+            case ast.Block(stmts=stmts) | ast.Simultaneously(stmts=stmts):
+                for inner in stmts:
+                    self.stmt(inner, scope, base, depth, inlined)
+                if not stmts:
+                    self.line(depth, "pass")
+            case ast.Each(var=var, body=body):
+                ref = self.each(s, scope, base, depth)
+                self.stmt(body, {**scope, var: Binding(ref, chosen=True)}, base, depth + 1, inlined)
+            case ast.If(cond=cond, body=body):
+                self.line(depth, f"if ({self.expr(cond, scope, base)}) not in FALSY:")
+                self.stmt(body, scope, base, depth + 1, inlined)
+            case ast.Set(assigns=assigns):
+                for a in assigns:
+                    oid, inner = self.reach(ast.Name(a.var, span=a.span), scope, base, a, depth)
+                    value = self.expr(a.value, scope, base)
+                    if not isinstance(a.value, (ast.Number, ast.String)):
+                        value = f"stored({value})"
+                    self.line(inner, f"writes.append(Write({oid}, {a.attr!r}, {value}, cause))")
+            case ast.Call(verb=verb_name, args=args) if inlined < MAX_INLINE_DEPTH:
+                verb = self.eng.rb.verbs[verb_name]
+                inner_scope = dict(scope)
+                for param, arg in zip(verb.params, args):
+                    local = self.fresh(param)
+                    self.line(depth, f"{local} = {self.expr(arg, scope, base)}")
+                    passed = scope.get(arg.id) if isinstance(arg, ast.Name) else None
+                    inner_scope[param] = attrs.evolve(passed, local=local) if passed else Binding(local)
+                for inner in verb.body:
+                    self.stmt(inner, inner_scope, base, depth, inlined + 1)
+                if not verb.body:
+                    self.line(depth, "pass")
+            case _ if type(s) in SIMPLE_WRITES:
+                attr, value = SIMPLE_WRITES[type(s)]
+                oid, inner = self.reach(s.obj, scope, base, s.obj, depth)
+                self.line(inner, f"writes.append(Write({oid}, {attr!r}, {value!r}, cause))")
+            case _:  # the closure that defines it
+                run = self.const(self.eng.runner(s), "run")
+                self.line(depth, f"{run}(eng, {self.env_dict(scope, base)}, batch, cause)")
+
+
+PROLOGUE = ["game = eng.game", "objects = game.objects", "players = game.players", "writes = batch.writes"]
+
+
+def compile_runner(eng: Any, stmt: ast.Node, writer: Callable) -> Callable:
+    """`stmt` as a function `(engine, env, batch, cause)` that adds what it does to `batch`."""
+    em = Emitter(eng, writer)
+    em.stmt(stmt, {}, "env", 1)
+    return em.function("run_" + type(stmt).__name__.lower(), "eng, env, batch, cause", PROLOGUE)
+
+
+def compile_exemptions(eng: Any, exempts: list[ast.Exempt]) -> Callable:
+    """`exempt x from R where ...` clauses as one function `(engine, object id) -> bool`."""
+    em = Emitter(eng, None)
+    for ex in exempts:
+        scope = {ex.var: Binding("subject")}
+        em.line(1, f"if ({em.expr(ex.cond, scope, None)}) not in FALSY:")
+        em.line(2, "return True")
+    em.line(1, "return False")
+    prologue = ["game = eng.game", "objects = game.objects", "players = game.players", "subject = obj_ref((oid, True))"]
+    return em.function("exempt", "eng, oid", prologue)
+
+
+def compile_reactions(eng: Any, clauses: list[tuple[ast.Along, Any, bool, Any]], writer: Callable) -> Callable:
+    """The `as` clauses waiting on one change, in rulebook order, as one function
+    `(engine, object id, old value, batch)`; each clause is (clause, cause, whether it says
+    what the value changes from, that value)."""
+    em = Emitter(eng, writer)
+    subject = Binding("subject", local_ok="reachable")
+    for along, cause, from_one, wanted_old in clauses:
+        pattern = along.change
+        scope = {pattern.var: subject}
+        em.line(1, f"cause = {em.const(cause, 'cause')}")
+        depth = 1
+        if from_one:
+            em.line(depth, f"if old == {em.const(wanted_old, 'old')}:")
+            depth += 1
+        if pattern.cond is not None:
+            em.line(depth, f"if ({em.expr(pattern.cond, scope, None)}) not in FALSY:")
+            depth += 1
+        em.stmt(along.body, scope, None, depth)
+    prologue = PROLOGUE + ["subject = obj_ref((oid, True))", "reachable = objects[oid].zone != 'nowhere'"]
+    return em.function("react", "eng, oid, old, batch", prologue)
