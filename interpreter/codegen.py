@@ -68,6 +68,7 @@ class Emitter:
         }
         self.counter = 0
         self.readers: dict[str, str] = {}
+        self.cause: Any = None  # the cause of what is being written, when it is known
 
     def fresh(self, base: str) -> str:
         self.counter += 1
@@ -109,8 +110,10 @@ class Emitter:
 
     # ------------------------------------------------------------ expressions
 
-    def name(self, ident: str, scope: dict[str, Binding], base: str | None, resolve: bool = False) -> str:
-        """What a name stands for (`resolve`: as `resolve_name` decides, for a statement's object)."""
+    def name(self, ident: str, scope: dict[str, Binding], base: str | None, resolve: bool = False,
+             keep: str = "") -> str:
+        """What a name stands for (`resolve`: as `resolve_name` decides, for a statement's object;
+        `keep`: a function applied to it when it is not the name's own symbol)."""
         if ident in scope:
             return scope[ident].local
         if ident == "turn" or resolve:
@@ -120,8 +123,18 @@ class Emitter:
         fixed = symbol_value(ident)
         fixed_src = repr(fixed) if fixed is None or isinstance(fixed, (bool, str)) else self.const(fixed)
         own = (f"({fixed_src} if {ident!r} not in objects and {ident!r} not in players "
-               f"else eng.resolve_name({ident!r}, {{}}))")
-        return own if base is None else f"({base}[{ident!r}] if {ident!r} in {base} else {own})"
+               f"else {keep}(eng.resolve_name({ident!r}, {{}})))")
+        return own if base is None else f"({keep}({base}[{ident!r}]) if {ident!r} in {base} else {own})"
+
+    def stored_value(self, e: ast.Node, scope: dict[str, Binding], base: str | None) -> str:
+        """`stored(value of e)`: a symbol (`out`, `true`, `none`) is kept as it is."""
+        if isinstance(e, (ast.Number, ast.String)):
+            return repr(e.value)
+        if isinstance(e, ast.Name) and e.id not in scope and e.id != "turn":
+            return self.name(e.id, scope, base, keep="stored")
+        if isinstance(e, ast.Name) and (scope[e.id].chosen or scope[e.id].local_ok):  # an object: its id
+            return f"{scope[e.id].local}[0]"
+        return f"stored({self.expr(e, scope, base)})"
 
     def expr(self, e: ast.Node, scope: dict[str, Binding], base: str | None) -> str:
         match e:
@@ -172,16 +185,27 @@ class Emitter:
         self.line(depth, f"if {ref} is not None:")
         return f"{ref}[0]", depth + 1
 
-    def each(self, each: ast.Each, scope: dict[str, Binding], base: str | None, depth: int) -> str:
-        """Emit `Engine.select` for `each` as a loop whose body goes at depth + 1; returns the
-        local holding each chosen reference. Candidates come from the same indexes and plans;
-        the checks made on each are written out."""
+    def each(self, each: ast.Each, scope: dict[str, Binding], base: str | None, depth: int) -> tuple[str, int]:
+        """Emit `Engine.select` for `each` as a loop; returns the local holding each chosen
+        reference and the depth the body goes at. Candidates come from the same indexes and
+        plans; the checks made on each are written out."""
         q = self.eng.query(each)
         skip_hidden = not q.aware
         env, ids, residual, exempt, oid, ref = (self.fresh(n) for n in ("env", "ids", "residual", "exempt", "oid", each.var))
+        probe = q.probe
+        if probe is not None:  # the commonest answer first: an index says no object can match
+            found = self.fresh("probe")
+            value = "True" if probe.source is None else self.stored_value(probe.source, scope, base)
+            self.line(depth, f"{found} = eng.indexes.lookup({probe.attr!r}, {value})")
+            self.line(depth, f"if {found} is None or {found}:")
+            depth += 1
         self.line(depth, f"{env} = {self.env_dict(scope, base)}")
-        self.line(depth, f"{ids}, {residual} = eng.selection({self.const(q, 'query')}, {env}, {skip_hidden})")
-        self.line(depth, f"{exempt} = eng.exemption_test(cause)")
+        self.line(depth, f"{ids}, {residual} = eng.candidates({self.const(q, 'query')}, {env}, {q.aware or skip_hidden})")
+        if self.cause is None:
+            self.line(depth, f"{exempt} = eng.exemption_test(cause)")
+        else:  # the block is known: so is what exempts objects from its selections
+            test = self.eng.exemption_test(self.cause)
+            exempt = "None" if test is None else self.const(test, "exempt")
         self.line(depth, f"for {oid} in {ids}:")
         self.line(depth + 1, f"zone = objects[{oid}].zone")
         self.line(depth + 1, "if zone == 'nowhere':" if each.every_zone else "if zone != 'battlefield':")
@@ -195,9 +219,10 @@ class Emitter:
         for i, c in enumerate(conjuncts):  # in order, those no index answered exactly
             self.line(depth + 1, f"if {i} in {residual} and ({self.expr(c, inner, base)}) in FALSY:")
             self.line(depth + 2, "continue")
-        self.line(depth + 1, f"if {exempt} is not None and {exempt}(eng, {oid}):")
-        self.line(depth + 2, "continue")
-        return ref
+        if exempt != "None":
+            self.line(depth + 1, f"if {exempt} is not None and {exempt}(eng, {oid}):")
+            self.line(depth + 2, "continue")
+        return ref, depth + 1
 
     def stmt(self, s: ast.Node, scope: dict[str, Binding], base: str | None, depth: int, inlined: int = 0) -> None:
         match s:
@@ -207,17 +232,15 @@ class Emitter:
                 if not stmts:
                     self.line(depth, "pass")
             case ast.Each(var=var, body=body):
-                ref = self.each(s, scope, base, depth)
-                self.stmt(body, {**scope, var: Binding(ref, chosen=True)}, base, depth + 1, inlined)
+                ref, inner = self.each(s, scope, base, depth)
+                self.stmt(body, {**scope, var: Binding(ref, chosen=True)}, base, inner, inlined)
             case ast.If(cond=cond, body=body):
                 self.line(depth, f"if ({self.expr(cond, scope, base)}) not in FALSY:")
                 self.stmt(body, scope, base, depth + 1, inlined)
             case ast.Set(assigns=assigns):
                 for a in assigns:
                     oid, inner = self.reach(ast.Name(a.var, span=a.span), scope, base, a, depth)
-                    value = self.expr(a.value, scope, base)
-                    if not isinstance(a.value, (ast.Number, ast.String)):
-                        value = f"stored({value})"
+                    value = self.stored_value(a.value, scope, base)
                     self.line(inner, f"writes.append(Write({oid}, {a.attr!r}, {value}, cause))")
             case ast.Call(verb=verb_name, args=args) if inlined < MAX_INLINE_DEPTH:
                 verb = self.eng.rb.verbs[verb_name]
@@ -272,6 +295,7 @@ def compile_reactions(eng: Any, clauses: list[tuple[ast.Along, Any, bool, Any]],
         pattern = along.change
         scope = {pattern.var: subject}
         em.line(1, f"cause = {em.const(cause, 'cause')}")
+        em.cause = cause
         depth = 1
         if from_one:
             em.line(depth, f"if old == {em.const(wanted_old, 'old')}:")

@@ -170,6 +170,7 @@ class Plan:
     negated: bool = False
     part: int = 0
     alternatives: tuple["Plan", ...] = ()  # kind "union": `a or b or ...`, each answered by one plan
+    source: ast.Node | None = None  # what `value` is compiled from (None for a flag's `true`)
 
 
 @attrs.frozen
@@ -209,9 +210,9 @@ def _plan_conjunct(c: ast.Node, var: str, indexable: set[str], flags: set[str], 
             if _mentions(other, var):
                 continue
             if of_var(side):
-                found.append(Plan("same", value=compile_expr(other, missing), part=part))
+                found.append(Plan("same", value=compile_expr(other, missing), part=part, source=other))
             elif isinstance(side, ast.Attr) and of_var(side.obj) and side.name in indexable:
-                found.append(Plan("equal", side.name, compile_expr(other, missing), part=part))
+                found.append(Plan("equal", side.name, compile_expr(other, missing), part=part, source=other))
         return found
     if isinstance(c, ast.Attr) and of_var(c.obj) and c.name in flags:  # a flag: `x.token`
         return [Plan("equal", c.name, lambda eng, env: True, part=part)]

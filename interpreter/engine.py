@@ -26,6 +26,7 @@ from typing import Any, Callable, Iterable
 import attrs
 
 from dsl import ast
+from dsl.builtins import PERCEPTIONS
 from interpreter import codegen
 from interpreter.codegen import SIMPLE_WRITES
 from interpreter.model import DelayedTrigger, Effect, Game, Permanent, Watcher, merge_status
@@ -455,10 +456,13 @@ class Engine(GameView):
         # to something they read can (or an effect that starts or ends).
         attrs_written = {w.attr for w in changes}
         sight = bool(batch.ops) or not self.rb.sight_follows_writes or not self.rb.hide_inputs.isdisjoint(attrs_written)
-        perceived = sight or "attached_to" in attrs_written
-        watch: set[str] = touched | self.attachment_neighbours(touched) if perceived else set()
+        perceived = (sight or "attached_to" in attrs_written) and not self.unperceived(changes, attrs_written, batch)
+        if perceived:
+            watch: set[str] = touched | self.attachment_neighbours(touched)
+        else:  # what the game sees of the objects changed, for their last known information
+            watch = set(touched) if sight else set()
         vis_before = self.sight(watch)
-        edges_before = self.edges(watch, vis_before)
+        edges_before = self.edges(watch, vis_before) if perceived else set()
         if sight:  # last known information, of what the game may stop seeing
             for oid in touched:
                 if vis_before[oid]:
@@ -638,7 +642,15 @@ class Engine(GameView):
                 continue
             attr, value = w.attr, w.value
             # nothing changes until the batch is applied: this is the value it replaces
-            old = w.old = o.stored(attr, defaults)
+            if attr in defaults:  # a status (Permanent.stored, written out: it is read for every write)
+                old = defaults[attr]
+                for name, held in o.status:
+                    if name == attr:
+                        old = held
+                        break
+            else:
+                old = getattr(o, attr)
+            w.old = old
             w.read = True
             if old == value:
                 continue
@@ -747,6 +759,22 @@ class Engine(GameView):
             self.put(o.id, attrs.evolve(o, zone=zone))
 
     # ---------------------------------------------------------------- perception of presence and attachment
+
+    def unperceived(self, changes: list[Write], attrs_written: set[str], batch: Batch) -> bool:
+        """True when no object can be perceived to enter, leave, change control or become
+        attached or unattached: no zone or attachment is written, no effect starts or ends,
+        whether the game sees an object follows its own writes, and every write that can
+        change that is one the rules say is none of those (`changes of ... are not ...`)."""
+        if batch.ops or not self.rb.sight_follows_writes or "zone" in attrs_written or "attached_to" in attrs_written:
+            return False
+        hide_inputs = self.rb.hide_inputs
+        judged = set()
+        for w in changes:
+            if w.attr in hide_inputs and (w.attr, w.old) not in judged:
+                if not self.quiet_for(w.attr, w.old).issuperset(PERCEPTIONS):
+                    return False
+                judged.add((w.attr, w.old))
+        return True
 
     def quiet_kinds(self, writes: Iterable[Write]) -> frozenset[str]:
         """The perceptions that these changes, by the rules' `changes of ... are not ...`, do not produce."""
@@ -925,8 +953,8 @@ class Engine(GameView):
         """The abilities of cards on the objects these events happened to (or the hosts an
         attachment event names) that trigger on them."""
         triggered = self.rb.triggered_cards
-        if not triggered:
-            return
+        if not triggered or not any(self.indexes.lookup("card", name) for name in triggered):
+            return  # no object in the game has a triggered ability
         objects = self.game.objects
         for event in events:
             candidates = [event.subject]

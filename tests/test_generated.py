@@ -84,7 +84,7 @@ def test_the_generated_source_is_kept_for_reading():
     body = next(c for c in rule.clauses if type(c).__name__ == "During").body
     engine = prepare(book, build_board(30))
     source = engine.body_runner(body).source
-    assert source.startswith("def run_") and "eng.selection(" in source and "'phase'" in source
+    assert source.startswith("def run_") and "eng.candidates(" in source and "'phase'" in source
 
 
 @pytest.mark.parametrize("generated", [True, False], ids=["generated", "closures"])
