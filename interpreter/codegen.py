@@ -26,7 +26,7 @@ from typing import Any, Callable
 import attrs
 
 from dsl import ast
-from interpreter.compiled import compare, has_keyword, is_of_type, is_same, is_visible, symbol_value
+from interpreter.compiled import BEFORE, compare, has_keyword, is_of_type, is_same, is_visible, symbol_value
 from interpreter.refs import Obj, obj_ref, stored
 from interpreter.view import FALSY
 
@@ -62,13 +62,14 @@ class Emitter:
         self.write_cls = writer  # the engine's Write record
         self.lines: list[str] = []
         self.namespace: dict[str, Any] = {
-            "FALSY": FALSY, "Obj": Obj, "obj_ref": obj_ref, "stored": stored, "Write": writer,
+            "FALSY": FALSY, "BEFORE": BEFORE, "Obj": Obj, "obj_ref": obj_ref, "stored": stored, "Write": writer,
             "is_same": is_same, "is_of_type": is_of_type, "has_keyword": has_keyword, "compare": compare,
             "is_visible": is_visible,
         }
         self.counter = 0
         self.readers: dict[str, str] = {}
         self.cause: Any = None  # the cause of what is being written, when it is known
+        self.before: str | None = None  # in an assertion: the local holding the values read before
 
     def fresh(self, base: str) -> str:
         self.counter += 1
@@ -100,10 +101,10 @@ class Emitter:
 
     # ------------------------------------------------------------ environments
 
-    @staticmethod
-    def env_dict(scope: dict[str, Binding], base: str | None) -> str:
+    def env_dict(self, scope: dict[str, Binding], base: str | None) -> str:
         """Python source of the environment the closures would see."""
-        items = ", ".join(f"{name!r}: {b.local}" for name, b in scope.items())
+        items = ", ".join([f"{name!r}: {b.local}" for name, b in scope.items()]
+                          + ([f"BEFORE: {self.before}"] if self.before else []))
         if base is None:
             return "{" + items + "}"
         return "{**" + base + (", " + items if items else "") + "}"
@@ -126,13 +127,20 @@ class Emitter:
                f"else {keep}(eng.resolve_name({ident!r}, {{}})))")
         return own if base is None else f"({keep}({base}[{ident!r}]) if {ident!r} in {base} else {own})"
 
+    @staticmethod
+    def known_object(e: ast.Node | None, scope: dict[str, Binding]) -> bool:
+        """Is `e` a variable that holds an object reference (one a selection chose, or the
+        object a change happened to)?"""
+        return (isinstance(e, ast.Name) and e.id in scope
+                and (scope[e.id].chosen or scope[e.id].local_ok is not None))
+
     def stored_value(self, e: ast.Node, scope: dict[str, Binding], base: str | None) -> str:
         """`stored(value of e)`: a symbol (`out`, `true`, `none`) is kept as it is."""
         if isinstance(e, (ast.Number, ast.String)):
             return repr(e.value)
         if isinstance(e, ast.Name) and e.id not in scope and e.id != "turn":
             return self.name(e.id, scope, base, keep="stored")
-        if isinstance(e, ast.Name) and (scope[e.id].chosen or scope[e.id].local_ok):  # an object: its id
+        if self.known_object(e, scope):  # an object: its id
             return f"{scope[e.id].local}[0]"
         return f"stored({self.expr(e, scope, base)})"
 
@@ -193,14 +201,28 @@ class Emitter:
         skip_hidden = not q.aware
         env, ids, residual, exempt, oid, ref = (self.fresh(n) for n in ("env", "ids", "residual", "exempt", "oid", each.var))
         probe = q.probe
+        find = f"{ids}, {residual} = eng.candidates({self.const(q, 'query')}, {env}, {q.aware or skip_hidden})"
         if probe is not None:  # the commonest answer first: an index says no object can match
             found = self.fresh("probe")
             value = "True" if probe.source is None else self.stored_value(probe.source, scope, base)
             self.line(depth, f"{found} = eng.indexes.lookup({probe.attr!r}, {value})")
             self.line(depth, f"if {found} is None or {found}:")
             depth += 1
-        self.line(depth, f"{env} = {self.env_dict(scope, base)}")
-        self.line(depth, f"{ids}, {residual} = eng.candidates({self.const(q, 'query')}, {env}, {q.aware or skip_hidden})")
+            if q.plan.plans == (probe,) and self.known_object(probe.source, scope):
+                # the index answers its conjunct exactly (an object, not a bare name, is looked
+                # up): outside a state check made again for changed objects, it gives the
+                # candidates (as `candidates` would), and the other conjuncts are checked
+                others = tuple(i for i in range(len(q.plan.parts)) if i != probe.part)
+                self.line(depth, f"if {found} is not None and eng.dirty_scope is None:")
+                self.line(depth + 1, f"{ids} = eng.indexes.sort({found}) if len({found}) > 1 else list({found})")
+                self.line(depth + 1, f"{residual} = {others!r}")
+                self.line(depth, "else:")
+                self.line(depth + 1, f"{env} = {self.env_dict(scope, base)}")
+                self.line(depth + 1, find)
+                find = None
+        if find is not None:
+            self.line(depth, f"{env} = {self.env_dict(scope, base)}")
+            self.line(depth, find)
         if self.cause is None:
             self.line(depth, f"{exempt} = eng.exemption_test(cause)")
         else:  # the block is known: so is what exempts objects from its selections
@@ -210,8 +232,10 @@ class Emitter:
         self.line(depth + 1, f"zone = objects[{oid}].zone")
         self.line(depth + 1, "if zone == 'nowhere':" if each.every_zone else "if zone != 'battlefield':")
         self.line(depth + 2, "continue")
-        if skip_hidden:
-            self.line(depth + 1, f"if eng.is_hidden({oid}):")
+        if skip_hidden:  # is_hidden, its cache read first
+            hidden = self.fresh("hidden")
+            self.line(depth + 1, f"{hidden} = eng._hidden.get({oid})")
+            self.line(depth + 1, f"if {hidden} or ({hidden} is None and eng.is_hidden({oid})):")
             self.line(depth + 2, "continue")
         self.line(depth + 1, f"{ref} = obj_ref(({oid}, {q.aware}))")
         conjuncts = each.cond.items if isinstance(each.cond, ast.And) else (each.cond,)
@@ -254,6 +278,8 @@ class Emitter:
                     self.stmt(inner, inner_scope, base, depth, inlined + 1)
                 if not verb.body:
                     self.line(depth, "pass")
+            case ast.EndTracking(obj=o):
+                self.line(depth, f"eng.end_tracking({self.expr(o, scope, base)}, batch, cause)")
             case _ if type(s) in SIMPLE_WRITES:
                 attr, value = SIMPLE_WRITES[type(s)]
                 oid, inner = self.reach(s.obj, scope, base, s.obj, depth)
@@ -285,14 +311,14 @@ def compile_exemptions(eng: Any, exempts: list[ast.Exempt]) -> Callable:
     return em.function("exempt", "eng, oid", prologue)
 
 
-def compile_reactions(eng: Any, clauses: list[tuple[ast.Along, Any, bool, Any]], writer: Callable) -> Callable:
-    """The `as` clauses waiting on one change, in rulebook order, as one function
+def compile_reactions(eng: Any, clauses: list[tuple[ast.Along | ast.After, Any, bool, Any]], writer: Callable) -> Callable:
+    """The `as` (or `after`) clauses waiting on one change, in rulebook order, as one function
     `(engine, object id, old value, batch)`; each clause is (clause, cause, whether it says
     what the value changes from, that value)."""
     em = Emitter(eng, writer)
     subject = Binding("subject", local_ok="reachable")
     for along, cause, from_one, wanted_old in clauses:
-        pattern = along.change
+        pattern = along.change if isinstance(along, ast.Along) else along.event
         scope = {pattern.var: subject}
         em.line(1, f"cause = {em.const(cause, 'cause')}")
         em.cause = cause
@@ -306,3 +332,22 @@ def compile_reactions(eng: Any, clauses: list[tuple[ast.Along, Any, bool, Any]],
         em.stmt(along.body, scope, None, depth)
     prologue = PROLOGUE + ["subject = obj_ref((oid, True))", "reachable = objects[oid].zone != 'nowhere'"]
     return em.function("react", "eng, oid, old, batch", prologue)
+
+
+def compile_assertion(eng: Any, clause: ast.AssertAfter, from_one: bool, wanted_old: Any) -> Callable:
+    """`assert after x.A becomes V [from W] [where ...]: cond` as a function `(engine, object
+    id, old value, values read before) -> bool`, false only when the change fits and `cond`
+    fails; its `is unchanged` parts compare with the values read before."""
+    em = Emitter(eng, None)
+    em.before = "before"
+    pattern = clause.event
+    scope = {pattern.var: Binding("subject", local_ok="reachable")}
+    if from_one:
+        em.line(1, f"if old != {em.const(wanted_old, 'old')}:")
+        em.line(2, "return True")
+    if pattern.cond is not None:
+        em.line(1, f"if ({em.expr(pattern.cond, scope, None)}) in FALSY:")
+        em.line(2, "return True")
+    em.line(1, f"return ({em.expr(clause.cond, scope, None)}) not in FALSY")
+    prologue = ["game = eng.game", "objects = game.objects", "players = game.players", "subject = obj_ref((oid, True))"]
+    return em.function("holds", "eng, oid, old, before", prologue)

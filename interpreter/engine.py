@@ -264,13 +264,16 @@ class Engine(GameView):
                 watched = self.compiled_expr(o)
 
                 def end_tracking(eng: Engine, env: dict, batch: Batch, cause: Cause) -> None:
-                    ref = watched(eng, env)
-                    if type(ref) is Obj:
-                        oid = ref[0]
-                        batch.ops.append(Op("effects watching it end", oid,
-                                            lambda: eng.end_effects(lambda e: oid in e.tracked, cause), cause, "effect-ends"))
+                    eng.end_tracking(watched(eng, env), batch, cause)
                 return end_tracking
         return lambda eng, env, batch, cause: eng.perform(stmt, env, batch, cause)
+
+    def end_tracking(self, ref: Any, batch: Batch, cause: Cause) -> None:
+        """`end effects tracking x`: the effects whose duration watches object `ref` end."""
+        if type(ref) is Obj:
+            oid = ref[0]
+            batch.ops.append(Op("effects watching it end", oid,
+                                lambda: self.end_effects(lambda e: oid in e.tracked, cause), cause, "effect-ends"))
 
     def perform(self, stmt: ast.Node, env: dict, batch: Batch, cause: Cause) -> None:
         """The statements that are not compiled: actions, effects, durations, delayed triggers."""
@@ -466,7 +469,7 @@ class Engine(GameView):
         if sight:  # last known information, of what the game may stop seeing
             for oid in touched:
                 if vis_before[oid]:
-                    self.game.lki[oid] = self.snapshot(oid)
+                    self.game.lki[oid] = self.snapshot(oid, seen=True)
         before_values: dict[str, dict] = defaultdict(dict)
         keyed = self.by_change(changes)
         written: set[tuple[str, str]] | None = None  # (object, attribute) of every change, when an assertion asks
@@ -589,10 +592,7 @@ class Engine(GameView):
             keyed: dict[tuple, list] = defaultdict(list)
             for clauses in self.ix.alongs.values():
                 for rule, along in clauses:
-                    pattern = along.change
-                    keyed[self.change_key(pattern)].append(
-                        (along, self.rule_cause(rule, along), pattern.old is not None,
-                         None if pattern.old is None else self.constant(pattern.old)))
+                    keyed[self.change_key(along.change)].append(self.clause_entry(rule, along))
             fused = {key: codegen.compile_reactions(self, entries, Write) for key, entries in keyed.items()}
             table = self.rb.compiled[("fused alongs",)] = (None, fused)
         return table[1]
@@ -600,11 +600,21 @@ class Engine(GameView):
     def follow_ups(self) -> tuple:
         """The `after` clauses that wait on a change, in rulebook order: (the change's
         (attribute, stored value), `reaction`)."""
-        table = self.rb.compiled.get(("follow-ups",))
+        table = self.rb.compiled.get(("follow-ups", self.generated))
         if table is None:
-            entries = tuple((key, self.reaction(rule, after)) for rule, after, key in self.waiting_on_changes("after"))
-            table = self.rb.compiled[("follow-ups",)] = (None, entries)
+            if self.generated:  # each clause as a generated function, called as `react` would be
+                entries = tuple((key, codegen.compile_reactions(self, [self.clause_entry(rule, after)], Write))
+                                for rule, after, key in self.waiting_on_changes("after"))
+            else:
+                entries = tuple((key, self.reaction(rule, after)) for rule, after, key in self.waiting_on_changes("after"))
+            table = self.rb.compiled[("follow-ups", self.generated)] = (None, entries)
         return table[1]
+
+    def clause_entry(self, rule: ast.Rule, clause: ast.Along | ast.After) -> tuple:
+        """An `as` or `after` clause as `codegen.compile_reactions` takes it."""
+        pattern = clause.change if isinstance(clause, ast.Along) else clause.event
+        return (clause, self.rule_cause(rule, clause), pattern.old is not None,
+                None if pattern.old is None else self.constant(pattern.old))
 
     def matches(self, pattern: ast.Change, attr: str, old: Any, new: Any) -> bool:
         """Does a change of `attr` from `old` to `new` fit `x.attr becomes V [from W]`?"""
@@ -871,7 +881,10 @@ class Engine(GameView):
         batch = Batch()
         for key, reaction in self.follow_ups():
             for w in changes.get(key, ()):
-                self.react(reaction, w.obj, w.old, batch)
+                if self.generated:
+                    reaction(self, w.obj, w.old, batch)
+                else:
+                    self.react(reaction, w.obj, w.old, batch)
         if batch.writes or batch.ops:
             self.commit(batch)
 
@@ -929,11 +942,26 @@ class Engine(GameView):
                 before = before_values.get(w.obj, {})
                 if only_unchanged and not any(id(n.value) in before for n, _stored in parts):
                     continue  # every part reads a stored attribute this batch didn't write: it holds
-                if (env := self.fits(clause.event, w)) is None:
+                if self.generated:
+                    holds = self.assertion_test(clause)(self, w.obj, w.old, before)
+                elif (env := self.fits(clause.event, w)) is None:
                     continue
-                if not self.truthy(self.eval(clause.cond, env, before)):
+                else:
+                    holds = self.truthy(self.eval(clause.cond, env, before))
+                if not holds:
                     raise self.fail(f"assertion of {rule.id} {rule.slug} does not hold for {w.obj}", clause.span,
                                     "the blocks this assertion restates no longer produce what it states")
+
+    def assertion_test(self, clause: ast.AssertAfter) -> Callable[["Engine", str, Any, dict], bool]:
+        """An assertion after a change as a generated function `(engine, object id, old
+        value, values read before) -> bool`: false when the change fits it and it fails."""
+        known = self.rb.compiled.get(("assertion", id(clause)))
+        if known is None:
+            pattern = clause.event
+            old = None if pattern.old is None else self.constant(pattern.old)
+            known = self.rb.compiled[("assertion", id(clause))] = (
+                clause, codegen.compile_assertion(self, clause, pattern.old is not None, old))
+        return known[1]
 
     def check_hook_assertions(self, kind: str, player: str, counts: Counter, skipped: bool) -> None:
         for rule, clause in self.ix.assertions:

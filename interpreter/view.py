@@ -271,9 +271,10 @@ class GameView:
             cached = self._chars["\0effects"] = sorted(self.game.effects.values(), key=lambda e: e.timestamp)
         return cached
 
-    def snapshot(self, oid: str) -> LastKnown:
-        """Last known information: the object as it is now, its characteristics worked out if asked."""
-        contributions = self.statics.of(oid) if self.visible(oid) else ()
+    def snapshot(self, oid: str, seen: bool | None = None) -> LastKnown:
+        """Last known information: the object as it is now, its characteristics worked out if
+        asked. `seen`: whether the game sees it, when the caller knows."""
+        contributions = self.statics.of(oid) if (self.visible(oid) if seen is None else seen) else ()
         return LastKnown(self.obj(oid), self.effects_in_order(), contributions, self.defaults)
 
     # ================================================================ expressions

@@ -29,6 +29,7 @@ from interpreter.refs import Obj  # noqa: E402
 from interpreter.trace import SCRIPT  # noqa: E402
 from interpreter.rulebook import load_version  # noqa: E402
 from interpreter.suite import collect, run_case, versions_for  # noqa: E402
+from tests import test_engine  # noqa: E402
 from tests.test_reference_differential import boards  # noqa: E402
 
 SUITE = Path(__file__).parent / "scenarios"
@@ -99,3 +100,18 @@ def test_a_verb_does_nothing_to_an_object_the_game_treats_as_not_existing(monkey
     engine.run(ast.Call("phase_in", (ast.Name("x"),)), {"x": Obj(hidden)}, SCRIPT)
     assert engine.game.objects[hidden] == before
     assert [(e.kind, e.subject) for e in engine.trace] == [("fails", hidden)]
+
+
+ASSERTION_TESTS = [getattr(test_engine, name) for name in dir(test_engine) if name.startswith("test_assertion_")]
+
+
+@pytest.mark.parametrize("check", ASSERTION_TESTS, ids=lambda f: f.__name__[len("test_assertion_"):])
+def test_a_checked_assertion_fires_with_the_closures_too(monkeypatch, check):
+    """tests/test_engine.py's assertion tests (702.26c, d, i, m, p) run with generated Python;
+    here they run again with the closures."""
+    monkeypatch.setattr(Engine, "generated", False)
+    check(load_version(test_engine.VERSION))
+
+
+def test_there_are_assertion_tests_to_run_both_ways():
+    assert len(ASSERTION_TESTS) >= 5
