@@ -150,6 +150,13 @@ class Emitter:
                 return self.name(ident, scope, base)
             case ast.Number(value=v) | ast.String(value=v):
                 return repr(v)
+            case ast.Attr(obj=inner, name=attr) if attr in self.eng.defaults and self.known_object(inner, scope):
+                # a status of an object the game can read as it is (`GameView.getter`)
+                local = scope[inner.id].local
+                raw = f"objects[{local}[0]].get_status({attr!r}, {self.const(self.eng.defaults[attr], 'default')})"
+                if attr in self.eng.reference_statuses:
+                    return f"eng._wrap({raw}, {attr!r}, {local})"
+                return raw
             case ast.Attr(obj=inner, name=attr):
                 return f"{self.reader(attr)}({self.expr(inner, scope, base)}, {self.const(e, 'at')})"
             case ast.And(items=items):
@@ -223,11 +230,13 @@ class Emitter:
         if find is not None:
             self.line(depth, f"{env} = {self.env_dict(scope, base)}")
             self.line(depth, find)
+        exemptions = ()
         if self.cause is None:
             self.line(depth, f"{exempt} = eng.exemption_test(cause)")
-        else:  # the block is known: so is what exempts objects from its selections
-            test = self.eng.exemption_test(self.cause)
-            exempt = "None" if test is None else self.const(test, "exempt")
+        else:  # the block is known: so is what exempts objects from its selections, written out below
+            exempt = "None"
+            if self.cause.kind == "rule":
+                exemptions = [ex for _rule, ex in self.eng.ix.exempts.get(self.cause.id, ())]
         self.line(depth, f"for {oid} in {ids}:")
         self.line(depth + 1, f"zone = objects[{oid}].zone")
         self.line(depth + 1, "if zone == 'nowhere':" if each.every_zone else "if zone != 'battlefield':")
@@ -239,13 +248,20 @@ class Emitter:
             self.line(depth + 2, "continue")
         self.line(depth + 1, f"{ref} = obj_ref(({oid}, {q.aware}))")
         conjuncts = each.cond.items if isinstance(each.cond, ast.And) else (each.cond,)
-        inner = {**scope, each.var: Binding(ref)}
+        inner = {**scope, each.var: Binding(ref, chosen=True)}  # (read as a chosen one would be)
         for i, c in enumerate(conjuncts):  # in order, those no index answered exactly
             self.line(depth + 1, f"if {i} in {residual} and ({self.expr(c, inner, base)}) in FALSY:")
             self.line(depth + 2, "continue")
         if exempt != "None":
             self.line(depth + 1, f"if {exempt} is not None and {exempt}(eng, {oid}):")
             self.line(depth + 2, "continue")
+        if exemptions:
+            subject = self.fresh("exempt_subject")
+            self.line(depth + 1, f"{subject} = obj_ref(({oid}, True))")
+            for ex in exemptions:
+                test = self.expr(ex.cond, {**scope, ex.var: Binding(subject, local_ok="True")}, base)
+                self.line(depth + 1, f"if ({test}) not in FALSY:")
+                self.line(depth + 2, "continue")
         return ref, depth + 1
 
     def stmt(self, s: ast.Node, scope: dict[str, Binding], base: str | None, depth: int, inlined: int = 0) -> None:
@@ -292,9 +308,11 @@ class Emitter:
 PROLOGUE = ["game = eng.game", "objects = game.objects", "players = game.players", "writes = batch.writes"]
 
 
-def compile_runner(eng: Any, stmt: ast.Node, writer: Callable) -> Callable:
-    """`stmt` as a function `(engine, env, batch, cause)` that adds what it does to `batch`."""
+def compile_runner(eng: Any, stmt: ast.Node, writer: Callable, cause: Any = None) -> Callable:
+    """`stmt` as a function `(engine, env, batch, cause)` that adds what it does to `batch`;
+    `cause`: the cause it will always be run with, if known."""
     em = Emitter(eng, writer)
+    em.cause = cause
     em.stmt(stmt, {}, "env", 1)
     return em.function("run_" + type(stmt).__name__.lower(), "eng, env, batch, cause", PROLOGUE)
 

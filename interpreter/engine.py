@@ -185,7 +185,7 @@ class Engine(GameView):
 
     def exec(self, stmt: ast.Node, env: dict, batch: Batch, cause: Cause) -> None:
         """Add what a statement does to `batch`."""
-        self.body_runner(stmt)(self, env, batch, cause)
+        self.body_runner(stmt, cause)(self, env, batch, cause)
 
     def runner(self, stmt: ast.Node) -> Runner:
         """A statement compiled once per rulebook into a closure `(engine, env, batch, cause)`."""
@@ -194,13 +194,15 @@ class Engine(GameView):
             known = self.rb.compiled[("statement", id(stmt))] = (stmt, self.compile_statement(stmt))
         return known[1]
 
-    def body_runner(self, stmt: ast.Node) -> Runner:
-        """How a body is run: as generated Python (`generated`) or as its closure."""
+    def body_runner(self, stmt: ast.Node, cause: Cause) -> Runner:
+        """How a body is run with a cause: as generated Python (`generated`), written for that
+        cause, or as its closure."""
         if not self.generated:
             return self.runner(stmt)
-        known = self.rb.compiled.get(("generated", id(stmt)))
+        key = ("generated", id(stmt), cause)
+        known = self.rb.compiled.get(key)
         if known is None:
-            known = self.rb.compiled[("generated", id(stmt))] = (stmt, codegen.compile_runner(self, stmt, Write))
+            known = self.rb.compiled[key] = (stmt, codegen.compile_runner(self, stmt, Write, cause))
         return known[1]
 
     def compile_statement(self, stmt: ast.Node) -> Runner:
@@ -705,7 +707,7 @@ class Engine(GameView):
     def apply_writes(self, per_object: dict[str, list[Write]]) -> None:
         """One new object for each object the batch changes; an object whose zone changes
         (a new object, 400.7) takes its changes one at a time, in batch order."""
-        statuses, objects = self.rb.statuses, self.game.objects
+        statuses, objects, put = self.rb.statuses, self.game.objects, self.put
         for oid, ws in per_object.items():
             fields: dict[str, Any] = {}
             status: dict[str, Any] = {}
@@ -719,9 +721,11 @@ class Engine(GameView):
                     self.apply_write(w)
                 continue
             o = objects[oid]
+            moved = [(w.attr, w.old, w.value) for w in ws]
+            written = fields.keys() | status.keys()
             if status:
                 fields["status"] = merge_status(o.status, status)
-            self.put(oid, o.replace(**fields), [(w.attr, w.old, w.value) for w in ws])
+            put(oid, o.replace(**fields), moved, written)
 
     def apply_write(self, w: Write) -> None:
         o = self.obj(w.obj)
@@ -1092,7 +1096,8 @@ class Engine(GameView):
         body, cause); a local check is made again only for the objects changed since the last."""
         known = self.rb.compiled.get(("state checks", self.generated))
         if known is None:
-            table = tuple((self.rb.local_check(during.body), self.body_runner(during.body), self.rule_cause(rule, during))
+            table = tuple((self.rb.local_check(during.body), self.body_runner(during.body, self.rule_cause(rule, during)),
+                           self.rule_cause(rule, during))
                           for rule, during in self.ix.hooks.get("state check", ()))
             known = self.rb.compiled[("state checks", self.generated)] = (None, table)
         return known[1]

@@ -102,6 +102,12 @@ class Rulebook:
                          for a in attributes_read(e))
 
     @functools.cached_property
+    def static_reach(self) -> frozenset[str]:
+        """The attributes a change to which may change what a static ability reaches: those
+        they read, and zone (see `Statics.touched`)."""
+        return self.static_attrs | {"zone"}
+
+    @functools.cached_property
     def static_grants(self) -> bool:
         """Does any static ability grant a keyword? Then keyword indexes can't be trusted alone."""
         return any(isinstance(n, ast.Grant) for c in self.cards.values() for e in c.entries

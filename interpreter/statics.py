@@ -89,7 +89,7 @@ class Statics:
         if self.stale is None or not self.cards:
             return
         rb = self.view.rb
-        reach_changed = written is None or "zone" in written or not rb.static_attrs.isdisjoint(written)
+        reach_changed = written is None or not rb.static_reach.isdisjoint(written)
         if new.card in self.cards or (old is not None and old.card in self.cards):
             if old is None or reach_changed or "controller" in written or "card" in written:
                 self.stale.add(oid)  # what it reaches, or who "you" is, may have changed

@@ -114,21 +114,26 @@ class GameView:
                 self.dirty = None
                 return
 
-    def put(self, oid: str, new: Permanent, moved: list[tuple[str, Any, Any]] | None = None) -> None:
+    def put(self, oid: str, new: Permanent, moved: list[tuple[str, Any, Any]] | None = None,
+            written: Any = None) -> None:
         """Replace an object (objects are frozen), keeping indexes and caches right. `moved`:
         each attribute that changed with its value before and after, when the caller knows
-        (None: any of them may have)."""
-        old = self.game.objects.get(oid)
-        self.game.objects[oid] = new
-        written = None
+        (None: any of them may have); `written`: the names of those attributes, if at hand."""
+        objects = self.game.objects
+        old = objects.get(oid)
+        objects[oid] = new
         if moved is not None and old is not None:
-            written = {attr for attr, _before, _after in moved}
+            if written is None:
+                written = {attr for attr, _before, _after in moved}
             self.indexes.move(oid, moved)
         else:
+            written = None
             self.indexes.replace(old, new)
         rb = self.rb
-        if self.statics.cards:
-            self.statics.touched(oid, old, new, written)
+        statics = self.statics
+        if statics.cards and (written is None or new.card in statics.cards or old.card in statics.cards
+                              or not rb.static_reach.isdisjoint(written)):
+            statics.touched(oid, old, new, written)  # (it does nothing for any other change)
         if written is None or not rb.local_effects:
             self.invalidate([oid])
             return

@@ -82,9 +82,9 @@ def test_the_generated_source_is_kept_for_reading():
     """What the engine runs for 702.26a's selections can be read back (`source`)."""
     book = full_book()
     rule = book.rule("702.26a")
-    body = next(c for c in rule.clauses if type(c).__name__ == "During").body
+    during = next(c for c in rule.clauses if type(c).__name__ == "During")
     engine = prepare(book, build_board(30))
-    source = engine.body_runner(body).source
+    source = engine.body_runner(during.body, engine.rule_cause(rule, during)).source
     assert source.startswith("def run_") and "eng.candidates(" in source and "'phase'" in source
 
 
