@@ -42,7 +42,13 @@ elif engine == "event model":
             event_model.untap_step(board, game.active)
 else:
     from bench.engines import full_book, prepare
-    e = prepare(full_book(), game)
+    book = full_book()
+    # the rulebook's Python is written on first use: a step on a small board writes it, as
+    # the first (1,000-permanent) board does in bench/run.py
+    warm = prepare(book, build_board(300))
+    warm.settle()
+    warm.run_hook("untap step", warm.game.active)
+    e = prepare(book, game)
     e.settle()
     run = lambda: e.run_hook("untap step", game.active)
 gc.collect()

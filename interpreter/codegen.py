@@ -134,6 +134,21 @@ class Emitter:
         return (isinstance(e, ast.Name) and e.id in scope
                 and (scope[e.id].chosen or scope[e.id].local_ok is not None))
 
+    def stored_read(self, inner: ast.Node, attr: str, scope: dict[str, Binding]) -> str | None:
+        """The stored value of `inner.attr`, read straight off the object, when `inner` is an
+        object the game reads as it is (a chosen one, or the one a change happened to) and
+        `attr` a status, its controller, owner or host (as `GameView.getter` reads them)."""
+        if not self.known_object(inner, scope):
+            return None
+        oid = f"{scope[inner.id].local}[0]"
+        if attr in self.eng.defaults:
+            return f"objects[{oid}].get_status({attr!r}, {self.const(self.eng.defaults[attr], 'default')})"
+        if attr == "controller":
+            return f"eng.controller({oid})"
+        if attr in ("owner", "attached_to"):
+            return f"objects[{oid}].{attr}"
+        return None
+
     def stored_value(self, e: ast.Node, scope: dict[str, Binding], base: str | None) -> str:
         """`stored(value of e)`: a symbol (`out`, `true`, `none`) is kept as it is."""
         if isinstance(e, (ast.Number, ast.String)):
@@ -142,6 +157,8 @@ class Emitter:
             return self.name(e.id, scope, base, keep="stored")
         if self.known_object(e, scope):  # an object: its id
             return f"{scope[e.id].local}[0]"
+        if isinstance(e, ast.Attr) and self.stored_read(e.obj, e.name, scope) is not None:
+            return self.stored_read(e.obj, e.name, scope)
         return f"stored({self.expr(e, scope, base)})"
 
     def expr(self, e: ast.Node, scope: dict[str, Binding], base: str | None) -> str:
@@ -150,12 +167,10 @@ class Emitter:
                 return self.name(ident, scope, base)
             case ast.Number(value=v) | ast.String(value=v):
                 return repr(v)
-            case ast.Attr(obj=inner, name=attr) if attr in self.eng.defaults and self.known_object(inner, scope):
-                # a status of an object the game can read as it is (`GameView.getter`)
-                local = scope[inner.id].local
-                raw = f"objects[{local}[0]].get_status({attr!r}, {self.const(self.eng.defaults[attr], 'default')})"
-                if attr in self.eng.reference_statuses:
-                    return f"eng._wrap({raw}, {attr!r}, {local})"
+            case ast.Attr(obj=inner, name=attr) if self.stored_read(inner, attr, scope) is not None:
+                raw = self.stored_read(inner, attr, scope)
+                if attr in ("controller", "owner", "attached_to") or attr in self.eng.reference_statuses:
+                    return f"eng._wrap({raw}, {attr!r}, {scope[inner.id].local})"
                 return raw
             case ast.Attr(obj=inner, name=attr):
                 return f"{self.reader(attr)}({self.expr(inner, scope, base)}, {self.const(e, 'at')})"

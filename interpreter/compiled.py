@@ -39,9 +39,10 @@ COMPARISONS = {"<": int.__lt__, "<=": int.__le__, ">": int.__gt__, ">=": int.__g
 
 
 def is_same(eng, a: Any, b: Any) -> bool:
-    """`a is b`: the same object, the same player, or equal values."""
-    if type(a) is type(b) and (type(a) is Obj or type(a) is str):
-        return a[0] == b[0] if type(a) is Obj else a == b
+    """`a is b`: the same object, the same player, or equal values (`GameView.same`, with
+    the commonest case, two values of one type, first)."""
+    if type(a) is type(b):
+        return a[0] == b[0] if type(a) is Obj or type(a) is PlayerRef else a == b
     return eng.same(a, b)
 
 

@@ -488,7 +488,7 @@ class Engine(GameView):
         events = [change_event(("change", w.obj, None, w.cause, step, (("attr", w.attr), ("new", w.value), ("old", w.old))))
                   for w in changes]  # data as `record` would sort it
         trace.extend(events)
-        if self._hook_log:
+        if self._hook_log and not self.rb.step_counted.isdisjoint(attrs_written):
             counted = self.rb.step_counted
             for log in self._hook_log:
                 log.update((w.obj, w.attr) for w in changes if w.attr in counted)
@@ -533,12 +533,18 @@ class Engine(GameView):
             known = self.rb.compiled[("waiting", kind)] = (None, table)
         return known[1]
 
-    @staticmethod
-    def by_change(changes: list[Write]) -> dict[tuple[str, Any], list[Write]]:
-        """Changes grouped by (attribute, new value), in batch order, for the clauses that wait on them."""
+    def by_change(self, changes: list[Write]) -> dict[tuple[str, Any], list[Write]]:
+        """Changes grouped by (attribute, new value), in batch order, for the assertions and
+        `after` clauses that wait on them (only the changes some clause waits on)."""
+        waited = self.rb.compiled.get(("waited on",))
+        if waited is None:
+            keys = {key for _rule, _clause, key in self.waiting_on_changes("assert") + self.waiting_on_changes("after")}
+            waited = self.rb.compiled[("waited on",)] = (None, frozenset(attr for attr, _value in keys), keys)
+        _none, attrs_waited, keys = waited
         keyed: dict[tuple[str, Any], list[Write]] = defaultdict(list)
         for w in changes:
-            keyed[(w.attr, w.value)].append(w)
+            if w.attr in attrs_waited and (w.attr, w.value) in keys:
+                keyed[(w.attr, w.value)].append(w)
         return keyed
 
     def reaction(self, rule: ast.Rule, clause: ast.Along | ast.After) -> tuple:
