@@ -227,13 +227,17 @@ class Emitter:
         if probe is not None:  # the commonest answer first: an index says no object can match
             found = self.fresh("probe")
             value = "True" if probe.source is None else self.stored_value(probe.source, scope, base)
-            self.line(depth, f"{found} = eng.indexes.lookup({probe.attr!r}, {value})")
+            if probe.attr == "attached_to":
+                self.line(depth, f"{found} = eng.indexes.attached({value})")
+            else:
+                self.line(depth, f"{found} = eng.indexes.lookup({probe.attr!r}, {value})")
             self.line(depth, f"if {found} is None or {found}:")
             depth += 1
-            if q.plan.plans == (probe,) and self.known_object(probe.source, scope):
+            if (q.plan.plans == (probe,) or probe.attr == "attached_to") and self.known_object(probe.source, scope):
                 # the index answers its conjunct exactly (an object, not a bare name, is looked
-                # up): outside a state check made again for changed objects, it gives the
-                # candidates (as `candidates` would), and the other conjuncts are checked
+                # up), and what is attached to one object is a handful: outside a state check
+                # made again for changed objects, they are the candidates, and the other
+                # conjuncts are checked on each
                 others = tuple(i for i in range(len(q.plan.parts)) if i != probe.part)
                 self.line(depth, f"if {found} is not None and eng.dirty_scope is None:")
                 self.line(depth + 1, f"{ids} = eng.indexes.sort({found}) if len({found}) > 1 else list({found})")

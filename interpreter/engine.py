@@ -652,9 +652,7 @@ class Engine(GameView):
         writes, objects, defaults = batch.writes, self.game.objects, self.defaults
         alongs = self.fused_alongs() if self.generated else None
         limit = MAX_WRITES_PER_OBJECT * len(objects) + 1_000
-        for i, w in enumerate(writes):  # the loop takes in the writes the clauses add
-            if i > limit:
-                raise self.never_settles()
+        for w in writes:  # the loop takes in the writes the clauses add
             o = objects.get(w.obj)
             if o is None:
                 continue
@@ -672,26 +670,31 @@ class Engine(GameView):
             w.read = True
             if old == value:
                 continue
+            reactions = alongs.get((attr, value)) if alongs is not None else self.alongs().get((attr, value))
+            if reactions is None:
+                continue  # nothing happens along with this change
             key = (w.obj, attr, type(value), value)
             if key in seen:
                 continue  # the same change again: its `as` clauses have run
             seen.add(key)
             if alongs is not None:
-                fused = alongs.get((attr, value))
-                if fused is not None:
-                    fused(self, w.obj, old, batch)
-                continue
-            for reaction in self.alongs().get((attr, value), ()):
-                self.react(reaction, w.obj, old, batch)
+                reactions(self, w.obj, old, batch)  # all of them, generated as one function
+            else:
+                for reaction in reactions:
+                    self.react(reaction, w.obj, old, batch)
+            if len(writes) > limit:
+                raise self.never_settles()
 
     def settle_conflicts(self, batch: Batch) -> list[Write]:
         final: dict[tuple, Write] = {}
         for w in batch.writes:
             key = (w.obj, w.attr)
             other = final.get(key)
-            if other is None or other.value == w.value:
-                final.setdefault(key, w)
+            if other is None:
+                final[key] = w
                 continue
+            if other.value == w.value:
+                continue  # the same value twice: the first write stands
             preferred = self.ix.prefers.get(w.attr)
             if preferred is not None:
                 rule, clause = preferred
