@@ -26,11 +26,16 @@ from typing import Any, Callable
 import attrs
 
 from dsl import ast
+from dsl.builtins import OBJECT_ATTRS
 from interpreter.compiled import BEFORE, compare, has_keyword, is_of_type, is_same, is_visible, symbol_value
 from interpreter.refs import Obj, obj_ref, stored
 from interpreter.view import FALSY
 
 MAX_INLINE_DEPTH = 8  # verbs calling verbs: deeper than this, the closure runs them
+
+# Fields `GameView.getter` reads as they are stored (the others are worked out or wrapped).
+PLAIN_FIELDS = frozenset(OBJECT_ATTRS) - {"controller", "owner", "attached_to", "keywords", "power", "toughness",
+                                          "entered_this_turn", "summoning_sick", "counters", "stickers"}
 
 # Statements that set one attribute of their object to a fixed value.
 SIMPLE_WRITES = {
@@ -137,7 +142,8 @@ class Emitter:
     def stored_read(self, inner: ast.Node, attr: str, scope: dict[str, Binding]) -> str | None:
         """The stored value of `inner.attr`, read straight off the object, when `inner` is an
         object the game reads as it is (a chosen one, or the one a change happened to) and
-        `attr` a status, its controller, owner or host (as `GameView.getter` reads them)."""
+        `attr` a status, its controller, owner, host, power, toughness or a field read as it
+        is stored (as `GameView.getter` reads them)."""
         if not self.known_object(inner, scope):
             return None
         oid = f"{scope[inner.id].local}[0]"
@@ -145,8 +151,10 @@ class Emitter:
             return f"objects[{oid}].get_status({attr!r}, {self.const(self.eng.defaults[attr], 'default')})"
         if attr == "controller":
             return f"eng.controller({oid})"
-        if attr in ("owner", "attached_to"):
+        if attr in ("owner", "attached_to") or attr in PLAIN_FIELDS:
             return f"objects[{oid}].{attr}"
+        if attr in ("power", "toughness"):
+            return f"eng.chars({oid})[{attr!r}]"
         return None
 
     def stored_value(self, e: ast.Node, scope: dict[str, Binding], base: str | None) -> str:
@@ -183,6 +191,12 @@ class Emitter:
             case ast.Is(left=l, right=r, negated=neg):
                 test = f"is_same(eng, {self.expr(l, scope, base)}, {self.expr(r, scope, base)})"
                 return f"(not {test})" if neg else test
+            case ast.IsA(left=l, type=t, negated=neg) if self.known_object(l, scope):
+                return f"({t.lower()!r} {'not in' if neg else 'in'} objects[{scope[l.id].local}[0]].types)"
+            case ast.Has(left=l, keyword=k) if self.known_object(l, scope):
+                oid = f"{scope[l.id].local}[0]"
+                keywords = f"eng.chars({oid})['keywords']" if self.eng.rb.static_grants else f"eng.keywords({oid})"
+                return f"({k!r} in {keywords})"
             case ast.IsA(left=l, type=t, negated=neg):
                 test = f"is_of_type(eng, {self.expr(l, scope, base)}, {t.lower()!r}, {self.const(e, 'at')})"
                 return f"(not {test})" if neg else test
