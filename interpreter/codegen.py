@@ -5,18 +5,23 @@ what a statement does; this module writes the same thing out as one Python funct
 body, so that running it costs a function call, not a closure call per node, an environment
 dictionary per binding and a `reachable` check per write. It compiles:
 
-- a hook body or any statement the engine runs (`compile_runner`): a function
-  `(engine, env, batch, cause)`, like the closures;
-- all the `as` clauses that wait on one change (`compile_reactions`): a function
-  `(engine, object id, old value, batch)` running them in rulebook order, each with its own
-  cause.
+- a statement the engine runs with a cause, a block's body with its block's cause
+  (`compile_runner`): a function `(engine, env, batch, cause)`, like the closures; the
+  block's `exempt x from R where ...` clauses are written into its selections;
+- the `as` clauses that wait on one change, all of them in rulebook order, or one `after`
+  clause (`compile_reactions`): a function `(engine, object id, old value, batch)`;
+- an assertion after a change (`compile_assertion`): `(engine, object id, old value,
+  values read before) -> bool`.
 
-Variables become Python locals; verbs are inlined with their parameters bound; conditions
-and values the compiler knows are written out, and anything else calls the closure that
-defines it, with an environment built from the locals in scope. A reference a selection
-chose, or the object whose change an `as` clause reacts to, needs no `reachable` check:
-nothing changes while a batch is being made, and `select` keeps only what an action can
-reach. Traces are the same event for event: the tests run the conformance suite both ways.
+Variables become Python locals; verbs are inlined with their parameters bound; a selection
+is a loop over the candidates the same indexes give, with the conjuncts no index answered
+written out; conditions and values the writer knows are written out, and anything else calls
+the closure that defines it, with an environment built from the locals in scope. An object
+a selection chose, or the one a change happened to, is read as `GameView.getter` reads it,
+straight off the object, and an action reaches a chosen one without a `reachable` check:
+nothing changes while a batch is made, and selections keep only what an action can reach.
+`tests/test_generated.py` runs the conformance suite and generated boards both ways and
+compares the traces event for event. Each function keeps its source (`fn.source`).
 """
 
 from __future__ import annotations
@@ -50,9 +55,11 @@ SIMPLE_WRITES = {
 
 @attrs.frozen
 class Binding:
-    """A DSL variable as a Python local. `chosen`: a reference an action can reach as it is
-    (a selection chose it); `local_ok`: the name of a local saying whether the object the
-    change happened to can be reached (it exists; it may have ceased to exist)."""
+    """A DSL variable as a Python local. `chosen`: a reference to an object that exists and
+    that the game reads as it is (named by a hiding status, or not hidden), which an action
+    reaches without a check: a selection chose it. `local_ok`: for the object a change
+    happened to, which is read as it is too, the name of a local saying whether an action
+    reaches it (it may have ceased to exist)."""
 
     local: str
     chosen: bool = False
@@ -62,9 +69,8 @@ class Binding:
 class Emitter:
     """Writes one function's source; constants go into its namespace by generated names."""
 
-    def __init__(self, eng: Any, writer: Callable):
+    def __init__(self, eng: Any, writer: Callable | None):
         self.eng = eng
-        self.write_cls = writer  # the engine's Write record
         self.lines: list[str] = []
         self.namespace: dict[str, Any] = {
             "FALSY": FALSY, "BEFORE": BEFORE, "Obj": Obj, "obj_ref": obj_ref, "stored": stored, "Write": writer,
@@ -73,7 +79,7 @@ class Emitter:
         }
         self.counter = 0
         self.readers: dict[str, str] = {}
-        self.cause: Any = None  # the cause of what is being written, when it is known
+        self.cause: Any = None  # the cause the code runs with (its block's exemptions apply)
         self.before: str | None = None  # in an assertion: the local holding the values read before
 
     def fresh(self, base: str) -> str:
@@ -235,7 +241,7 @@ class Emitter:
         plans; the checks made on each are written out."""
         q = self.eng.query(each)
         skip_hidden = not q.aware
-        env, ids, residual, exempt, oid, ref = (self.fresh(n) for n in ("env", "ids", "residual", "exempt", "oid", each.var))
+        env, ids, residual, oid, ref = (self.fresh(n) for n in ("env", "ids", "residual", "oid", each.var))
         probe = q.probe
         find = f"{ids}, {residual} = eng.candidates({self.const(q, 'query')}, {env}, {q.aware or skip_hidden})"
         if probe is not None:  # the commonest answer first: an index says no object can match
@@ -263,13 +269,8 @@ class Emitter:
         if find is not None:
             self.line(depth, f"{env} = {self.env_dict(scope, base)}")
             self.line(depth, find)
-        exemptions = ()
-        if self.cause is None:
-            self.line(depth, f"{exempt} = eng.exemption_test(cause)")
-        else:  # the block is known: so is what exempts objects from its selections, written out below
-            exempt = "None"
-            if self.cause.kind == "rule":
-                exemptions = [ex for _rule, ex in self.eng.ix.exempts.get(self.cause.id, ())]
+        # the block is known: so is what exempts objects from its selections (`exempt x from R`)
+        exemptions = [ex for _rule, ex in self.eng.ix.exempts.get(self.cause.id, ())] if self.cause.kind == "rule" else []
         self.line(depth, f"for {oid} in {ids}:")
         self.line(depth + 1, f"zone = objects[{oid}].zone")
         self.line(depth + 1, "if zone == 'nowhere':" if each.every_zone else "if zone != 'battlefield':")
@@ -285,14 +286,11 @@ class Emitter:
         for i, c in enumerate(conjuncts):  # in order, those no index answered exactly
             self.line(depth + 1, f"if {i} in {residual} and ({self.expr(c, inner, base)}) in FALSY:")
             self.line(depth + 2, "continue")
-        if exempt != "None":
-            self.line(depth + 1, f"if {exempt} is not None and {exempt}(eng, {oid}):")
-            self.line(depth + 2, "continue")
         if exemptions:
             subject = self.fresh("exempt_subject")
             self.line(depth + 1, f"{subject} = obj_ref(({oid}, True))")
             for ex in exemptions:
-                test = self.expr(ex.cond, {**scope, ex.var: Binding(subject, local_ok="True")}, base)
+                test = self.expr(ex.cond, {**scope, ex.var: Binding(subject, chosen=True)}, base)
                 self.line(depth + 1, f"if ({test}) not in FALSY:")
                 self.line(depth + 2, "continue")
         return ref, depth + 1
@@ -338,28 +336,18 @@ class Emitter:
                 self.line(depth, f"{run}(eng, {self.env_dict(scope, base)}, batch, cause)")
 
 
-PROLOGUE = ["game = eng.game", "objects = game.objects", "players = game.players", "writes = batch.writes"]
+READING = ["game = eng.game", "objects = game.objects", "players = game.players"]
+PROLOGUE = READING + ["writes = batch.writes"]
+SUBJECT = "subject = obj_ref((oid, True))"  # the object a change happened to, named by id
 
 
-def compile_runner(eng: Any, stmt: ast.Node, writer: Callable, cause: Any = None) -> Callable:
-    """`stmt` as a function `(engine, env, batch, cause)` that adds what it does to `batch`;
-    `cause`: the cause it will always be run with, if known."""
+def compile_runner(eng: Any, stmt: ast.Node, writer: Callable, cause: Any) -> Callable:
+    """`stmt` as a function `(engine, env, batch, cause)` that adds what it does to `batch`,
+    for the cause it is always run with."""
     em = Emitter(eng, writer)
     em.cause = cause
     em.stmt(stmt, {}, "env", 1)
     return em.function("run_" + type(stmt).__name__.lower(), "eng, env, batch, cause", PROLOGUE)
-
-
-def compile_exemptions(eng: Any, exempts: list[ast.Exempt]) -> Callable:
-    """`exempt x from R where ...` clauses as one function `(engine, object id) -> bool`."""
-    em = Emitter(eng, None)
-    for ex in exempts:
-        scope = {ex.var: Binding("subject")}
-        em.line(1, f"if ({em.expr(ex.cond, scope, None)}) not in FALSY:")
-        em.line(2, "return True")
-    em.line(1, "return False")
-    prologue = ["game = eng.game", "objects = game.objects", "players = game.players", "subject = obj_ref((oid, True))"]
-    return em.function("exempt", "eng, oid", prologue)
 
 
 def compile_reactions(eng: Any, clauses: list[tuple[ast.Along | ast.After, Any, bool, Any]], writer: Callable) -> Callable:
@@ -381,7 +369,7 @@ def compile_reactions(eng: Any, clauses: list[tuple[ast.Along | ast.After, Any, 
             em.line(depth, f"if ({em.expr(pattern.cond, scope, None)}) not in FALSY:")
             depth += 1
         em.stmt(along.body, scope, None, depth)
-    prologue = PROLOGUE + ["subject = obj_ref((oid, True))", "reachable = objects[oid].zone != 'nowhere'"]
+    prologue = PROLOGUE + [SUBJECT, "reachable = objects[oid].zone != 'nowhere'"]
     return em.function("react", "eng, oid, old, batch", prologue)
 
 
@@ -392,7 +380,7 @@ def compile_assertion(eng: Any, clause: ast.AssertAfter, from_one: bool, wanted_
     em = Emitter(eng, None)
     em.before = "before"
     pattern = clause.event
-    scope = {pattern.var: Binding("subject", local_ok="reachable")}
+    scope = {pattern.var: Binding("subject", chosen=True)}  # (only read: an assertion acts on nothing)
     if from_one:
         em.line(1, f"if old != {em.const(wanted_old, 'old')}:")
         em.line(2, "return True")
@@ -400,5 +388,4 @@ def compile_assertion(eng: Any, clause: ast.AssertAfter, from_one: bool, wanted_
         em.line(1, f"if ({em.expr(pattern.cond, scope, None)}) in FALSY:")
         em.line(2, "return True")
     em.line(1, f"return ({em.expr(clause.cond, scope, None)}) not in FALSY")
-    prologue = ["game = eng.game", "objects = game.objects", "players = game.players", "subject = obj_ref((oid, True))"]
-    return em.function("holds", "eng, oid, old, before", prologue)
+    return em.function("holds", "eng, oid, old, before", READING + [SUBJECT])

@@ -580,18 +580,6 @@ class Engine(GameView):
             table = self.rb.compiled[("alongs",)] = (None, {k: tuple(v) for k, v in keyed.items()})
         return table[1]
 
-    def exemption_test(self, cause: Cause) -> Callable[["Engine", str], bool] | None:
-        """What exempts an object from the selections of the block `cause` names (`exempt x
-        from R where ...`), as one generated function; None when nothing does."""
-        if cause.kind != "rule":
-            return None
-        known = self.rb.compiled.get(("exemption test", cause.id))
-        if known is None:
-            exempts = [ex for _rule, ex in self.ix.exempts.get(cause.id, ())]
-            known = self.rb.compiled[("exemption test", cause.id)] = (
-                None, codegen.compile_exemptions(self, exempts) if exempts else None)
-        return known[1]
-
     def fused_alongs(self) -> dict[tuple[str, Any], Callable]:
         """The `as` clauses by the change they wait on, each change's clauses as one generated
         function `(engine, object id, old value, batch)` (see `alongs`)."""
