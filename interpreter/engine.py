@@ -568,29 +568,22 @@ class Engine(GameView):
         if cond is None or cond(self, env) not in FALSY:
             body(self, env, batch, cause)
 
-    def alongs(self) -> dict[tuple[str, Any], tuple]:
+    def alongs(self) -> dict[tuple[str, Any], Any]:
         """The `as` clauses by the (attribute, stored value) change they wait on, in rulebook
-        order, each as a `reaction`."""
-        table = self.rb.compiled.get(("alongs",))
+        order: with `generated`, each change's clauses as one generated function `(engine,
+        object id, old value, batch)`; else a tuple of `reaction`s."""
+        table = self.rb.compiled.get(("alongs", self.generated))
         if table is None:
             keyed: dict[tuple, list] = defaultdict(list)
             for clauses in self.ix.alongs.values():
                 for rule, along in clauses:
-                    keyed[self.change_key(along.change)].append(self.reaction(rule, along))
-            table = self.rb.compiled[("alongs",)] = (None, {k: tuple(v) for k, v in keyed.items()})
-        return table[1]
-
-    def fused_alongs(self) -> dict[tuple[str, Any], Callable]:
-        """The `as` clauses by the change they wait on, each change's clauses as one generated
-        function `(engine, object id, old value, batch)` (see `alongs`)."""
-        table = self.rb.compiled.get(("fused alongs",))
-        if table is None:
-            keyed: dict[tuple, list] = defaultdict(list)
-            for clauses in self.ix.alongs.values():
-                for rule, along in clauses:
-                    keyed[self.change_key(along.change)].append(self.clause_entry(rule, along))
-            fused = {key: codegen.compile_reactions(self, entries, Write) for key, entries in keyed.items()}
-            table = self.rb.compiled[("fused alongs",)] = (None, fused)
+                    keyed[self.change_key(along.change)].append((rule, along))
+            if self.generated:
+                found = {key: codegen.compile_reactions(self, [self.clause_entry(*c) for c in entries], Write)
+                         for key, entries in keyed.items()}
+            else:
+                found = {key: tuple(self.reaction(*c) for c in entries) for key, entries in keyed.items()}
+            table = self.rb.compiled[("alongs", self.generated)] = (None, found)
         return table[1]
 
     def follow_ups(self) -> tuple:
@@ -638,7 +631,7 @@ class Engine(GameView):
         """Add the changes that happen at the same time as the ones already in the batch ('as' clauses)."""
         seen = set()
         writes, objects, defaults = batch.writes, self.game.objects, self.defaults
-        alongs = self.fused_alongs() if self.generated else None
+        alongs, generated = self.alongs(), self.generated
         limit = MAX_WRITES_PER_OBJECT * len(objects) + 1_000
         for w in writes:  # the loop takes in the writes the clauses add
             o = objects.get(w.obj)
@@ -658,14 +651,14 @@ class Engine(GameView):
             w.read = True
             if old == value:
                 continue
-            reactions = alongs.get((attr, value)) if alongs is not None else self.alongs().get((attr, value))
+            reactions = alongs.get((attr, value))
             if reactions is None:
                 continue  # nothing happens along with this change
             key = (w.obj, attr, type(value), value)
             if key in seen:
                 continue  # the same change again: its `as` clauses have run
             seen.add(key)
-            if alongs is not None:
+            if generated:
                 reactions(self, w.obj, old, batch)  # all of them, generated as one function
             else:
                 for reaction in reactions:
