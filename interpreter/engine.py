@@ -422,7 +422,7 @@ class Engine(GameView):
         return known[1]
 
     def record(self, kind: str, subject: str, detail: str, cause: Cause, **data) -> Event:
-        event = Event(kind, subject, detail, cause, self.step, tuple(sorted(data.items())))
+        event = Event(kind, subject, detail, cause, self.step, tuple(x for item in sorted(data.items()) for x in item))
         self.trace.append(event)
         return event
 
@@ -485,7 +485,7 @@ class Engine(GameView):
         self.apply_writes(by_object)
         changed = bool(changes)
         step, trace = self.step, self.trace
-        events = [change_event(("change", w.obj, None, w.cause, step, (("attr", w.attr), ("new", w.value), ("old", w.old))))
+        events = [change_event(("change", w.obj, None, w.cause, step, ("attr", w.attr, "new", w.value, "old", w.old)))
                   for w in changes]  # data as `record` would sort it
         trace.extend(events)
         if self._hook_log and not self.rb.step_counted.isdisjoint(attrs_written):
@@ -981,7 +981,7 @@ class Engine(GameView):
         for event in events:
             candidates = [event.subject]
             if event.kind in ("attached", "unattached"):
-                candidates.append(dict(event.data).get("host"))
+                candidates.append(event.values().get("host"))
             for oid in candidates:
                 o = objects.get(oid)
                 if o is None or o.card not in triggered:
@@ -1006,7 +1006,7 @@ class Engine(GameView):
             case ast.OnUnattached():
                 return event.kind == "unattached" and was_visible
             case ast.OnChange(change=pattern):
-                data = dict(event.data)
+                data = event.values()
                 if event.kind != "change" or event.subject != oid:
                     return False
                 if not self.matches(pattern, data.get("attr"), data.get("old"), data.get("new")):

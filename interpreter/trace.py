@@ -52,12 +52,17 @@ class Event(NamedTuple):
     text: str | None  # None for a change: `detail` is written from `data` when someone reads it
     cause: Cause
     step: int = 0
-    data: tuple[tuple[str, Any], ...] = ()
+    data: tuple[Any, ...] = ()  # names and values in turn, names in order: ("attr", a, "new", v, "old", o)
+
+    def values(self) -> dict[str, Any]:
+        """`data` as a dictionary."""
+        data = self.data
+        return dict(zip(data[::2], data[1::2]))
 
     @property
     def detail(self) -> str:
         if self.text is None:
-            values = dict(self.data)
+            values = self.values()
             return f"{values['attr']}: {show_value(values['old'])} -> {show_value(values['new'])}"
         return self.text
 

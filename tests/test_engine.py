@@ -426,7 +426,7 @@ def test_trace_events_name_the_rule_block_that_caused_them(book):
   permanent land = "Plains", controller Bob
 """, active="Bob")
     step(run, "next turn", 'cast "Slip Away" by Alice targeting bear', "move land to graveyard")
-    changes = {(e.subject, dict(e.data)["attr"]): e.cause for e in run.engine.trace if e.kind == "change"}
+    changes = {(e.subject, e.values()["attr"]): e.cause for e in run.engine.trace if e.kind == "change"}
     assert changes[("djinn", "phase")] == Cause("rule", "702.26a", "untap-step-phasing")
     assert changes[("djinn", "phased_out_under")] == Cause("rule", "702.26a", "untap-step-phasing")
     assert changes[("strength", "phase")] == Cause("rule", "702.26g", "indirect-phasing")

@@ -326,7 +326,7 @@ def choose_step(ch, game: GeneratedGame) -> str:
 
 
 def _data(e: Event) -> dict:
-    return dict(e.data)
+    return e.values()
 
 
 def _where(game: GeneratedGame, r: StepResult) -> str:
