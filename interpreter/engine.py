@@ -88,12 +88,15 @@ class Op:
 class Batch:
     writes: list[Write] = attrs.field(factory=list)
     ops: list[Op] = attrs.field(factory=list)
+    makes_effects: bool = False  # whether an op so far starts a continuous effect
 
     def write(self, cause: Cause, oid: str, attr: str, value: Any) -> None:
         self.writes.append(Write(oid, attr, value, cause))
 
     def op(self, cause: Cause, describe: str, subject: str, apply: Callable[[], bool], kind: str = "effect") -> None:
         self.ops.append(Op(describe, subject, apply, cause, kind))
+        if kind == "effect":
+            self.makes_effects = True
 
 
 Runner = Callable[["Engine", dict, Batch, Cause], None]
@@ -272,10 +275,10 @@ class Engine(GameView):
 
     def end_tracking(self, ref: Any, batch: Batch, cause: Cause) -> None:
         """`end effects tracking x`: the effects whose duration watches object `ref` end."""
-        if type(ref) is Obj:
+        if type(ref) is Obj and (self.game.effects or batch.makes_effects):  # (else none can be watching it)
             oid = ref[0]
-            batch.ops.append(Op("effects watching it end", oid,
-                                lambda: self.end_effects(lambda e: oid in e.tracked, cause), cause, "effect-ends"))
+            batch.op(cause, "effects watching it end", oid,
+                     lambda: self.end_effects(lambda e: oid in e.tracked, cause), "effect-ends")
 
     def perform(self, stmt: ast.Node, env: dict, batch: Batch, cause: Cause) -> None:
         """The statements that are not compiled: actions, effects, durations, delayed triggers."""
@@ -398,7 +401,7 @@ class Engine(GameView):
         text = {"pump": f"gets {value[0]:+d}/{value[1]:+d}" if kind == "pump" else "",
                 "base": f"becomes {value[0]}/{value[1]}" if kind == "base" else "",
                 "grant": f"gains {value}", "control": f"comes under {value}'s control"}[kind]
-        batch.ops.append(Op(f"{text} ({duration})", ref.id, make, cause, "effect"))
+        batch.op(cause, f"{text} ({duration})", ref.id, make, "effect")
 
     def end_effects(self, which: Callable[[Effect], bool], cause: Cause) -> bool:
         if not self.game.effects:
