@@ -42,6 +42,7 @@ __all__ = ["Engine", "RulesError", "Obj", "PlayerRef", "MISSING"]
 CHANGED_ONLY_BY_WRITES = frozenset({"zone", "tapped", "counters", "stickers", "damage", "attached_to", "attacking",
                                     "token", "card", "owner", "types"})
 ANY_OLD = object()  # an `as` clause that doesn't say what the value changes from
+UNREAD = object()  # a write's old value before anyone has read it
 MAX_WRITES_PER_OBJECT = 16  # a batch that writes more than this per object in play never settles
 MAX_SETTLE_ROUNDS = 64
 MAX_COMMITS_PER_STEP = 5_000
@@ -71,8 +72,7 @@ class Write:
     attr: str
     value: Any
     cause: Cause
-    old: Any = None  # the value it replaces, read as the batch is expanded (or applied)
-    read: bool = False  # whether `old` has been read
+    old: Any = UNREAD  # the value it replaces, read as the batch is expanded (or applied)
 
 
 @attrs.define
@@ -449,7 +449,7 @@ class Engine(GameView):
         final = self.settle_conflicts(batch)
         changes: list[Write] = []  # the writes that change something (each knows the value it replaces)
         for w in final:
-            if not w.read:
+            if w.old is UNREAD:
                 w.old = self.raw(w.obj, w.attr)
             if w.old != w.value:
                 changes.append(w)
@@ -651,7 +651,6 @@ class Engine(GameView):
             else:
                 old = getattr(o, attr)
             w.old = old
-            w.read = True
             if old == value:
                 continue
             reactions = alongs.get((attr, value))
