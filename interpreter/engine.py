@@ -1071,10 +1071,17 @@ class Engine(GameView):
             batch = Batch()
             self.statics.refresh()
             dirty, self.dirty = self.dirty, set()
-            for local, body, cause in checks:
+            seen_dirty = None  # those of them the game sees: all a check that sees no hidden object looks at
+            for local, sees_hidden, body, cause in checks:
                 if local and dirty is not None and not dirty:
                     continue  # nothing changed since it was last made: it finds nothing new
-                self.dirty_scope = dirty if local else None
+                scope = dirty if local else None
+                if scope is not None and not sees_hidden:
+                    if seen_dirty is None:
+                        objects, is_hidden = self.game.objects, self.is_hidden
+                        seen_dirty = {oid for oid in dirty if oid in objects and not is_hidden(oid)}
+                    scope = seen_dirty
+                self.dirty_scope = scope
                 try:
                     body(self, {}, batch, cause)
                 finally:
@@ -1084,11 +1091,14 @@ class Engine(GameView):
         raise self.never_settles()
 
     def state_checks(self) -> tuple:
-        """The blocks hooked to state checks, in order, each as (whether it is local, compiled
-        body, cause); a local check is made again only for the objects changed since the last."""
+        """The blocks hooked to state checks, in order, each as (whether it is local, whether
+        its selection sees hidden objects, compiled body, cause); a local check is made again
+        only for the objects changed since the last (a local check is one `each`)."""
         known = self.rb.compiled.get(("state checks", self.generated))
         if known is None:
-            table = tuple((self.rb.local_check(during.body), self.body_runner(during.body, self.rule_cause(rule, during)),
+            table = tuple((self.rb.local_check(during.body),
+                           isinstance(during.body, ast.Each) and self.query(during.body).aware,
+                           self.body_runner(during.body, self.rule_cause(rule, during)),
                            self.rule_cause(rule, during))
                           for rule, during in self.ix.hooks.get("state check", ()))
             known = self.rb.compiled[("state checks", self.generated)] = (None, table)
