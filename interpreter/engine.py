@@ -448,21 +448,21 @@ class Engine(GameView):
         self.expand(batch)
         final = self.settle_conflicts(batch)
         changes: list[Write] = []  # the writes that change something (each knows the value it replaces)
+        by_object: dict[str, list[Write]] = defaultdict(list)
+        attrs_written: set[str] = set()
         for w in final:
             if w.old is UNREAD:
                 w.old = self.raw(w.obj, w.attr)
             if w.old != w.value:
                 changes.append(w)
+                by_object[w.obj].append(w)
+                attrs_written.add(w.attr)
         if not changes and not batch.ops:
             return False  # every write leaves its value as it was: nothing happens
-        by_object: dict[str, list[Write]] = defaultdict(list)
-        for w in changes:
-            by_object[w.obj].append(w)
         touched = by_object.keys()
         # Can this batch change what the game sees, or what is attached to what? With hide rules
         # that look only at their own object (and nothing static abilities change), only a write
         # to something they read can (or an effect that starts or ends).
-        attrs_written = {w.attr for w in changes}
         sight = bool(batch.ops) or not self.rb.sight_follows_writes or not self.rb.hide_inputs.isdisjoint(attrs_written)
         perceived = (sight or "attached_to" in attrs_written) and not self.unperceived(changes, attrs_written, batch)
         if perceived:
