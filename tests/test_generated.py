@@ -1,9 +1,10 @@
 """Generated Python against the closures that define it (`interpreter.codegen`).
 
-The engine runs rule bodies, `as` clauses and exemptions as Python written from the rule
-files once per rulebook (`Engine.generated`). The closures of `interpreter.compiled` and
-`Engine.compile_statement` stay the definition. These tests run both and ask for the same
-outcome and the same trace, event for event, on:
+The engine runs rule bodies (with their blocks' exemptions), `as` and `after` clauses and
+assertions after a change as Python written from the rule files once per rulebook
+(`Engine.generated`). The closures of `interpreter.compiled` and `Engine.compile_statement`
+stay the definition. These tests run both and ask for the same outcome and the same trace,
+event for event, on:
 
 - every scenario of the conformance suite, under every version and variant it names
   (every subrule of 702.26 and the rules around it, as the suite exercises them);
