@@ -27,8 +27,8 @@ from bench.engines import full_book, prepare  # noqa: E402
 from dsl import ast  # noqa: E402
 from interpreter.engine import Engine  # noqa: E402
 from interpreter.refs import Obj  # noqa: E402
-from interpreter.trace import SCRIPT  # noqa: E402
-from interpreter.rulebook import load_version  # noqa: E402
+from interpreter.trace import SCRIPT, Cause  # noqa: E402
+from interpreter.rulebook import available_variants, available_versions, load_version  # noqa: E402
 from interpreter.suite import collect, run_case, versions_for  # noqa: E402
 from tests import test_engine  # noqa: E402
 from tests.test_reference_differential import boards  # noqa: E402
@@ -116,3 +116,32 @@ def test_a_checked_assertion_fires_with_the_closures_too(monkeypatch, check):
 
 def test_there_are_assertion_tests_to_run_both_ways():
     assert len(ASSERTION_TESTS) >= 5
+
+
+def every_rulebook() -> list[str]:
+    return available_versions() + available_variants()
+
+
+@pytest.mark.parametrize("spec", every_rulebook())
+def test_every_shipped_rulebook_and_card_compiles_to_python(spec):
+    """Whatever no scenario runs is still written out: every block's hook bodies (with the
+    block's cause), every `as` and `after` clause, every assertion after a change, and every
+    spell and triggered ability of the card library the version can say; each function
+    compiles and keeps its source."""
+    book = load_version(spec)
+    engine = prepare(book, build_board(30))
+    functions = []
+    for rule in book.rules:
+        for clause in rule.clauses:
+            if isinstance(clause, ast.During):
+                functions.append(engine.body_runner(clause.body, engine.rule_cause(rule, clause)))
+            elif isinstance(clause, ast.AssertAfter) and isinstance(clause.event, ast.Change):
+                functions.append(engine.assertion_test(clause))
+    functions += list(engine.alongs().values()) + [fn for _key, fn in engine.follow_ups()]
+    for card in book.cards.values():
+        if any(isinstance(n, ast.Call) and n.verb not in book.verbs for n in card.walk()):
+            continue  # a card this version's words cannot say (the checker refuses it in a scenario)
+        for entry in card.entries:
+            if isinstance(entry, (ast.Spell, ast.Triggered)):
+                functions.append(engine.body_runner(entry.body, Cause("card", card.name)))
+    assert functions and all(callable(fn) and fn.source.startswith("def ") for fn in functions)
