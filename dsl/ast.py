@@ -775,6 +775,11 @@ class Module(Node):
     items: tuple[Item, ...]
 
 
+def conjuncts(expr: Node) -> tuple[Node, ...]:
+    """The parts of a condition joined by `and` (the condition itself when it is not one)."""
+    return expr.items if isinstance(expr, And) else (expr,)
+
+
 def names_in(expr: Node) -> set[str]:
     """Every attribute name an expression reads (used to tell which queries name a status)."""
     return {n.name for n in expr.walk() if isinstance(n, Attr)}

@@ -31,16 +31,12 @@ from typing import Any, Callable
 import attrs
 
 from dsl import ast
-from dsl.builtins import OBJECT_ATTRS
 from interpreter.compiled import BEFORE, compare, has_keyword, is_of_type, is_same, is_visible, symbol_value
 from interpreter.refs import Obj, obj_ref, stored
-from interpreter.view import FALSY
+from interpreter.view import FALSY, PLAIN_FIELDS
 
+ANY_OLD = object()  # an `as`, `after` or assertion that doesn't say what the value changes from
 MAX_INLINE_DEPTH = 8  # verbs calling verbs: deeper than this, the closure runs them
-
-# Fields `GameView.getter` reads as they are stored (the others are worked out or wrapped).
-PLAIN_FIELDS = frozenset(OBJECT_ATTRS) - {"controller", "owner", "attached_to", "keywords", "power", "toughness",
-                                          "entered_this_turn", "summoning_sick", "counters", "stickers"}
 
 # Statements that set one attribute of their object to a fixed value.
 SIMPLE_WRITES = {
@@ -281,9 +277,8 @@ class Emitter:
             self.line(depth + 1, f"if {hidden} or ({hidden} is None and eng.is_hidden({oid})):")
             self.line(depth + 2, "continue")
         self.line(depth + 1, f"{ref} = obj_ref(({oid}, {q.aware}))")
-        conjuncts = each.cond.items if isinstance(each.cond, ast.And) else (each.cond,)
         inner = {**scope, each.var: Binding(ref, chosen=True)}  # (read as a chosen one would be)
-        for i, c in enumerate(conjuncts):  # in order, those no index answered exactly
+        for i, c in enumerate(ast.conjuncts(each.cond)):  # in order, those no index answered exactly
             self.line(depth + 1, f"if {i} in {residual} and ({self.expr(c, inner, base)}) in FALSY:")
             self.line(depth + 2, "continue")
         if exemptions:
@@ -350,30 +345,29 @@ def compile_runner(eng: Any, stmt: ast.Node, writer: Callable, cause: Any) -> Ca
     return em.function("run_" + type(stmt).__name__.lower(), "eng, env, batch, cause", PROLOGUE)
 
 
-def compile_reactions(eng: Any, clauses: list[tuple[ast.Along | ast.After, Any, bool, Any]], writer: Callable) -> Callable:
+def compile_reactions(eng: Any, clauses: list[tuple[ast.Change, ast.Node, Any, Any]], writer: Callable) -> Callable:
     """The `as` (or `after`) clauses waiting on one change, in rulebook order, as one function
-    `(engine, object id, old value, batch)`; each clause is (clause, cause, whether it says
-    what the value changes from, that value)."""
+    `(engine, object id, old value, batch)`; each clause is (the change it waits on, its body,
+    its cause, the value the change must come from or ANY_OLD)."""
     em = Emitter(eng, writer)
     subject = Binding("subject", local_ok="reachable")
-    for along, cause, from_one, wanted_old in clauses:
-        pattern = along.change if isinstance(along, ast.Along) else along.event
+    for pattern, body, cause, wanted_old in clauses:
         scope = {pattern.var: subject}
         em.line(1, f"cause = {em.const(cause, 'cause')}")
         em.cause = cause
         depth = 1
-        if from_one:
+        if wanted_old is not ANY_OLD:
             em.line(depth, f"if old == {em.const(wanted_old, 'old')}:")
             depth += 1
         if pattern.cond is not None:
             em.line(depth, f"if ({em.expr(pattern.cond, scope, None)}) not in FALSY:")
             depth += 1
-        em.stmt(along.body, scope, None, depth)
+        em.stmt(body, scope, None, depth)
     prologue = PROLOGUE + [SUBJECT, "reachable = objects[oid].zone != 'nowhere'"]
     return em.function("react", "eng, oid, old, batch", prologue)
 
 
-def compile_assertion(eng: Any, clause: ast.AssertAfter, from_one: bool, wanted_old: Any) -> Callable:
+def compile_assertion(eng: Any, clause: ast.AssertAfter, wanted_old: Any) -> Callable:
     """`assert after x.A becomes V [from W] [where ...]: cond` as a function `(engine, object
     id, old value, values read before) -> bool`, false only when the change fits and `cond`
     fails; its `is unchanged` parts compare with the values read before."""
@@ -381,7 +375,7 @@ def compile_assertion(eng: Any, clause: ast.AssertAfter, from_one: bool, wanted_
     em.before = "before"
     pattern = clause.event
     scope = {pattern.var: Binding("subject", chosen=True)}  # (only read: an assertion acts on nothing)
-    if from_one:
+    if wanted_old is not ANY_OLD:
         em.line(1, f"if old != {em.const(wanted_old, 'old')}:")
         em.line(2, "return True")
     if pattern.cond is not None:

@@ -227,7 +227,7 @@ def _plan_conjunct(c: ast.Node, var: str, indexable: set[str], flags: set[str], 
 def plan_query(var: str, cond: ast.Node, indexable: set[str], flags: set[str], missing: object) -> QueryPlan:
     """Index plans for the conjuncts of `cond` (none: scan everything). `flags` are the
     attributes whose truth is exactly their index entry for `true`."""
-    conjuncts = cond.items if isinstance(cond, ast.And) else (cond,)
+    conjuncts = ast.conjuncts(cond)
     found: list[Plan] = []
     for part, c in enumerate(conjuncts):
         found.extend(_plan_conjunct(c, var, indexable, flags, missing, part))

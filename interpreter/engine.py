@@ -28,7 +28,7 @@ import attrs
 from dsl import ast
 from dsl.builtins import PERCEPTIONS
 from interpreter import codegen
-from interpreter.codegen import SIMPLE_WRITES
+from interpreter.codegen import ANY_OLD, SIMPLE_WRITES
 from interpreter.model import DelayedTrigger, Effect, Game, Permanent, Watcher, merge_status
 from interpreter.rulebook import Rulebook
 from interpreter.trace import SCRIPT, Cause, Event, change_event, show_value
@@ -41,7 +41,6 @@ __all__ = ["Engine", "RulesError", "Obj", "PlayerRef", "MISSING"]
 # stamps timestamp, entered_turn and controlled_since when an object is seen to enter).
 CHANGED_ONLY_BY_WRITES = frozenset({"zone", "tapped", "counters", "stickers", "damage", "attached_to", "attacking",
                                     "token", "card", "owner", "types"})
-ANY_OLD = object()  # an `as` clause that doesn't say what the value changes from
 UNREAD = object()  # a write's old value before anyone has read it
 MAX_WRITES_PER_OBJECT = 16  # a batch that writes more than this per object in play never settles
 MAX_SETTLE_ROUNDS = 64
@@ -100,6 +99,11 @@ class Batch:
 
 
 Runner = Callable[["Engine", dict, Batch, Cause], None]
+
+
+def waited_change(clause: ast.Along | ast.After) -> ast.Change:
+    """The change an `as` or `after` clause waits on."""
+    return clause.change if isinstance(clause, ast.Along) else clause.event
 
 
 LEGAL_TARGET_HINT = "a target must exist, be seen by the game, and match the card's condition"
@@ -550,14 +554,18 @@ class Engine(GameView):
                 keyed[(w.attr, w.value)].append(w)
         return keyed
 
+    def came_from(self, pattern: ast.Change) -> Any:
+        """The stored value `x.A becomes V from W` says the change comes from, or ANY_OLD."""
+        return ANY_OLD if pattern.old is None else self.constant(pattern.old)
+
     def reaction(self, rule: ast.Rule, clause: ast.Along | ast.After) -> tuple:
         """An `as` or `after` clause that waits on a change, as the engine runs it: (variable,
         compiled condition or None, the value the change must come from or ANY_OLD, compiled
         body, cause)."""
-        pattern = clause.change if isinstance(clause, ast.Along) else clause.event
+        pattern = waited_change(clause)
         return (pattern.var,
                 None if pattern.cond is None else self.compiled_expr(pattern.cond),
-                ANY_OLD if pattern.old is None else self.constant(pattern.old),
+                self.came_from(pattern),
                 self.runner(clause.body),
                 self.rule_cause(rule, clause))
 
@@ -603,10 +611,10 @@ class Engine(GameView):
         return table[1]
 
     def clause_entry(self, rule: ast.Rule, clause: ast.Along | ast.After) -> tuple:
-        """An `as` or `after` clause as `codegen.compile_reactions` takes it."""
-        pattern = clause.change if isinstance(clause, ast.Along) else clause.event
-        return (clause, self.rule_cause(rule, clause), pattern.old is not None,
-                None if pattern.old is None else self.constant(pattern.old))
+        """An `as` or `after` clause as `codegen.compile_reactions` takes it: (the change it
+        waits on, its body, its cause, the value the change must come from or ANY_OLD)."""
+        pattern = waited_change(clause)
+        return pattern, clause.body, self.rule_cause(rule, clause), self.came_from(pattern)
 
     def matches(self, pattern: ast.Change, attr: str, old: Any, new: Any) -> bool:
         """Does a change of `attr` from `old` to `new` fit `x.attr becomes V [from W]`?"""
@@ -642,15 +650,8 @@ class Engine(GameView):
                 continue
             attr, value = w.attr, w.value
             # nothing changes until the batch is applied: this is the value it replaces
-            if attr in defaults:  # a status (Permanent.stored, written out: it is read for every write)
-                old = defaults[attr]
-                for name, held in o.status:
-                    if name == attr:
-                        old = held
-                        break
-            else:
-                old = getattr(o, attr)
-            w.old = old
+            # (Permanent.stored, written out: it is read for every write)
+            old = w.old = o.get_status(attr, defaults[attr]) if attr in defaults else getattr(o, attr)
             if old == value:
                 continue
             reactions = alongs.get((attr, value))
@@ -909,8 +910,8 @@ class Engine(GameView):
         if known is None:
             var = clause.event.var
             parts = [(n, self.stored_attribute(n.value, var)) for n in clause.cond.walk() if isinstance(n, ast.Unchanged)]
-            conjuncts = clause.cond.items if isinstance(clause.cond, ast.And) else (clause.cond,)
-            only = all(isinstance(c, ast.Unchanged) and self.stored_attribute(c.value, var) for c in conjuncts)
+            only = all(isinstance(c, ast.Unchanged) and self.stored_attribute(c.value, var)
+                       for c in ast.conjuncts(clause.cond))
             read = frozenset(attr for _n, attr in parts if attr) | {"zone"}
             known = self.rb.compiled[("unchanged", id(clause))] = (clause, (parts, only, read))
         return known[1]
@@ -934,12 +935,13 @@ class Engine(GameView):
             if key not in changes or self.holds_unread(clause, attrs_written):
                 continue
             parts, only_unchanged, _read = self.unchanged_parts(clause)
+            holds_for = self.assertion_test(clause) if self.generated else None
             for w in changes.get(key, ()):
                 before = before_values.get(w.obj, {})
                 if only_unchanged and not any(id(n.value) in before for n, _stored in parts):
                     continue  # every part reads a stored attribute this batch didn't write: it holds
-                if self.generated:
-                    holds = self.assertion_test(clause)(self, w.obj, w.old, before)
+                if holds_for is not None:
+                    holds = holds_for(self, w.obj, w.old, before)
                 elif (env := self.fits(clause.event, w)) is None:
                     continue
                 else:
@@ -953,10 +955,8 @@ class Engine(GameView):
         value, values read before) -> bool`: false when the change fits it and it fails."""
         known = self.rb.compiled.get(("assertion", id(clause)))
         if known is None:
-            pattern = clause.event
-            old = None if pattern.old is None else self.constant(pattern.old)
             known = self.rb.compiled[("assertion", id(clause))] = (
-                clause, codegen.compile_assertion(self, clause, pattern.old is not None, old))
+                clause, codegen.compile_assertion(self, clause, self.came_from(clause.event)))
         return known[1]
 
     def check_hook_assertions(self, kind: str, player: str, counts: Counter, skipped: bool) -> None:

@@ -50,8 +50,7 @@ def anchor_of(entry: ast.Static) -> str | None:
             return None
         if isinstance(n, ast.Attr) and not isinstance(n.obj, ast.Name):
             return None
-    conjuncts = each.cond.items if isinstance(each.cond, ast.And) else (each.cond,)
-    for c in conjuncts:
+    for c in ast.conjuncts(each.cond):
         if isinstance(c, ast.Is) and not c.negated:
             for side, other in ((c.left, c.right), (c.right, c.left)):
                 if (isinstance(side, ast.Attr) and isinstance(side.obj, ast.Name) and side.obj.id == "this"

@@ -33,6 +33,10 @@ class RulesError(DiagnosticError):
 
 
 FALSY = (None, False, 0, MISSING)
+# Object attributes read as they are stored (`GameView.getter`); the others are worked out
+# (controller and characteristics after effects, counters as a dictionary) or become references.
+PLAIN_FIELDS = frozenset(BUILTIN_ATTRS) - {"controller", "owner", "attached_to", "keywords", "power", "toughness",
+                                          "entered_this_turn", "summoning_sick", "counters", "stickers"}
 
 
 @attrs.frozen(slots=False)
@@ -358,7 +362,7 @@ class GameView:
         elif name in ("counters", "stickers"):
             def get(o, ref, where):
                 return dict(getattr(o, name))
-        elif name in BUILTIN_ATTRS:
+        elif name in PLAIN_FIELDS:
             field = attrgetter(name)
 
             def get(o, ref, where):
