@@ -29,7 +29,7 @@ from dsl import ast
 from dsl.builtins import PERCEPTIONS
 from interpreter import codegen
 from interpreter.codegen import ANY_OLD, SIMPLE_WRITES
-from interpreter.model import DelayedTrigger, Effect, Game, Permanent, Watcher, merge_status
+from interpreter.model import DelayedTrigger, Effect, Game, Permanent, Watcher
 from interpreter.rulebook import Rulebook
 from interpreter.trace import SCRIPT, Cause, Event, change_event, show_value
 from interpreter.refs import MISSING, Obj, PlayerRef, obj_ref, stored
@@ -702,23 +702,12 @@ class Engine(GameView):
         (a new object, 400.7) takes its changes one at a time, in batch order."""
         statuses, objects, put = self.rb.statuses, self.game.objects, self.put
         for oid, ws in per_object.items():
-            fields: dict[str, Any] = {}
-            status: dict[str, Any] = {}
-            for w in ws:
-                if w.attr in statuses:
-                    status[w.attr] = w.value
-                else:
-                    fields[w.attr] = w.value
-            if "zone" in fields:
+            written = {w.attr for w in ws}
+            if "zone" in written:
                 for w in ws:
                     self.apply_write(w)
                 continue
-            o = objects[oid]
-            moved = [(w.attr, w.old, w.value) for w in ws]
-            written = fields.keys() | status.keys()
-            if status:
-                fields["status"] = merge_status(o.status, status)
-            put(oid, o.replace(**fields), moved, written)
+            put(oid, objects[oid].written(ws, statuses), ws, written)
 
     def apply_write(self, w: Write) -> None:
         o = self.obj(w.obj)

@@ -11,12 +11,23 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Iterable
 
+import attrs
+
 from interpreter.model import Game, Permanent
 
 FIELDS = ("attached_to", "owner", "controller", "card", "token")
 FIELD_SET = frozenset(FIELDS)
 INDEXED = FIELD_SET | {"types", "keywords"}  # the stored fields indexed (declared statuses are too)
 NOTHING: frozenset[str] = frozenset()  # what a lookup finds for a value no object has
+
+
+@attrs.frozen
+class Moved:
+    """One stored attribute of an object going from `old` to `value`."""
+
+    attr: str
+    old: Any
+    value: Any
 
 
 class Indexes:
@@ -55,7 +66,7 @@ class Indexes:
         if self.by is None:
             return
         if old is not None and new.id in self.order:
-            self.move(new.id, [(name, old.stored(name, self.defaults), new.stored(name, self.defaults))
+            self.move(new.id, [Moved(name, old.stored(name, self.defaults), new.stored(name, self.defaults))
                                for name in INDEXED.union(self.defaults)])
             return
         if new.id not in self.order:
@@ -64,12 +75,14 @@ class Indexes:
         for name, value in self._entries(new):
             self.by[name][value].add(new.id)
 
-    def move(self, oid: str, changes: Iterable[tuple[str, Any, Any]]) -> None:
-        """Object `oid`'s stored `attr` went from `before` to `after`, for each (attr, before, after)."""
+    def move(self, oid: str, changes: Iterable[Moved]) -> None:
+        """Object `oid`'s stored `attr` went from `old` to `value`, for each change (a `Moved`,
+        or any record with those three fields, such as the engine's writes)."""
         by, defaults = self.by, self.defaults
         if by is None:
             return
-        for name, a, b in changes:
+        for c in changes:
+            name, a, b = c.attr, c.old, c.value
             if a == b:
                 continue
             if name in defaults:

@@ -83,6 +83,23 @@ class Permanent:
             values[_POSITION[name]] = value
         return Permanent(*values)
 
+    def written(self, writes, statuses: Mapping[str, Any]) -> "Permanent":
+        """A copy with each write's value stored: `writes` are records with `attr` and `value`,
+        in order, none of them a zone; `statuses` holds the names that are statuses."""
+        values = list(read_fields(self))
+        status = None
+        for w in writes:
+            attr = w.attr
+            if attr in statuses:
+                if status is None:
+                    status = dict(self.status)
+                status[attr] = w.value
+            else:
+                values[_POSITION[attr]] = w.value
+        if status is not None:
+            values[_STATUS] = tuple(sorted(status.items()))
+        return Permanent(*values)
+
     def counter(self, kind: str) -> int:
         return dict(self.counters).get(kind, 0)
 
@@ -90,6 +107,7 @@ class Permanent:
 FIELDS = tuple(f.name for f in attrs.fields(Permanent))
 read_fields = attrgetter(*FIELDS)
 _POSITION = {name: i for i, name in enumerate(FIELDS)}
+_STATUS = _POSITION["status"]
 
 
 def merge_status(status: tuple[tuple[str, Any], ...], changes: dict[str, Any]) -> tuple[tuple[str, Any], ...]:

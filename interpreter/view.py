@@ -118,17 +118,16 @@ class GameView:
                 self.dirty = None
                 return
 
-    def put(self, oid: str, new: Permanent, moved: list[tuple[str, Any, Any]] | None = None,
-            written: Any = None) -> None:
+    def put(self, oid: str, new: Permanent, moved: list | None = None, written: Any = None) -> None:
         """Replace an object (objects are frozen), keeping indexes and caches right. `moved`:
-        each attribute that changed with its value before and after, when the caller knows
-        (None: any of them may have); `written`: the names of those attributes, if at hand."""
+        each attribute that changed, as records with `attr`, `old` and `value` (`Indexes.move`),
+        when the caller knows (None: any of them may have); `written`: their names, if at hand."""
         objects = self.game.objects
         old = objects.get(oid)
         objects[oid] = new
         if moved is not None and old is not None:
             if written is None:
-                written = {attr for attr, _before, _after in moved}
+                written = {c.attr for c in moved}
             self.indexes.move(oid, moved)
         else:
             written = None
