@@ -49,17 +49,23 @@ SIMPLE_WRITES = {
 }
 
 
+# The tests `Emitter.expr` writes as Python that is a bool (`True` or `False`) already.
+BOOLEAN = (ast.And, ast.Or, ast.Not, ast.Is, ast.IsA, ast.Has, ast.Compare, ast.Visible)
+
+
 @attrs.frozen
 class Binding:
     """A DSL variable as a Python local. `chosen`: a reference to an object that exists and
     that the game reads as it is (named by a hiding status, or not hidden), which an action
     reaches without a check: a selection chose it. `local_ok`: for the object a change
     happened to, which is read as it is too, the name of a local saying whether an action
-    reaches it (it may have ceased to exist)."""
+    reaches it (it may have ceased to exist). `obj`: for a chosen one, the local holding the
+    object itself (nothing changes while a batch is made)."""
 
     local: str
     chosen: bool = False
     local_ok: str | None = None
+    obj: str | None = None  # for a chosen one, the local holding the object itself
 
 
 class Emitter:
@@ -149,12 +155,13 @@ class Emitter:
         if not self.known_object(inner, scope):
             return None
         oid = f"{scope[inner.id].local}[0]"
+        o = scope[inner.id].obj or f"objects[{oid}]"
         if attr in self.eng.defaults:
-            return f"objects[{oid}].get_status({attr!r}, {self.const(self.eng.defaults[attr], 'default')})"
+            return f"{o}.get_status({attr!r}, {self.const(self.eng.defaults[attr], 'default')})"
         if attr == "controller":
             return f"eng.controller({oid})"
         if attr in ("owner", "attached_to") or attr in PLAIN_FIELDS:
-            return f"objects[{oid}].{attr}"
+            return f"{o}.{attr}"
         if attr in ("power", "toughness"):
             return f"eng.chars({oid})[{attr!r}]"
         return None
@@ -185,16 +192,17 @@ class Emitter:
             case ast.Attr(obj=inner, name=attr):
                 return f"{self.reader(attr)}({self.expr(inner, scope, base)}, {self.const(e, 'at')})"
             case ast.And(items=items):
-                return "(" + " and ".join(f"({self.expr(i, scope, base)}) not in FALSY" for i in items) + ")"
+                return "(" + " and ".join(self.holds(i, scope, base) for i in items) + ")"
             case ast.Or(items=items):
-                return "(" + " or ".join(f"({self.expr(i, scope, base)}) not in FALSY" for i in items) + ")"
+                return "(" + " or ".join(self.holds(i, scope, base) for i in items) + ")"
             case ast.Not(item=item):
-                return f"(({self.expr(item, scope, base)}) in FALSY)"
+                return f"({self.fails(item, scope, base)})"
             case ast.Is(left=l, right=r, negated=neg):
                 test = f"is_same(eng, {self.expr(l, scope, base)}, {self.expr(r, scope, base)})"
                 return f"(not {test})" if neg else test
             case ast.IsA(left=l, type=t, negated=neg) if self.known_object(l, scope):
-                return f"({t.lower()!r} {'not in' if neg else 'in'} objects[{scope[l.id].local}[0]].types)"
+                o = scope[l.id].obj or f"objects[{scope[l.id].local}[0]]"
+                return f"({t.lower()!r} {'not in' if neg else 'in'} {o}.types)"
             case ast.Has(left=l, keyword=k) if self.known_object(l, scope):
                 oid = f"{scope[l.id].local}[0]"
                 keywords = f"eng.chars({oid})['keywords']" if self.eng.rb.static_grants else f"eng.keywords({oid})"
@@ -210,6 +218,17 @@ class Emitter:
                 return f"is_visible(eng, {self.expr(inner, scope, base)})"
         # anything else: the closure that defines it, in the environment it would see
         return f"{self.const(self.eng.compiled_expr(e), 'f')}(eng, {self.env_dict(scope, base)})"
+
+    def holds(self, e: ast.Node, scope: dict[str, Binding], base: str | None) -> str:
+        """Python source that is true when condition `e` holds (`not in FALSY`, unless `e` is
+        a test whose source is a bool already)."""
+        src = self.expr(e, scope, base)
+        return src if isinstance(e, BOOLEAN) else f"({src}) not in FALSY"
+
+    def fails(self, e: ast.Node, scope: dict[str, Binding], base: str | None) -> str:
+        """Python source that is true when condition `e` fails."""
+        src = self.expr(e, scope, base)
+        return f"not {src}" if isinstance(e, BOOLEAN) else f"({src}) in FALSY"
 
     # ------------------------------------------------------------ statements
 
@@ -231,9 +250,9 @@ class Emitter:
         self.line(depth, f"if {ref} is not None:")
         return f"{ref}[0]", depth + 1
 
-    def each(self, each: ast.Each, scope: dict[str, Binding], base: str | None, depth: int) -> tuple[str, int]:
-        """Emit `Engine.select` for `each` as a loop; returns the local holding each chosen
-        reference and the depth the body goes at. Candidates come from the same indexes and
+    def each(self, each: ast.Each, scope: dict[str, Binding], base: str | None, depth: int) -> tuple[str, str, int]:
+        """Emit `Engine.select` for `each` as a loop; returns the locals holding each chosen
+        reference and its object, and the depth the body goes at. Candidates come from the same indexes and
         plans; the checks made on each are written out."""
         q = self.eng.query(each)
         skip_hidden = not q.aware
@@ -267,8 +286,14 @@ class Emitter:
             self.line(depth, find)
         # the block is known: so is what exempts objects from its selections (`exempt x from R`)
         exemptions = [ex for _rule, ex in self.eng.ix.exempts.get(self.cause.id, ())] if self.cause.kind == "rule" else []
+        conjuncts = ast.conjuncts(each.cond)
+        kept = [self.fresh("check") for _c in conjuncts]
+        for i, flag in enumerate(kept):  # whether conjunct i is still to be checked on each
+            self.line(depth, f"{flag} = {i} in {residual}")
+        o = self.fresh("o")
         self.line(depth, f"for {oid} in {ids}:")
-        self.line(depth + 1, f"zone = objects[{oid}].zone")
+        self.line(depth + 1, f"{o} = objects[{oid}]")
+        self.line(depth + 1, f"zone = {o}.zone")
         self.line(depth + 1, "if zone == 'nowhere':" if each.every_zone else "if zone != 'battlefield':")
         self.line(depth + 2, "continue")
         if skip_hidden:  # is_hidden, its cache read first
@@ -277,18 +302,18 @@ class Emitter:
             self.line(depth + 1, f"if {hidden} or ({hidden} is None and eng.is_hidden({oid})):")
             self.line(depth + 2, "continue")
         self.line(depth + 1, f"{ref} = obj_ref(({oid}, {q.aware}))")
-        inner = {**scope, each.var: Binding(ref, chosen=True)}  # (read as a chosen one would be)
-        for i, c in enumerate(ast.conjuncts(each.cond)):  # in order, those no index answered exactly
-            self.line(depth + 1, f"if {i} in {residual} and ({self.expr(c, inner, base)}) in FALSY:")
+        inner = {**scope, each.var: Binding(ref, chosen=True, obj=o)}  # (read as a chosen one would be)
+        for c, flag in zip(conjuncts, kept):  # in order, those no index answered exactly
+            self.line(depth + 1, f"if {flag} and {self.fails(c, inner, base)}:")
             self.line(depth + 2, "continue")
         if exemptions:
             subject = self.fresh("exempt_subject")
             self.line(depth + 1, f"{subject} = obj_ref(({oid}, True))")
             for ex in exemptions:
-                test = self.expr(ex.cond, {**scope, ex.var: Binding(subject, chosen=True)}, base)
-                self.line(depth + 1, f"if ({test}) not in FALSY:")
+                test = self.holds(ex.cond, {**scope, ex.var: Binding(subject, chosen=True, obj=o)}, base)
+                self.line(depth + 1, f"if {test}:")
                 self.line(depth + 2, "continue")
-        return ref, depth + 1
+        return ref, o, depth + 1
 
     def stmt(self, s: ast.Node, scope: dict[str, Binding], base: str | None, depth: int, inlined: int = 0) -> None:
         match s:
@@ -298,10 +323,10 @@ class Emitter:
                 if not stmts:
                     self.line(depth, "pass")
             case ast.Each(var=var, body=body):
-                ref, inner = self.each(s, scope, base, depth)
-                self.stmt(body, {**scope, var: Binding(ref, chosen=True)}, base, inner, inlined)
+                ref, o, inner = self.each(s, scope, base, depth)
+                self.stmt(body, {**scope, var: Binding(ref, chosen=True, obj=o)}, base, inner, inlined)
             case ast.If(cond=cond, body=body):
-                self.line(depth, f"if ({self.expr(cond, scope, base)}) not in FALSY:")
+                self.line(depth, f"if {self.holds(cond, scope, base)}:")
                 self.stmt(body, scope, base, depth + 1, inlined)
             case ast.Set(assigns=assigns):
                 for a in assigns:
@@ -350,7 +375,7 @@ def compile_reactions(eng: Any, clauses: list[tuple[ast.Change, ast.Node, Any, A
     `(engine, object id, old value, batch)`; each clause is (the change it waits on, its body,
     its cause, the value the change must come from or ANY_OLD)."""
     em = Emitter(eng, writer)
-    subject = Binding("subject", local_ok="reachable")
+    subject = Binding("subject", local_ok="reachable", obj="subject_obj")
     for pattern, body, cause, wanted_old in clauses:
         scope = {pattern.var: subject}
         em.line(1, f"cause = {em.const(cause, 'cause')}")
@@ -360,10 +385,10 @@ def compile_reactions(eng: Any, clauses: list[tuple[ast.Change, ast.Node, Any, A
             em.line(depth, f"if old == {em.const(wanted_old, 'old')}:")
             depth += 1
         if pattern.cond is not None:
-            em.line(depth, f"if ({em.expr(pattern.cond, scope, None)}) not in FALSY:")
+            em.line(depth, f"if {em.holds(pattern.cond, scope, None)}:")
             depth += 1
         em.stmt(body, scope, None, depth)
-    prologue = PROLOGUE + [SUBJECT, "reachable = objects[oid].zone != 'nowhere'"]
+    prologue = PROLOGUE + [SUBJECT, "subject_obj = objects[oid]", "reachable = subject_obj.zone != 'nowhere'"]
     return em.function("react", "eng, oid, old, batch", prologue)
 
 
@@ -374,12 +399,12 @@ def compile_assertion(eng: Any, clause: ast.AssertAfter, wanted_old: Any) -> Cal
     em = Emitter(eng, None)
     em.before = "before"
     pattern = clause.event
-    scope = {pattern.var: Binding("subject", chosen=True)}  # (only read: an assertion acts on nothing)
+    scope = {pattern.var: Binding("subject", chosen=True, obj="subject_obj")}  # (only read: it acts on nothing)
     if wanted_old is not ANY_OLD:
         em.line(1, f"if old != {em.const(wanted_old, 'old')}:")
         em.line(2, "return True")
     if pattern.cond is not None:
-        em.line(1, f"if ({em.expr(pattern.cond, scope, None)}) in FALSY:")
+        em.line(1, f"if {em.fails(pattern.cond, scope, None)}:")
         em.line(2, "return True")
-    em.line(1, f"return ({em.expr(clause.cond, scope, None)}) not in FALSY")
-    return em.function("holds", "eng, oid, old, before", READING + [SUBJECT])
+    em.line(1, f"return {em.holds(clause.cond, scope, None)}")
+    return em.function("holds", "eng, oid, old, before", READING + [SUBJECT, "subject_obj = objects[oid]"])
