@@ -700,14 +700,19 @@ class Engine(GameView):
     def apply_writes(self, per_object: dict[str, list[Write]]) -> None:
         """One new object for each object the batch changes; an object whose zone changes
         (a new object, 400.7) takes its changes one at a time, in batch order."""
-        statuses, objects, put = self.rb.statuses, self.game.objects, self.put
+        statuses, objects = self.rb.statuses, self.game.objects
+        changed = []
+        new_objects = []  # the writes of each object whose zone changes
         for oid, ws in per_object.items():
             written = {w.attr for w in ws}
             if "zone" in written:
-                for w in ws:
-                    self.apply_write(w)
-                continue
-            put(oid, objects[oid].written(ws, statuses), ws, written)
+                new_objects.append(ws)
+            else:
+                changed.append((oid, objects[oid].written(ws, statuses), ws, written))
+        self.put_all(changed)
+        for ws in new_objects:
+            for w in ws:
+                self.apply_write(w)
 
     def apply_write(self, w: Write) -> None:
         o = self.obj(w.obj)

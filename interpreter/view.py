@@ -132,22 +132,46 @@ class GameView:
         else:
             written = None
             self.indexes.replace(old, new)
-        rb = self.rb
-        statics = self.statics
-        if statics.cards and (written is None or new.card in statics.cards or old.card in statics.cards
-                              or not rb.static_reach.isdisjoint(written)):
-            statics.touched(oid, old, new, written)  # (it does nothing for any other change)
-        if written is None or not rb.local_effects:
+        if written is None or not self.rb.local_effects:
+            statics = self.statics
+            if statics.cards:
+                statics.touched(oid, old, new, written)
             self.invalidate([oid])
             return
-        # One object changed what it stores; hide rules and static abilities look only at their
-        # own object, so nothing else needs forgetting.
-        if self.dirty is not None and not rb.check_inputs.isdisjoint(written):
-            self.dirty.add(oid)  # a state check may now find something else: about it, or what is attached to it
-            self.dirty |= self.indexes.attached(oid)
-        if not rb.hide_inputs.isdisjoint(written):  # still hidden or not, unless a hide rule reads what changed
-            self._hidden.pop(oid, None)
-        self._chars.pop(oid, None)
+        self.put_all([(oid, new, moved, written)], old_ones=[old])
+
+    def put_all(self, changed: list[tuple[str, Permanent, list, set]], old_ones: list | None = None) -> None:
+        """After each object of `changed` (id, new object, its changes, the names written)
+        was stored in place of its old one, none of them new to the game or moved between
+        zones: keep indexes and caches right. `old_ones`: the objects replaced, in order,
+        when the indexes have been moved already (by `put`); else they are read and
+        replaced here."""
+        objects, indexes, rb, statics = self.game.objects, self.indexes, self.rb, self.statics
+        if old_ones is None:
+            old_ones = []
+            for oid, new, moved, _written in changed:
+                old_ones.append(objects[oid])
+                objects[oid] = new
+                indexes.move(oid, moved)
+        if not rb.local_effects:
+            for (oid, new, _moved, written), old in zip(changed, old_ones):
+                statics.touched(oid, old, new, written)
+                self.invalidate([oid])
+            return
+        cards, reach = statics.cards, rb.static_reach
+        check_inputs, hide_inputs = rb.check_inputs, rb.hide_inputs
+        dirty, hidden, chars, attached = self.dirty, self._hidden, self._chars, indexes.attached
+        for (oid, new, _moved, written), old in zip(changed, old_ones):
+            if cards and (new.card in cards or old.card in cards or not reach.isdisjoint(written)):
+                statics.touched(oid, old, new, written)  # (it does nothing for any other change)
+            # One object changed what it stores; hide rules and static abilities look only at
+            # their own object, so nothing else needs forgetting.
+            if dirty is not None and not check_inputs.isdisjoint(written):
+                dirty.add(oid)  # a state check may now find something else: about it, or what is attached to it
+                dirty |= attached(oid)
+            if not hide_inputs.isdisjoint(written):  # still hidden or not, unless a hide rule reads what changed
+                hidden.pop(oid, None)
+            chars.pop(oid, None)
 
     def status_default(self, name: str) -> Any:
         return self.defaults[name]
