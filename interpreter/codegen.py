@@ -60,12 +60,16 @@ class Binding:
     reaches without a check: a selection chose it. `local_ok`: for the object a change
     happened to, which is read as it is too, the name of a local saying whether an action
     reaches it (it may have ceased to exist). `obj`: for a chosen one, the local holding the
-    object itself (nothing changes while a batch is made)."""
+    object itself (nothing changes while a batch is made). `oid`: the local holding the
+    object's id; the reference itself (`Obj(id, aware)`) is then made only where a value is
+    needed, since most uses want the id alone."""
 
     local: str
     chosen: bool = False
     local_ok: str | None = None
     obj: str | None = None  # for a chosen one, the local holding the object itself
+    oid: str | None = None  # the local holding its id, when the reference is made only where needed
+    aware: bool = False  # (with `oid`) whether the reference is one named by a hiding status
 
 
 class Emitter:
@@ -116,11 +120,28 @@ class Emitter:
 
     def env_dict(self, scope: dict[str, Binding], base: str | None) -> str:
         """Python source of the environment the closures would see."""
-        items = ", ".join([f"{name!r}: {b.local}" for name, b in scope.items()]
+        items = ", ".join([f"{name!r}: {self.ref(b)}" for name, b in scope.items()]
                           + ([f"BEFORE: {self.before}"] if self.before else []))
         if base is None:
             return "{" + items + "}"
         return "{**" + base + (", " + items if items else "") + "}"
+
+    # ------------------------------------------------------------ bound objects
+
+    @staticmethod
+    def ref(b: Binding) -> str:
+        """Python source of a bound variable's value (made here when only its id is held)."""
+        return b.local if b.oid is None else f"obj_ref(({b.oid}, {b.aware}))"
+
+    @staticmethod
+    def id_of(b: Binding) -> str:
+        """Python source of the id of the object a variable holds (a reference)."""
+        return f"{b.local}[0]" if b.oid is None else b.oid
+
+    @staticmethod
+    def aware_of(b: Binding) -> str:
+        """Python source of whether a variable's reference is one named by a hiding status."""
+        return f"{b.local}[1]" if b.oid is None else repr(b.aware)
 
     # ------------------------------------------------------------ expressions
 
@@ -129,7 +150,7 @@ class Emitter:
         """What a name stands for (`resolve`: as `resolve_name` decides, for a statement's object;
         `keep`: a function applied to it when it is not the name's own symbol)."""
         if ident in scope:
-            return scope[ident].local
+            return self.ref(scope[ident])
         if ident == "turn" or resolve:
             env = "{}" if base is None else base
             lookup = f"eng.resolve_name({ident!r}, {env})"
@@ -154,7 +175,7 @@ class Emitter:
         is stored (as `GameView.getter` reads them)."""
         if not self.known_object(inner, scope):
             return None
-        oid = f"{scope[inner.id].local}[0]"
+        oid = self.id_of(scope[inner.id])
         o = scope[inner.id].obj or f"objects[{oid}]"
         if attr in self.eng.defaults:
             return f"{o}.get_status({attr!r}, {self.const(self.eng.defaults[attr], 'default')})"
@@ -173,7 +194,7 @@ class Emitter:
         if isinstance(e, ast.Name) and e.id not in scope and e.id != "turn":
             return self.name(e.id, scope, base, keep="stored")
         if self.known_object(e, scope):  # an object: its id
-            return f"{scope[e.id].local}[0]"
+            return self.id_of(scope[e.id])
         if isinstance(e, ast.Attr) and self.stored_read(e.obj, e.name, scope) is not None:
             return self.stored_read(e.obj, e.name, scope)
         return f"stored({self.expr(e, scope, base)})"
@@ -187,7 +208,7 @@ class Emitter:
             case ast.Attr(obj=inner, name=attr) if self.stored_read(inner, attr, scope) is not None:
                 raw = self.stored_read(inner, attr, scope)
                 if attr in ("controller", "owner", "attached_to") or attr in self.eng.reference_statuses:
-                    return f"eng._wrap({raw}, {attr!r}, {scope[inner.id].local})"
+                    return f"eng.wrap({raw}, {attr!r}, {self.aware_of(scope[inner.id])})"
                 return raw
             case ast.Attr(obj=inner, name=attr):
                 return f"{self.reader(attr)}({self.expr(inner, scope, base)}, {self.const(e, 'at')})"
@@ -201,10 +222,10 @@ class Emitter:
                 test = f"is_same(eng, {self.expr(l, scope, base)}, {self.expr(r, scope, base)})"
                 return f"(not {test})" if neg else test
             case ast.IsA(left=l, type=t, negated=neg) if self.known_object(l, scope):
-                o = scope[l.id].obj or f"objects[{scope[l.id].local}[0]]"
+                o = scope[l.id].obj or f"objects[{self.id_of(scope[l.id])}]"
                 return f"({t.lower()!r} {'not in' if neg else 'in'} {o}.types)"
             case ast.Has(left=l, keyword=k) if self.known_object(l, scope):
-                oid = f"{scope[l.id].local}[0]"
+                oid = self.id_of(scope[l.id])
                 keywords = f"eng.chars({oid})['keywords']" if self.eng.rb.static_grants else f"eng.keywords({oid})"
                 return f"({k!r} in {keywords})"
             case ast.IsA(left=l, type=t, negated=neg):
@@ -239,10 +260,10 @@ class Emitter:
         if isinstance(target, ast.Name) and target.id in scope:
             b = scope[target.id]
             if b.chosen:
-                return f"{b.local}[0]", depth
+                return self.id_of(b), depth
             if b.local_ok is not None:
                 self.line(depth, f"if {b.local_ok}:")
-                return f"{b.local}[0]", depth + 1
+                return self.id_of(b), depth + 1
         value = (self.name(target.id, scope, base, resolve=True) if isinstance(target, ast.Name)
                  else self.expr(target, scope, base))
         ref = self.fresh("ref")
@@ -250,9 +271,14 @@ class Emitter:
         self.line(depth, f"if {ref} is not None:")
         return f"{ref}[0]", depth + 1
 
-    def each(self, each: ast.Each, scope: dict[str, Binding], base: str | None, depth: int) -> tuple[str, str, int]:
-        """Emit `Engine.select` for `each` as a loop; returns the locals holding each chosen
-        reference and its object, and the depth the body goes at. Candidates come from the same indexes and
+    def exemptions(self, cause: Any) -> list[ast.Exempt]:
+        """What exempts objects from the selections of the block `cause` names (`exempt x
+        from R where ...`): the block is known when the code is written."""
+        return [ex for _rule, ex in self.eng.ix.exempts.get(cause.id, ())] if cause.kind == "rule" else []
+
+    def each(self, each: ast.Each, scope: dict[str, Binding], base: str | None, depth: int) -> tuple[Binding, int]:
+        """Emit `Engine.select` for `each` as a loop; returns the binding of each chosen object
+        and the depth the body goes at. Candidates come from the same indexes and
         plans; the checks made on each are written out."""
         q = self.eng.query(each)
         skip_hidden = not q.aware
@@ -284,8 +310,7 @@ class Emitter:
         if find is not None:
             self.line(depth, f"{env} = {self.env_dict(scope, base)}")
             self.line(depth, find)
-        # the block is known: so is what exempts objects from its selections (`exempt x from R`)
-        exemptions = [ex for _rule, ex in self.eng.ix.exempts.get(self.cause.id, ())] if self.cause.kind == "rule" else []
+        exemptions = self.exemptions(self.cause)
         conjuncts = ast.conjuncts(each.cond)
         kept = [self.fresh("check") for _c in conjuncts]
         for i, flag in enumerate(kept):  # whether conjunct i is still to be checked on each
@@ -301,19 +326,16 @@ class Emitter:
             self.line(depth + 1, f"{hidden} = eng._hidden.get({oid})")
             self.line(depth + 1, f"if {hidden} or ({hidden} is None and eng.is_hidden({oid})):")
             self.line(depth + 2, "continue")
-        self.line(depth + 1, f"{ref} = obj_ref(({oid}, {q.aware}))")
-        inner = {**scope, each.var: Binding(ref, chosen=True, obj=o)}  # (read as a chosen one would be)
+        chosen = Binding(ref, chosen=True, obj=o, oid=oid, aware=q.aware)
+        inner = {**scope, each.var: chosen}  # (read as a chosen one would be)
         for c, flag in zip(conjuncts, kept):  # in order, those no index answered exactly
             self.line(depth + 1, f"if {flag} and {self.fails(c, inner, base)}:")
             self.line(depth + 2, "continue")
-        if exemptions:
-            subject = self.fresh("exempt_subject")
-            self.line(depth + 1, f"{subject} = obj_ref(({oid}, True))")
-            for ex in exemptions:
-                test = self.holds(ex.cond, {**scope, ex.var: Binding(subject, chosen=True, obj=o)}, base)
-                self.line(depth + 1, f"if {test}:")
-                self.line(depth + 2, "continue")
-        return ref, o, depth + 1
+        exempt = attrs.evolve(chosen, aware=True)  # (as one named by a hiding status is read)
+        for ex in exemptions:
+            self.line(depth + 1, f"if {self.holds(ex.cond, {**scope, ex.var: exempt}, base)}:")
+            self.line(depth + 2, "continue")
+        return chosen, depth + 1
 
     def stmt(self, s: ast.Node, scope: dict[str, Binding], base: str | None, depth: int, inlined: int = 0) -> None:
         match s:
@@ -323,8 +345,8 @@ class Emitter:
                 if not stmts:
                     self.line(depth, "pass")
             case ast.Each(var=var, body=body):
-                ref, o, inner = self.each(s, scope, base, depth)
-                self.stmt(body, {**scope, var: Binding(ref, chosen=True, obj=o)}, base, inner, inlined)
+                chosen, inner = self.each(s, scope, base, depth)
+                self.stmt(body, {**scope, var: chosen}, base, inner, inlined)
             case ast.If(cond=cond, body=body):
                 self.line(depth, f"if {self.holds(cond, scope, base)}:")
                 self.stmt(body, scope, base, depth + 1, inlined)
@@ -337,10 +359,12 @@ class Emitter:
                 verb = self.eng.rb.verbs[verb_name]
                 inner_scope = dict(scope)
                 for param, arg in zip(verb.params, args):
+                    if isinstance(arg, ast.Name) and arg.id in scope:
+                        inner_scope[param] = scope[arg.id]  # the same value, bound as it is
+                        continue
                     local = self.fresh(param)
                     self.line(depth, f"{local} = {self.expr(arg, scope, base)}")
-                    passed = scope.get(arg.id) if isinstance(arg, ast.Name) else None
-                    inner_scope[param] = attrs.evolve(passed, local=local) if passed else Binding(local)
+                    inner_scope[param] = Binding(local)
                 for inner in verb.body:
                     self.stmt(inner, inner_scope, base, depth, inlined + 1)
                 if not verb.body:
@@ -358,7 +382,8 @@ class Emitter:
 
 READING = ["game = eng.game", "objects = game.objects", "players = game.players"]
 PROLOGUE = READING + ["writes = batch.writes"]
-SUBJECT = "subject = obj_ref((oid, True))"  # the object a change happened to, named by id
+# The object a change happened to: its id is `oid`; its reference is named by id (aware).
+SUBJECT = "subject_obj = objects[oid]"
 
 
 def compile_runner(eng: Any, stmt: ast.Node, writer: Callable, cause: Any) -> Callable:
@@ -375,7 +400,7 @@ def compile_reactions(eng: Any, clauses: list[tuple[ast.Change, ast.Node, Any, A
     `(engine, object id, old value, batch)`; each clause is (the change it waits on, its body,
     its cause, the value the change must come from or ANY_OLD)."""
     em = Emitter(eng, writer)
-    subject = Binding("subject", local_ok="reachable", obj="subject_obj")
+    subject = Binding("subject", local_ok="reachable", obj="subject_obj", oid="oid", aware=True)
     for pattern, body, cause, wanted_old in clauses:
         scope = {pattern.var: subject}
         em.line(1, f"cause = {em.const(cause, 'cause')}")
@@ -388,8 +413,46 @@ def compile_reactions(eng: Any, clauses: list[tuple[ast.Change, ast.Node, Any, A
             em.line(depth, f"if {em.holds(pattern.cond, scope, None)}:")
             depth += 1
         em.stmt(body, scope, None, depth)
-    prologue = PROLOGUE + [SUBJECT, "subject_obj = objects[oid]", "reachable = subject_obj.zone != 'nowhere'"]
+    prologue = PROLOGUE + [SUBJECT, "reachable = subject_obj.zone != 'nowhere'"]
     return em.function("react", "eng, oid, old, batch", prologue)
+
+
+def compile_check_pass(eng: Any, checks: list[tuple[ast.Each, Any]]) -> Callable:
+    """State checks of the form `each x where ...` that see no hidden object, made again for
+    the changed objects the game sees, as one pass over those objects: a function `(engine,
+    ids) -> one list per check of the references it chooses`, `ids` in game order and all
+    seen by the game. Each check's whole condition is written out (no index narrows the
+    objects first), with its block's exemptions; `compile_chosen` runs the bodies."""
+    em = Emitter(eng, None)
+    found = [em.fresh("chosen") for _check in checks]
+    for local in found:
+        em.line(1, f"{local} = []")
+    em.line(1, "for oid in ids:")
+    em.line(2, "o = objects[oid]")
+    em.line(2, "zone = o.zone")
+    chosen = Binding("x", chosen=True, obj="o", oid="oid", aware=False)
+    exempt = attrs.evolve(chosen, aware=True)  # (as one named by a hiding status is read)
+    for (each, cause), local in zip(checks, found):
+        em.cause = cause
+        scope = {each.var: chosen}
+        tests = ["zone != 'nowhere'" if each.every_zone else "zone == 'battlefield'"]
+        tests += [em.holds(c, scope, "env") for c in ast.conjuncts(each.cond)]
+        for ex in em.exemptions(cause):
+            tests.append(em.fails(ex.cond, {ex.var: exempt}, "env"))
+        em.line(2, f"if {' and '.join(tests)}:")
+        em.line(3, f"{local}.append({em.ref(chosen)})")
+    em.line(1, f"return ({''.join(local + ', ' for local in found)})")
+    return em.function("check_pass", "eng, ids", READING + ["env = {}"])
+
+
+def compile_chosen(eng: Any, each: ast.Each, writer: Callable, cause: Any) -> Callable:
+    """The body of `each x where ...: body` run for each reference a selection made elsewhere
+    chose, in order: a function `(engine, chosen, batch, cause)`."""
+    em = Emitter(eng, writer)
+    em.cause = cause
+    em.line(1, "for x in chosen:")
+    em.stmt(each.body, {each.var: Binding("x", chosen=True, obj="objects[x[0]]")}, "env", 2)
+    return em.function("run_chosen", "eng, chosen, batch, cause", PROLOGUE + ["env = {}"])
 
 
 def compile_assertion(eng: Any, clause: ast.AssertAfter, wanted_old: Any) -> Callable:
@@ -399,7 +462,7 @@ def compile_assertion(eng: Any, clause: ast.AssertAfter, wanted_old: Any) -> Cal
     em = Emitter(eng, None)
     em.before = "before"
     pattern = clause.event
-    scope = {pattern.var: Binding("subject", chosen=True, obj="subject_obj")}  # (only read: it acts on nothing)
+    scope = {pattern.var: Binding("subject", chosen=True, obj="subject_obj", oid="oid", aware=True)}  # (only read)
     if wanted_old is not ANY_OLD:
         em.line(1, f"if old != {em.const(wanted_old, 'old')}:")
         em.line(2, "return True")
@@ -407,4 +470,4 @@ def compile_assertion(eng: Any, clause: ast.AssertAfter, wanted_old: Any) -> Cal
         em.line(1, f"if {em.fails(pattern.cond, scope, None)}:")
         em.line(2, "return True")
     em.line(1, f"return {em.holds(clause.cond, scope, None)}")
-    return em.function("holds", "eng, oid, old, before", READING + [SUBJECT, "subject_obj = objects[oid]"])
+    return em.function("holds", "eng, oid, old, before", READING + [SUBJECT])

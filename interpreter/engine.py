@@ -1061,12 +1061,14 @@ class Engine(GameView):
         made again only for the objects changed since the last check settled.
         """
         checks = self.state_checks()
+        one_pass, bodies = self.check_pass()
         for _round in range(MAX_SETTLE_ROUNDS):
             batch = Batch()
             self.statics.refresh()
             dirty, self.dirty = self.dirty, set()
             seen_dirty = None  # those of them the game sees: all a check that sees no hidden object looks at
-            for local, sees_hidden, body, cause in checks:
+            chosen = None  # what the checks made in one pass choose (`check_pass`), once worked out
+            for position, (local, sees_hidden, body, cause) in enumerate(checks):
                 if local and dirty is not None and not dirty:
                     continue  # nothing changed since it was last made: it finds nothing new
                 scope = dirty if local else None
@@ -1075,6 +1077,12 @@ class Engine(GameView):
                         objects, is_hidden = self.game.objects, self.is_hidden
                         seen_dirty = {oid for oid in dirty if oid in objects and not is_hidden(oid)}
                     scope = seen_dirty
+                    if position in bodies:
+                        if chosen is None:
+                            chosen = one_pass(self, self.indexes.sort(seen_dirty))
+                        k, run_chosen = bodies[position]
+                        run_chosen(self, chosen[k], batch, cause)
+                        continue
                 self.dirty_scope = scope
                 try:
                     body(self, {}, batch, cause)
@@ -1096,6 +1104,25 @@ class Engine(GameView):
                            self.rule_cause(rule, during))
                           for rule, during in self.ix.hooks.get("state check", ()))
             known = self.rb.compiled[("state checks", self.generated)] = (None, table)
+        return known[1]
+
+    def check_pass(self) -> tuple[Callable, dict[int, tuple[int, Callable]]]:
+        """With `generated`, the local state checks that see no hidden object, as they are made
+        again for the changed objects the game sees: all of them in one pass over those
+        objects (`codegen.compile_check_pass`, a function `(engine, ids in game order)` giving
+        a list of chosen references per check), and by position in `state_checks` which of
+        those lists is the check's and what runs its body for them. Without `generated`, no
+        check is made this way."""
+        known = self.rb.compiled.get(("check pass", self.generated))
+        if known is None:
+            fused = [(position, during.body, self.rule_cause(rule, during))
+                     for position, (rule, during) in enumerate(self.ix.hooks.get("state check", ()))
+                     if self.rb.local_check(during.body) and isinstance(during.body, ast.Each)
+                     and not self.query(during.body).aware] if self.generated else []
+            one_pass = codegen.compile_check_pass(self, [(each, cause) for _p, each, cause in fused])
+            bodies = {position: (k, codegen.compile_chosen(self, each, Write, cause))
+                      for k, (position, each, cause) in enumerate(fused)}
+            known = self.rb.compiled[("check pass", self.generated)] = (None, (one_pass, bodies))
         return known[1]
 
     def run_hook(self, kind: str, player: str | None) -> None:

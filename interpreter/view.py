@@ -438,11 +438,16 @@ class GameView:
         raise self.fail(f"'{name}' is read from something that is not an object or a player", where.span)
 
     def _wrap(self, raw: Any, name: str, parent: Obj) -> Any:
-        """Stored names become references: players, or objects."""
+        """Stored names become references: players, or objects (aware as `parent` is)."""
+        return self.wrap(raw, name, parent[1])
+
+    def wrap(self, raw: Any, name: str, aware: bool) -> Any:
+        """A stored value of attribute `name` as read: a stored name becomes a reference to a
+        player or to an object (`aware`: as one named by a hiding status)."""
         if isinstance(raw, str) and (name in ("controller", "owner", "attached_to") or name in self.reference_statuses):
             if raw in self.game.players:
                 return player_ref((raw,))
-            return obj_ref((raw, parent[1]))
+            return obj_ref((raw, aware))
         if isinstance(raw, dict):
             return raw
         if name in ("counters", "stickers") and isinstance(raw, tuple):
