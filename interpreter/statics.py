@@ -24,7 +24,7 @@ changed, so that their characteristics are read afresh and state checks look at 
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 from dsl import ast
 from interpreter.refs import Obj, PlayerRef
@@ -114,13 +114,14 @@ class Statics:
         """Are some sources (or all of them) to be worked out again?"""
         return self.stale is None or bool(self.stale)
 
-    def of(self, oid: str) -> list[Contribution]:
-        """What static abilities give `oid` now: those of the sources the game sees."""
+    def of(self, oid: str) -> Sequence[Contribution]:
+        """What static abilities give `oid` now: those of the sources the game sees (a new
+        list, or the empty tuple when nothing gives it anything)."""
         if self.pending:
             self.refresh()
         given = self.merged.get(oid)
         if not given:
-            return []
+            return ()
         visible = self.view.visible
         return [c for src, c in given if visible(src)]
 
