@@ -31,7 +31,7 @@ from interpreter import codegen
 from interpreter.codegen import ANY_OLD, SIMPLE_WRITES
 from interpreter.model import DelayedTrigger, Effect, Game, Permanent, Watcher
 from interpreter.rulebook import Rulebook
-from interpreter.trace import SCRIPT, Cause, Event, change_event, show_value
+from interpreter.trace import SCRIPT, Cause, Event, Trace, change_event, show_value
 from interpreter.refs import MISSING, Obj, PlayerRef, obj_ref, stored
 from interpreter.view import FALSY, GameView, RulesError
 
@@ -143,7 +143,7 @@ class Engine(GameView):
 
     def __init__(self, rulebook: Rulebook, game: Game):
         super().__init__(rulebook, game)
-        self.trace: list[Event] = []
+        self.trace = Trace()
         self.pending: list[PendingTrigger] = []
         self.step = 0
         self.commits = 0
@@ -492,9 +492,8 @@ class Engine(GameView):
         self.apply_writes(by_object)
         changed = bool(changes)
         step, trace = self.step, self.trace
-        events = [change_event(("change", w.obj, None, w.cause, step, ("attr", w.attr, "new", w.value, "old", w.old)))
-                  for w in changes]  # data as `record` would sort it
-        trace.extend(events)
+        changed_records = [(w.obj, w.cause, step, w.attr, w.value, w.old) for w in changes]
+        trace.changes(changed_records)
         if self._hook_log and not self.rb.step_counted.isdisjoint(attrs_written):
             counted = self.rb.step_counted
             for log in self._hook_log:
@@ -514,7 +513,7 @@ class Engine(GameView):
         self.check_assertions(keyed, before_values, attrs_written)
         for event in zone_events:
             self.on_presence_event(event)
-        self.collect_triggers(events + zone_events + attach_events, vis_before)
+        self.collect_triggers(changed_records, zone_events + attach_events, vis_before)
         self.run_afters(keyed)
         return changed
 
@@ -967,12 +966,14 @@ class Engine(GameView):
 
     # ================================================================ triggers
 
-    def collect_triggers(self, events: list[Event], vis_before: dict) -> None:
-        """The abilities of cards on the objects these events happened to (or the hosts an
-        attachment event names) that trigger on them."""
+    def collect_triggers(self, changes: list[tuple], others: list[Event], vis_before: dict) -> None:
+        """The abilities of cards on the objects a batch's events happened to (or the hosts an
+        attachment event names) that trigger on them: its changes, as the trace keeps them
+        (`Trace.changes`), then its other events."""
         triggered = self.rb.triggered_cards
         if not triggered or not any(self.indexes.lookup("card", name) for name in triggered):
             return  # no object in the game has a triggered ability
+        events = [change_event(r) for r in changes] + others
         objects = self.game.objects
         for event in events:
             candidates = [event.subject]

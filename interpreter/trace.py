@@ -6,6 +6,7 @@ Traces, explanations and the JSON output are all read off these records.
 from __future__ import annotations
 
 from functools import partial
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 import attrs
@@ -79,6 +80,60 @@ class Event(NamedTuple):
         }
 
 
-# `change_event((kind, subject, text, cause, step, data))`: an Event made without the named
-# tuple's Python-level __new__, for the one event every change makes.
-change_event = partial(tuple.__new__, Event)
+# `_event((kind, subject, text, cause, step, data))`: an Event made without the named tuple's
+# Python-level __new__.
+_event = partial(tuple.__new__, Event)
+
+
+def change_event(record: tuple) -> Event:
+    """The event of a change kept as a record (subject, cause, step, attr, new, old)."""
+    subject, cause, step, attr, new, old = record
+    return _event(("change", subject, None, cause, step, ("attr", attr, "new", new, "old", old)))
+
+
+class Trace(Sequence[Event]):
+    """The events of a game, in order, read as a sequence of `Event`s.
+
+    A change is the one event play makes by the thousand: `changes` keeps each as a plain
+    record (subject, cause, step, attr, new, old), and it becomes its Event, in place, when
+    the trace is next read. Read it between plays (an iteration does not see what is added
+    while it runs).
+    """
+
+    __slots__ = ("_items", "_made")
+
+    def __init__(self, events: Iterable[Event] = ()):
+        self._items: list = list(events)
+        self._made = len(self._items)  # the items from the start that are Events already
+
+    def append(self, event: Event) -> None:
+        self._items.append(event)
+
+    def changes(self, records: list[tuple]) -> None:
+        """Add change events, as records (subject, cause, step, attr, new, old)."""
+        self._items.extend(records)
+
+    def _events(self) -> list[Event]:
+        items = self._items
+        for k in range(self._made, len(items)):
+            if type(items[k]) is tuple:
+                items[k] = change_event(items[k])
+        self._made = len(items)
+        return items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __getitem__(self, index):
+        return self._events()[index]
+
+    def __iter__(self) -> Iterator[Event]:
+        return iter(self._events())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Trace) and self._events() == other._events()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Trace({self._events()!r})"
