@@ -1,8 +1,8 @@
 """Generated Python against the closures that define it (`interpreter.codegen`).
 
-The engine runs rule bodies (with their blocks' exemptions), `as` and `after` clauses and
-assertions after a change as Python written from the rule files once per rulebook
-(`Engine.generated`). The closures of `interpreter.compiled` and `Engine.compile_statement`
+The engine runs rule bodies (with their blocks' exemptions), `as` and `after` clauses,
+assertions after a change and the state checks made again for changed objects (in one pass)
+as Python written from the rule files once per rulebook (`Engine.generated`). The closures of `interpreter.compiled` and `Engine.compile_statement`
 stay the definition. These tests run both and ask for the same outcome and the same trace,
 event for event, on:
 
@@ -125,7 +125,8 @@ def every_rulebook() -> list[str]:
 @pytest.mark.parametrize("spec", every_rulebook())
 def test_every_shipped_rulebook_and_card_compiles_to_python(spec):
     """Whatever no scenario runs is still written out: every block's hook bodies (with the
-    block's cause), every `as` and `after` clause, every assertion after a change, and every
+    block's cause), every `as` and `after` clause, every assertion after a change, the state
+    checks made again for changed objects in one pass, and every
     spell and triggered ability of the card library the version can say; each function
     compiles and keeps its source."""
     book = load_version(spec)
@@ -138,6 +139,8 @@ def test_every_shipped_rulebook_and_card_compiles_to_python(spec):
             elif isinstance(clause, ast.AssertAfter) and isinstance(clause.event, ast.Change):
                 functions.append(engine.assertion_test(clause))
     functions += list(engine.alongs().values()) + [fn for _key, fn in engine.follow_ups()]
+    one_pass, bodies = engine.check_pass()  # the state checks made again for changed objects
+    functions += [one_pass] + [run for _k, run in bodies.values()]
     for card in book.cards.values():
         if any(isinstance(n, ast.Call) and n.verb not in book.verbs for n in card.walk()):
             continue  # a card this version's words cannot say (the checker refuses it in a scenario)
@@ -145,3 +148,27 @@ def test_every_shipped_rulebook_and_card_compiles_to_python(spec):
             if isinstance(entry, (ast.Spell, ast.Triggered)):
                 functions.append(engine.body_runner(entry.body, Cause("card", card.name)))
     assert functions and all(callable(fn) and fn.source.startswith("def ") for fn in functions)
+
+
+AURA_CHECK = "rule 704.5m illegal-aura"
+
+
+@pytest.mark.parametrize("generated", [True, False], ids=["generated", "closures"])
+def test_an_exemption_from_a_state_check_holds_when_the_check_is_made_again(monkeypatch, generated):
+    """`exempt x from R where ...` (as 610.4 writes one for 702.26a) on a state check: made again
+    only for the objects that changed (with generated Python, in one pass: Engine.check_pass),
+    the check still leaves the exempted ones out. A variant exempts token Auras from 704.5m;
+    Wrath of God destroys the bear two Auras enchant: the token Aura stays on the battlefield,
+    the other goes to the graveyard."""
+    monkeypatch.setattr(Engine, "generated", generated)
+    book = test_engine.variant({"support.rules": [(
+        AURA_CHECK, 'rule 704.5z spared-auras "A test exemption." {\n  exempt x from 704.5m where x.token\n}\n\n' + AURA_CHECK)]})
+    run = test_engine.start(book, '\n'.join([
+        '  permanent bear = "Grizzly Bears", controller Alice',
+        '  permanent halo = "Holy Strength", controller Alice, attached to bear, token',
+        '  permanent plain = "Holy Strength", controller Alice, attached to bear',
+    ]))
+    assert run.engine.dirty is not None  # the first check has been made: the next is made again
+    test_engine.step(run, 'cast "Wrath of God" by Alice')
+    objects = run.game.objects
+    assert (objects["bear"].zone, objects["halo"].zone, objects["plain"].zone) == ("graveyard", "battlefield", "graveyard")
