@@ -26,6 +26,7 @@ compares the traces event for event. Each function keeps its source (`fn.source`
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable
 
 import attrs
@@ -107,9 +108,16 @@ class Emitter:
         return self.readers[attr]
 
     def function(self, name: str, params: str, prologue: list[str]) -> Callable:
-        head = [f"def {name}({params}):"] + ["    " + p for p in prologue]
-        head += [f"    {local} = eng.reader({attr!r})" for attr, local in self.readers.items()]
-        source = "\n".join(head + self.lines + ["    return None"]) + "\n"
+        """The function written so far, compiled; `prologue`: lines `local = expression` it may
+        begin with, of which those whose local nothing reads are left out (a small function is
+        called once per change)."""
+        body = [f"    {local} = eng.reader({attr!r})" for attr, local in self.readers.items()] + self.lines
+        kept: list[str] = []
+        for line in reversed(prologue):
+            local = line.split(" = ", 1)[0]
+            if any(re.search(rf"\b{local}\b", later) for later in kept + body):
+                kept.insert(0, line)
+        source = "\n".join([f"def {name}({params}):"] + ["    " + p for p in kept] + body + ["    return None"]) + "\n"
         code = compile(source, f"<rules: {name}>", "exec")
         exec(code, self.namespace)
         fn = self.namespace[name]
