@@ -96,8 +96,7 @@ class Trace(Sequence[Event]):
 
     A change is the one event play makes by the thousand: `changes` keeps each as a plain
     record (subject, cause, step, attr, new, old), and it becomes its Event, in place, when
-    the trace is next read. Read it between plays (an iteration does not see what is added
-    while it runs).
+    the trace is read. Like a list's, an iteration goes on to what is added while it runs.
     """
 
     __slots__ = ("_items", "_made")
@@ -128,7 +127,14 @@ class Trace(Sequence[Event]):
         return self._events()[index]
 
     def __iter__(self) -> Iterator[Event]:
-        return iter(self._events())
+        items = self._items
+        k = 0
+        while k < len(items):
+            item = items[k]
+            if type(item) is tuple:
+                item = items[k] = change_event(item)
+            yield item
+            k += 1
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Trace) and self._events() == other._events()
