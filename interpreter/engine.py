@@ -598,14 +598,20 @@ class Engine(GameView):
 
     def follow_ups(self) -> tuple:
         """The `after` clauses that wait on a change, in rulebook order: (the change's
-        (attribute, stored value), `reaction`)."""
+        (attribute, stored value), `reaction`, whether all it does is end the effects that
+        track objects, which it cannot do while no effect exists)."""
         table = self.rb.compiled.get(("follow-ups", self.generated))
         if table is None:
+            def ends_tracking_only(after: ast.After) -> bool:
+                body = after.body.stmts if isinstance(after.body, ast.Block) else (after.body,)
+                return all(isinstance(s, ast.EndTracking) for s in body)
             if self.generated:  # each clause as a generated function, called as `react` would be
-                entries = tuple((key, codegen.compile_reactions(self, [self.clause_entry(rule, after)], Write))
+                entries = tuple((key, codegen.compile_reactions(self, [self.clause_entry(rule, after)], Write),
+                                 ends_tracking_only(after))
                                 for rule, after, key in self.waiting_on_changes("after"))
             else:
-                entries = tuple((key, self.reaction(rule, after)) for rule, after, key in self.waiting_on_changes("after"))
+                entries = tuple((key, self.reaction(rule, after), ends_tracking_only(after))
+                                for rule, after, key in self.waiting_on_changes("after"))
             table = self.rb.compiled[("follow-ups", self.generated)] = (None, entries)
         return table[1]
 
@@ -869,7 +875,9 @@ class Engine(GameView):
     def run_afters(self, changes: dict[tuple, list]) -> None:
         """The follow-ups of one batch's changes happen together, as one further event."""
         batch = Batch()
-        for key, reaction in self.follow_ups():
+        for key, reaction, ends_tracking_only in self.follow_ups():
+            if ends_tracking_only and not self.game.effects and not batch.makes_effects:
+                continue  # (`end_tracking`: no effect exists, so none tracks anything)
             for w in changes.get(key, ()):
                 if self.generated:
                     reaction(self, w.obj, w.old, batch)
