@@ -32,7 +32,8 @@ from typing import Any, Callable
 import attrs
 
 from dsl import ast
-from interpreter.compiled import BEFORE, compare, has_keyword, is_of_type, is_same, is_visible, symbol_value
+from interpreter.compiled import (BEFORE, compare, has_keyword, is_of_type, is_same, is_visible, is_visible_stored,
+                                  symbol_value)
 from interpreter.refs import Obj, obj_ref, stored
 from interpreter.view import FALSY, PLAIN_FIELDS
 
@@ -82,7 +83,7 @@ class Emitter:
         self.namespace: dict[str, Any] = {
             "FALSY": FALSY, "BEFORE": BEFORE, "Obj": Obj, "obj_ref": obj_ref, "stored": stored, "Write": writer,
             "is_same": is_same, "is_of_type": is_of_type, "has_keyword": has_keyword, "compare": compare,
-            "is_visible": is_visible,
+            "is_visible": is_visible, "is_visible_stored": is_visible_stored,
         }
         self.counter = 0
         self.readers: dict[str, str] = {}
@@ -215,7 +216,7 @@ class Emitter:
                 return repr(v)
             case ast.Attr(obj=inner, name=attr) if self.stored_read(inner, attr, scope) is not None:
                 raw = self.stored_read(inner, attr, scope)
-                if attr in ("controller", "owner", "attached_to") or attr in self.eng.reference_statuses:
+                if self.reference_attr(attr):
                     return f"eng.wrap({raw}, {attr!r}, {self.aware_of(scope[inner.id])})"
                 return raw
             case ast.Attr(obj=inner, name=attr):
@@ -243,10 +244,19 @@ class Emitter:
                 return f"has_keyword(eng, {self.expr(l, scope, base)}, {k!r}, {self.const(e, 'at')})"
             case ast.Compare(op=op, left=l, right=r):
                 return f"compare({self.expr(l, scope, base)}, {op!r}, {self.expr(r, scope, base)})"
+            case ast.Visible(obj=inner) if self.known_object(inner, scope):
+                return f"eng.visible({self.id_of(scope[inner.id])})"  # (an object: is_visible's first case)
+            case ast.Visible(obj=ast.Attr(obj=inner, name=attr)) if (
+                    self.stored_read(inner, attr, scope) is not None and self.reference_attr(attr)):
+                return f"is_visible_stored(eng, {self.stored_read(inner, attr, scope)})"
             case ast.Visible(obj=inner):
                 return f"is_visible(eng, {self.expr(inner, scope, base)})"
         # anything else: the closure that defines it, in the environment it would see
         return f"{self.const(self.eng.compiled_expr(e), 'f')}(eng, {self.env_dict(scope, base)})"
+
+    def reference_attr(self, attr: str) -> bool:
+        """Does `attr` store a name read as a reference (`GameView.wrap`)?"""
+        return attr in ("controller", "owner", "attached_to") or attr in self.eng.reference_statuses
 
     def holds(self, e: ast.Node, scope: dict[str, Binding], base: str | None) -> str:
         """Python source that is true when condition `e` holds (`not in FALSY`, unless `e` is

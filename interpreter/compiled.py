@@ -69,6 +69,14 @@ def is_visible(eng, v: Any) -> bool:
     return False
 
 
+def is_visible_stored(eng, raw: Any) -> bool:
+    """`is_visible` of a stored reference attribute's value, read as `GameView.wrap` reads it
+    (a name: a player's if a player has it, else an object's), without making the reference."""
+    if not isinstance(raw, str):
+        return False  # (none, or no reference at all)
+    return eng.player_in_game(raw) if raw in eng.game.players else eng.visible(raw)
+
+
 def compile_expr(e: ast.Node, missing: object) -> Compiled:
     """`missing` is the engine's marker for an illegal target (falsy like None)."""
     falsy = (None, False, 0, missing)
