@@ -32,8 +32,8 @@ from typing import Any, Callable
 import attrs
 
 from dsl import ast
-from interpreter.compiled import (BEFORE, compare, has_keyword, is_of_type, is_same, is_visible, is_visible_stored,
-                                  symbol_value)
+from interpreter.compiled import (BEFORE, compare, has_keyword, is_of_type, is_same, is_same_stored, is_visible,
+                                  is_visible_stored, symbol_value)
 from interpreter.refs import Obj, obj_ref, stored
 from interpreter.view import FALSY, PLAIN_FIELDS
 
@@ -82,8 +82,9 @@ class Emitter:
         self.lines: list[str] = []
         self.namespace: dict[str, Any] = {
             "FALSY": FALSY, "BEFORE": BEFORE, "Obj": Obj, "obj_ref": obj_ref, "stored": stored, "Write": writer,
-            "is_same": is_same, "is_of_type": is_of_type, "has_keyword": has_keyword, "compare": compare,
-            "is_visible": is_visible, "is_visible_stored": is_visible_stored,
+            "is_same": is_same, "is_same_stored": is_same_stored, "is_of_type": is_of_type,
+            "has_keyword": has_keyword, "compare": compare, "is_visible": is_visible,
+            "is_visible_stored": is_visible_stored,
         }
         self.counter = 0
         self.readers: dict[str, str] = {}
@@ -227,6 +228,12 @@ class Emitter:
                 return "(" + " or ".join(self.holds(i, scope, base) for i in items) + ")"
             case ast.Not(item=item):
                 return f"({self.fails(item, scope, base)})"
+            case ast.Is(left=ast.Attr(obj=inner, name=attr), right=r, negated=neg) if (
+                    self.stored_read(inner, attr, scope) is not None and self.reference_attr(attr)):
+                # a stored reference compared as it is read, without making the reference
+                raw, aware = self.stored_read(inner, attr, scope), self.aware_of(scope[inner.id])
+                test = f"is_same_stored(eng, {raw}, {attr!r}, {aware}, {self.expr(r, scope, base)})"
+                return f"(not {test})" if neg else test
             case ast.Is(left=l, right=r, negated=neg):
                 test = f"is_same(eng, {self.expr(l, scope, base)}, {self.expr(r, scope, base)})"
                 return f"(not {test})" if neg else test

@@ -69,6 +69,20 @@ def is_visible(eng, v: Any) -> bool:
     return False
 
 
+def is_same_stored(eng, raw: Any, name: str, aware: bool, other: Any) -> bool:
+    """`is_same` of a stored reference attribute's value, read as `GameView.wrap` reads it (a
+    name: a player's if a player has it, else an object's), and `other`; without making the
+    reference when `other` is a reference or none."""
+    kind = type(other)
+    if kind is PlayerRef:
+        return raw == other[0] and raw in eng.game.players
+    if kind is Obj:
+        return raw == other[0] and raw not in eng.game.players
+    if other is None:
+        return raw is None
+    return is_same(eng, eng.wrap(raw, name, aware), other)
+
+
 def is_visible_stored(eng, raw: Any) -> bool:
     """`is_visible` of a stored reference attribute's value, read as `GameView.wrap` reads it
     (a name: a player's if a player has it, else an object's), without making the reference."""
