@@ -114,11 +114,13 @@ class Emitter:
         begin with, of which those whose local nothing reads are left out (a small function is
         called once per change)."""
         body = [f"    {local} = eng.reader({attr!r})" for attr, local in self.readers.items()] + self.lines
+        read = set(re.findall(r"\w+", "\n".join(body)))  # every name the body reads (and more)
         kept: list[str] = []
         for line in reversed(prologue):
-            local = line.split(" = ", 1)[0]
-            if any(re.search(rf"\b{local}\b", later) for later in kept + body):
+            local, expression = line.split(" = ", 1)
+            if local in read:
                 kept.insert(0, line)
+                read.update(re.findall(r"\w+", expression))
         source = "\n".join([f"def {name}({params}):"] + ["    " + p for p in kept] + body + ["    return None"]) + "\n"
         code = compile(source, f"<rules: {name}>", "exec")
         exec(code, self.namespace)

@@ -1070,7 +1070,7 @@ class Engine(GameView):
         made again only for the objects changed since the last check settled.
         """
         checks = self.state_checks()
-        one_pass, bodies = self.check_pass()
+        in_one_pass = self.checks_in_one_pass()
         for _round in range(MAX_SETTLE_ROUNDS):
             batch = Batch()
             self.statics.refresh()
@@ -1086,11 +1086,11 @@ class Engine(GameView):
                         objects, is_hidden = self.game.objects, self.is_hidden
                         seen_dirty = {oid for oid in dirty if oid in objects and not is_hidden(oid)}
                     scope = seen_dirty
-                    if position in bodies:
+                    if position in in_one_pass:
+                        one_pass, bodies = self.check_pass()
                         if chosen is None:
                             chosen = one_pass(self, self.indexes.sort(seen_dirty))
-                        k, run_chosen = bodies[position]
-                        run_chosen(self, chosen[k], batch, cause)
+                        bodies[position](self, chosen[in_one_pass[position]], batch, cause)
                         continue
                 self.dirty_scope = scope
                 try:
@@ -1115,23 +1115,33 @@ class Engine(GameView):
             known = self.rb.compiled[("state checks", self.generated)] = (None, table)
         return known[1]
 
-    def check_pass(self) -> tuple[Callable, dict[int, tuple[int, Callable]]]:
-        """With `generated`, the local state checks that see no hidden object, as they are made
-        again for the changed objects the game sees: all of them in one pass over those
-        objects (`codegen.compile_check_pass`, a function `(engine, ids in game order)` giving
-        a list of chosen references per check), and by position in `state_checks` which of
-        those lists is the check's and what runs its body for them. Without `generated`, no
-        check is made this way."""
-        known = self.rb.compiled.get(("check pass", self.generated))
+    def checks_in_one_pass(self) -> dict[int, int]:
+        """With `generated`, the local state checks that see no hidden object: as they are made
+        again for the changed objects the game sees, they are made in one pass over those
+        objects (`check_pass`). By position in `state_checks`, the place of each in that pass.
+        Without `generated`, none."""
+        known = self.rb.compiled.get(("checks in one pass", self.generated))
         if known is None:
-            fused = [(position, during.body, self.rule_cause(rule, during))
-                     for position, (rule, during) in enumerate(self.ix.hooks.get("state check", ()))
-                     if self.rb.local_check(during.body) and isinstance(during.body, ast.Each)
-                     and not self.query(during.body).aware] if self.generated else []
-            one_pass = codegen.compile_check_pass(self, [(each, cause) for _p, each, cause in fused])
-            bodies = {position: (k, codegen.compile_chosen(self, each, Write, cause))
-                      for k, (position, each, cause) in enumerate(fused)}
-            known = self.rb.compiled[("check pass", self.generated)] = (None, (one_pass, bodies))
+            positions = [position for position, (rule, during) in enumerate(self.ix.hooks.get("state check", ()))
+                         if self.rb.local_check(during.body) and isinstance(during.body, ast.Each)
+                         and not self.query(during.body).aware] if self.generated else []
+            known = self.rb.compiled[("checks in one pass", self.generated)] = (
+                None, {position: k for k, position in enumerate(positions)})
+        return known[1]
+
+    def check_pass(self) -> tuple[Callable, dict[int, Callable]]:
+        """The checks of `checks_in_one_pass` as generated Python, written on first use: the
+        pass (`codegen.compile_check_pass`, a function `(engine, ids in game order)` giving the
+        references each check chooses, in that order), and by position what runs a check's
+        body for them (`codegen.compile_chosen`)."""
+        known = self.rb.compiled.get(("check pass",))
+        if known is None:
+            during = self.ix.hooks.get("state check", ())
+            fused = [(position, during[position]) for position in self.checks_in_one_pass()]
+            causes = {position: self.rule_cause(rule, clause) for position, (rule, clause) in fused}
+            one_pass = codegen.compile_check_pass(self, [(clause.body, causes[p]) for p, (_rule, clause) in fused])
+            bodies = {p: codegen.compile_chosen(self, clause.body, Write, causes[p]) for p, (_rule, clause) in fused}
+            known = self.rb.compiled[("check pass",)] = (None, (one_pass, bodies))
         return known[1]
 
     def run_hook(self, kind: str, player: str | None) -> None:
