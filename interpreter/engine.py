@@ -483,8 +483,8 @@ class Engine(GameView):
         keyed = self.by_change(changes)
         written: set[tuple[str, str]] | None = None  # (object, attribute) of every change, when an assertion asks
         for _rule, clause, key in self.waiting_on_changes("assert"):
-            if key not in keyed or self.holds_unread(clause, attrs_written):
-                continue
+            if key not in keyed or self.holds_unread(clause, attrs_written) or not self.unchanged_parts(clause)[0]:
+                continue  # (nothing to read before: no `is unchanged` part, or none that can fail)
             if written is None:
                 written = {(w.obj, w.attr) for w in changes}
             for (oid, node), value in self.assertion_before(clause, keyed[key], written).items():
