@@ -649,28 +649,39 @@ class Engine(GameView):
         writes, objects, defaults = batch.writes, self.game.objects, self.defaults
         alongs, generated = self.alongs(), self.generated
         limit = MAX_WRITES_PER_OBJECT * len(objects) + 1_000
+        oid = o = None  # the object of the write before (writes to one object come together)
         for w in writes:  # the loop takes in the writes the clauses add
-            o = objects.get(w.obj)
+            if w.obj != oid:
+                oid = w.obj
+                o = objects.get(oid)
             if o is None:
                 continue
             attr, value = w.attr, w.value
             # nothing changes until the batch is applied: this is the value it replaces
-            # (Permanent.stored, written out: it is read for every write)
-            old = w.old = o.get_status(attr, defaults[attr]) if attr in defaults else getattr(o, attr)
+            # (Permanent.stored and get_status, written out: it is read for every write)
+            if attr in defaults:
+                old = defaults[attr]
+                for name, stored_value in o.status:
+                    if name == attr:
+                        old = stored_value
+                        break
+            else:
+                old = getattr(o, attr)
+            w.old = old
             if old == value:
                 continue
             reactions = alongs.get((attr, value))
             if reactions is None:
                 continue  # nothing happens along with this change
-            key = (w.obj, attr, type(value), value)
+            key = (oid, attr, type(value), value)
             if key in seen:
                 continue  # the same change again: its `as` clauses have run
             seen.add(key)
             if generated:
-                reactions(self, w.obj, old, batch)  # all of them, generated as one function
+                reactions(self, oid, old, batch)  # all of them, generated as one function
             else:
                 for reaction in reactions:
-                    self.react(reaction, w.obj, old, batch)
+                    self.react(reaction, oid, old, batch)
             if len(writes) > limit:
                 raise self.never_settles()
 
