@@ -689,10 +689,9 @@ class Engine(GameView):
         final: dict[tuple, Write] = {}
         for w in batch.writes:
             key = (w.obj, w.attr)
-            other = final.get(key)
-            if other is None:
-                final[key] = w
-                continue
+            other = final.setdefault(key, w)
+            if other is w:
+                continue  # the first write to it
             if other.value == w.value:
                 continue  # the same value twice: the first write stands
             preferred = self.ix.prefers.get(w.attr)
