@@ -476,9 +476,7 @@ class Engine(GameView):
         vis_before = self.sight(watch)
         edges_before = self.edges(watch, vis_before) if perceived else set()
         if sight:  # last known information, of what the game may stop seeing
-            for oid in touched:
-                if vis_before[oid]:
-                    self.game.lki[oid] = self.snapshot(oid, seen=True)
+            self.remember([oid for oid in touched if vis_before[oid]])
         before_values: dict[str, dict] = defaultdict(dict)
         keyed = self.by_change(changes)
         written: set[tuple[str, str]] | None = None  # (object, attribute) of every change, when an assertion asks

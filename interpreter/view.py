@@ -303,11 +303,14 @@ class GameView:
             cached = self._chars["\0effects"] = sorted(self.game.effects.values(), key=lambda e: e.timestamp)
         return cached
 
-    def snapshot(self, oid: str, seen: bool | None = None) -> LastKnown:
-        """Last known information: the object as it is now, its characteristics worked out if
-        asked. `seen`: whether the game sees it, when the caller knows."""
-        contributions = self.statics.of(oid) if (self.visible(oid) if seen is None else seen) else ()
-        return LastKnown(self.obj(oid), self.effects_in_order(), contributions, self.defaults)
+    def remember(self, oids: Iterable[str]) -> None:
+        """Keep last known information (`game.lki`) of objects the game sees now: each object
+        as it is, with what effects and static abilities give it, its characteristics worked
+        out if someone asks."""
+        lki, objects, effects = self.game.lki, self.game.objects, self.effects_in_order()
+        given, defaults = self.statics.of, self.defaults
+        for oid in oids:
+            lki[oid] = LastKnown(objects[oid], effects, given(oid), defaults)
 
     # ================================================================ expressions
 
