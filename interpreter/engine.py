@@ -494,8 +494,9 @@ class Engine(GameView):
         trace.changes(changed_records)
         if self._hook_log and not self.rb.step_counted.isdisjoint(attrs_written):
             counted = self.rb.step_counted
+            keys = [(w.obj, w.attr) for w in changes if w.attr in counted]
             for log in self._hook_log:
-                log.update((w.obj, w.attr) for w in changes if w.attr in counted)
+                log.update(keys)
         for o in batch.ops:
             if o.apply():
                 changed = True

@@ -105,12 +105,16 @@ class Indexes:
             return None
         return self._ready()[attr].get(value, NOTHING)
 
-    def attached(self, oid: str) -> set[str] | frozenset[str]:
-        """The ids of the objects attached to `oid` (the most asked lookup)."""
+    def attachments(self) -> dict[str, set[str]]:
+        """What is attached to what: host id -> the ids attached to it (`.get(host, NOTHING)`)."""
         by = self.by
         if by is None or len(self.order) != len(self.game.objects):
             by = self._ready()
-        return by["attached_to"].get(oid, NOTHING)
+        return by["attached_to"]
+
+    def attached(self, oid: str) -> set[str] | frozenset[str]:
+        """The ids of the objects attached to `oid` (the most asked lookup)."""
+        return self.attachments().get(oid, NOTHING)
 
     def sort(self, ids: Iterable[str]) -> list[str]:
         """Candidates in the game's own order, so that results don't depend on set order."""

@@ -160,7 +160,7 @@ class GameView:
             return
         cards, reach = statics.cards, rb.static_reach
         check_inputs, hide_inputs = rb.check_inputs, rb.hide_inputs
-        dirty, hidden, chars, attached = self.dirty, self._hidden, self._chars, indexes.attached
+        dirty, hidden, chars, attached = self.dirty, self._hidden, self._chars, indexes.attachments()
         for (oid, new, _moved, written), old in zip(changed, old_ones):
             if cards and (new.card in cards or old.card in cards or not reach.isdisjoint(written)):
                 statics.touched(oid, old, new, written)  # (it does nothing for any other change)
@@ -168,7 +168,8 @@ class GameView:
             # their own object, so nothing else needs forgetting.
             if dirty is not None and not check_inputs.isdisjoint(written):
                 dirty.add(oid)  # a state check may now find something else: about it, or what is attached to it
-                dirty |= attached(oid)
+                if oid in attached:
+                    dirty |= attached[oid]
             if not hide_inputs.isdisjoint(written):  # still hidden or not, unless a hide rule reads what changed
                 hidden.pop(oid, None)
             chars.pop(oid, None)
