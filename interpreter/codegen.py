@@ -69,8 +69,8 @@ class Binding:
     local: str
     chosen: bool = False
     local_ok: str | None = None
-    obj: str | None = None  # for a chosen one, the local holding the object itself
-    oid: str | None = None  # the local holding its id, when the reference is made only where needed
+    obj: str | None = None
+    oid: str | None = None
     aware: bool = False  # (with `oid`) whether the reference is one named by a hiding status
 
 
@@ -303,6 +303,11 @@ class Emitter:
         from R where ...`): the block is known when the code is written."""
         return [ex for _rule, ex in self.eng.ix.exempts.get(cause.id, ())] if cause.kind == "rule" else []
 
+    @staticmethod
+    def in_zone(each: ast.Each) -> str:
+        """Python source that is true when the candidate's `zone` is one `each` looks in."""
+        return "zone != 'nowhere'" if each.every_zone else "zone == 'battlefield'"
+
     def each(self, each: ast.Each, scope: dict[str, Binding], base: str | None, depth: int) -> tuple[Binding, int]:
         """Emit `Engine.select` for `each` as a loop; returns the binding of each chosen object
         and the depth the body goes at. Candidates come from the same indexes and
@@ -346,7 +351,7 @@ class Emitter:
         self.line(depth, f"for {oid} in {ids}:")
         self.line(depth + 1, f"{o} = objects[{oid}]")
         self.line(depth + 1, f"zone = {o}.zone")
-        self.line(depth + 1, "if zone == 'nowhere':" if each.every_zone else "if zone != 'battlefield':")
+        self.line(depth + 1, f"if not ({self.in_zone(each)}):")
         self.line(depth + 2, "continue")
         if skip_hidden:  # is_hidden, its cache read first
             hidden = self.fresh("hidden")
@@ -462,7 +467,7 @@ def compile_check_pass(eng: Any, checks: list[tuple[ast.Each, Any]]) -> Callable
     for (each, cause), local in zip(checks, found):
         em.cause = cause
         scope = {each.var: chosen}
-        tests = ["zone != 'nowhere'" if each.every_zone else "zone == 'battlefield'"]
+        tests = [em.in_zone(each)]
         tests += [em.holds(c, scope, "env") for c in ast.conjuncts(each.cond)]
         for ex in em.exemptions(cause):
             tests.append(em.fails(ex.cond, {ex.var: exempt}, "env"))

@@ -277,9 +277,14 @@ class Engine(GameView):
                 return end_tracking
         return lambda eng, env, batch, cause: eng.perform(stmt, env, batch, cause)
 
+    def may_track(self, batch: Batch) -> bool:
+        """Can an effect be watching an object as `batch` is made? Only if one exists or the
+        batch starts one."""
+        return bool(self.game.effects) or batch.makes_effects
+
     def end_tracking(self, ref: Any, batch: Batch, cause: Cause) -> None:
         """`end effects tracking x`: the effects whose duration watches object `ref` end."""
-        if type(ref) is Obj and (self.game.effects or batch.makes_effects):  # (else none can be watching it)
+        if type(ref) is Obj and self.may_track(batch):
             oid = ref[0]
             batch.op(cause, "effects watching it end", oid,
                      lambda: self.end_effects(lambda e: oid in e.tracked, cause), "effect-ends")
@@ -587,11 +592,9 @@ class Engine(GameView):
             for clauses in self.ix.alongs.values():
                 for rule, along in clauses:
                     keyed[self.change_key(along.change)].append((rule, along))
-            if self.generated:
-                found = {key: codegen.compile_reactions(self, [self.clause_entry(*c) for c in entries], Write)
-                         for key, entries in keyed.items()}
-            else:
-                found = {key: tuple(self.reaction(*c) for c in entries) for key, entries in keyed.items()}
+            found = {key: (codegen.compile_reactions(self, [self.clause_entry(*c) for c in entries], Write)
+                           if self.generated else tuple(self.reaction(*c) for c in entries))
+                     for key, entries in keyed.items()}
             table = self.rb.compiled[("alongs", self.generated)] = (None, found)
         return table[1]
 
@@ -604,13 +607,13 @@ class Engine(GameView):
             def ends_tracking_only(after: ast.After) -> bool:
                 body = after.body.stmts if isinstance(after.body, ast.Block) else (after.body,)
                 return all(isinstance(s, ast.EndTracking) for s in body)
-            if self.generated:  # each clause as a generated function, called as `react` would be
-                entries = tuple((key, codegen.compile_reactions(self, [self.clause_entry(rule, after)], Write),
-                                 ends_tracking_only(after))
-                                for rule, after, key in self.waiting_on_changes("after"))
-            else:
-                entries = tuple((key, self.reaction(rule, after), ends_tracking_only(after))
-                                for rule, after, key in self.waiting_on_changes("after"))
+
+            def reaction(rule: ast.Rule, after: ast.After) -> Any:  # generated: called as `react` would be
+                if self.generated:
+                    return codegen.compile_reactions(self, [self.clause_entry(rule, after)], Write)
+                return self.reaction(rule, after)
+            entries = tuple((key, reaction(rule, after), ends_tracking_only(after))
+                            for rule, after, key in self.waiting_on_changes("after"))
             table = self.rb.compiled[("follow-ups", self.generated)] = (None, entries)
         return table[1]
 
@@ -657,16 +660,8 @@ class Engine(GameView):
                 continue
             attr, value = w.attr, w.value
             # nothing changes until the batch is applied: this is the value it replaces
-            # (Permanent.stored and get_status, written out: it is read for every write)
-            if attr in defaults:
-                old = defaults[attr]
-                for name, stored_value in o.status:
-                    if name == attr:
-                        old = stored_value
-                        break
-            else:
-                old = getattr(o, attr)
-            w.old = old
+            # (Permanent.stored, written out: it is read for every write)
+            old = w.old = o.get_status(attr, defaults[attr]) if attr in defaults else getattr(o, attr)
             if old == value:
                 continue
             reactions = alongs.get((attr, value))
@@ -885,8 +880,8 @@ class Engine(GameView):
         """The follow-ups of one batch's changes happen together, as one further event."""
         batch = Batch()
         for key, reaction, ends_tracking_only in self.follow_ups():
-            if ends_tracking_only and not self.game.effects and not batch.makes_effects:
-                continue  # (`end_tracking`: no effect exists, so none tracks anything)
+            if ends_tracking_only and not self.may_track(batch):
+                continue  # it would end nothing
             for w in changes.get(key, ()):
                 if self.generated:
                     reaction(self, w.obj, w.old, batch)
@@ -1079,7 +1074,6 @@ class Engine(GameView):
         made again only for the objects changed since the last check settled.
         """
         checks = self.state_checks()
-        in_one_pass = self.checks_in_one_pass()
         for _round in range(MAX_SETTLE_ROUNDS):
             batch = Batch()
             self.statics.refresh()
@@ -1094,13 +1088,14 @@ class Engine(GameView):
                     if seen_dirty is None:
                         objects, is_hidden = self.game.objects, self.is_hidden
                         seen_dirty = {oid for oid in dirty if oid in objects and not is_hidden(oid)}
-                    scope = seen_dirty
-                    if position in in_one_pass:
+                    if self.generated:  # made in one pass with the others like it
                         one_pass, bodies = self.check_pass()
                         if chosen is None:
                             chosen = one_pass(self, self.indexes.sort(seen_dirty))
-                        bodies[position](self, chosen[in_one_pass[position]], batch, cause)
+                        k, run_chosen = bodies[position]
+                        run_chosen(self, chosen[k], batch, cause)
                         continue
+                    scope = seen_dirty
                 self.dirty_scope = scope
                 try:
                     body(self, {}, batch, cause)
@@ -1124,32 +1119,22 @@ class Engine(GameView):
             known = self.rb.compiled[("state checks", self.generated)] = (None, table)
         return known[1]
 
-    def checks_in_one_pass(self) -> dict[int, int]:
-        """With `generated`, the local state checks that see no hidden object: as they are made
-        again for the changed objects the game sees, they are made in one pass over those
-        objects (`check_pass`). By position in `state_checks`, the place of each in that pass.
-        Without `generated`, none."""
-        known = self.rb.compiled.get(("checks in one pass", self.generated))
-        if known is None:
-            positions = [position for position, (rule, during) in enumerate(self.ix.hooks.get("state check", ()))
-                         if self.rb.local_check(during.body) and isinstance(during.body, ast.Each)
-                         and not self.query(during.body).aware] if self.generated else []
-            known = self.rb.compiled[("checks in one pass", self.generated)] = (
-                None, {position: k for k, position in enumerate(positions)})
-        return known[1]
-
-    def check_pass(self) -> tuple[Callable, dict[int, Callable]]:
-        """The checks of `checks_in_one_pass` as generated Python, written on first use: the
-        pass (`codegen.compile_check_pass`, a function `(engine, ids in game order)` giving the
-        references each check chooses, in that order), and by position what runs a check's
-        body for them (`codegen.compile_chosen`)."""
+    def check_pass(self) -> tuple[Callable, dict[int, tuple[int, Callable]]]:
+        """The local state checks that see no hidden object, as generated Python written on
+        first use, for when they are made again for the changed objects the game sees: all
+        of them in one pass over those objects (`codegen.compile_check_pass`, a function
+        `(engine, ids in game order)` giving the references each check chooses), and by
+        position in `state_checks`, the check's place in that pass and what runs its body
+        for what it chose (`codegen.compile_chosen`)."""
         known = self.rb.compiled.get(("check pass",))
         if known is None:
-            during = self.ix.hooks.get("state check", ())
-            fused = [(position, during[position]) for position in self.checks_in_one_pass()]
-            causes = {position: self.rule_cause(rule, clause) for position, (rule, clause) in fused}
-            one_pass = codegen.compile_check_pass(self, [(clause.body, causes[p]) for p, (_rule, clause) in fused])
-            bodies = {p: codegen.compile_chosen(self, clause.body, Write, causes[p]) for p, (_rule, clause) in fused}
+            hooked = self.ix.hooks.get("state check", ())
+            fused = [(position, hooked[position][1].body, cause)
+                     for position, (local, sees_hidden, _body, cause) in enumerate(self.state_checks())
+                     if local and not sees_hidden]
+            one_pass = codegen.compile_check_pass(self, [(each, cause) for _p, each, cause in fused])
+            bodies = {position: (k, codegen.compile_chosen(self, each, Write, cause))
+                      for k, (position, each, cause) in enumerate(fused)}
             known = self.rb.compiled[("check pass",)] = (None, (one_pass, bodies))
         return known[1]
 

@@ -112,13 +112,18 @@ class Trace(Sequence[Event]):
         """Add change events, as records (subject, cause, step, attr, new, old)."""
         self._items.extend(records)
 
+    def _at(self, k: int) -> Event:
+        """Item k, made an Event in place if it is a change record still."""
+        item = self._items[k]
+        if type(item) is tuple:
+            item = self._items[k] = change_event(item)
+        return item
+
     def _events(self) -> list[Event]:
-        items = self._items
-        for k in range(self._made, len(items)):
-            if type(items[k]) is tuple:
-                items[k] = change_event(items[k])
-        self._made = len(items)
-        return items
+        for k in range(self._made, len(self._items)):
+            self._at(k)
+        self._made = len(self._items)
+        return self._items
 
     def __len__(self) -> int:
         return len(self._items)
@@ -127,13 +132,9 @@ class Trace(Sequence[Event]):
         return self._events()[index]
 
     def __iter__(self) -> Iterator[Event]:
-        items = self._items
         k = 0
-        while k < len(items):
-            item = items[k]
-            if type(item) is tuple:
-                item = items[k] = change_event(item)
-            yield item
+        while k < len(self._items):
+            yield self._at(k)
             k += 1
 
     def __eq__(self, other: object) -> bool:

@@ -118,41 +118,27 @@ class GameView:
                 self.dirty = None
                 return
 
-    def put(self, oid: str, new: Permanent, moved: list | None = None, written: Any = None) -> None:
-        """Replace an object (objects are frozen), keeping indexes and caches right. `moved`:
-        each attribute that changed, as records with `attr`, `old` and `value` (`Indexes.move`),
-        when the caller knows (None: any of them may have); `written`: their names, if at hand."""
+    def put(self, oid: str, new: Permanent) -> None:
+        """Replace an object (objects are frozen), whatever changed in it, keeping indexes and
+        caches right."""
         objects = self.game.objects
         old = objects.get(oid)
         objects[oid] = new
-        if moved is not None and old is not None:
-            if written is None:
-                written = {c.attr for c in moved}
-            self.indexes.move(oid, moved)
-        else:
-            written = None
-            self.indexes.replace(old, new)
-        if written is None or not self.rb.local_effects:
-            statics = self.statics
-            if statics.cards:
-                statics.touched(oid, old, new, written)
-            self.invalidate([oid])
-            return
-        self.put_all([(oid, new, moved, written)], old_ones=[old])
+        self.indexes.replace(old, new)
+        if self.statics.cards:
+            self.statics.touched(oid, old, new, None)
+        self.invalidate([oid])
 
-    def put_all(self, changed: list[tuple[str, Permanent, list, set]], old_ones: list | None = None) -> None:
-        """After each object of `changed` (id, new object, its changes, the names written)
-        was stored in place of its old one, none of them new to the game or moved between
-        zones: keep indexes and caches right. `old_ones`: the objects replaced, in order,
-        when the indexes have been moved already (by `put`); else they are read and
-        replaced here."""
+    def put_all(self, changed: list[tuple[str, Permanent, list, set]]) -> None:
+        """Store each object a batch changed in place of its old one, keeping indexes and
+        caches right: (id, new object, its changes as records with `attr`, `old` and `value`,
+        the names written) each, none of them new to the game or moved between zones."""
         objects, indexes, rb, statics = self.game.objects, self.indexes, self.rb, self.statics
-        if old_ones is None:
-            old_ones = []
-            for oid, new, moved, _written in changed:
-                old_ones.append(objects[oid])
-                objects[oid] = new
-                indexes.move(oid, moved)
+        old_ones = []
+        for oid, new, moved, _written in changed:
+            old_ones.append(objects[oid])
+            objects[oid] = new
+            indexes.move(oid, moved)
         if not rb.local_effects:
             for (oid, new, _moved, written), old in zip(changed, old_ones):
                 statics.touched(oid, old, new, written)

@@ -140,7 +140,7 @@ def test_every_shipped_rulebook_and_card_compiles_to_python(spec):
                 functions.append(engine.assertion_test(clause))
     functions += list(engine.alongs().values()) + [fn for _key, fn, _idle in engine.follow_ups()]
     one_pass, bodies = engine.check_pass()  # the state checks made again for changed objects
-    functions += [one_pass, *bodies.values()]
+    functions += [one_pass] + [run for _k, run in bodies.values()]
     for card in book.cards.values():
         if any(isinstance(n, ast.Call) and n.verb not in book.verbs for n in card.walk()):
             continue  # a card this version's words cannot say (the checker refuses it in a scenario)
