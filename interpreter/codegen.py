@@ -298,6 +298,29 @@ class Emitter:
         self.line(depth, f"if {ref} is not None:")
         return f"{ref}[0]", depth + 1
 
+    def write(self, depth: int, bound: Binding | None, oid: str, attr: str, value: str) -> None:
+        """Emit a write of `value` (Python source of a stored value) to `oid`'s `attr`. When the
+        object is held in a local (`bound.obj`), the value it replaces is read as it is written
+        (nothing changes while a batch is made): a write that changes nothing goes to the
+        batch's `kept` list, so that only conflicts see it."""
+        if bound is None or bound.obj is None:
+            self.line(depth, f"writes.append(Write({oid}, {attr!r}, {value}, cause))")
+            return
+        if attr in self.eng.defaults:
+            old = f"{bound.obj}.get_status({attr!r}, {self.const(self.eng.defaults[attr], 'default')})"
+        else:
+            old = f"{bound.obj}.{attr}"
+        if not re.fullmatch(r"[\w.']+", value):  # anything but a name or literal is worked out once
+            local = self.fresh("value")
+            self.line(depth, f"{local} = {value}")
+            value = local
+        was = self.fresh("old")
+        self.line(depth, f"{was} = {old}")
+        self.line(depth, f"if {was} != {value}:")
+        self.line(depth + 1, f"writes.append(Write({oid}, {attr!r}, {value}, cause, {was}))")
+        self.line(depth, "else:")
+        self.line(depth + 1, f"kept.append((len(writes), ({oid}, {attr!r}), {value}, cause))")
+
     def exemptions(self, cause: Any) -> list[ast.Exempt]:
         """What exempts objects from the selections of the block `cause` names (`exempt x
         from R where ...`): the block is known when the code is written."""
@@ -385,8 +408,7 @@ class Emitter:
             case ast.Set(assigns=assigns):
                 for a in assigns:
                     oid, inner = self.reach(ast.Name(a.var, span=a.span), scope, base, a, depth)
-                    value = self.stored_value(a.value, scope, base)
-                    self.line(inner, f"writes.append(Write({oid}, {a.attr!r}, {value}, cause))")
+                    self.write(inner, scope.get(a.var), oid, a.attr, self.stored_value(a.value, scope, base))
             case ast.Call(verb=verb_name, args=args) if inlined < MAX_INLINE_DEPTH:
                 verb = self.eng.rb.verbs[verb_name]
                 inner_scope = dict(scope)
@@ -406,14 +428,15 @@ class Emitter:
             case _ if type(s) in SIMPLE_WRITES:
                 attr, value = SIMPLE_WRITES[type(s)]
                 oid, inner = self.reach(s.obj, scope, base, s.obj, depth)
-                self.line(inner, f"writes.append(Write({oid}, {attr!r}, {value!r}, cause))")
+                bound = scope.get(s.obj.id) if isinstance(s.obj, ast.Name) else None
+                self.write(inner, bound, oid, attr, repr(value))
             case _:  # the closure that defines it
                 run = self.const(self.eng.runner(s), "run")
                 self.line(depth, f"{run}(eng, {self.env_dict(scope, base)}, batch, cause)")
 
 
 READING = ["game = eng.game", "objects = game.objects", "players = game.players"]
-PROLOGUE = READING + ["writes = batch.writes"]
+PROLOGUE = READING + ["writes = batch.writes", "kept = batch.kept"]
 # The object a change happened to: its id is `oid`; its reference is named by id (aware).
 SUBJECT = "subject_obj = objects[oid]"
 

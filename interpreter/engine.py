@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import gc
 from collections import Counter, defaultdict
+from operator import itemgetter
 from typing import Any, Callable, Iterable
 
 import attrs
@@ -85,9 +86,33 @@ class Op:
 
 @attrs.define
 class Batch:
+    """What one event does, gathered before anything changes.
+
+    `writes` may hold writes that leave their value as it is. Generated code, which reads the
+    value a write replaces as it writes, keeps those apart in `kept` as (how many writes came
+    before it, (object, attribute), value, cause): they change nothing and wake no `as` clause,
+    and matter only when a write in `writes` sets the same attribute to something else
+    (a conflict, `settle_conflicts`)."""
+
     writes: list[Write] = attrs.field(factory=list)
     ops: list[Op] = attrs.field(factory=list)
     makes_effects: bool = False  # whether an op so far starts a continuous effect
+    kept: list[tuple] = attrs.field(factory=list)
+
+    def in_order(self, limit: int | None = None) -> list[Write]:
+        """Every write (or the first `limit`), `kept` ones included, in the order they were made."""
+        writes = self.writes
+        if not self.kept:
+            return writes[:limit]
+        merged: list[Write] = []
+        done = 0  # how many of `writes` are in `merged`
+        for position, (oid, attr), value, cause in self.kept:
+            merged += writes[done:position]
+            done = position
+            merged.append(Write(oid, attr, value, cause, value))
+            if limit is not None and len(merged) >= limit:
+                return merged[:limit]
+        return (merged + writes[done:])[:limit]
 
     def write(self, cause: Cause, oid: str, attr: str, value: Any) -> None:
         self.writes.append(Write(oid, attr, value, cause))
@@ -98,6 +123,7 @@ class Batch:
             self.makes_effects = True
 
 
+KEPT_KEY = itemgetter(1)  # the (object, attribute) of an entry of `Batch.kept`
 Runner = Callable[["Engine", dict, Batch, Cause], None]
 
 
@@ -441,7 +467,7 @@ class Engine(GameView):
     def commit(self, batch: Batch) -> bool:
         """Expand, settle conflicts, apply, then let everything that watches the changes react."""
         self.commits += 1
-        self.recent_causes.extend(str(w.cause) for w in batch.writes[:3])
+        self.recent_causes.extend(str(w.cause) for w in batch.in_order(3))
         self.recent_causes = self.recent_causes[-40:]
         if self.commits > MAX_COMMITS_PER_STEP or self.depth > MAX_REACTION_DEPTH:
             raise self.never_settles()
@@ -453,7 +479,7 @@ class Engine(GameView):
 
     def _commit(self, batch: Batch) -> bool:
         if not batch.writes and not batch.ops:
-            return False  # nothing happens: nothing to perceive, check or follow up
+            return False  # nothing happens (what `kept` holds changes nothing): nothing to perceive, check or follow up
         self.expand(batch)
         final = self.settle_conflicts(batch)
         changes: list[Write] = []  # the writes that change something (each knows the value it replaces)
@@ -494,9 +520,7 @@ class Engine(GameView):
                 before_values[oid][node] = value
         self.apply_writes(by_object)
         changed = bool(changes)
-        step, trace = self.step, self.trace
-        changed_records = [(w.obj, w.cause, step, w.attr, w.value, w.old) for w in changes]
-        trace.changes(changed_records)
+        self.trace.changes(self.step, changes)
         if self._hook_log and not self.rb.step_counted.isdisjoint(attrs_written):
             counted = self.rb.step_counted
             keys = [(w.obj, w.attr) for w in changes if w.attr in counted]
@@ -517,7 +541,7 @@ class Engine(GameView):
         self.check_assertions(keyed, before_values, attrs_written)
         for event in zone_events:
             self.on_presence_event(event)
-        self.collect_triggers(changed_records, zone_events + attach_events, vis_before)
+        self.collect_triggers(changes, zone_events + attach_events, vis_before)
         self.run_afters(keyed)
         return changed
 
@@ -658,10 +682,11 @@ class Engine(GameView):
                 o = objects.get(oid)
             if o is None:
                 continue
-            attr, value = w.attr, w.value
-            # nothing changes until the batch is applied: this is the value it replaces
-            # (Permanent.stored, written out: it is read for every write)
-            old = w.old = o.get_status(attr, defaults[attr]) if attr in defaults else getattr(o, attr)
+            attr, value, old = w.attr, w.value, w.old
+            if old is UNREAD:
+                # nothing changes until the batch is applied: this is the value it replaces
+                # (Permanent.stored, written out: it is read for every write)
+                old = w.old = o.get_status(attr, defaults[attr]) if attr in defaults else getattr(o, attr)
             if old == value:
                 continue
             reactions = alongs.get((attr, value))
@@ -680,8 +705,31 @@ class Engine(GameView):
                 raise self.never_settles()
 
     def settle_conflicts(self, batch: Batch) -> list[Write]:
+        """The batch's writes with one per (object, attribute): where two set different
+        values, the `prefer` rule for the attribute says which stands, else the batch fails."""
+        final, settled, clash = self.settled(batch.writes)
+        if batch.kept and not final.keys().isdisjoint(map(KEPT_KEY, batch.kept)):
+            # a write that keeps its value meets one that changes it: settle them all in order
+            final, settled, clash = self.settled(batch.in_order())
+        for subject, text, cause in settled:
+            self.record("settle", subject, text, cause)
+        if clash is not None:
+            other, w = clash
+            raise self.fail(
+                f"conflicting simultaneous changes: {w.obj}.{w.attr} set to {show_value(other.value)} by {other.cause} "
+                f"and to {show_value(w.value)} by {w.cause}",
+                w.cause.span if w.cause.span.line else None,
+                f"add a rule that says which wins ('prefer {w.attr} = ...')",
+            )
+        return list(final.values())
+
+    def settled(self, writes: list[Write]) -> tuple[dict[tuple, Write], list[tuple], tuple | None]:
+        """`settle_conflicts` without its effects: the write that stands per (object,
+        attribute) so far, what the `prefer` rules settled (subject, text, cause), and the
+        first two writes nothing settles, if any (there it stops)."""
         final: dict[tuple, Write] = {}
-        for w in batch.writes:
+        settled: list[tuple] = []
+        for w in writes:
             key = (w.obj, w.attr)
             other = final.setdefault(key, w)
             if other is w:
@@ -695,16 +743,11 @@ class Engine(GameView):
                 if wanted in (w.value, other.value):
                     loser = other if w.value == wanted else w
                     final[key] = w if w.value == wanted else other
-                    self.record("settle", w.obj, f"{w.attr} {show_value(wanted)} wins over {show_value(loser.value)} "
-                                f"(from {loser.cause})", self.rule_cause(rule, clause))
+                    settled.append((w.obj, f"{w.attr} {show_value(wanted)} wins over {show_value(loser.value)} "
+                                    f"(from {loser.cause})", self.rule_cause(rule, clause)))
                     continue
-            raise self.fail(
-                f"conflicting simultaneous changes: {w.obj}.{w.attr} set to {show_value(other.value)} by {other.cause} "
-                f"and to {show_value(w.value)} by {w.cause}",
-                w.cause.span if w.cause.span.line else None,
-                f"add a rule that says which wins ('prefer {w.attr} = ...')",
-            )
-        return list(final.values())
+            return final, settled, (other, w)
+        return final, settled, None
 
     def apply_writes(self, per_object: dict[str, list[Write]]) -> None:
         """One new object for each object the batch changes; an object whose zone changes
@@ -978,14 +1021,13 @@ class Engine(GameView):
 
     # ================================================================ triggers
 
-    def collect_triggers(self, changes: list[tuple], others: list[Event], vis_before: dict) -> None:
+    def collect_triggers(self, changes: list[Write], others: list[Event], vis_before: dict) -> None:
         """The abilities of cards on the objects a batch's events happened to (or the hosts an
-        attachment event names) that trigger on them: its changes, as the trace keeps them
-        (`Trace.changes`), then its other events."""
+        attachment event names) that trigger on them: its changes, then its other events."""
         triggered = self.rb.triggered_cards
         if not triggered or not any(self.indexes.lookup("card", name) for name in triggered):
             return  # no object in the game has a triggered ability
-        events = [change_event(r) for r in changes] + others
+        events = [change_event(w, self.step) for w in changes] + others
         objects = self.game.objects
         for event in events:
             candidates = [event.subject]

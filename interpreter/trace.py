@@ -5,6 +5,7 @@ Traces, explanations and the JSON output are all read off these records.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from functools import partial
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
@@ -85,38 +86,46 @@ class Event(NamedTuple):
 _event = partial(tuple.__new__, Event)
 
 
-def change_event(record: tuple) -> Event:
-    """The event of a change kept as a record (subject, cause, step, attr, new, old)."""
-    subject, cause, step, attr, new, old = record
-    return _event(("change", subject, None, cause, step, ("attr", attr, "new", new, "old", old)))
+def change_event(record: Any, step: int) -> Event:
+    """The event of a change kept as a record with `obj`, `cause`, `attr`, `value` and `old`
+    (the engine's writes are such records), made in `step`."""
+    return _event(("change", record.obj, None, record.cause, step,
+                   ("attr", record.attr, "new", record.value, "old", record.old)))
 
 
 class Trace(Sequence[Event]):
     """The events of a game, in order, read as a sequence of `Event`s.
 
-    A change is the one event play makes by the thousand: `changes` keeps each as a plain
-    record (subject, cause, step, attr, new, old), and it becomes its Event, in place, when
-    the trace is read. Like a list's, an iteration goes on to what is added while it runs.
+    A change is the one event play makes by the thousand: `changes` keeps the records it is
+    given (the engine's writes), and each becomes its Event, in place, when the trace is read.
+    Like a list's, an iteration goes on to what is added while it runs.
     """
 
-    __slots__ = ("_items", "_made")
+    __slots__ = ("_items", "_made", "_starts", "_steps")
 
     def __init__(self, events: Iterable[Event] = ()):
         self._items: list = list(events)
         self._made = len(self._items)  # the items from the start that are Events already
+        self._starts: list[int] = []  # where each run of change records begins in `_items`,
+        self._steps: list[int] = []  # and the step it was made in
 
     def append(self, event: Event) -> None:
         self._items.append(event)
 
-    def changes(self, records: list[tuple]) -> None:
-        """Add change events, as records (subject, cause, step, attr, new, old)."""
-        self._items.extend(records)
+    def changes(self, step: int, records: list) -> None:
+        """Add the change events made in `step`, as records with `obj`, `cause`, `attr`,
+        `value` and `old`."""
+        if records:
+            self._starts.append(len(self._items))
+            self._steps.append(step)
+            self._items.extend(records)
 
     def _at(self, k: int) -> Event:
         """Item k, made an Event in place if it is a change record still."""
         item = self._items[k]
-        if type(item) is tuple:
-            item = self._items[k] = change_event(item)
+        if type(item) is not Event:
+            step = self._steps[bisect_right(self._starts, k) - 1]
+            item = self._items[k] = change_event(item, step)
         return item
 
     def _events(self) -> list[Event]:
