@@ -674,18 +674,20 @@ class Engine(GameView):
         seen = set()
         writes, objects, defaults = batch.writes, self.game.objects, self.defaults
         alongs, generated = self.alongs(), self.generated
+        waited = {attr for attr, _value in alongs}  # the attributes some `as` clause waits on a change of
         limit = MAX_WRITES_PER_OBJECT * len(objects) + 1_000
-        oid = o = None  # the object of the write before (writes to one object come together)
         for w in writes:  # the loop takes in the writes the clauses add
-            if w.obj != oid:
-                oid = w.obj
-                o = objects.get(oid)
+            attr = w.attr
+            if attr not in waited:
+                continue  # nothing happens along with it (the value it replaces is read as it is applied)
+            oid = w.obj
+            o = objects.get(oid)
             if o is None:
                 continue
-            attr, value, old = w.attr, w.value, w.old
+            value, old = w.value, w.old
             if old is UNREAD:
                 # nothing changes until the batch is applied: this is the value it replaces
-                # (Permanent.stored, written out: it is read for every write)
+                # (Permanent.stored, written out)
                 old = w.old = o.get_status(attr, defaults[attr]) if attr in defaults else getattr(o, attr)
             if old == value:
                 continue
@@ -1128,8 +1130,9 @@ class Engine(GameView):
                 scope = dirty if local else None
                 if scope is not None and not sees_hidden:
                     if seen_dirty is None:
-                        objects, is_hidden = self.game.objects, self.is_hidden
-                        seen_dirty = {oid for oid in dirty if oid in objects and not is_hidden(oid)}
+                        objects, hidden, is_hidden = self.game.objects, self._hidden, self.is_hidden
+                        seen_dirty = {oid for oid in dirty
+                                      if oid in objects and not (hidden[oid] if oid in hidden else is_hidden(oid))}
                     if self.generated:  # made in one pass with the others like it
                         one_pass, bodies = self.check_pass()
                         if chosen is None:

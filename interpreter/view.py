@@ -208,7 +208,10 @@ class GameView:
 
     def visible(self, oid: str) -> bool:
         o = self.game.objects.get(oid)
-        return o is not None and o.zone == "battlefield" and not self.is_hidden(oid)
+        if o is None or o.zone != "battlefield":
+            return False
+        hidden = self._hidden.get(oid)  # (is_hidden's cache, read here: this is asked very often)
+        return not (self.is_hidden(oid) if hidden is None else hidden)
 
     def sight(self, oids: Iterable[str]) -> dict[str, bool]:
         """`visible` for many objects at once: whether the game sees each of them."""
