@@ -90,6 +90,7 @@ class Emitter:
         self.readers: dict[str, str] = {}
         self.cause: Any = None  # the cause the code runs with (its block's exemptions apply)
         self.before: str | None = None  # in an assertion: the local holding the values read before
+        self.names: dict[str, str] = {}  # Python source of a name's lookup -> the local holding it
 
     def fresh(self, base: str) -> str:
         self.counter += 1
@@ -112,7 +113,8 @@ class Emitter:
     def function(self, name: str, params: str, prologue: list[str]) -> Callable:
         """The function written so far, compiled; `prologue`: lines `local = expression` it may
         begin with, of which those whose local nothing reads are left out (a small function is
-        called once per change)."""
+        called once per change). The names it looks up come after them (`lookup`)."""
+        prologue = prologue + [f"{local} = {source}" for source, local in self.names.items()]
         body = [f"    {local} = eng.reader({attr!r})" for attr, local in self.readers.items()] + self.lines
         read = set(re.findall(r"\w+", "\n".join(body)))  # every name the body reads (and more)
         kept: list[str] = []
@@ -166,12 +168,21 @@ class Emitter:
         if ident == "turn" or resolve:
             env = "{}" if base is None else base
             lookup = f"eng.resolve_name({ident!r}, {env})"
-            return lookup if base is None else f"({base}[{ident!r}] if {ident!r} in {base} else {lookup})"
+            return self.lookup(lookup if base is None else f"({base}[{ident!r}] if {ident!r} in {base} else {lookup})")
         fixed = symbol_value(ident)
         fixed_src = repr(fixed) if fixed is None or isinstance(fixed, (bool, str)) else self.const(fixed)
         own = (f"({fixed_src} if {ident!r} not in objects and {ident!r} not in players "
                f"else {keep}(eng.resolve_name({ident!r}, {{}})))")
-        return own if base is None else f"({keep}({base}[{ident!r}]) if {ident!r} in {base} else {own})"
+        return self.lookup(own if base is None else f"({keep}({base}[{ident!r}]) if {ident!r} in {base} else {own})")
+
+    def lookup(self, source: str) -> str:
+        """A local holding what `source` (a name's lookup) gives, worked out once per call at
+        the start of the function: a name that is no variable in scope stands for the same
+        thing throughout (nothing changes while a batch is made, nor does the environment
+        the function is given)."""
+        if source not in self.names:
+            self.names[source] = self.fresh("name")
+        return self.names[source]
 
     @staticmethod
     def known_object(e: ast.Node | None, scope: dict[str, Binding]) -> bool:
