@@ -8,10 +8,17 @@ dictionary per binding and a `reachable` check per write. It compiles:
 - a statement the engine runs with a cause, a block's body with its block's cause
   (`compile_runner`): a function `(engine, env, batch, cause)`, like the closures; the
   block's `exempt x from R where ...` clauses are written into its selections;
-- the `as` clauses that wait on one change, all of them in rulebook order, or one `after`
-  clause (`compile_reactions`): a function `(engine, object id, old value, batch)`;
+- `Engine.expand` with every `as` clause written in (`compile_expander`): a function
+  `(engine, batch, limit)` that runs, for each change of the batch some clauses wait on,
+  their bodies in rulebook order;
+- one `after` clause (`compile_reactions`): a function `(engine, object id, old value, batch)`;
 - an assertion after a change (`compile_assertion`): `(engine, object id, old value,
-  values read before) -> bool`.
+  values read before) -> bool`;
+- the local state checks made again for changed objects, in one pass
+  (`compile_check_pass`, `compile_chosen`).
+
+A write reads the value it replaces as it is made (nothing changes while a batch is made);
+one that changes nothing goes to the batch's `kept` list (see `interpreter.engine.Batch`).
 
 Variables become Python locals; verbs are inlined with their parameters bound; a selection
 is a loop over the candidates the same indexes give, with the conjuncts no index answered
@@ -72,6 +79,7 @@ class Binding:
     obj: str | None = None
     oid: str | None = None
     aware: bool = False  # (with `oid`) whether the reference is one named by a hiding status
+    status: str | None = None  # (with `obj`) a local holding the object's statuses as a dict, if one does
 
 
 class Emitter:
@@ -201,14 +209,19 @@ class Emitter:
         oid = self.id_of(scope[inner.id])
         o = scope[inner.id].obj or f"objects[{oid}]"
         if attr in self.eng.defaults:
-            return f"{o}.get_status({attr!r}, {self.const(self.eng.defaults[attr], 'default')})"
-        if attr == "controller":
-            return f"eng.controller({oid})"
+            return self.status_read(scope[inner.id], o, attr)
+        if attr == "controller":  # (layer 2: the stored one unless an effect exists, as GameView.controller reads it)
+            return f"({o}.controller if not game.effects else eng.controller({oid}))"
         if attr in ("owner", "attached_to") or attr in PLAIN_FIELDS:
             return f"{o}.{attr}"
         if attr in ("power", "toughness"):
             return f"eng.chars({oid})[{attr!r}]"
         return None
+
+    def status_read(self, b: Binding, o: str, attr: str) -> str:
+        """Python source of status `attr` of the object a binding holds (`o`: the object)."""
+        default = self.const(self.eng.defaults[attr], "default")
+        return f"{b.status}.get({attr!r}, {default})" if b.status else f"{o}.get_status({attr!r}, {default})"
 
     def stored_value(self, e: ast.Node, scope: dict[str, Binding], base: str | None) -> str:
         """`stored(value of e)`: a symbol (`out`, `true`, `none`) is kept as it is."""
@@ -309,6 +322,26 @@ class Emitter:
         self.line(depth, f"if {ref} is not None:")
         return f"{ref}[0]", depth + 1
 
+    def reactions(self, clauses: list[tuple[ast.Change, ast.Node, Any, Any]], depth: int) -> None:
+        """Emit `as` or `after` clauses waiting on one change, in order, at `depth`: the object
+        it happened to is `oid` (`subject_obj`), the value it replaces `old`; each clause is
+        (the change it waits on, its body, its cause, the value the change must come from or
+        ANY_OLD)."""
+        subject = Binding("subject", local_ok="reachable", obj="subject_obj", oid="oid", aware=True,
+                          status="subject_status")
+        for pattern, body, cause, wanted_old in clauses:
+            scope = {pattern.var: subject}
+            self.line(depth, f"cause = {self.const(cause, 'cause')}")
+            self.cause = cause
+            inner = depth
+            if wanted_old is not ANY_OLD:
+                self.line(inner, f"if old == {self.const(wanted_old, 'old')}:")
+                inner += 1
+            if pattern.cond is not None:
+                self.line(inner, f"if {self.holds(pattern.cond, scope, None)}:")
+                inner += 1
+            self.stmt(body, scope, None, inner)
+
     def write(self, depth: int, bound: Binding | None, oid: str, attr: str, value: str) -> None:
         """Emit a write of `value` (Python source of a stored value) to `oid`'s `attr`. When the
         object is held in a local (`bound.obj`), the value it replaces is read as it is written
@@ -318,7 +351,7 @@ class Emitter:
             self.line(depth, f"writes.append(Write({oid}, {attr!r}, {value}, cause))")
             return
         if attr in self.eng.defaults:
-            old = f"{bound.obj}.get_status({attr!r}, {self.const(self.eng.defaults[attr], 'default')})"
+            old = self.status_read(bound, bound.obj, attr)
         else:
             old = f"{bound.obj}.{attr}"
         if not re.fullmatch(r"[\w.']+", value):  # anything but a name or literal is worked out once
@@ -448,8 +481,9 @@ class Emitter:
 
 READING = ["game = eng.game", "objects = game.objects", "players = game.players"]
 PROLOGUE = READING + ["writes = batch.writes", "kept = batch.kept"]
-# The object a change happened to: its id is `oid`; its reference is named by id (aware).
-SUBJECT = "subject_obj = objects[oid]"
+# The object a change happened to: its id is `oid`; its reference is named by id (aware). Its
+# statuses, read several times over, are read from a dictionary.
+SUBJECT = ["subject_obj = objects[oid]", "subject_status = dict(subject_obj.status)"]
 
 
 def compile_runner(eng: Any, stmt: ast.Node, writer: Callable, cause: Any) -> Callable:
@@ -466,21 +500,57 @@ def compile_reactions(eng: Any, clauses: list[tuple[ast.Change, ast.Node, Any, A
     `(engine, object id, old value, batch)`; each clause is (the change it waits on, its body,
     its cause, the value the change must come from or ANY_OLD)."""
     em = Emitter(eng, writer)
-    subject = Binding("subject", local_ok="reachable", obj="subject_obj", oid="oid", aware=True)
-    for pattern, body, cause, wanted_old in clauses:
-        scope = {pattern.var: subject}
-        em.line(1, f"cause = {em.const(cause, 'cause')}")
-        em.cause = cause
-        depth = 1
-        if wanted_old is not ANY_OLD:
-            em.line(depth, f"if old == {em.const(wanted_old, 'old')}:")
-            depth += 1
-        if pattern.cond is not None:
-            em.line(depth, f"if {em.holds(pattern.cond, scope, None)}:")
-            depth += 1
-        em.stmt(body, scope, None, depth)
-    prologue = PROLOGUE + [SUBJECT, "reachable = subject_obj.zone != 'nowhere'"]
+    em.reactions(clauses, 1)
+    prologue = PROLOGUE + SUBJECT + ["reachable = subject_obj.zone != 'nowhere'"]
     return em.function("react", "eng, oid, old, batch", prologue)
+
+
+def compile_expander(eng: Any, keyed: dict[tuple[str, Any], list[tuple]], writer: Callable, unread: Any) -> Callable:
+    """`Engine.expand` with every `as` clause written in: a function `(engine, batch, limit)`
+    that goes through the batch's writes in order, taking in those the clauses add, and for
+    each change some clauses wait on (`keyed`: (attribute, stored value) -> the clauses, as
+    `compile_reactions` takes them), the first time it is met, runs their bodies; it fails
+    once the batch holds more than `limit` writes. One function for the batch, not one call
+    per change. `unread`: what a write's `old` is before anyone has read it."""
+    em = Emitter(eng, writer)
+    em.namespace["UNREAD"] = unread
+    which = {key: k for k, key in enumerate(keyed)}
+    em.namespace["_waited"] = frozenset(attr for attr, _value in keyed)
+    em.namespace["_which"] = which
+    for key, clauses in keyed.items():
+        em.line(2, f"{'if' if which[key] == 0 else 'elif'} _k == {which[key]}:")
+        em.reactions(clauses, 3)
+    bodies, em.lines = em.lines, []
+    em.line(1, "_seen = set()")
+    em.line(1, "for _w in writes:  # (the loop takes in the writes the clauses add)")
+    em.line(2, "_attr = _w.attr")
+    em.line(2, "if _attr not in _waited:")
+    em.line(3, "continue")
+    em.line(2, "oid = _w.obj")
+    em.line(2, "subject_obj = objects.get(oid)")
+    em.line(2, "if subject_obj is None:")
+    em.line(3, "continue")
+    em.line(2, "_value, old = _w.value, _w.old")
+    em.line(2, "if old is UNREAD:  # (nothing has changed yet: the value it replaces)")
+    em.line(3, "old = _w.old = subject_obj.stored(_attr, eng.defaults)")
+    em.line(2, "if old == _value:")
+    em.line(3, "continue")
+    em.line(2, "_k = _which.get((_attr, _value))")
+    em.line(2, "if _k is None:")
+    em.line(3, "continue  # nothing happens along with this change")
+    em.line(2, "_key = (oid, _attr, type(_value), _value)")
+    em.line(2, "if _key in _seen:")
+    em.line(3, "continue  # the same change again: its clauses have run")
+    em.line(2, "_seen.add(_key)")
+    body_text = "\n".join(bodies)
+    if "subject_status" in body_text:
+        em.line(2, SUBJECT[1])
+    if "reachable" in body_text:
+        em.line(2, "reachable = subject_obj.zone != 'nowhere'")
+    em.lines += bodies
+    em.line(2, "if len(writes) > limit:")
+    em.line(3, "raise eng.never_settles()")
+    return em.function("expand", "eng, batch, limit", PROLOGUE)
 
 
 def compile_check_pass(eng: Any, checks: list[tuple[ast.Each, Any]]) -> Callable:
@@ -528,7 +598,8 @@ def compile_assertion(eng: Any, clause: ast.AssertAfter, wanted_old: Any) -> Cal
     em = Emitter(eng, None)
     em.before = "before"
     pattern = clause.event
-    scope = {pattern.var: Binding("subject", chosen=True, obj="subject_obj", oid="oid", aware=True)}  # (only read)
+    scope = {pattern.var: Binding("subject", chosen=True, obj="subject_obj", oid="oid", aware=True,
+                                  status="subject_status")}  # (only read)
     if wanted_old is not ANY_OLD:
         em.line(1, f"if old != {em.const(wanted_old, 'old')}:")
         em.line(2, "return True")
@@ -536,4 +607,4 @@ def compile_assertion(eng: Any, clause: ast.AssertAfter, wanted_old: Any) -> Cal
         em.line(1, f"if {em.fails(pattern.cond, scope, None)}:")
         em.line(2, "return True")
     em.line(1, f"return {em.holds(clause.cond, scope, None)}")
-    return em.function("holds", "eng, oid, old, before", READING + [SUBJECT])
+    return em.function("holds", "eng, oid, old, before", READING + SUBJECT)

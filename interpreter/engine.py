@@ -518,7 +518,7 @@ class Engine(GameView):
                 written = {(w.obj, w.attr) for w in changes}
             for (oid, node), value in self.assertion_before(clause, keyed[key], written).items():
                 before_values[oid][node] = value
-        self.apply_writes(by_object)
+        self.apply_writes(by_object, attrs_written)
         changed = bool(changes)
         self.trace.changes(self.step, changes)
         if self._hook_log and not self.rb.step_counted.isdisjoint(attrs_written):
@@ -606,21 +606,31 @@ class Engine(GameView):
         if cond is None or cond(self, env) not in FALSY:
             body(self, env, batch, cause)
 
-    def alongs(self) -> dict[tuple[str, Any], Any]:
+    def alongs(self) -> dict[tuple[str, Any], tuple]:
         """The `as` clauses by the (attribute, stored value) change they wait on, in rulebook
-        order: with `generated`, each change's clauses as one generated function `(engine,
-        object id, old value, batch)`; else a tuple of `reaction`s."""
-        table = self.rb.compiled.get(("alongs", self.generated))
+        order, each as a `reaction` (generated code has them written into `expander`)."""
+        table = self.rb.compiled.get(("alongs",))
         if table is None:
-            keyed: dict[tuple, list] = defaultdict(list)
-            for clauses in self.ix.alongs.values():
-                for rule, along in clauses:
-                    keyed[self.change_key(along.change)].append((rule, along))
-            found = {key: (codegen.compile_reactions(self, [self.clause_entry(*c) for c in entries], Write)
-                           if self.generated else tuple(self.reaction(*c) for c in entries))
-                     for key, entries in keyed.items()}
-            table = self.rb.compiled[("alongs", self.generated)] = (None, found)
+            found = {key: tuple(self.reaction(*c) for c in entries) for key, entries in self.alongs_by_change().items()}
+            table = self.rb.compiled[("alongs",)] = (None, found)
         return table[1]
+
+    def alongs_by_change(self) -> dict[tuple[str, Any], list[tuple[ast.Rule, ast.Along]]]:
+        """The `as` clauses, in rulebook order, by the (attribute, stored value) change they wait on."""
+        keyed: dict[tuple, list] = defaultdict(list)
+        for clauses in self.ix.alongs.values():
+            for rule, along in clauses:
+                keyed[self.change_key(along.change)].append((rule, along))
+        return keyed
+
+    def expander(self) -> Callable[["Engine", Batch, int], None]:
+        """`expand` with every `as` clause written in, as generated Python (written once per
+        rulebook, `codegen.compile_expander`)."""
+        known = self.rb.compiled.get(("expander",))
+        if known is None:
+            keyed = {key: [self.clause_entry(*c) for c in entries] for key, entries in self.alongs_by_change().items()}
+            known = self.rb.compiled[("expander",)] = (None, codegen.compile_expander(self, keyed, Write, UNREAD))
+        return known[1]
 
     def follow_ups(self) -> tuple:
         """The `after` clauses that wait on a change, in rulebook order: (the change's
@@ -670,12 +680,16 @@ class Engine(GameView):
         )
 
     def expand(self, batch: Batch) -> None:
-        """Add the changes that happen at the same time as the ones already in the batch ('as' clauses)."""
-        seen = set()
+        """Add the changes that happen at the same time as the ones already in the batch ('as'
+        clauses). Generated code does it in one function (`expander`); this is its definition."""
         writes, objects, defaults = batch.writes, self.game.objects, self.defaults
-        alongs, generated = self.alongs(), self.generated
+        limit = MAX_WRITES_PER_OBJECT * len(objects) + 1_000  # more writes than this: it never settles
+        if self.generated:
+            self.expander()(self, batch, limit)
+            return
+        seen = set()
+        alongs = self.alongs()
         waited = {attr for attr, _value in alongs}  # the attributes some `as` clause waits on a change of
-        limit = MAX_WRITES_PER_OBJECT * len(objects) + 1_000
         for w in writes:  # the loop takes in the writes the clauses add
             attr = w.attr
             if attr not in waited:
@@ -686,9 +700,7 @@ class Engine(GameView):
                 continue
             value, old = w.value, w.old
             if old is UNREAD:
-                # nothing changes until the batch is applied: this is the value it replaces
-                # (Permanent.stored, written out)
-                old = w.old = o.get_status(attr, defaults[attr]) if attr in defaults else getattr(o, attr)
+                old = w.old = o.stored(attr, defaults)  # (nothing changes until the batch is applied)
             if old == value:
                 continue
             reactions = alongs.get((attr, value))
@@ -698,11 +710,8 @@ class Engine(GameView):
             if key in seen:
                 continue  # the same change again: its `as` clauses have run
             seen.add(key)
-            if generated:
-                reactions(self, oid, old, batch)  # all of them, generated as one function
-            else:
-                for reaction in reactions:
-                    self.react(reaction, oid, old, batch)
+            for reaction in reactions:
+                self.react(reaction, oid, old, batch)
             if len(writes) > limit:
                 raise self.never_settles()
 
@@ -751,20 +760,15 @@ class Engine(GameView):
             return final, settled, (other, w)
         return final, settled, None
 
-    def apply_writes(self, per_object: dict[str, list[Write]]) -> None:
-        """One new object for each object the batch changes; an object whose zone changes
-        (a new object, 400.7) takes its changes one at a time, in batch order."""
-        statuses, objects = self.rb.statuses, self.game.objects
-        changed = []
-        new_objects = []  # the writes of each object whose zone changes
-        for oid, ws in per_object.items():
-            written = {w.attr for w in ws}
-            if "zone" in written:
-                new_objects.append(ws)
-            else:
-                changed.append((oid, objects[oid].written(ws, statuses), ws, written))
-        self.put_all(changed)
-        for ws in new_objects:
+    def apply_writes(self, per_object: dict[str, list[Write]], attrs_written: set[str]) -> None:
+        """One new object for each object the batch changes (`put_all`); an object whose zone
+        changes (a new object, 400.7) takes its changes one at a time, in batch order."""
+        if "zone" not in attrs_written:
+            self.put_all(list(per_object.items()))
+            return
+        moving = [ws for ws in per_object.values() if any(w.attr == "zone" for w in ws)]
+        self.put_all([(oid, ws) for oid, ws in per_object.items() if not any(w.attr == "zone" for w in ws)])
+        for ws in moving:
             for w in ws:
                 self.apply_write(w)
 

@@ -78,26 +78,31 @@ class Indexes:
     def move(self, oid: str, changes: Iterable[Moved]) -> None:
         """Object `oid`'s stored `attr` went from `old` to `value`, for each change (a `Moved`,
         or any record with those three fields, such as the engine's writes)."""
+        self.move_all([(oid, changes)])
+
+    def move_all(self, moves: Iterable[tuple[str, Iterable[Moved]]]) -> None:
+        """`move` for many objects: (id, its changes) each."""
         by, defaults = self.by, self.defaults
         if by is None:
             return
-        for c in changes:
-            name, a, b = c.attr, c.old, c.value
-            if a == b:
-                continue
-            if name in defaults:
-                if a != defaults[name]:
+        for oid, changes in moves:
+            for c in changes:
+                name, a, b = c.attr, c.old, c.value
+                if a == b:
+                    continue
+                if name in defaults:
+                    if a != defaults[name]:
+                        by[name][a].discard(oid)
+                    if b != defaults[name]:
+                        by[name][b].add(oid)
+                elif name in FIELD_SET:
                     by[name][a].discard(oid)
-                if b != defaults[name]:
                     by[name][b].add(oid)
-            elif name in FIELD_SET:
-                by[name][a].discard(oid)
-                by[name][b].add(oid)
-            elif name in ("types", "keywords"):
-                for value in set(a) - set(b):
-                    by[name][value].discard(oid)
-                for value in set(b) - set(a):
-                    by[name][value].add(oid)
+                elif name in ("types", "keywords"):
+                    for value in set(a) - set(b):
+                        by[name][value].discard(oid)
+                    for value in set(b) - set(a):
+                        by[name][value].add(oid)
 
     def lookup(self, attr: str, value: Any) -> set[str] | None:
         """Ids that may have `attr == value`; None when no index can answer (scan instead)."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 from operator import attrgetter
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
 import attrs
 
@@ -58,6 +58,9 @@ class Query:
         return None
 
 
+ATTR = attrgetter("attr")  # a write's attribute
+
+
 class GameView:
     def __init__(self, rulebook: Rulebook, game: Game):
         self.rb = rulebook
@@ -65,6 +68,7 @@ class GameView:
         self.game = game
         self._chars: dict[str, dict] = {}
         self._hidden: dict[str, bool] = {}
+        self._write_kinds: dict[tuple[str, ...], tuple] = {}  # (see writes_kind)
         self.defaults = {name: self.literal(decl.default) for name, decl in rulebook.statuses.items()}
         # statuses whose values name players or objects, read back as references
         self.reference_statuses = {name for name, decl in rulebook.statuses.items() if decl.type in ("player", "object")}
@@ -129,36 +133,53 @@ class GameView:
             self.statics.touched(oid, old, new, None)
         self.invalidate([oid])
 
-    def put_all(self, changed: list[tuple[str, Permanent, list, set]]) -> None:
-        """Store each object a batch changed in place of its old one, keeping indexes and
-        caches right: (id, new object, its changes as records with `attr`, `old` and `value`,
-        the names written) each, none of them new to the game or moved between zones."""
+    def put_all(self, changes: list[tuple[str, list]]) -> None:
+        """Apply a batch's writes: (id, its writes in order) per object, each write a record
+        with `attr`, `old` and `value`, none of them a zone, no object new to the game. Each
+        object becomes one new object with its writes stored, and indexes and caches are kept
+        right."""
         objects, indexes, rb, statics = self.game.objects, self.indexes, self.rb, self.statics
+        statuses = rb.statuses
         old_ones = []
-        for oid, new, moved, _written in changed:
-            old_ones.append(objects[oid])
-            objects[oid] = new
-            indexes.move(oid, moved)
+        for oid, ws in changes:
+            old = objects[oid]
+            old_ones.append(old)
+            objects[oid] = old.written(ws, statuses)
+        indexes.move_all(changes)  # every object's, before static abilities read the indexes
         if not rb.local_effects:
-            for (oid, new, _moved, written), old in zip(changed, old_ones):
-                statics.touched(oid, old, new, written)
+            for (oid, ws), old in zip(changes, old_ones):
+                statics.touched(oid, old, objects[oid], self.writes_kind(ws)[0])
                 self.invalidate([oid])
             return
-        cards, reach = statics.cards, rb.static_reach
-        check_inputs, hide_inputs = rb.check_inputs, rb.hide_inputs
+        cards, kinds, kind_of = statics.cards, self._write_kinds, self.writes_kind
         dirty, hidden, chars, attached = self.dirty, self._hidden, self._chars, indexes.attachments()
-        for (oid, new, _moved, written), old in zip(changed, old_ones):
-            if cards and (new.card in cards or old.card in cards or not reach.isdisjoint(written)):
-                statics.touched(oid, old, new, written)  # (it does nothing for any other change)
+        for (oid, ws), old in zip(changes, old_ones):
+            written, reaches, checked, hides = kinds.get(tuple(map(ATTR, ws))) or kind_of(ws)
+            if cards and (reaches or old.card in cards or objects[oid].card in cards):
+                statics.touched(oid, old, objects[oid], written)  # (it does nothing for any other change)
             # One object changed what it stores; hide rules and static abilities look only at
             # their own object, so nothing else needs forgetting.
-            if dirty is not None and not check_inputs.isdisjoint(written):
+            if checked and dirty is not None:
                 dirty.add(oid)  # a state check may now find something else: about it, or what is attached to it
                 if oid in attached:
                     dirty |= attached[oid]
-            if not hide_inputs.isdisjoint(written):  # still hidden or not, unless a hide rule reads what changed
+            if hides:  # still hidden or not, unless a hide rule reads what changed
                 hidden.pop(oid, None)
             chars.pop(oid, None)
+
+    def writes_kind(self, writes: Sequence[Any]) -> tuple[frozenset[str], bool, bool, bool]:
+        """What one object's writes (records with `attr`) set, and whether that can change what
+        static abilities reach, what a state check finds, or whether a hide rule hides it.
+        Batches write a few combinations over and over: each is worked out once per engine."""
+        names = tuple(map(ATTR, writes))
+        kind = self._write_kinds.get(names)
+        if kind is None:
+            written = frozenset(names)
+            kind = (written, not self.rb.static_reach.isdisjoint(written), not self.rb.check_inputs.isdisjoint(written),
+                    not self.rb.hide_inputs.isdisjoint(written))
+            if len(self._write_kinds) < 4096:
+                self._write_kinds[names] = kind
+        return kind
 
     def status_default(self, name: str) -> Any:
         return self.defaults[name]
@@ -268,13 +289,18 @@ class GameView:
                 raise self.fail("a static ability can only modify characteristics", stmt.span)
 
     def contributions_changed(self, oids: set[str]) -> None:
-        """Static abilities now give these objects something else: read them afresh, check them again."""
+        """Static abilities now give these objects something else: read them afresh, check them
+        again. Whether the game sees them changes too, unless no hide rule reads anything a
+        static ability gives (`sight_follows_writes`)."""
+        chars, hidden, dirty, attached = self._chars, self._hidden, self.dirty, self.indexes.attached
+        sight_kept = self.rb.sight_follows_writes
         for oid in oids:
-            self._chars.pop(oid, None)
-            self._hidden.pop(oid, None)
-            if self.dirty is not None:
-                self.dirty.add(oid)
-                self.dirty |= self.indexes.attached(oid)
+            chars.pop(oid, None)
+            if not sight_kept:
+                hidden.pop(oid, None)
+            if dirty is not None:
+                dirty.add(oid)
+                dirty |= attached(oid)
 
     def controller(self, oid: str) -> str:
         """The controller alone (layer 2), without working out power and toughness."""

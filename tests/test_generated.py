@@ -138,7 +138,7 @@ def test_every_shipped_rulebook_and_card_compiles_to_python(spec):
                 functions.append(engine.body_runner(clause.body, engine.rule_cause(rule, clause)))
             elif isinstance(clause, ast.AssertAfter) and isinstance(clause.event, ast.Change):
                 functions.append(engine.assertion_test(clause))
-    functions += list(engine.alongs().values()) + [fn for _key, fn, _idle in engine.follow_ups()]
+    functions += [engine.expander()] + [fn for _key, fn, _idle in engine.follow_ups()]
     one_pass, bodies = engine.check_pass()  # the state checks made again for changed objects
     functions += [one_pass] + [run for _k, run in bodies.values()]
     for card in book.cards.values():
