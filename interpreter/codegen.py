@@ -40,7 +40,7 @@ import attrs
 
 from dsl import ast
 from interpreter.compiled import (BEFORE, compare, has_keyword, is_of_type, is_same, is_same_stored, is_visible,
-                                  is_visible_stored, symbol_value)
+                                  is_visible_stored, printed_or_changed, symbol_value)
 from interpreter.refs import Obj, obj_ref, stored
 from interpreter.view import FALSY, PLAIN_FIELDS
 
@@ -92,7 +92,7 @@ class Emitter:
             "FALSY": FALSY, "BEFORE": BEFORE, "Obj": Obj, "obj_ref": obj_ref, "stored": stored, "Write": writer,
             "is_same": is_same, "is_same_stored": is_same_stored, "is_of_type": is_of_type,
             "has_keyword": has_keyword, "compare": compare, "is_visible": is_visible,
-            "is_visible_stored": is_visible_stored,
+            "is_visible_stored": is_visible_stored, "printed_or_changed": printed_or_changed,
         }
         self.counter = 0
         self.readers: dict[str, str] = {}
@@ -215,7 +215,7 @@ class Emitter:
         if attr in ("owner", "attached_to") or attr in PLAIN_FIELDS:
             return f"{o}.{attr}"
         if attr in ("power", "toughness"):
-            return f"eng.chars({oid})[{attr!r}]"
+            return f"printed_or_changed(eng, {o}, {oid}, {attr!r})"
         return None
 
     def status_read(self, b: Binding, o: str, attr: str) -> str:

@@ -88,7 +88,20 @@ def is_visible_stored(eng, raw: Any) -> bool:
     (a name: a player's if a player has it, else an object's), without making the reference."""
     if not isinstance(raw, str):
         return False  # (none, or no reference at all)
-    return eng.player_in_game(raw) if raw in eng.game.players else eng.visible(raw)
+    player = eng.game.players.get(raw)
+    return player.in_game if player is not None else eng.visible(raw)
+
+
+def printed_or_changed(eng, o: Any, oid: str, attr: str) -> Any:
+    """`x.power` or `x.toughness` of object `o` (id `oid`), as `GameView.chars` gives it: the
+    printed value while nothing can change it (no continuous effect, no counters, no static
+    ability giving it anything, with static abilities worked out), without working out the
+    rest of its characteristics."""
+    statics = eng.statics
+    if (not eng.game.effects and not o.counters and statics.stale is not None and not statics.stale
+            and oid not in statics.merged):
+        return getattr(o, attr)
+    return eng.chars(oid)[attr]
 
 
 def compile_expr(e: ast.Node, missing: object) -> Compiled:

@@ -485,13 +485,20 @@ class Engine(GameView):
         changes: list[Write] = []  # the writes that change something (each knows the value it replaces)
         by_object: dict[str, list[Write]] = defaultdict(list)
         attrs_written: set[str] = set()
+        # the changes by (attribute, new value), in batch order, for the assertions and `after`
+        # clauses that wait on them (only those some clause waits on)
+        keyed: dict[tuple[str, Any], list[Write]] = defaultdict(list)
+        attrs_waited, waited = self.waited_on()
         for w in final:
-            if w.old is UNREAD:
-                w.old = self.raw(w.obj, w.attr)
-            if w.old != w.value:
+            old, value, attr = w.old, w.value, w.attr
+            if old is UNREAD:
+                old = w.old = self.raw(w.obj, attr)
+            if old != value:
                 changes.append(w)
                 by_object[w.obj].append(w)
-                attrs_written.add(w.attr)
+                attrs_written.add(attr)
+                if attr in attrs_waited and (attr, value) in waited:
+                    keyed[(attr, value)].append(w)
         if not changes and not batch.ops:
             return False  # every write leaves its value as it was: nothing happens
         touched = by_object.keys()
@@ -509,7 +516,6 @@ class Engine(GameView):
         if sight:  # last known information, of what the game may stop seeing
             self.remember([oid for oid in touched if vis_before[oid]])
         before_values: dict[str, dict] = defaultdict(dict)
-        keyed = self.by_change(changes)
         written: set[tuple[str, str]] | None = None  # (object, attribute) of every change, when an assertion asks
         for _rule, clause, key in self.waiting_on_changes("assert"):
             if key not in keyed or self.holds_unread(clause, attrs_written) or not self.unchanged_parts(clause)[0]:
@@ -567,19 +573,14 @@ class Engine(GameView):
             known = self.rb.compiled[("waiting", kind)] = (None, table)
         return known[1]
 
-    def by_change(self, changes: list[Write]) -> dict[tuple[str, Any], list[Write]]:
-        """Changes grouped by (attribute, new value), in batch order, for the assertions and
-        `after` clauses that wait on them (only the changes some clause waits on)."""
+    def waited_on(self) -> tuple[frozenset[str], set[tuple[str, Any]]]:
+        """The changes assertions and `after` clauses wait on, as (attribute, stored value),
+        and their attributes."""
         waited = self.rb.compiled.get(("waited on",))
         if waited is None:
             keys = {key for _rule, _clause, key in self.waiting_on_changes("assert") + self.waiting_on_changes("after")}
-            waited = self.rb.compiled[("waited on",)] = (None, frozenset(attr for attr, _value in keys), keys)
-        _none, attrs_waited, keys = waited
-        keyed: dict[tuple[str, Any], list[Write]] = defaultdict(list)
-        for w in changes:
-            if w.attr in attrs_waited and (w.attr, w.value) in keys:
-                keyed[(w.attr, w.value)].append(w)
-        return keyed
+            waited = self.rb.compiled[("waited on",)] = (None, (frozenset(attr for attr, _value in keys), keys))
+        return waited[1]
 
     def came_from(self, pattern: ast.Change) -> Any:
         """The stored value `x.A becomes V from W` says the change comes from, or ANY_OLD."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 from operator import attrgetter
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable
 
 import attrs
 
@@ -58,7 +58,7 @@ class Query:
         return None
 
 
-ATTR = attrgetter("attr")  # a write's attribute
+REACHES, CHECKED, HIDES = 2, 4, 8  # what a write can change (`GameView.write_bits`)
 
 
 class GameView:
@@ -68,7 +68,7 @@ class GameView:
         self.game = game
         self._chars: dict[str, dict] = {}
         self._hidden: dict[str, bool] = {}
-        self._write_kinds: dict[tuple[str, ...], tuple] = {}  # (see writes_kind)
+        self._write_bits: dict[str, int] = {}  # (see write_bits)
         self.defaults = {name: self.literal(decl.default) for name, decl in rulebook.statuses.items()}
         # statuses whose values name players or objects, read back as references
         self.reference_statuses = {name for name, decl in rulebook.statuses.items() if decl.type in ("player", "object")}
@@ -140,46 +140,45 @@ class GameView:
         right."""
         objects, indexes, rb, statics = self.game.objects, self.indexes, self.rb, self.statics
         statuses = rb.statuses
-        old_ones = []
+        old_ones, masks = [], []
+        bits, bits_of = self._write_bits, self.write_bits
         for oid, ws in changes:
             old = objects[oid]
             old_ones.append(old)
             objects[oid] = old.written(ws, statuses)
+            mask = 0  # what the object's writes can change, read while they are at hand (`write_bits`)
+            for w in ws:
+                mask |= bits.get(w.attr) or bits_of(w.attr)
+            masks.append(mask)
         indexes.move_all(changes)  # every object's, before static abilities read the indexes
         if not rb.local_effects:
             for (oid, ws), old in zip(changes, old_ones):
-                statics.touched(oid, old, objects[oid], self.writes_kind(ws)[0])
+                statics.touched(oid, old, objects[oid], {w.attr for w in ws})
                 self.invalidate([oid])
             return
-        cards, kinds, kind_of = statics.cards, self._write_kinds, self.writes_kind
+        cards = statics.cards
         dirty, hidden, chars, attached = self.dirty, self._hidden, self._chars, indexes.attachments()
-        for (oid, ws), old in zip(changes, old_ones):
-            written, reaches, checked, hides = kinds.get(tuple(map(ATTR, ws))) or kind_of(ws)
-            if cards and (reaches or old.card in cards or objects[oid].card in cards):
-                statics.touched(oid, old, objects[oid], written)  # (it does nothing for any other change)
+        for (oid, ws), old, mask in zip(changes, old_ones, masks):
+            if cards and (mask & REACHES or old.card in cards or objects[oid].card in cards):
+                statics.touched(oid, old, objects[oid], {w.attr for w in ws})  # (it does nothing for any other change)
             # One object changed what it stores; hide rules and static abilities look only at
             # their own object, so nothing else needs forgetting.
-            if checked and dirty is not None:
+            if mask & CHECKED and dirty is not None:
                 dirty.add(oid)  # a state check may now find something else: about it, or what is attached to it
                 if oid in attached:
                     dirty |= attached[oid]
-            if hides:  # still hidden or not, unless a hide rule reads what changed
+            if mask & HIDES:  # still hidden or not, unless a hide rule reads what changed
                 hidden.pop(oid, None)
             chars.pop(oid, None)
 
-    def writes_kind(self, writes: Sequence[Any]) -> tuple[frozenset[str], bool, bool, bool]:
-        """What one object's writes (records with `attr`) set, and whether that can change what
-        static abilities reach, what a state check finds, or whether a hide rule hides it.
-        Batches write a few combinations over and over: each is worked out once per engine."""
-        names = tuple(map(ATTR, writes))
-        kind = self._write_kinds.get(names)
-        if kind is None:
-            written = frozenset(names)
-            kind = (written, not self.rb.static_reach.isdisjoint(written), not self.rb.check_inputs.isdisjoint(written),
-                    not self.rb.hide_inputs.isdisjoint(written))
-            if len(self._write_kinds) < 4096:
-                self._write_kinds[names] = kind
-        return kind
+    def write_bits(self, attr: str) -> int:
+        """What a write to `attr` can change, as bits: what static abilities reach (REACHES),
+        what a state check finds (CHECKED), whether a hide rule hides the object (HIDES); and
+        1, so that no write is 0. Worked out once per attribute."""
+        rb = self.rb
+        bits = self._write_bits[attr] = (1 | REACHES * (attr in rb.static_reach) | CHECKED * (attr in rb.check_inputs)
+                                         | HIDES * (attr in rb.hide_inputs))
+        return bits
 
     def status_default(self, name: str) -> Any:
         return self.defaults[name]
