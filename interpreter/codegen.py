@@ -258,7 +258,10 @@ class Emitter:
                     self.stored_read(inner, attr, scope) is not None and self.reference_attr(attr)):
                 # a stored reference compared as it is read, without making the reference
                 raw, aware = self.stored_read(inner, attr, scope), self.aware_of(scope[inner.id])
-                test = f"is_same_stored(eng, {raw}, {attr!r}, {aware}, {self.expr(r, scope, base)})"
+                other = self.expr(r, scope, base)
+                test = f"is_same_stored(eng, {raw}, {attr!r}, {aware}, {other})"
+                if isinstance(r, ast.Name) and r.id not in scope:  # a name (a local): `none` is the commonest
+                    test = f"({raw} is None if {other} is None else {test})"
                 return f"(not {test})" if neg else test
             case ast.Is(left=l, right=r, negated=neg):
                 test = f"is_same(eng, {self.expr(l, scope, base)}, {self.expr(r, scope, base)})"
@@ -556,8 +559,9 @@ def compile_expander(eng: Any, keyed: dict[tuple[str, Any], list[tuple]], writer
 def compile_check_pass(eng: Any, checks: list[tuple[ast.Each, Any]]) -> Callable:
     """State checks of the form `each x where ...` that see no hidden object, made again for
     the changed objects the game sees, as one pass over those objects: a function `(engine,
-    ids) -> one list per check of the references it chooses`, `ids` in game order and all
-    seen by the game. Each check's whole condition is written out (no index narrows the
+    ids) -> one list per check of the references it chooses`, in the order of `ids`, all of
+    them seen by the game (nothing changes during the pass, so the order is only the lists'
+    order). Each check's whole condition is written out (no index narrows the
     objects first), with its block's exemptions; `compile_chosen` runs the bodies."""
     em = Emitter(eng, None)
     found = [em.fresh("chosen") for _check in checks]

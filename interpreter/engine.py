@@ -508,9 +508,9 @@ class Engine(GameView):
         sight = bool(batch.ops) or not self.rb.sight_follows_writes or not self.rb.hide_inputs.isdisjoint(attrs_written)
         perceived = (sight or "attached_to" in attrs_written) and not self.unperceived(changes, attrs_written, batch)
         if perceived:
-            watch: set[str] = touched | self.attachment_neighbours(touched)
+            watch: Iterable[str] = touched | self.attachment_neighbours(touched)
         else:  # what the game sees of the objects changed, for their last known information
-            watch = set(touched) if sight else set()
+            watch = touched if sight else ()
         vis_before = self.sight(watch)
         edges_before = self.edges(watch, vis_before) if perceived else set()
         if sight:  # last known information, of what the game may stop seeing
@@ -1140,8 +1140,8 @@ class Engine(GameView):
                                       if oid in objects and not (hidden[oid] if oid in hidden else is_hidden(oid))}
                     if self.generated:  # made in one pass with the others like it
                         one_pass, bodies = self.check_pass()
-                        if chosen is None:
-                            chosen = one_pass(self, self.indexes.sort(seen_dirty))
+                        if chosen is None:  # (each check's choice put in game order, not all the objects first)
+                            chosen = [self.indexes.sort_refs(refs) for refs in one_pass(self, seen_dirty)]
                         k, run_chosen = bodies[position]
                         run_chosen(self, chosen[k], batch, cause)
                         continue

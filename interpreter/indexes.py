@@ -129,3 +129,11 @@ class Indexes:
         """Candidates in the game's own order, so that results don't depend on set order."""
         self._ready()
         return sorted(ids, key=self.order.__getitem__)
+
+    def sort_refs(self, refs: list) -> list:
+        """References to objects (id first) in the game's order of their objects."""
+        if len(refs) < 2:
+            return refs
+        self._ready()
+        order = self.order
+        return sorted(refs, key=lambda ref: order[ref[0]])
