@@ -41,6 +41,7 @@ import attrs
 from dsl import ast
 from interpreter.compiled import (BEFORE, compare, has_keyword, is_of_type, is_same, is_same_stored, is_visible,
                                   is_visible_stored, printed_or_changed, symbol_value)
+from interpreter.indexes import NOTHING
 from interpreter.refs import Obj, obj_ref, stored
 from interpreter.view import FALSY, PLAIN_FIELDS
 
@@ -92,7 +93,7 @@ class Emitter:
             "FALSY": FALSY, "BEFORE": BEFORE, "Obj": Obj, "obj_ref": obj_ref, "stored": stored, "Write": writer,
             "is_same": is_same, "is_same_stored": is_same_stored, "is_of_type": is_of_type,
             "has_keyword": has_keyword, "compare": compare, "is_visible": is_visible,
-            "is_visible_stored": is_visible_stored, "printed_or_changed": printed_or_changed,
+            "is_visible_stored": is_visible_stored, "printed_or_changed": printed_or_changed, "NOTHING": NOTHING,
         }
         self.counter = 0
         self.readers: dict[str, str] = {}
@@ -263,6 +264,12 @@ class Emitter:
                 if isinstance(r, ast.Name) and r.id not in scope:  # a name (a local): `none` is the commonest
                     test = f"({raw} is None if {other} is None else {test})"
                 return f"(not {test})" if neg else test
+            case ast.Is(left=ast.Attr(obj=inner, name=attr) as l, right=ast.Name(id=name) as r, negated=neg) if (
+                    self.stored_read(inner, attr, scope) is not None and name not in scope):
+                # a stored plain value and a name (a local): a symbol is compared as it is
+                left, right = self.expr(l, scope, base), self.expr(r, scope, base)
+                test = f"({left} == {right} if type({right}) is str else is_same(eng, {left}, {right}))"
+                return f"(not {test})" if neg else test
             case ast.Is(left=l, right=r, negated=neg):
                 test = f"is_same(eng, {self.expr(l, scope, base)}, {self.expr(r, scope, base)})"
                 return f"(not {test})" if neg else test
@@ -391,7 +398,7 @@ class Emitter:
             found = self.fresh("probe")
             value = "True" if probe.source is None else self.stored_value(probe.source, scope, base)
             if probe.attr == "attached_to":
-                self.line(depth, f"{found} = eng.indexes.attached({value})")
+                self.line(depth, f"{found} = attachments.get({value}, NOTHING)")  # (Indexes.attached)
             else:
                 self.line(depth, f"{found} = eng.indexes.lookup({probe.attr!r}, {value})")
             self.line(depth, f"if {found} is None or {found}:")
@@ -483,7 +490,8 @@ class Emitter:
 
 
 READING = ["game = eng.game", "objects = game.objects", "players = game.players"]
-PROLOGUE = READING + ["writes = batch.writes", "kept = batch.kept"]
+# (What is attached to what is read once: nothing changes while a batch is made.)
+PROLOGUE = READING + ["writes = batch.writes", "kept = batch.kept", "attachments = eng.indexes.attachments()"]
 # The object a change happened to: its id is `oid`; its reference is named by id (aware). Its
 # statuses, read several times over, are read from a dictionary.
 SUBJECT = ["subject_obj = objects[oid]", "subject_status = dict(subject_obj.status)"]
