@@ -91,10 +91,11 @@ class Indexes:
                 if a == b:
                     continue
                 if name in defaults:
-                    if a != defaults[name]:
-                        by[name][a].discard(oid)
-                    if b != defaults[name]:
-                        by[name][b].add(oid)
+                    index, default = by[name], defaults[name]
+                    if a != default:
+                        index[a].discard(oid)
+                    if b != default:
+                        index[b].add(oid)
                 elif name in FIELD_SET:
                     by[name][a].discard(oid)
                     by[name][b].add(oid)

@@ -156,7 +156,7 @@ class GameView:
                 statics.touched(oid, old, objects[oid], {w.attr for w in ws})
                 self.invalidate([oid])
             return
-        cards = statics.cards
+        cards, hidden_by_rules, eager = statics.cards, self.hidden_by_rules, rb.sight_follows_writes
         dirty, hidden, chars, attached = self.dirty, self._hidden, self._chars, indexes.attachments()
         for (oid, ws), old, mask in zip(changes, old_ones, masks):
             if cards and (mask & REACHES or old.card in cards or objects[oid].card in cards):
@@ -167,8 +167,11 @@ class GameView:
                 dirty.add(oid)  # a state check may now find something else: about it, or what is attached to it
                 if oid in attached:
                     dirty |= attached[oid]
-            if mask & HIDES:  # still hidden or not, unless a hide rule reads what changed
-                hidden.pop(oid, None)
+            if mask & HIDES:  # hidden or not now: when the hide rules read only what objects store, read it here
+                if eager:
+                    hidden[oid] = hidden_by_rules(oid, objects[oid])
+                else:
+                    hidden.pop(oid, None)
             chars.pop(oid, None)
 
     def write_bits(self, attr: str) -> int:
@@ -199,7 +202,11 @@ class GameView:
         cached = self._hidden.get(oid)
         if cached is not None:
             return cached
-        o = self.game.objects.get(oid)
+        hidden = self._hidden[oid] = self.hidden_by_rules(oid, self.game.objects.get(oid))
+        return hidden
+
+    def hidden_by_rules(self, oid: str, o: Permanent | None) -> bool:
+        """`is_hidden` of object `o` (id `oid`), worked out (not read from the cache)."""
         hidden = False
         if o is not None and o.zone == "battlefield":
             game = self.game
@@ -212,7 +219,6 @@ class GameView:
                 if test(self, {var: obj_ref((oid, True))}) not in FALSY:
                     hidden = True
                     break
-        self._hidden[oid] = hidden
         return hidden
 
     def status_test(self, var: str, cond: ast.Node) -> tuple | None:
