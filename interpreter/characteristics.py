@@ -25,6 +25,8 @@ def controller_of(o: Permanent, effects: Sequence[Effect]) -> str:
 
 def granted_keywords(o: Permanent, effects: Sequence[Effect]) -> tuple[str, ...]:
     """Printed keywords and those granted by resolved effects."""
+    if not effects:
+        return o.keywords
     return o.keywords + tuple(e.value for e in effects if e.kind == "grant" and o.id in e.affected)
 
 

@@ -285,6 +285,9 @@ class Emitter:
                 return f"(not {test})" if neg else test
             case ast.Has(left=l, keyword=k):
                 return f"has_keyword(eng, {self.expr(l, scope, base)}, {k!r}, {self.const(e, 'at')})"
+            case ast.Compare(op=op, left=l, right=ast.Number(value=n)) if type(n) is int:
+                value = self.fresh("compared")  # (compare, written out: false unless a number)
+                return f"(isinstance(({value} := {self.expr(l, scope, base)}), int) and {value} {op} {n!r})"
             case ast.Compare(op=op, left=l, right=r):
                 return f"compare({self.expr(l, scope, base)}, {op!r}, {self.expr(r, scope, base)})"
             case ast.Visible(obj=inner) if self.known_object(inner, scope):
@@ -526,30 +529,32 @@ def compile_expander(eng: Any, keyed: dict[tuple[str, Any], list[tuple]], writer
     em = Emitter(eng, writer)
     em.namespace["UNREAD"] = unread
     which = {key: k for k, key in enumerate(keyed)}
-    em.namespace["_waited"] = frozenset(attr for attr, _value in keyed)
-    em.namespace["_which"] = which
+    by_attr: dict[str, dict[Any, int]] = {}  # attribute -> stored value -> which clauses
+    for (attr, value), k in which.items():
+        by_attr.setdefault(attr, {})[value] = k
+    em.namespace["_which"] = by_attr
     for key, clauses in keyed.items():
         em.line(2, f"{'if' if which[key] == 0 else 'elif'} _k == {which[key]}:")
         em.reactions(clauses, 3)
     bodies, em.lines = em.lines, []
     em.line(1, "_seen = set()")
     em.line(1, "for _w in writes:  # (the loop takes in the writes the clauses add)")
-    em.line(2, "_attr = _w.attr")
-    em.line(2, "if _attr not in _waited:")
-    em.line(3, "continue")
+    em.line(2, "_values = _which.get(_w.attr)")
+    em.line(2, "if _values is None:")
+    em.line(3, "continue  # no clause waits on a change of it")
     em.line(2, "oid = _w.obj")
     em.line(2, "subject_obj = objects.get(oid)")
     em.line(2, "if subject_obj is None:")
     em.line(3, "continue")
     em.line(2, "_value, old = _w.value, _w.old")
     em.line(2, "if old is UNREAD:  # (nothing has changed yet: the value it replaces)")
-    em.line(3, "old = _w.old = subject_obj.stored(_attr, eng.defaults)")
+    em.line(3, "old = _w.old = subject_obj.stored(_w.attr, eng.defaults)")
     em.line(2, "if old == _value:")
     em.line(3, "continue")
-    em.line(2, "_k = _which.get((_attr, _value))")
+    em.line(2, "_k = _values.get(_value)")
     em.line(2, "if _k is None:")
     em.line(3, "continue  # nothing happens along with this change")
-    em.line(2, "_key = (oid, _attr, type(_value), _value)")
+    em.line(2, "_key = (oid, _w.attr, type(_value), _value)")
     em.line(2, "if _key in _seen:")
     em.line(3, "continue  # the same change again: its clauses have run")
     em.line(2, "_seen.add(_key)")

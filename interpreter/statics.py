@@ -123,6 +123,9 @@ class Statics:
         if not given:
             return ()
         visible = self.view.visible
+        if len(given) == 1:  # (the commonest: one source; no comprehension to set up)
+            src, c = given[0]
+            return [c] if visible(src) else []
         return [c for src, c in given if visible(src)]
 
     def refresh(self) -> set[str]:
