@@ -49,7 +49,7 @@ def characteristics(o: Permanent, effects: Sequence[Effect], contributions: Sequ
             dp, dt = dp + value[0], dt + value[1]
         elif kind == "grant":
             keywords.append(value)
-    counters = o.counter("p1p1") - o.counter("m1m1")
+    counters = o.counter("p1p1") - o.counter("m1m1") if o.counters else 0
     if power is not None:
         power += dp + counters
     if toughness is not None:

@@ -283,6 +283,14 @@ class Emitter:
             case ast.IsA(left=l, type=t, negated=neg):
                 test = f"is_of_type(eng, {self.expr(l, scope, base)}, {t.lower()!r}, {self.const(e, 'at')})"
                 return f"(not {test})" if neg else test
+            case ast.Has(left=ast.Attr(obj=inner, name=attr), keyword=k) if (
+                    self.stored_read(inner, attr, scope) is not None and self.reference_attr(attr)):
+                # a stored reference (`x.attached_to has K`), read as GameView.wrap reads it: only
+                # an object has keywords, and its reference is made only then
+                raw, aware = self.stored_read(inner, attr, scope), self.aware_of(scope[inner.id])
+                held = self.fresh("held")
+                return (f"(type({held} := {raw}) is str and {held} not in players and "
+                        f"{k!r} in {self.reader('keywords')}(obj_ref(({held}, {aware})), {self.const(e, 'at')}))")
             case ast.Has(left=l, keyword=k):
                 return f"has_keyword(eng, {self.expr(l, scope, base)}, {k!r}, {self.const(e, 'at')})"
             case ast.Compare(op=op, left=l, right=ast.Number(value=n)) if type(n) is int:
@@ -572,17 +580,24 @@ def compile_expander(eng: Any, keyed: dict[tuple[str, Any], list[tuple]], writer
 def compile_check_pass(eng: Any, checks: list[tuple[ast.Each, Any]]) -> Callable:
     """State checks of the form `each x where ...` that see no hidden object, made again for
     the changed objects the game sees, as one pass over those objects: a function `(engine,
-    ids) -> one list per check of the references it chooses`, in the order of `ids`, all of
-    them seen by the game (nothing changes during the pass, so the order is only the lists'
-    order). Each check's whole condition is written out (no index narrows the
-    objects first), with its block's exemptions; `compile_chosen` runs the bodies."""
+    ids) -> one list per check of the references it chooses`, in the order of `ids` (nothing
+    changes during the pass, so the order is only the lists' order), of which it passes over
+    those gone from the game and those a hide rule hides. Each check's whole condition is
+    written out (no index narrows the objects first), with its block's exemptions;
+    `compile_chosen` runs the bodies."""
     em = Emitter(eng, None)
     found = [em.fresh("chosen") for _check in checks]
     for local in found:
         em.line(1, f"{local} = []")
+    em.line(1, "hidden_cache = eng._hidden")
     em.line(1, "for oid in ids:")
-    em.line(2, "o = objects[oid]")
+    em.line(2, "o = objects.get(oid)")
+    em.line(2, "if o is None:")
+    em.line(3, "continue")
     em.line(2, "zone = o.zone")
+    em.line(2, "hidden = hidden_cache.get(oid)  # (is_hidden, its cache read first)")
+    em.line(2, "if hidden or (hidden is None and eng.is_hidden(oid)):")
+    em.line(3, "continue")
     chosen = Binding("x", chosen=True, obj="o", oid="oid", aware=False)
     exempt = attrs.evolve(chosen, aware=True)  # (as one named by a hiding status is read)
     for (each, cause), local in zip(checks, found):

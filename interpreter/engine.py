@@ -1134,17 +1134,17 @@ class Engine(GameView):
                     continue  # nothing changed since it was last made: it finds nothing new
                 scope = dirty if local else None
                 if scope is not None and not sees_hidden:
+                    if self.generated:  # made in one pass with the others like it, over the changed objects the game sees
+                        one_pass, bodies = self.check_pass()
+                        if chosen is None:  # (each check's choice put in game order, not all the objects first)
+                            chosen = [self.indexes.sort_refs(refs) for refs in one_pass(self, dirty)]
+                        k, run_chosen = bodies[position]
+                        run_chosen(self, chosen[k], batch, cause)
+                        continue
                     if seen_dirty is None:
                         objects, hidden, is_hidden = self.game.objects, self._hidden, self.is_hidden
                         seen_dirty = {oid for oid in dirty
                                       if oid in objects and not (hidden[oid] if oid in hidden else is_hidden(oid))}
-                    if self.generated:  # made in one pass with the others like it
-                        one_pass, bodies = self.check_pass()
-                        if chosen is None:  # (each check's choice put in game order, not all the objects first)
-                            chosen = [self.indexes.sort_refs(refs) for refs in one_pass(self, seen_dirty)]
-                        k, run_chosen = bodies[position]
-                        run_chosen(self, chosen[k], batch, cause)
-                        continue
                     scope = seen_dirty
                 self.dirty_scope = scope
                 try:
