@@ -72,7 +72,7 @@ class Write:
     attr: str
     value: Any
     cause: Cause
-    old: Any = UNREAD  # the value it replaces, read as the batch is expanded (or applied)
+    old: Any = UNREAD  # the value it replaces: read as generated code writes it, else as the batch is expanded or applied
 
 
 @attrs.define
