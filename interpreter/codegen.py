@@ -348,8 +348,7 @@ class Emitter:
         it happened to is `oid` (`subject_obj`), the value it replaces `old`; each clause is
         (the change it waits on, its body, its cause, the value the change must come from or
         ANY_OLD)."""
-        subject = Binding("subject", local_ok="reachable", obj="subject_obj", oid="oid", aware=True,
-                          status="subject_status")
+        subject = subject_binding(local_ok="reachable")
         for pattern, body, cause, wanted_old in clauses:
             scope = {pattern.var: subject}
             self.line(depth, f"cause = {self.const(cause, 'cause')}")
@@ -390,6 +389,14 @@ class Emitter:
         """What exempts objects from the selections of the block `cause` names (`exempt x
         from R where ...`): the block is known when the code is written."""
         return [ex for _rule, ex in self.eng.ix.exempts.get(cause.id, ())] if cause.kind == "rule" else []
+
+    def skip_hidden(self, depth: int, oid: str) -> None:
+        """Emit: go on to the next candidate when a hide rule hides `oid` (is_hidden, its cache
+        read first)."""
+        hidden = self.fresh("hidden")
+        self.line(depth, f"{hidden} = eng._hidden.get({oid})")
+        self.line(depth, f"if {hidden} or ({hidden} is None and eng.is_hidden({oid})):")
+        self.line(depth + 1, "continue")
 
     @staticmethod
     def in_zone(each: ast.Each) -> str:
@@ -441,11 +448,8 @@ class Emitter:
         self.line(depth + 1, f"zone = {o}.zone")
         self.line(depth + 1, f"if not ({self.in_zone(each)}):")
         self.line(depth + 2, "continue")
-        if skip_hidden:  # is_hidden, its cache read first
-            hidden = self.fresh("hidden")
-            self.line(depth + 1, f"{hidden} = eng._hidden.get({oid})")
-            self.line(depth + 1, f"if {hidden} or ({hidden} is None and eng.is_hidden({oid})):")
-            self.line(depth + 2, "continue")
+        if skip_hidden:
+            self.skip_hidden(depth + 1, oid)
         chosen = Binding(ref, chosen=True, obj=o, oid=oid, aware=q.aware)
         inner = {**scope, each.var: chosen}  # (read as a chosen one would be)
         for c, flag in zip(conjuncts, kept):  # in order, those no index answered exactly
@@ -506,6 +510,12 @@ PROLOGUE = READING + ["writes = batch.writes", "kept = batch.kept", "attachments
 # The object a change happened to: its id is `oid`; its reference is named by id (aware). Its
 # statuses, read several times over, are read from a dictionary.
 SUBJECT = ["subject_obj = objects[oid]", "subject_status = dict(subject_obj.status)"]
+REACHABLE = "reachable = subject_obj.zone != 'nowhere'"  # (an action reaches it unless it ceased to exist)
+
+
+def subject_binding(**how: Any) -> Binding:
+    """The binding of the object a change happened to (`SUBJECT`), with `how` it is reached."""
+    return Binding("subject", obj="subject_obj", oid="oid", aware=True, status="subject_status", **how)
 
 
 def compile_runner(eng: Any, stmt: ast.Node, writer: Callable, cause: Any) -> Callable:
@@ -523,7 +533,7 @@ def compile_reactions(eng: Any, clauses: list[tuple[ast.Change, ast.Node, Any, A
     its cause, the value the change must come from or ANY_OLD)."""
     em = Emitter(eng, writer)
     em.reactions(clauses, 1)
-    prologue = PROLOGUE + SUBJECT + ["reachable = subject_obj.zone != 'nowhere'"]
+    prologue = PROLOGUE + SUBJECT + [REACHABLE]
     return em.function("react", "eng, oid, old, batch", prologue)
 
 
@@ -570,7 +580,7 @@ def compile_expander(eng: Any, keyed: dict[tuple[str, Any], list[tuple]], writer
     if "subject_status" in body_text:
         em.line(2, SUBJECT[1])
     if "reachable" in body_text:
-        em.line(2, "reachable = subject_obj.zone != 'nowhere'")
+        em.line(2, REACHABLE)
     em.lines += bodies
     em.line(2, "if len(writes) > limit:")
     em.line(3, "raise eng.never_settles()")
@@ -589,15 +599,12 @@ def compile_check_pass(eng: Any, checks: list[tuple[ast.Each, Any]]) -> Callable
     found = [em.fresh("chosen") for _check in checks]
     for local in found:
         em.line(1, f"{local} = []")
-    em.line(1, "hidden_cache = eng._hidden")
     em.line(1, "for oid in ids:")
     em.line(2, "o = objects.get(oid)")
     em.line(2, "if o is None:")
     em.line(3, "continue")
     em.line(2, "zone = o.zone")
-    em.line(2, "hidden = hidden_cache.get(oid)  # (is_hidden, its cache read first)")
-    em.line(2, "if hidden or (hidden is None and eng.is_hidden(oid)):")
-    em.line(3, "continue")
+    em.skip_hidden(2, "oid")
     chosen = Binding("x", chosen=True, obj="o", oid="oid", aware=False)
     exempt = attrs.evolve(chosen, aware=True)  # (as one named by a hiding status is read)
     for (each, cause), local in zip(checks, found):
@@ -630,8 +637,7 @@ def compile_assertion(eng: Any, clause: ast.AssertAfter, wanted_old: Any) -> Cal
     em = Emitter(eng, None)
     em.before = "before"
     pattern = clause.event
-    scope = {pattern.var: Binding("subject", chosen=True, obj="subject_obj", oid="oid", aware=True,
-                                  status="subject_status")}  # (only read)
+    scope = {pattern.var: subject_binding(chosen=True)}  # (only read)
     if wanted_old is not ANY_OLD:
         em.line(1, f"if old != {em.const(wanted_old, 'old')}:")
         em.line(2, "return True")

@@ -97,7 +97,7 @@ def printed_or_changed(eng, o: Any, oid: str, attr: str) -> Any:
     printed value while nothing can change it (no continuous effect, no counters, no static
     ability giving it anything, with static abilities worked out), without working out the
     rest of its characteristics."""
-    statics = eng.statics
+    statics = eng.statics  # (not Statics.pending, written out: read for each creature a check looks at)
     if (not eng.game.effects and not o.counters and statics.stale is not None and not statics.stale
             and oid not in statics.merged):
         return getattr(o, attr)

@@ -72,7 +72,7 @@ class Write:
     attr: str
     value: Any
     cause: Cause
-    old: Any = UNREAD  # the value it replaces: read as generated code writes it, else as the batch is expanded or applied
+    old: Any = UNREAD  # the value it replaces: read as generated code writes it, else on expanding or applying
 
 
 @attrs.define
@@ -767,9 +767,11 @@ class Engine(GameView):
         if "zone" not in attrs_written:
             self.put_all(list(per_object.items()))
             return
-        moving = [ws for ws in per_object.values() if any(w.attr == "zone" for w in ws)]
-        self.put_all([(oid, ws) for oid, ws in per_object.items() if not any(w.attr == "zone" for w in ws)])
-        for ws in moving:
+        staying, moving = [], []
+        for oid, ws in per_object.items():
+            (moving if any(w.attr == "zone" for w in ws) else staying).append((oid, ws))
+        self.put_all(staying)
+        for _oid, ws in moving:
             for w in ws:
                 self.apply_write(w)
 
@@ -1134,7 +1136,7 @@ class Engine(GameView):
                     continue  # nothing changed since it was last made: it finds nothing new
                 scope = dirty if local else None
                 if scope is not None and not sees_hidden:
-                    if self.generated:  # made in one pass with the others like it, over the changed objects the game sees
+                    if self.generated:  # in one pass with the others like it (over the changed objects the game sees)
                         one_pass, bodies = self.check_pass()
                         if chosen is None:  # (each check's choice put in game order, not all the objects first)
                             chosen = [self.indexes.sort_refs(refs) for refs in one_pass(self, dirty)]
@@ -1142,9 +1144,8 @@ class Engine(GameView):
                         run_chosen(self, chosen[k], batch, cause)
                         continue
                     if seen_dirty is None:
-                        objects, hidden, is_hidden = self.game.objects, self._hidden, self.is_hidden
-                        seen_dirty = {oid for oid in dirty
-                                      if oid in objects and not (hidden[oid] if oid in hidden else is_hidden(oid))}
+                        objects, is_hidden = self.game.objects, self.is_hidden
+                        seen_dirty = {oid for oid in dirty if oid in objects and not is_hidden(oid)}
                     scope = seen_dirty
                 self.dirty_scope = scope
                 try:
@@ -1173,7 +1174,7 @@ class Engine(GameView):
         """The local state checks that see no hidden object, as generated Python written on
         first use, for when they are made again for the changed objects the game sees: all
         of them in one pass over those objects (`codegen.compile_check_pass`, a function
-        `(engine, ids in game order)` giving the references each check chooses), and by
+        `(engine, changed ids)` giving the references each check chooses), and by
         position in `state_checks`, the check's place in that pass and what runs its body
         for what it chose (`codegen.compile_chosen`)."""
         known = self.rb.compiled.get(("check pass",))

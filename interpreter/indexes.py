@@ -119,12 +119,8 @@ class Indexes:
         return by["attached_to"]
 
     def attached(self, oid: str) -> set[str] | frozenset[str]:
-        """The ids of the objects attached to `oid` (the most asked lookup: `attachments`
-        written out)."""
-        by = self.by
-        if by is None or len(self.order) != len(self.game.objects):
-            by = self._ready()
-        return by["attached_to"].get(oid, NOTHING)
+        """The ids of the objects attached to `oid`."""
+        return self.attachments().get(oid, NOTHING)
 
     def sort(self, ids: Iterable[str]) -> list[str]:
         """Candidates in the game's own order, so that results don't depend on set order."""

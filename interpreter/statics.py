@@ -117,7 +117,7 @@ class Statics:
     def of(self, oid: str) -> Sequence[Contribution]:
         """What static abilities give `oid` now: those of the sources the game sees (a new
         list, or the empty tuple when nothing gives it anything)."""
-        if self.stale is None or self.stale:  # (pending)
+        if self.stale is None or self.stale:  # (pending, written out: this is read very often)
             self.refresh()
         given = self.merged.get(oid)
         if not given:

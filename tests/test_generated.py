@@ -2,9 +2,9 @@
 
 The engine runs rule bodies (with their blocks' exemptions), `as` and `after` clauses,
 assertions after a change and the state checks made again for changed objects (in one pass)
-as Python written from the rule files once per rulebook (`Engine.generated`). The closures of `interpreter.compiled` and `Engine.compile_statement`
-stay the definition. These tests run both and ask for the same outcome and the same trace,
-event for event, on:
+as Python written from the rule files once per rulebook (`Engine.generated`). The closures
+of `interpreter.compiled` and `Engine.compile_statement` stay the definition. These tests run
+both and ask for the same outcome and the same trace, event for event, on:
 
 - every scenario of the conformance suite, under every version and variant it names
   (every subrule of 702.26 and the rules around it, as the suite exercises them);
