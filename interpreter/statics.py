@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from dsl import ast
 from interpreter.refs import Obj, PlayerRef
+from interpreter.write_bits import HIDES, REACHES, SOURCES
 
 if TYPE_CHECKING:
     from interpreter.model import Permanent
@@ -73,6 +74,7 @@ class Statics:
                 (attr,) = found
                 self.anchored[attr] = self.anchored.get(attr, frozenset()) | {name}
         self.by_source: dict[str, list[tuple[str, Contribution]]] = {}
+        self.reached: dict[str, tuple[str, ...]] = {}  # source -> the targets in by_source[source], once each
         self.by_target: dict[str, dict[str, list[Contribution]]] = defaultdict(dict)
         self.merged: dict[str, list[tuple[str, Contribution]]] = {}  # target -> (source, contribution), in source order
         self.stale: set[str] | None = None  # None: every source
@@ -83,18 +85,18 @@ class Statics:
         """Anything may have changed (effects, players): work every source out again."""
         self.stale = None
 
-    def touched(self, oid: str, old: "Permanent | None", new: "Permanent", written) -> None:
-        """Object `oid` was replaced; `written`: the attributes that changed (None: any of them)."""
+    def touched(self, oid: str, old: "Permanent | None", new: "Permanent", bits: int) -> None:
+        """Object `oid` was replaced; `bits`: what its writes can change (`interpreter.write_bits`;
+        ANY when anything may have changed)."""
         if self.stale is None or not self.cards:
             return
-        rb = self.view.rb
-        reach_changed = written is None or not rb.static_reach.isdisjoint(written)
+        reach_changed = bits & REACHES
         if new.card in self.cards or (old is not None and old.card in self.cards):
-            if old is None or reach_changed or "controller" in written or "card" in written:
+            if old is None or reach_changed or bits & SOURCES:
                 self.stale.add(oid)  # what it reaches, or who "you" is, may have changed
-            if oid in self.by_source and (written is None or not rb.hide_inputs.isdisjoint(written)):
+            if bits & HIDES and oid in self.reached:
                 # seen or not, it gives the same; whether what it gives counts is read with it
-                self.view.contributions_changed({target for target, _c in self.by_source[oid]})
+                self.view.contributions_changed(self.reached[oid])
         if not reach_changed and old is not None:
             return  # nothing any ability reads of `oid` changed: it reaches what it reached
         indexes = self.view.indexes
@@ -160,8 +162,10 @@ class Statics:
                     touched_targets.add(target)
                 if now:
                     self.by_source[src] = now
+                    self.reached[src] = tuple(dict.fromkeys(target for target, _c in now))
                 else:
                     self.by_source.pop(src, None)
+                    self.reached.pop(src, None)
         finally:
             view.dirty_scope = scope
         changed = set()

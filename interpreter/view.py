@@ -26,6 +26,7 @@ from interpreter.refs import MISSING, Obj, PlayerRef, obj_ref, player_ref, store
 from interpreter.rulebook import Rulebook
 from interpreter.statics import Statics
 from interpreter.trace import Cause
+from interpreter.write_bits import ANY, CHECKED, HIDES, REACHES, bits_of
 
 
 class RulesError(DiagnosticError):
@@ -58,7 +59,23 @@ class Query:
         return None
 
 
-REACHES, CHECKED, HIDES = 2, 4, 8  # what a write can change (`GameView.write_bits`)
+
+
+def hidden_by_status(o: Permanent, tests: tuple[tuple[str, Any, Any], ...]) -> bool:
+    """Whether a hide rule hides battlefield object `o`, when every hide test reads one of its
+    statuses (`GameView.stored_hide_tests`)."""
+    if o.zone != "battlefield":
+        return False
+    status = o.status
+    for name, default, hides in tests:
+        for key, value in status:
+            if key == name:
+                break
+        else:
+            value = default
+        if value == hides:
+            return True
+    return False
 
 
 class GameView:
@@ -130,7 +147,7 @@ class GameView:
         objects[oid] = new
         self.indexes.replace(old, new)
         if self.statics.cards:
-            self.statics.touched(oid, old, new, None)
+            self.statics.touched(oid, old, new, ANY)
         self.invalidate([oid])
 
     def put_all(self, changes: list[tuple[str, list]]) -> None:
@@ -141,46 +158,46 @@ class GameView:
         objects, indexes, rb, statics = self.game.objects, self.indexes, self.rb, self.statics
         statuses = rb.statuses
         old_ones, masks = [], []
-        bits, bits_of = self._write_bits, self.write_bits
+        bits, work_out = self._write_bits, self.write_bits
         for oid, ws in changes:
             old = objects[oid]
             old_ones.append(old)
             objects[oid] = old.written(ws, statuses)
             mask = 0  # what the object's writes can change, read while they are at hand (`write_bits`)
             for w in ws:
-                mask |= bits.get(w.attr) or bits_of(w.attr)
+                mask |= bits.get(w.attr) or work_out(w.attr)
             masks.append(mask)
         indexes.move_all(changes)  # every object's, before static abilities read the indexes
         if not rb.local_effects:
-            for (oid, ws), old in zip(changes, old_ones):
-                statics.touched(oid, old, objects[oid], {w.attr for w in ws})
+            for (oid, _ws), old, mask in zip(changes, old_ones, masks):
+                statics.touched(oid, old, objects[oid], mask)
                 self.invalidate([oid])
             return
-        cards, hidden_by_rules, eager = statics.cards, self.hidden_by_rules, rb.sight_follows_writes
+        cards, hidden_by_rules = statics.cards, self.hidden_by_rules
+        # when the hide rules read only what objects store, whether each is hidden now is read here
+        stored_tests = self.stored_hide_tests() if rb.sight_follows_writes else None
         dirty, hidden, chars, attached = self.dirty, self._hidden, self._chars, indexes.attachments()
-        for (oid, ws), old, mask in zip(changes, old_ones, masks):
+        for (oid, _ws), old, mask in zip(changes, old_ones, masks):
             if cards and (mask & REACHES or old.card in cards or objects[oid].card in cards):
-                statics.touched(oid, old, objects[oid], {w.attr for w in ws})  # (it does nothing for any other change)
+                statics.touched(oid, old, objects[oid], mask)  # (it does nothing for any other change)
             # One object changed what it stores; hide rules and static abilities look only at
             # their own object, so nothing else needs forgetting.
             if mask & CHECKED and dirty is not None:
                 dirty.add(oid)  # a state check may now find something else: about it, or what is attached to it
                 if oid in attached:
                     dirty |= attached[oid]
-            if mask & HIDES:  # hidden or not now: when the hide rules read only what objects store, read it here
-                if eager:
+            if mask & HIDES:  # hidden or not now
+                if stored_tests is not None:
+                    hidden[oid] = hidden_by_status(objects[oid], stored_tests)
+                elif rb.sight_follows_writes:
                     hidden[oid] = hidden_by_rules(oid, objects[oid])
                 else:
                     hidden.pop(oid, None)
             chars.pop(oid, None)
 
     def write_bits(self, attr: str) -> int:
-        """What a write to `attr` can change, as bits: what static abilities reach (REACHES),
-        what a state check finds (CHECKED), whether a hide rule hides the object (HIDES); and
-        1, so that no write is 0. Worked out once per attribute."""
-        rb = self.rb
-        bits = self._write_bits[attr] = (1 | REACHES * (attr in rb.static_reach) | CHECKED * (attr in rb.check_inputs)
-                                         | HIDES * (attr in rb.hide_inputs))
+        """What a write to `attr` can change (`interpreter.write_bits`), worked out once per attribute."""
+        bits = self._write_bits[attr] = bits_of(attr, self.rb)
         return bits
 
     def status_default(self, name: str) -> Any:
@@ -220,6 +237,16 @@ class GameView:
                     hidden = True
                     break
         return hidden
+
+    def stored_hide_tests(self) -> tuple[tuple[str, Any, Any], ...] | None:
+        """The hide tests as (status, its default, the stored value that hides) when each is
+        `x.S is V` with V naming no object or player now (`status_test`); else None."""
+        game, tests = self.game, []
+        for _var, _test, shape in self.hide_tests:
+            if shape is None or shape[2] in game.objects or shape[2] in game.players:
+                return None
+            tests.append((shape[0], shape[1], shape[3]))
+        return tuple(tests)
 
     def status_test(self, var: str, cond: ast.Node) -> tuple | None:
         """(status, its default, the name V, what V stands for) when `cond` is `var.S is V` for a
@@ -293,11 +320,12 @@ class GameView:
             case _:
                 raise self.fail("a static ability can only modify characteristics", stmt.span)
 
-    def contributions_changed(self, oids: set[str]) -> None:
+    def contributions_changed(self, oids: Iterable[str]) -> None:
         """Static abilities now give these objects something else: read them afresh, check them
         again. Whether the game sees them changes too, unless no hide rule reads anything a
         static ability gives (`sight_follows_writes`)."""
-        chars, hidden, dirty, attached = self._chars, self._hidden, self.dirty, self.indexes.attached
+        chars, hidden, dirty = self._chars, self._hidden, self.dirty
+        attached = self.indexes.attachments() if dirty is not None else {}
         sight_kept = self.rb.sight_follows_writes
         for oid in oids:
             chars.pop(oid, None)
@@ -305,7 +333,8 @@ class GameView:
                 hidden.pop(oid, None)
             if dirty is not None:
                 dirty.add(oid)
-                dirty |= attached(oid)
+                if oid in attached:
+                    dirty |= attached[oid]
 
     def controller(self, oid: str) -> str:
         """The controller alone (layer 2), without working out power and toughness."""
