@@ -124,6 +124,12 @@ class Batch:
 
 
 KEPT_KEY = itemgetter(1)  # the (object, attribute) of an entry of `Batch.kept`
+
+
+class HookLog(defaultdict):
+    """The changes made during a step (or as a turn begins) that assertions count: attribute ->
+    a Counter of the ids of the objects whose attribute changed, in the order they first did.
+    Made as `HookLog(Counter)`."""
 Runner = Callable[["Engine", dict, Batch, Cause], None]
 
 
@@ -175,7 +181,9 @@ class Engine(GameView):
         self.commits = 0
         self.depth = 0
         self.recent_causes: list[str] = []
-        self._hook_log: list[Counter] = []
+        # per step (or turn start) being run: attribute -> how often each object's changed, for
+        # the assertions that count them (`Rulebook.step_counted`)
+        self._hook_log: list[HookLog] = []
         self.stack: list[tuple] = []
         self.target_choices: dict[str, list[TargetChoice]] = defaultdict(list)
 
@@ -528,10 +536,10 @@ class Engine(GameView):
         changed = bool(changes)
         self.trace.changes(self.step, changes)
         if self._hook_log and not self.rb.step_counted.isdisjoint(attrs_written):
-            counted = self.rb.step_counted
-            keys = [(w.obj, w.attr) for w in changes if w.attr in counted]
-            for log in self._hook_log:
-                log.update(keys)
+            for attr in self.rb.step_counted & attrs_written:
+                changed_objects = [w.obj for w in changes if w.attr == attr]
+                for log in self._hook_log:
+                    log[attr].update(changed_objects)
         for o in batch.ops:
             if o.apply():
                 changed = True
@@ -1016,15 +1024,16 @@ class Engine(GameView):
                 clause, codegen.compile_assertion(self, clause, self.came_from(clause.event)))
         return known[1]
 
-    def check_hook_assertions(self, kind: str, player: str, counts: Counter, skipped: bool) -> None:
+    def check_hook_assertions(self, kind: str, player: str, counts: HookLog, skipped: bool) -> None:
         for rule, clause in self.ix.assertions:
             if isinstance(clause, ast.AssertOnce) and not skipped and clause.hook.kind == kind:
-                for (oid, attr), n in counts.items():
-                    if attr == clause.attr and n > 1:
-                        raise self.fail(f"assertion of {rule.id} {rule.slug}: {oid}.{attr} changed {n} times during one {kind}",
-                                        clause.span)
+                changed = counts.get(clause.attr)
+                if changed and max(changed.values()) > 1:
+                    oid, n = next((oid, n) for oid, n in changed.items() if n > 1)  # the first, in order
+                    raise self.fail(f"assertion of {rule.id} {rule.slug}: {oid}.{clause.attr} changed {n} times during one {kind}",
+                                    clause.span)
             if isinstance(clause, ast.AssertSkipped) and skipped and clause.hook.kind == kind:
-                if any(attr == clause.attr for (_oid, attr) in counts):
+                if counts.get(clause.attr):
                     raise self.fail(f"assertion of {rule.id} {rule.slug}: {clause.attr} changed during a skipped {kind}",
                                     clause.span)
 
@@ -1191,7 +1200,7 @@ class Engine(GameView):
 
     def run_hook(self, kind: str, player: str | None) -> None:
         with collector_paused():
-            self._hook_log.append(Counter())
+            self._hook_log.append(HookLog(Counter))
             try:
                 for rule, during in self.ix.hooks.get(kind, ()):
                     env = {during.hook.var: PlayerRef(player)} if during.hook.var and player else {}
@@ -1204,7 +1213,7 @@ class Engine(GameView):
             self.check_hook_assertions(kind, player or "", counts, skipped=False)
             self.settle()
 
-    def skip_hook(self, kind: str, player: str, counts: Counter) -> None:
+    def skip_hook(self, kind: str, player: str, counts: HookLog) -> None:
         """A skipped step; `counts` are the changes made so far in the part of the turn it belongs to."""
         self.record("step", player, f"{kind} is skipped", SCRIPT)
         self.check_hook_assertions(kind, player, counts, skipped=True)
@@ -1233,7 +1242,7 @@ class Engine(GameView):
         self.game.turn += 1
         self.game.cleanup_done = False
         self.record("step", current, f"turn {self.game.turn} begins", SCRIPT)
-        self._hook_log.append(Counter())  # what changes as the turn begins, for a skipped untap step
+        self._hook_log.append(HookLog(Counter))  # what changes as the turn begins, for a skipped untap step
         try:
             self.run_hook("beginning of turn", current)
         finally:
