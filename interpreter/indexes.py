@@ -35,6 +35,7 @@ class Indexes:
         self.game = game
         self.defaults = statuses  # status name -> default value
         self.by: dict[str, dict[Any, set[str]]] | None = None
+        self.status_indexes: dict[str, tuple[dict[Any, set[str]], Any]] = {}  # status -> (its index, its default)
         self.order: dict[str, int] = {}
 
     def _entries(self, o: Permanent) -> Iterable[tuple[str, Any]]:
@@ -50,6 +51,7 @@ class Indexes:
 
     def _build(self) -> None:
         self.by = defaultdict(lambda: defaultdict(set))
+        self.status_indexes = {name: (self.by[name], default) for name, default in self.defaults.items()}
         self.order = {}
         for position, (oid, o) in enumerate(self.game.objects.items()):
             self.order[oid] = position
@@ -82,7 +84,7 @@ class Indexes:
 
     def move_all(self, moves: Iterable[tuple[str, Iterable[Moved]]]) -> None:
         """`move` for many objects: (id, its changes) each."""
-        by, defaults = self.by, self.defaults
+        by, statuses = self.by, self.status_indexes
         if by is None:
             return
         for oid, changes in moves:
@@ -90,8 +92,9 @@ class Indexes:
                 name, a, b = c.attr, c.old, c.value
                 if a == b:
                     continue
-                if name in defaults:
-                    index, default = by[name], defaults[name]
+                status = statuses.get(name)
+                if status is not None:  # (a status's default is not indexed)
+                    index, default = status
                     if a != default:
                         index[a].discard(oid)
                     if b != default:
