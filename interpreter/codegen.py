@@ -411,7 +411,8 @@ class Emitter:
         skip_hidden = not q.aware
         env, ids, residual, oid, ref = (self.fresh(n) for n in ("env", "ids", "residual", "oid", each.var))
         probe = q.probe
-        find = f"{ids}, {residual} = eng.candidates({self.const(q, 'query')}, {env}, {q.aware or skip_hidden})"
+        unseen_out = skip_hidden and not each.every_zone  # (the loop still skips what is hidden)
+        find = f"{ids}, {residual} = eng.candidates({self.const(q, 'query')}, {env}, {q.aware or skip_hidden}, {unseen_out})"
         if probe is not None:  # the commonest answer first: an index says no object can match
             found = self.fresh("probe")
             value = "True" if probe.source is None else self.stored_value(probe.source, scope, base)

@@ -20,7 +20,7 @@ from dsl.builtins import OBJECT_ATTRS as BUILTIN_ATTRS, PLAYER_ATTRS
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from interpreter.characteristics import LastKnown, characteristics, controller_of, granted_keywords
 from interpreter.compiled import BEFORE, Plan, QueryPlan, compile_expr, plan_query, symbol_value
-from interpreter.indexes import Indexes
+from interpreter.indexes import NOTHING, Indexes
 from interpreter.model import Effect, Game, Permanent
 from interpreter.refs import MISSING, Obj, PlayerRef, obj_ref, player_ref, stored
 from interpreter.rulebook import Rulebook
@@ -521,11 +521,15 @@ class GameView:
                 aware=bool(ast.names_in(each.cond) & self.ix.hiding_attrs))
         return known
 
-    def candidates(self, q: Query, env: dict, raw_reads: bool) -> tuple[Iterable[str], tuple[int, ...]]:
+    def candidates(self, q: Query, env: dict, raw_reads: bool,
+                   unseen_out: bool = False) -> tuple[Iterable[str], tuple[int, ...]]:
         """The objects a query must look at, in game order, and the conjuncts still to check on
         each (their positions): those no index answered exactly. Indexes answer exactly when the query reads
         stored values (`raw_reads`: it never reads last known information) and no effect changes
-        what they index; otherwise they give a superset and the conjunct is checked."""
+        what they index; otherwise they give a superset and the conjunct is checked. With
+        `unseen_out` (the caller looks at the battlefield and skips what the game does not
+        see), the objects a hide rule hides by a stored status are left out too, when every
+        hide rule is one (`stored_hide_tests`); the caller still checks each candidate."""
         within: list[set[str]] = []  # every object in the answer is in each of these
         without: list[set[str]] = []  # and in none of these
         answered: set[int] = set()
@@ -556,6 +560,8 @@ class GameView:
                 within.append(found)
                 if exact:
                     answered.add(plan.part)
+        if unseen_out and (hiding := self.stored_hide_tests()) is not None:
+            without.extend(self.indexes.lookup(status, hides) or NOTHING for status, _default, hides in hiding)
         only = self.dirty_scope  # a state check made again for the objects changed since the last one
         if only is not None:
             within.append(only)
