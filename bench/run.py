@@ -9,8 +9,8 @@ Prints one table (or, with --json, one JSON object) of medians of several runs:
   only `load_version`'s cache cleared; and the first load of a new process, which is what a
   second start pays when an on-disk cache exists);
 - one untap step on boards of 1,000, 10,000 and 100,000 permanents (bench/boards.py), by
-  the interpreter under the 2026-09-25 rulebook and by bench/reference.py, in the same run,
-  with the ratio between them and how each scales from 10,000 to 100,000;
+  the interpreter under the 2026-09-25 rulebook and by bench/reference.py, timed in turn in
+  the same run, with the ratio between them and how each scales from 10,000 to 100,000;
 - scenario runs per second over the whole conformance suite;
 - peak memory around the 100,000-permanent board.
 
@@ -84,16 +84,20 @@ class Clock:
         return self.total - self.elapsed()
 
 
-def repeat(once: Callable[[], float], *, max_runs: int, budget: float) -> list[float]:
+def repeat(once: Callable[[], float | None], *, max_runs: int, budget: float) -> list[float]:
     """Run `once` (which times its own measured part) at least once and at most `max_runs`
-    times, starting another run only while the runs so far plus one more fit in `budget`."""
+    times, starting another run only while the runs so far plus one more fit in `budget`;
+    a run that gives None (it could not be timed) is the last."""
     times: list[float] = []
     spent = 0.0
     while len(times) < max_runs:
         gc.collect()
         started = time.perf_counter()
-        times.append(once())
+        measured = once()
         spent += time.perf_counter() - started
+        if measured is None:
+            break
+        times.append(measured)
         if spent + spent / len(times) > budget:
             break
     return times
@@ -230,27 +234,48 @@ def interpreter_run(book, game, player: str, cap: float) -> dict[str, Any]:
     return {"time": time.perf_counter() - t0, "objects": engine.game.objects}
 
 
-def measure_interpreter(book, game, player, reference_objects, *, cap: float, budget: float, max_runs: int):
+def reference_run(game, player: str, state_based: bool) -> tuple[float, dict]:
+    """One untap step by the reference: the time, and the objects it leaves."""
+    from bench.reference import untap_step
+
+    gc.collect()
+    t0 = time.perf_counter()
+    objects = untap_step(game, player, state_based=state_based)
+    return time.perf_counter() - t0, objects
+
+
+def measure_in_turn(book, game, player: str, state_based: bool, *, cap: float, budget: float,
+                    max_rounds: int) -> tuple[list[float], dict[str, Any]]:
+    """The reference and the interpreter timed in turn, one run of each per round (`repeat`),
+    so that both see the machine as it is at the time: its speed drifts. The interpreter's
+    first run is checked against the reference's result. (reference times, interpreter
+    entry: its times and whether the states agree, or how its run ended.)"""
     from bench.engines import observed
 
-    first = interpreter_run(book, game, player, cap)
-    if "time" not in first:
-        return {"times": [], **first}
-    same = observed(first.pop("objects")) == observed(reference_objects)
-    times = [first["time"]]
-    spent = first["time"]
-    while len(times) < max_runs and spent + spent / len(times) <= budget:
+    ref_times: list[float] = []
+    interp: dict[str, Any] = {"times": []}
+
+    def one_round() -> float | None:
+        ref_time, ref_objects = reference_run(game, player, state_based)
+        ref_times.append(ref_time)
+        expected = observed(ref_objects) if not interp["times"] else None
+        del ref_objects  # (freed before the interpreter's clock starts)
         run = interpreter_run(book, game, player, cap)
         if "time" not in run:
-            break
-        times.append(run["time"])
-        spent += run["time"]
-    return {"times": times, "same": same}
+            if not interp["times"]:
+                interp.update(run)  # stopped at its cap, or an error: no time to show
+            return None
+        if expected is not None:
+            interp["same"] = observed(run["objects"]) == expected
+        interp["times"].append(run["time"])
+        return ref_time + run["time"]
+
+    repeat(one_round, max_runs=max_rounds, budget=budget)
+    return ref_times, interp
 
 
 def measure_untap(boards: dict[int, Any], clock: Clock, quick: bool, progress) -> dict[str, Any]:
     from bench.engines import full_book, without_state_checks
-    from bench.reference import untap_step
 
     books = {"full": full_book()}
     books["no-sba"] = without_state_checks(books["full"])
@@ -263,22 +288,10 @@ def measure_untap(boards: dict[int, Any], clock: Clock, quick: bool, progress) -
         player = game.active
         for name, state_based in variants:
             progress(f"untap step, {n:,} permanents, {'full rulebook' if name == 'full' else 'without state checks'}")
-            ref_objects = None
-
-            def ref_once() -> float:
-                nonlocal ref_objects
-                ref_objects = None  # the previous run's result is freed before the clock starts
-                t0 = time.perf_counter()
-                objects = untap_step(game, player, state_based=state_based)
-                elapsed = time.perf_counter() - t0
-                ref_objects = objects
-                return elapsed
-
-            ref_times = repeat(ref_once, max_runs=3 if quick else 7, budget=2.0 if quick else 6.0)
             share = max(2.0, (clock.left() - reserve) / measurements_left)
             cap = min(caps[n], share)
-            interp = measure_interpreter(books[name], game, player, ref_objects, cap=cap,
-                                         budget=min(cap, share), max_runs=3 if quick else 5)
+            ref_times, interp = measure_in_turn(books[name], game, player, state_based, cap=cap, budget=share,
+                                                max_rounds=3 if quick else 7)
             measurements_left -= 1
             results[f"{n}/{name}"] = {"n": n, "variant": name, "reference": ref_times, "interpreter": interp}
     return results
@@ -530,8 +543,9 @@ def print_table(s: dict[str, Any]) -> None:
         "checks' is the same rulebook without its state-check blocks, so the run only phases and untaps. The engine "
         "has checked state-based actions on the board once before the clock starts, as play would have. reference: "
         "bench/reference.py, with its 704.5m/n/d pass for 'full rulebook' and without it for 'no state checks'. "
-        "The state after the first interpreter run is compared with the reference's (phase, phased_indirectly, "
-        "phased_out_under, tapped, attached_to, zone of every object).",
+        "The two are timed in turn (a reference run, then an interpreter run, each round), so that both see the "
+        "machine at the same speed. The state after the first interpreter run is compared with the reference's "
+        "(phase, phased_indirectly, phased_out_under, tapped, attached_to, zone of every object).",
         "⁴ scenario runs: every scenario under every version it names; rulebooks already loaded.",
         f"boards: seed {SEED}; " + "; ".join(f"{int(n):,}: {b['players']} players, {b['attachments']:,} attached, "
                                               f"{b['with_phasing']:,} with phasing, {b['phased_out']:,} phased out"
