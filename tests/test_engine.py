@@ -18,6 +18,7 @@ from interpreter.engine import Engine, Obj, RulesError
 from interpreter.rulebook import RULES_ROOT, Rulebook, assemble, load_cards, load_version
 from interpreter.scenario import ScenarioRun
 from interpreter.trace import SCRIPT, Cause
+from interpreter.view import hidden_by_status
 
 VERSION = "2026-09-25"
 
@@ -503,6 +504,37 @@ def test_a_hide_rule_read_straight_off_the_object_agrees_with_evaluating_it(book
         assert engine.is_hidden(oid) == evaluated, oid
         seen[oid] = evaluated
     assert seen == {"bear": False, "away": True, "under": True}
+    # put_all reads the same off each object it makes (hidden_by_status), the names checked once
+    tests = engine.stored_hide_tests()
+    assert tests == (("phase", "in", "out"),)
+    assert {oid: hidden_by_status(o, tests) for oid, o in run.game.objects.items()} == seen
+
+
+def test_a_hide_rule_whose_value_names_an_object_is_not_read_off_statuses(book):
+    """When an object is called `out`, 702.26b's `x.phase is out` compares with that object, not
+    with the symbol: stored_hide_tests then declines (None), and put_all and selections fall back
+    to evaluating the rule."""
+    run = start(book, TWO_BEARS + """
+  permanent out = "Grizzly Bears", controller Bob
+""")
+    assert run.engine.stored_hide_tests() is None
+
+
+def test_a_selection_that_skips_hidden_objects_leaves_them_out_through_the_indexes(book):
+    """502.3's `each x where x.controller is P` skips what the game does not see (702.26b). Asked
+    with unseen_out, candidates() leaves out what 702.26b's stored status hides before sorting:
+    the same objects the loop would keep, in the same (game) order."""
+    run = start(book, TWO_BEARS + """
+  permanent under = "Grizzly Bears", controller Alice, set phase = out, set phased_out_under = Alice
+  permanent other = "Grizzly Bears", controller Alice, tapped
+""")
+    engine = run.engine
+    untap = next(during.body for rule, during in book.index.hooks["untap step"] if rule.id == "502.3")
+    q, env = engine.query(untap), {"P": engine.value_of("Alice", {})}
+    everything, _ = engine.candidates(q, env, True)
+    seen, _ = engine.candidates(q, env, True, unseen_out=True)
+    assert "under" in everything and "under" not in seen
+    assert list(seen) == [oid for oid in everything if not engine.is_hidden(oid)]
 
 
 def test_a_step_makes_no_reference_cycles(book):
