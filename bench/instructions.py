@@ -43,11 +43,13 @@ elif engine == "event model":
 else:
     from bench.engines import full_book, prepare
     book = full_book()
-    # the rulebook's Python is written on first use: a step on a small board writes it, as
-    # the first (1,000-permanent) board does in bench/run.py
-    warm = prepare(book, build_board(300))
+    # the rulebook's Python is written on first use: a first step on the same board (another
+    # engine, on its own copy of the game) writes all the step needs, as the first of
+    # bench/run.py's runs does, whose medians leave it out
+    warm = prepare(book, game)
     warm.settle()
-    warm.run_hook("untap step", warm.game.active)
+    warm.run_hook("untap step", game.active)
+    del warm
     e = prepare(book, game)
     e.settle()
     run = lambda: e.run_hook("untap step", game.active)
