@@ -130,6 +130,8 @@ class HookLog(defaultdict):
     """The changes made during a step (or as a turn begins) that assertions count: attribute ->
     a Counter of the ids of the objects whose attribute changed, in the order they first did.
     Made as `HookLog(Counter)`."""
+
+
 Runner = Callable[["Engine", dict, Batch, Cause], None]
 
 

@@ -59,8 +59,6 @@ class Query:
         return None
 
 
-
-
 def hidden_by_status(o: Permanent, tests: tuple[tuple[str, Any, Any], ...]) -> bool:
     """Whether a hide rule hides battlefield object `o`, when every hide test reads one of its
     statuses (`GameView.stored_hide_tests`)."""
@@ -528,8 +526,9 @@ class GameView:
         stored values (`raw_reads`: it never reads last known information) and no effect changes
         what they index; otherwise they give a superset and the conjunct is checked. With
         `unseen_out` (the caller looks at the battlefield and skips what the game does not
-        see), the objects a hide rule hides by a stored status are left out too, when every
-        hide rule is one (`stored_hide_tests`); the caller still checks each candidate."""
+        see), the objects a hide rule hides by a stored status are left out of a set of
+        candidates too, when every hide rule is one (`stored_hide_tests`); the caller still
+        checks each candidate."""
         within: list[set[str]] = []  # every object in the answer is in each of these
         without: list[set[str]] = []  # and in none of these
         answered: set[int] = set()
@@ -560,11 +559,12 @@ class GameView:
                 within.append(found)
                 if exact:
                     answered.add(plan.part)
-        if unseen_out and (hiding := self.stored_hide_tests()) is not None:
-            without.extend(self.indexes.lookup(status, hides) or NOTHING for status, _default, hides in hiding)
         only = self.dirty_scope  # a state check made again for the objects changed since the last one
         if only is not None:
             within.append(only)
+        if unseen_out and within and (hiding := self.stored_hide_tests()) is not None:
+            # (only to narrow a set of candidates: the whole board is taken in order, unsorted)
+            without.extend(self.indexes.lookup(status, hides) or NOTHING for status, _default, hides in hiding)
         residual = tuple(i for i in range(len(q.plan.parts)) if i not in answered)
         if not within:
             ids = self.game.objects.keys()
