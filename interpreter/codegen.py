@@ -18,7 +18,10 @@ dictionary per binding and a `reachable` check per write. It compiles:
   (`compile_check_pass`, `compile_chosen`).
 
 A write reads the value it replaces as it is made (nothing changes while a batch is made);
-one that changes nothing goes to the batch's `kept` list (see `interpreter.engine.Batch`).
+one that changes nothing goes to the batch's `kept` list (see `interpreter.engine.Batch`)
+unless no two writes of the batch can set its attribute to different values: each function
+knows what its writes can be (`fn.write_sites`, `interpreter.write_sites`), and the engine
+tells the batch which attributes its writers contest (`Batch.contested`).
 
 Variables become Python locals; verbs are inlined with their parameters bound; a selection
 is a loop over the candidates the same indexes give, with the conjuncts no index answered
@@ -44,6 +47,7 @@ from interpreter.compiled import (BEFORE, compare, has_keyword, is_of_type, is_s
 from interpreter.indexes import NOTHING
 from interpreter.refs import Obj, obj_ref, stored
 from interpreter.view import FALSY, PLAIN_FIELDS
+from interpreter.write_sites import UNKNOWN, WriteSites
 
 ANY_OLD = object()  # an `as`, `after` or assertion that doesn't say what the value changes from
 MAX_INLINE_DEPTH = 8  # verbs calling verbs: deeper than this, the closure runs them
@@ -100,6 +104,9 @@ class Emitter:
         self.cause: Any = None  # the cause the code runs with (its block's exemptions apply)
         self.before: str | None = None  # in an assertion: the local holding the values read before
         self.names: dict[str, str] = {}  # Python source of a name's lookup -> the local holding it
+        self.sites: dict[str, set] = {}  # attribute -> the tokens of the values its writes can set
+        self.opaque = False  # whether it runs statements it does not write out (they may write anything)
+        self.key = object()  # what makes the tokens of names read through this function's environment its own
 
     def fresh(self, base: str) -> str:
         self.counter += 1
@@ -137,6 +144,7 @@ class Emitter:
         exec(code, self.namespace)
         fn = self.namespace[name]
         fn.source = source
+        fn.write_sites = WriteSites({attr: frozenset(tokens) for attr, tokens in self.sites.items()}, self.opaque)
         return fn
 
     # ------------------------------------------------------------ environments
@@ -362,11 +370,25 @@ class Emitter:
                 inner += 1
             self.stmt(body, scope, None, inner)
 
-    def write(self, depth: int, bound: Binding | None, oid: str, attr: str, value: str) -> None:
-        """Emit a write of `value` (Python source of a stored value) to `oid`'s `attr`. When the
-        object is held in a local (`bound.obj`), the value it replaces is read as it is written
-        (nothing changes while a batch is made): a write that changes nothing goes to the
-        batch's `kept` list, so that only conflicts see it."""
+    def value_token(self, e: ast.Node, scope: dict[str, Binding], base: str | None) -> Any:
+        """What stands for the value of `e`, written, at every write site of a batch that has
+        the same (`interpreter.write_sites`): a literal; a name no variable in scope binds,
+        which is its own symbol unless an object or a player has it, the same at every site
+        that reads it without an environment (`base` None), and within this function when it
+        is read through one (the function is called once per batch); else UNKNOWN."""
+        if isinstance(e, (ast.Number, ast.String)):
+            return ("literal", e.value)
+        if isinstance(e, ast.Name) and e.id not in scope and e.id != "turn":
+            return ("name", e.id) if base is None else ("name", e.id, self.key)
+        return UNKNOWN
+
+    def write(self, depth: int, bound: Binding | None, oid: str, attr: str, value: str, token: Any) -> None:
+        """Emit a write of `value` (Python source of a stored value; `token`: what stands for
+        it, `value_token`) to `oid`'s `attr`. When the object is held in a local
+        (`bound.obj`), the value it replaces is read as it is written (nothing changes while a
+        batch is made): a write that changes nothing goes to the batch's `kept` list, so that
+        only conflicts see it, and only when the batch's writers contest the attribute."""
+        self.sites.setdefault(attr, set()).add(token)
         if bound is None or bound.obj is None:
             self.line(depth, f"writes.append(Write({oid}, {attr!r}, {value}, cause))")
             return
@@ -382,7 +404,7 @@ class Emitter:
         self.line(depth, f"{was} = {old}")
         self.line(depth, f"if {was} != {value}:")
         self.line(depth + 1, f"writes.append(Write({oid}, {attr!r}, {value}, cause, {was}))")
-        self.line(depth, "else:")
+        self.line(depth, f"elif contested is None or {attr!r} in contested:")
         self.line(depth + 1, f"kept.append((len(writes), ({oid}, {attr!r}), {value}, cause))")
 
     def exemptions(self, cause: Any) -> list[ast.Exempt]:
@@ -478,7 +500,8 @@ class Emitter:
             case ast.Set(assigns=assigns):
                 for a in assigns:
                     oid, inner = self.reach(ast.Name(a.var, span=a.span), scope, base, a, depth)
-                    self.write(inner, scope.get(a.var), oid, a.attr, self.stored_value(a.value, scope, base))
+                    self.write(inner, scope.get(a.var), oid, a.attr, self.stored_value(a.value, scope, base),
+                               self.value_token(a.value, scope, base))
             case ast.Call(verb=verb_name, args=args) if inlined < MAX_INLINE_DEPTH:
                 verb = self.eng.rb.verbs[verb_name]
                 inner_scope = dict(scope)
@@ -494,20 +517,23 @@ class Emitter:
                 if not verb.body:
                     self.line(depth, "pass")
             case ast.EndTracking(obj=o):
+                self.opaque = True  # (what ending an effect's tracking does is the engine's)
                 self.line(depth, f"eng.end_tracking({self.expr(o, scope, base)}, batch, cause)")
             case _ if type(s) in SIMPLE_WRITES:
                 attr, value = SIMPLE_WRITES[type(s)]
                 oid, inner = self.reach(s.obj, scope, base, s.obj, depth)
                 bound = scope.get(s.obj.id) if isinstance(s.obj, ast.Name) else None
-                self.write(inner, bound, oid, attr, repr(value))
+                self.write(inner, bound, oid, attr, repr(value), ("literal", value))
             case _:  # the closure that defines it
+                self.opaque = True
                 run = self.const(self.eng.runner(s), "run")
                 self.line(depth, f"{run}(eng, {self.env_dict(scope, base)}, batch, cause)")
 
 
 READING = ["game = eng.game", "objects = game.objects", "players = game.players"]
 # (What is attached to what is read once: nothing changes while a batch is made.)
-PROLOGUE = READING + ["writes = batch.writes", "kept = batch.kept", "attachments = eng.indexes.attachments()"]
+PROLOGUE = READING + ["writes = batch.writes", "kept = batch.kept", "contested = batch.contested",
+                      "attachments = eng.indexes.attachments()"]
 # The object a change happened to: its id is `oid`; its reference is named by id (aware). Its
 # statuses, read several times over, are read from a dictionary.
 SUBJECT = ["subject_obj = objects[oid]", "subject_status = dict(subject_obj.status)"]

@@ -35,6 +35,7 @@ from interpreter.rulebook import Rulebook
 from interpreter.trace import SCRIPT, Cause, Event, Trace, change_event, show_value
 from interpreter.refs import MISSING, Obj, PlayerRef, obj_ref, stored
 from interpreter.view import FALSY, GameView, RulesError
+from interpreter.write_sites import contested
 
 __all__ = ["Engine", "RulesError", "Obj", "PlayerRef", "MISSING"]
 
@@ -92,12 +93,16 @@ class Batch:
     value a write replaces as it writes, keeps those apart in `kept` as (how many writes came
     before it, (object, attribute), value, cause): they change nothing and wake no `as` clause,
     and matter only when a write in `writes` sets the same attribute to something else
-    (a conflict, `settle_conflicts`)."""
+    (a conflict, `settle_conflicts`), so they are kept only for the attributes in `contested`
+    (when the batch's writers are known, `Engine.contested_by`)."""
 
     writes: list[Write] = attrs.field(factory=list)
     ops: list[Op] = attrs.field(factory=list)
     makes_effects: bool = False  # whether an op so far starts a continuous effect
     kept: list[tuple] = attrs.field(factory=list)
+    # the attributes two writes of the batch could set to different values (`write_sites`):
+    # generated code keeps a write that changes nothing only for those; None: for any
+    contested: frozenset[str] | None = None
 
     def in_order(self, limit: int | None = None) -> list[Write]:
         """Every write (or the first `limit`), `kept` ones included, in the order they were made."""
@@ -199,7 +204,10 @@ class Engine(GameView):
                 changed |= self.run(s, env, cause)
             return changed
         batch = Batch()
-        self.exec(stmt, env, batch, cause)
+        runner = self.body_runner(stmt, cause)
+        if self.generated:  # its writes, and those of the `as` clauses, are all the batch's
+            batch.contested = self.contested_by((runner,))
+        runner(self, env, batch, cause)
         return self.commit(batch)
 
     def target(self, expr: ast.Node, env: dict, cause: Cause) -> Obj | None:
@@ -226,10 +234,6 @@ class Engine(GameView):
             return v.name
         raise self.fail("this needs a player", expr.span)
 
-    def exec(self, stmt: ast.Node, env: dict, batch: Batch, cause: Cause) -> None:
-        """Add what a statement does to `batch`."""
-        self.body_runner(stmt, cause)(self, env, batch, cause)
-
     def runner(self, stmt: ast.Node) -> Runner:
         """A statement compiled once per rulebook into a closure `(engine, env, batch, cause)`."""
         known = self.rb.compiled.get(("statement", id(stmt)))
@@ -246,6 +250,17 @@ class Engine(GameView):
         known = self.rb.compiled.get(key)
         if known is None:
             known = self.rb.compiled[key] = (stmt, codegen.compile_runner(self, stmt, Write, cause))
+        return known[1]
+
+    def contested_by(self, writers: tuple[Callable, ...]) -> frozenset[str] | None:
+        """The attributes the writes of a batch made by generated functions `writers`, and by
+        the `as` clauses (which can join any batch), could set to two values
+        (`write_sites.contested`); worked out once per set of writers."""
+        key = ("contested",) + tuple(id(w) for w in writers)
+        known = self.rb.compiled.get(key)
+        if known is None:
+            sites = [w.write_sites for w in writers] + [self.expander().write_sites]
+            known = self.rb.compiled[key] = (writers, contested(sites))  # (the writers kept: their ids stay theirs)
         return known[1]
 
     def compile_statement(self, stmt: ast.Node) -> Runner:
@@ -1138,6 +1153,8 @@ class Engine(GameView):
         checks = self.state_checks()
         for _round in range(MAX_SETTLE_ROUNDS):
             batch = Batch()
+            if self.generated:
+                batch.contested = self.contested_by(self.state_check_writers())
             self.statics.refresh()
             dirty, self.dirty = self.dirty, set()
             seen_dirty = None  # those of them the game sees: all a check that sees no hidden object looks at
@@ -1166,6 +1183,13 @@ class Engine(GameView):
             if not self.commit(batch):
                 return
         raise self.never_settles()
+
+    def state_check_writers(self) -> tuple[Callable, ...]:
+        """The generated functions that may write into a round's batch of state checks: each
+        check's body, and what runs the body of each check made in one pass (`check_pass`)."""
+        _one_pass, bodies = self.check_pass()
+        return (tuple(body for _local, _sees, body, _cause in self.state_checks())
+                + tuple(run_chosen for _k, run_chosen in bodies.values()))
 
     def state_checks(self) -> tuple:
         """The blocks hooked to state checks, in order, each as (whether it is local, whether

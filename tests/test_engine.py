@@ -19,6 +19,7 @@ from interpreter.rulebook import RULES_ROOT, Rulebook, assemble, load_cards, loa
 from interpreter.scenario import ScenarioRun
 from interpreter.trace import SCRIPT, Cause
 from interpreter.view import hidden_by_status
+from interpreter.write_sites import WriteSites
 
 VERSION = "2026-09-25"
 
@@ -168,6 +169,36 @@ def test_conflicting_writes_of_any_attribute_are_an_error(book):
     assert run.game.objects["bear"].tapped is False, "nothing was applied"
     run.engine.run(statement("{ each x where x is a creature: untap x  each x where x is a creature: tap x }"), {}, SCRIPT)
     assert run.game.objects["bear"].tapped is True
+
+
+def test_a_write_that_changes_nothing_still_meets_a_contradicting_one_through_an_as_clause(book):
+    """Generic: 506.4's `as` clause sets attacking to false as the bear phases out; a statement
+    that makes the bear attack in the same batch sets it to true. The clause's write changes
+    nothing (the bear was not attacking) but contradicts the other, and no `prefer` settles
+    attacking: a RulesError, in generated code (which keeps such writes only for the
+    attributes a batch's writers contest, `Batch.contested`) as with the closures."""
+    for generated in (True, False):
+        run = start(book, ENCHANTED)
+        run.engine.generated = generated
+        with pytest.raises(RulesError, match="conflicting simultaneous changes: bear.attacking"):
+            run.engine.run(statement("simultaneously { attack with bear  do phase_out bear }"), {}, SCRIPT)
+        assert run.game.objects["bear"].attacking is False, "nothing was applied"
+
+
+def test_a_batch_keeps_writes_that_change_nothing_only_for_contested_attributes(book):
+    """502.3's untap is the only writer of tapped in its batch (the `as` clauses write no
+    tapped), so untapping an untapped permanent is not kept; 702.26a's batch contests phase
+    and phased_indirectly (702.26g and h write them too), whose unchanged writes are kept."""
+    run = start(book, ENCHANTED)
+    engine = run.engine
+    (untap,) = [during.body for rule, during in book.index.hooks["untap step"] if rule.id == "502.3"]
+    (phasing,) = [during.body for rule, during in book.index.hooks["untap step"] if rule.id == "702.26a"]
+    cause = engine.rule_cause(*next((r, d) for r, d in book.index.hooks["untap step"] if r.id == "502.3"))
+    runner = engine.body_runner(untap, cause)
+    assert runner.write_sites == WriteSites({"tapped": frozenset({("literal", False)})}, opaque=False)
+    assert "tapped" not in engine.contested_by((runner,))
+    cause = engine.rule_cause(*next((r, d) for r, d in book.index.hooks["untap step"] if r.id == "702.26a"))
+    assert {"phase", "phased_indirectly"} <= engine.contested_by((engine.body_runner(phasing, cause),))
 
 
 def test_simultaneous_selection_is_made_before_anything_changes(book):
