@@ -81,8 +81,8 @@ class Binding:
     local: str
     chosen: bool = False
     local_ok: str | None = None
-    obj: str | None = None
-    oid: str | None = None
+    obj: str | None = None  # for a chosen one, the local holding the object itself
+    oid: str | None = None  # the local holding its id, when the reference is made only where needed
     aware: bool = False  # (with `oid`) whether the reference is one named by a hiding status
     status: str | None = None  # (with `obj`) a local holding the object's statuses as a dict, if one does
 
@@ -603,10 +603,10 @@ def compile_expander(eng: Any, keyed: dict[tuple[str, Any], list[tuple]], writer
     em.line(2, "if _key in _seen:")
     em.line(3, "continue  # the same change again: its clauses have run")
     em.line(2, "_seen.add(_key)")
-    body_text = "\n".join(bodies)
-    if "subject_status" in body_text:
+    read = set(re.findall(r"\w+", "\n".join(bodies)))  # (as `function` reads what the body reads)
+    if "subject_status" in read:
         em.line(2, SUBJECT[1])
-    if "reachable" in body_text:
+    if "reachable" in read:
         em.line(2, REACHABLE)
     em.lines += bodies
     em.line(2, "if len(writes) > limit:")

@@ -64,14 +64,8 @@ def hidden_by_status(o: Permanent, tests: tuple[tuple[str, Any, Any], ...]) -> b
     statuses (`GameView.stored_hide_tests`)."""
     if o.zone != "battlefield":
         return False
-    status = o.status
     for name, default, hides in tests:
-        for key, value in status:
-            if key == name:
-                break
-        else:
-            value = default
-        if value == hides:
+        if o.get_status(name, default) == hides:
             return True
     return False
 
