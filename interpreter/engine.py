@@ -28,8 +28,10 @@ import attrs
 
 from dsl import ast
 from dsl.builtins import PERCEPTIONS
+from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from interpreter import codegen
 from interpreter.codegen import ANY_OLD, SIMPLE_WRITES
+from interpreter.budget import Budget
 from interpreter.model import DelayedTrigger, Effect, Game, Permanent, Watcher
 from interpreter.rulebook import Rulebook
 from interpreter.trace import SCRIPT, Cause, Event, Trace, change_event, show_value
@@ -170,6 +172,22 @@ class PendingTrigger:
     cause: Cause
 
 
+def check_arguments(rulebook: Any, game: Any, budget: Any) -> None:
+    """`Engine(rulebook, game, budget)` is given a rulebook, a game and a budget (or None), else
+    it fails at once with a `DiagnosticError` naming the argument."""
+    for name, value, wanted, optional in (("rulebook", rulebook, Rulebook, False), ("game", game, Game, False),
+                                          ("budget", budget, Budget, True)):
+        if optional and value is None:
+            continue
+        if not isinstance(value, wanted):
+            raise DiagnosticError(Diagnostic(
+                "error", f"Engine(...): the {name} argument must be a {wanted.__name__} "
+                f"({wanted.__module__}.{wanted.__name__}), not {type(value).__name__}", Span("Engine", 0, 0, 0, 0),
+                {"rulebook": "load one with interpreter.api.load(version)",
+                 "game": "build one with interpreter.api.game_from_scenario(scenario, book)",
+                 "budget": "give an interpreter.budget.Budget, e.g. Budget.from_option('256'), or None"}[name]))
+
+
 class Engine(GameView):
     """Changes a game by the rules: runs blocks and card effects as events, and records them.
 
@@ -180,8 +198,10 @@ class Engine(GameView):
 
     generated = True
 
-    def __init__(self, rulebook: Rulebook, game: Game):
+    def __init__(self, rulebook: Rulebook, game: Game, budget: Budget | None = None):
+        check_arguments(rulebook, game, budget)
         super().__init__(rulebook, game)
+        self.budget = budget if budget is not None else Budget()
         self.trace = Trace()
         self.pending: list[PendingTrigger] = []
         self.step = 0

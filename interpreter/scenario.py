@@ -15,6 +15,7 @@ from dsl import ast
 from dsl.builtins import ZONES, card_slug
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from dsl.parser import parse_file
+from interpreter.budget import Budget
 from interpreter.engine import LEGAL_TARGET_HINT, MISSING, Engine, Obj, PlayerRef, RulesError, TargetChoice, targets_of
 from interpreter.model import Game, Permanent, Player
 from interpreter.rulebook import Rulebook, available_versions
@@ -194,12 +195,12 @@ def _status_value(decl: ast.StatusDecl, value: ast.Node, game: Game, span: Span)
 class ScenarioRun:
     """Plays one scenario under one rulebook."""
 
-    def __init__(self, scn: ast.Scenario, book: Rulebook, path: str):
+    def __init__(self, scn: ast.Scenario, book: Rulebook, path: str, budget: Budget | None = None):
         self.scn = scn
         self.book = book
         self.path = path
         self.game = build_game(scn, self.book)
-        self.engine = Engine(self.book, self.game)
+        self.engine = Engine(self.book, self.game, budget)
         try:
             self.engine.settle()
         except RulesError as exc:
@@ -415,9 +416,11 @@ def load_scenarios(path: Path) -> tuple[list[ast.Scenario], tuple[ast.Card, ...]
     return [i for i in module.items if isinstance(i, ast.Scenario)], cards
 
 
-def run_scenario(scn: ast.Scenario, book: Rulebook, path: str, cards=()) -> Outcome:
+def run_scenario(scn: ast.Scenario, book: Rulebook, path: str, cards=(), budget: Budget | None = None) -> Outcome:
+    """Play one scenario under `book` (with `cards` added), each step within `budget` (None:
+    the default `Budget()`)."""
     try:
-        run = ScenarioRun(scn, book.with_cards(cards), path)
+        run = ScenarioRun(scn, book.with_cards(cards), path, budget)
     except DiagnosticError as exc:
         return Outcome(scn.name, path, book.version.id, False, tuple(exc.diagnostics), (), (), {})
     run.play()

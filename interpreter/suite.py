@@ -10,6 +10,7 @@ import attrs
 from dsl import ast
 from dsl.checker import check_scenario
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
+from interpreter.budget import Budget
 from interpreter.rulebook import Rulebook, available_versions, load_version
 from interpreter.scenario import Outcome, load_scenarios, run_scenario, scenario_versions
 
@@ -59,18 +60,19 @@ def versions_for(case: Case, override: list[str] | None) -> list[str]:
     return named
 
 
-def run_case(case: Case, book: Rulebook) -> Outcome:
+def run_case(case: Case, book: Rulebook, budget: Budget | None = None) -> Outcome:
     full = book.with_cards(case.cards)
     problems = check_scenario(case.scenario, full)
     if problems:
         return Outcome(case.scenario.name, case.path, book.version.id, False, tuple(problems), (), (), {})
-    return run_scenario(case.scenario, full, case.path)
+    return run_scenario(case.scenario, full, case.path, budget=budget)
 
 
 def run_all(cases: list[Case], override: list[str] | None = None,
-            books: dict[str, Rulebook] | None = None, newest_only: bool = False) -> Iterator[Outcome]:
+            books: dict[str, Rulebook] | None = None, newest_only: bool = False,
+            budget: Budget | None = None) -> Iterator[Outcome]:
     """Each scenario under each version it names (or under `override`); with `newest_only`,
-    under the newest of them alone."""
+    under the newest of them alone; each step within `budget` (None: the default `Budget()`)."""
     books = books if books is not None else {}
     for case in cases:
         versions = versions_for(case, override)
@@ -86,4 +88,4 @@ def run_all(cases: list[Case], override: list[str] | None = None,
                         attrs.evolve(exc.diagnostics[0], span=where)]
                     yield Outcome(case.scenario.name, case.path, version, False, tuple(problems), (), (), {})
                     continue
-            yield run_case(case, books[version])
+            yield run_case(case, books[version], budget)
