@@ -11,10 +11,12 @@ engine gives each step (a scenario step, or whatever a caller runs between reset
 - *objects*: things the rules create (continuous effects, delayed and pending triggers,
   returns at the end of an `until` effect).
 
-The defaults grow with the game: `scale` x (objects + players + 1), times the number of
-statements in the rulebook for iterations, so a large board's step runs well inside them
-while a selection nested four deep over a few hundred objects does not. Any of the three
-can be set outright. Exceeding one stops the step with a `RulesError` at the statement.
+The defaults grow with the game and the rulebook: iterations `scale` x (objects + players
++ 1) x statements in the rulebook (every statement may look at every object), writes and
+objects created `scale` x (objects + players + 1 + statements). So a large board's step
+runs well inside them, and so does a long block, while a selection nested four deep over a
+few hundred objects does not. Any of the three can be set outright. Exceeding one stops
+the step with a `RulesError` at the statement, naming the block.
 """
 
 from __future__ import annotations
@@ -93,10 +95,11 @@ class Budget:
     def limits(self, objects: int, players: int, statements: int) -> Limits:
         """The limits for a game of `objects` objects and `players` players, under a rulebook
         of `statements` statements."""
-        size = self.scale * (objects + players + 1)
-        return Limits(self.iterations if self.iterations is not None else size * max(1, statements),
-                      self.writes if self.writes is not None else size,
-                      self.objects if self.objects is not None else size)
+        size = objects + players + 1
+        made = self.scale * (size + statements)  # (a long block may write each of its lines once)
+        return Limits(self.iterations if self.iterations is not None else self.scale * size * max(1, statements),
+                      self.writes if self.writes is not None else made,
+                      self.objects if self.objects is not None else made)
 
 
 def _number(name: str, text: str) -> int:

@@ -460,6 +460,7 @@ class Emitter:
         if find is not None:
             self.line(depth, f"{env} = {self.env_dict(scope, base)}")
             self.line(depth, find)
+        self.budget_check(depth, ids, each)
         exemptions = self.exemptions(self.cause)
         conjuncts = ast.conjuncts(each.cond)
         kept = [self.fresh("check") for _c in conjuncts]
@@ -483,6 +484,14 @@ class Emitter:
             self.line(depth + 1, f"if {self.holds(ex.cond, {**scope, ex.var: exempt}, base)}:")
             self.line(depth + 2, "continue")
         return chosen, depth + 1
+
+    def budget_check(self, depth: int, ids: str, each: ast.Each) -> None:
+        """Emit: the candidates `ids` of a selection counted against the step's iterations,
+        and the batch's writes so far checked against its writes, once before the loop."""
+        self.line(depth, f"eng.iterations_left -= len({ids})")
+        self.line(depth, "if eng.iterations_left < 0 or len(writes) > eng.writes_left:")
+        self.line(depth + 1, f"raise eng.over_budget('iterations' if eng.iterations_left < 0 else 'writes', "
+                             f"{self.const(each.span, 'span')}, {self.const(self.cause, 'cause')})")
 
     def stmt(self, s: ast.Node, scope: dict[str, Binding], base: str | None, depth: int, inlined: int = 0) -> None:
         match s:
@@ -569,7 +578,7 @@ def compile_expander(eng: Any, keyed: dict[tuple[str, Any], list[tuple]], writer
     that goes through the batch's writes in order, taking in those the clauses add, and for
     each change some clauses wait on (`keyed`: (attribute, stored value) -> the clauses, as
     `compile_reactions` takes them), the first time it is met, runs their bodies; it fails
-    once the batch holds more than `limit` writes. One function for the batch, not one call
+    once the batch holds more than `limit` writes (the budget). One function for the batch, not one call
     per change. `unread`: what a write's `old` is before anyone has read it."""
     em = Emitter(eng, writer)
     em.namespace["UNREAD"] = unread
@@ -609,8 +618,8 @@ def compile_expander(eng: Any, keyed: dict[tuple[str, Any], list[tuple]], writer
     if "reachable" in read:
         em.line(2, REACHABLE)
     em.lines += bodies
-    em.line(2, "if len(writes) > limit:")
-    em.line(3, "raise eng.never_settles()")
+    em.line(2, "if len(writes) > limit:  # (over the step's budget)")
+    em.line(3, "raise eng.over_budget('writes', cause.span, cause)")
     return em.function("expand", "eng, batch, limit", PROLOGUE)
 
 

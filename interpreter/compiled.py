@@ -171,7 +171,7 @@ def compile_expr(e: ast.Node, missing: object) -> Compiled:
             fl, fr = compile_expr(l, missing), compile_expr(r, missing)
             return lambda eng, env: (fl(eng, env) or 0) + (fr(eng, env) or 0)
         case ast.Count(var=var, cond=cond):
-            query = ast.Each(var, cond, ast.Block(()))
+            query = ast.Each(var, cond, ast.Block(()), span=e.span)  # (its selection, counted against the budget)
             return lambda eng, env: len(eng.select(query, env, None))
         case ast.Visible(obj=inner):
             of = compile_expr(inner, missing)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import typing
 from collections import Counter, defaultdict
 from operator import itemgetter
 from typing import Any, Callable, Iterable
@@ -46,10 +47,12 @@ __all__ = ["Engine", "RulesError", "Obj", "PlayerRef", "MISSING"]
 CHANGED_ONLY_BY_WRITES = frozenset({"zone", "tapped", "counters", "stickers", "damage", "attached_to", "attacking",
                                     "token", "card", "owner", "types"})
 UNREAD = object()  # a write's old value before anyone has read it
-MAX_WRITES_PER_OBJECT = 16  # a batch that writes more than this per object in play never settles
+# Rounds of state checks in one settling, or triggered abilities resolved in one go, after
+# which the engine watches for the game coming back to a state it had (`never_settles`).
+# Before that nothing is watched; however long it goes on, the step's budget bounds it.
 MAX_SETTLE_ROUNDS = 64
-MAX_COMMITS_PER_STEP = 5_000
 MAX_REACTION_DEPTH = 100  # changes causing changes causing changes ... (after clauses, returns)
+STATEMENTS = frozenset(typing.get_args(ast.Stmt))
 
 @contextlib.contextmanager
 def collector_paused():
@@ -133,6 +136,11 @@ class Batch:
 KEPT_KEY = itemgetter(1)  # the (object, attribute) of an entry of `Batch.kept`
 
 
+def causes_of(batches: Iterable[Batch]) -> frozenset[str]:
+    """The causes of the writes and operations of some batches, as they are named."""
+    return frozenset(str(w.cause) for b in batches for w in b.writes) | {str(o.cause) for b in batches for o in b.ops}
+
+
 class HookLog(defaultdict):
     """The changes made during a step (or as a turn begins) that assertions count: attribute ->
     a Counter of the ids of the objects whose attribute changed, in the order they first did.
@@ -205,14 +213,55 @@ class Engine(GameView):
         self.trace = Trace()
         self.pending: list[PendingTrigger] = []
         self.step = 0
-        self.commits = 0
         self.depth = 0
-        self.recent_causes: list[str] = []
+        self.batches: list[Batch] = []  # the batches being committed, outermost first
+        # while a settling or a run of triggered abilities is watched for repetition (how many
+        # are), the causes of each batch committed since the watch began
+        self.watching = 0
+        self.cause_log: list[frozenset[str]] = []
+        self.commits = 0  # (a new step: its budget starts afresh)
         # per step (or turn start) being run: attribute -> how often each object's changed, for
         # the assertions that count them (`Rulebook.step_counted`)
         self._hook_log: list[HookLog] = []
         self.stack: list[tuple] = []
         self.target_choices: dict[str, list[TargetChoice]] = defaultdict(list)
+
+    # ================================================================ budgets
+
+    @property
+    def commits(self) -> int:
+        """Batches committed in this step. Setting it to 0 begins a new step (`begin_step`)."""
+        return self._commits
+
+    @commits.setter
+    def commits(self, value: int) -> None:
+        self._commits = value
+        if value == 0:
+            self.begin_step()
+
+    def begin_step(self) -> None:
+        """A new step: its budget (`interpreter.budget`) starts afresh, worked out for the game
+        as it is now."""
+        self.limits = self.budget.limits(len(self.game.objects), len(self.game.players), self.statement_count())
+        self.iterations_left = self.limits.iterations
+        self.writes_left = self.limits.writes
+        self.objects_left = self.limits.objects
+
+    def statement_count(self) -> int:
+        """How many statements the rulebook's blocks, verbs and cards hold (counted once)."""
+        known = self.rb.compiled.get(("statement count",))
+        if known is None:
+            roots = list(self.rb.rules) + list(self.rb.verbs.values()) + list(self.rb.cards.values())
+            count = sum(type(node) in STATEMENTS for root in roots for node in root.walk())
+            known = self.rb.compiled[("statement count",)] = (None, count)
+        return known[1]
+
+    def made(self, span: Any, cause: Cause | None) -> None:
+        """Something the rules create (an effect, a delayed or pending trigger, a return) is
+        counted against the step's budget."""
+        self.objects_left -= 1
+        if self.objects_left < 0:
+            raise self.over_budget("objects", span, cause)
 
     # ================================================================ statements
 
@@ -297,7 +346,9 @@ class Engine(GameView):
                 body = self.runner(body_stmt)
 
                 def each(eng: Engine, env: dict, batch: Batch, cause: Cause) -> None:
-                    chosen = eng.select(stmt, env, cause)
+                    chosen = eng.select(stmt, env, cause)  # (counted against the budget's iterations)
+                    if len(batch.writes) > eng.writes_left:
+                        raise eng.over_budget("writes", stmt.span, cause)
                     if chosen:
                         scope = dict(env)  # rebound for each object: nothing the body makes keeps its scope
                         for ref in chosen:
@@ -380,6 +431,7 @@ class Engine(GameView):
                         watched = self.value_of(duration.obj, env)
                         if not (isinstance(watched, Obj) and self.obj(watched.id).zone == "battlefield"):
                             return  # the event already happened: the object doesn't move (610.3a)
+                        self.made(stmt.span, cause)
                         self.game.watchers.append(Watcher(watched.id, ref.id, "battlefield", str(cause)))
                     batch.write(cause, ref.id, "zone", zone)
             case ast.Cease(obj=o):
@@ -418,6 +470,7 @@ class Engine(GameView):
                 batch.op(cause, f"effects giving {who} control end", who,
                          lambda: self.end_effects(lambda e: e.kind == "control" and e.value == who, cause), "effect-ends")
             case ast.Delayed(hook=hook, body=body):
+                self.made(stmt.span, cause)
                 self.game.delayed.append(DelayedTrigger(hook, body, tuple(env.items()), None, str(cause)))
             case _:
                 raise self.fail(f"cannot perform {type(stmt).__name__} here", stmt.span)
@@ -469,6 +522,7 @@ class Engine(GameView):
             watched = self.value_of(d.obj, env)
             tracked = frozenset([watched.id]) if isinstance(watched, Obj) else frozenset()
         source = env.get("this")
+        self.made(stmt.span, cause)
 
         def make() -> bool:
             eid = self.game.tick()
@@ -512,20 +566,26 @@ class Engine(GameView):
     def commit(self, batch: Batch) -> bool:
         """Expand, settle conflicts, apply, then let everything that watches the changes react."""
         self.commits += 1
-        self.recent_causes.extend(str(w.cause) for w in batch.in_order(3))
-        self.recent_causes = self.recent_causes[-40:]
-        if self.commits > MAX_COMMITS_PER_STEP or self.depth > MAX_REACTION_DEPTH:
-            raise self.never_settles()
+        if self.depth > MAX_REACTION_DEPTH:  # each change caused by the one before, ever deeper
+            raise self.never_settles(causes_of(self.batches + [batch]))
         self.depth += 1
+        self.batches.append(batch)
         try:
             return self._commit(batch)
         finally:
             self.depth -= 1
+            self.batches.pop()
 
     def _commit(self, batch: Batch) -> bool:
         if not batch.writes and not batch.ops:
             return False  # nothing happens (what `kept` holds changes nothing): nothing to perceive, check or follow up
         self.expand(batch)
+        self.writes_left -= len(batch.writes)
+        if self.writes_left < 0:
+            cause = batch.writes[-1].cause
+            raise self.over_budget("writes", cause.span, cause)
+        if self.watching:
+            self.cause_log.append(causes_of([batch]))
         final = self.settle_conflicts(batch)
         changes: list[Write] = []  # the writes that change something (each knows the value it replaces)
         by_object: dict[str, list[Write]] = defaultdict(list)
@@ -717,19 +777,41 @@ class Engine(GameView):
             return None
         return env
 
-    def never_settles(self) -> RulesError:
-        involved = sorted(set(self.recent_causes))
-        return self.fail(
-            "the rules never settle: changes keep causing further changes",
-            None,
-            "blocks involved: " + "; ".join(involved),
-        )
+    def never_settles(self, involved: Iterable[str]) -> RulesError:
+        """The error for changes that keep causing further changes: a state that comes back
+        (`watched`), or reactions nested ever deeper; `involved`: the causes of the changes
+        that went round."""
+        named = sorted(set(involved)) or ["(no change was written: only effects and triggers)"]
+        return self.fail("the rules never settle: changes keep causing further changes", None,
+                         "blocks involved: " + "; ".join(named))
+
+    @contextlib.contextmanager
+    def watched(self):
+        """Watch a loop (rounds of state checks, triggered abilities resolving) for coming back
+        to where it was: yields `again(key)`, to be called at the top of each turn of the loop
+        with what, besides the game (`Game.fingerprint`), decides what the loop does next; it
+        raises `never_settles`, naming the causes of every batch since then, when the loop has
+        been there before."""
+        seen: dict[int, int] = {}  # fingerprint -> how many batches the log held then
+        self.watching += 1
+
+        def again(key: Any) -> None:
+            fingerprint = hash((self.game.fingerprint(), key))
+            if fingerprint in seen:
+                raise self.never_settles(set().union(*self.cause_log[seen[fingerprint]:]))
+            seen[fingerprint] = len(self.cause_log)
+        try:
+            yield again
+        finally:
+            self.watching -= 1
+            if not self.watching:
+                self.cause_log.clear()
 
     def expand(self, batch: Batch) -> None:
         """Add the changes that happen at the same time as the ones already in the batch ('as'
         clauses). Generated code does it in one function (`expander`); this is its definition."""
         writes, objects, defaults = batch.writes, self.game.objects, self.defaults
-        limit = MAX_WRITES_PER_OBJECT * len(objects) + 1_000  # more writes than this: it never settles
+        limit = self.writes_left  # more writes than this: over the step's budget
         if self.generated:
             self.expander()(self, batch, limit)
             return
@@ -759,7 +841,7 @@ class Engine(GameView):
             for reaction in reactions:
                 self.react(reaction, oid, old, batch)
             if len(writes) > limit:
-                raise self.never_settles()
+                raise self.over_budget("writes", reactions[-1][4].span, reactions[-1][4])
 
     def settle_conflicts(self, batch: Batch) -> list[Write]:
         """The batch's writes with one per (object, attribute): where two set different
@@ -1097,6 +1179,7 @@ class Engine(GameView):
                     if isinstance(entry, ast.Triggered) and self.trigger_matches(entry.trigger, oid, event, vis_before):
                         you = self.game.lki.get(oid, {}).get("controller") if not self.visible(oid) else self.controller(oid)
                         env = {"this": Obj(oid), "you": PlayerRef(you or o.controller)}
+                        self.made(entry.span, Cause("card", card.name))
                         self.pending.append(PendingTrigger(oid, card.name, entry.body, env, Cause("card", card.name)))
                         self.record("trigger", oid, f"ability of {card.name} triggers", Cause("card", card.name))
 
@@ -1123,17 +1206,28 @@ class Engine(GameView):
         return False
 
     def resolve_triggers(self) -> None:
-        while self.pending:
-            trig = self.pending.pop(0)
-            card = self.rb.cards[trig.card]
-            unchosen = [t for t in targets_of(card) if t.var not in trig.env]
-            names = {t.var for t in unchosen}
-            if names and any(isinstance(n, ast.Name) and n.id in names for n in trig.body.walk()):
-                if not self.choose_targets(trig, unchosen):
-                    continue
-            self.record("resolve", trig.source, f"ability of {trig.card} resolves", trig.cause)
-            self.run(trig.body, trig.env, trig.cause)
-            self.settle()
+        resolved = 0
+        with contextlib.ExitStack() as stack:
+            again = None
+            while self.pending:
+                resolved += 1
+                if resolved > MAX_SETTLE_ROUNDS:  # many in a row: do they go round in a circle?
+                    again = again or stack.enter_context(self.watched())
+                    again(tuple((t.source, t.card, id(t.body), tuple(t.env.items())) for t in self.pending))
+                self.resolve_trigger()
+
+    def resolve_trigger(self) -> None:
+        """Resolve the first pending triggered ability."""
+        trig = self.pending.pop(0)
+        card = self.rb.cards[trig.card]
+        unchosen = [t for t in targets_of(card) if t.var not in trig.env]
+        names = {t.var for t in unchosen}
+        if names and any(isinstance(n, ast.Name) and n.id in names for n in trig.body.walk()):
+            if not self.choose_targets(trig, unchosen):
+                return
+        self.record("resolve", trig.source, f"ability of {trig.card} resolves", trig.cause)
+        self.run(trig.body, trig.env, trig.cause)
+        self.settle()
 
     def choose_targets(self, trig: PendingTrigger, decls: list[ast.Target]) -> bool:
         """Targets for a triggered ability as it is put on the stack (603.3d), from the choices
@@ -1170,39 +1264,49 @@ class Engine(GameView):
         A check that looks only at an object, what it is attached to, and its controller is
         made again only for the objects changed since the last check settled.
         """
+        rounds = 0
+        with contextlib.ExitStack() as stack:
+            again = None
+            while True:
+                rounds += 1
+                if rounds > MAX_SETTLE_ROUNDS:  # a long settling: does it go round in a circle?
+                    again = again or stack.enter_context(self.watched())
+                    again(frozenset(self.dirty) if self.dirty is not None else None)
+                if not self.settle_round():
+                    return
+
+    def settle_round(self) -> bool:
+        """One round of state checks, as one batch; whether it changed anything."""
         checks = self.state_checks()
-        for _round in range(MAX_SETTLE_ROUNDS):
-            batch = Batch()
-            if self.generated:
-                batch.contested = self.contested_by(self.state_check_writers())
-            self.statics.refresh()
-            dirty, self.dirty = self.dirty, set()
-            seen_dirty = None  # those of them the game sees: all a check that sees no hidden object looks at
-            chosen = None  # what the checks made in one pass choose (`check_pass`), once worked out
-            for position, (local, sees_hidden, body, cause) in enumerate(checks):
-                if local and dirty is not None and not dirty:
-                    continue  # nothing changed since it was last made: it finds nothing new
-                scope = dirty if local else None
-                if scope is not None and not sees_hidden:
-                    if self.generated:  # in one pass with the others like it (over the changed objects the game sees)
-                        one_pass, bodies = self.check_pass()
-                        if chosen is None:  # (each check's choice put in game order, not all the objects first)
-                            chosen = [self.indexes.sort_refs(refs) for refs in one_pass(self, dirty)]
-                        k, run_chosen = bodies[position]
-                        run_chosen(self, chosen[k], batch, cause)
-                        continue
-                    if seen_dirty is None:
-                        objects, is_hidden = self.game.objects, self.is_hidden
-                        seen_dirty = {oid for oid in dirty if oid in objects and not is_hidden(oid)}
-                    scope = seen_dirty
-                self.dirty_scope = scope
-                try:
-                    body(self, {}, batch, cause)
-                finally:
-                    self.dirty_scope = None
-            if not self.commit(batch):
-                return
-        raise self.never_settles()
+        batch = Batch()
+        if self.generated:
+            batch.contested = self.contested_by(self.state_check_writers())
+        self.statics.refresh()
+        dirty, self.dirty = self.dirty, set()
+        seen_dirty = None  # those of them the game sees: all a check that sees no hidden object looks at
+        chosen = None  # what the checks made in one pass choose (`check_pass`), once worked out
+        for position, (local, sees_hidden, body, cause) in enumerate(checks):
+            if local and dirty is not None and not dirty:
+                continue  # nothing changed since it was last made: it finds nothing new
+            scope = dirty if local else None
+            if scope is not None and not sees_hidden:
+                if self.generated:  # in one pass with the others like it (over the changed objects the game sees)
+                    one_pass, bodies = self.check_pass()
+                    if chosen is None:  # (each check's choice put in game order, not all the objects first)
+                        chosen = [self.indexes.sort_refs(refs) for refs in one_pass(self, dirty)]
+                    k, run_chosen = bodies[position]
+                    run_chosen(self, chosen[k], batch, cause)
+                    continue
+                if seen_dirty is None:
+                    objects, is_hidden = self.game.objects, self.is_hidden
+                    seen_dirty = {oid for oid in dirty if oid in objects and not is_hidden(oid)}
+                scope = seen_dirty
+            self.dirty_scope = scope
+            try:
+                body(self, {}, batch, cause)
+            finally:
+                self.dirty_scope = None
+        return self.commit(batch)
 
     def state_check_writers(self) -> tuple[Callable, ...]:
         """The generated functions that may write into a round's batch of state checks: each

@@ -189,6 +189,20 @@ class Game:
             lki=dict(self.lki),
         )
 
+    def fingerprint(self) -> int:
+        """A hash of what the game is, leaving out when things happened (timestamps, the clock,
+        effect ids, last known information): two states that differ only in those behave
+        alike, so a run of changes that comes back to a fingerprint it had goes round in a
+        circle (`Engine.never_settles`). Worked out over every object: for occasional use."""
+        objects = tuple((oid, o.card, o.owner, o.controller, o.types, o.power, o.toughness, o.keywords, o.token,
+                         o.zone, o.tapped, o.counters, o.stickers, o.damage, o.attached_to, o.attacking, o.status)
+                        for oid, o in self.objects.items())
+        effects = tuple((e.kind, e.affected, e.value, e.duration, e.player, id(e.condition), e.bindings, e.tracked,
+                         e.source, e.cause) for e in self.effects.values())
+        delayed = tuple((d.hook, id(d.body), d.bindings, d.source, d.cause) for d in self.delayed)
+        return hash((objects, tuple(self.players.items()), self.active, self.turn, effects, tuple(self.watchers),
+                     delayed, self.cleanup_done))
+
     def next_player(self, after: str) -> str:
         index = self.order.index(after)
         return self.order[(index + 1) % len(self.order)]

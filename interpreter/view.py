@@ -18,6 +18,7 @@ import attrs
 from dsl import ast
 from dsl.builtins import OBJECT_ATTRS as BUILTIN_ATTRS, PLAYER_ATTRS
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
+from interpreter.budget import BUDGET_HINT
 from interpreter.characteristics import LastKnown, characteristics, controller_of, granted_keywords
 from interpreter.compiled import BEFORE, Plan, QueryPlan, compile_expr, plan_query, symbol_value
 from interpreter.indexes import NOTHING, Indexes
@@ -70,7 +71,23 @@ def hidden_by_status(o: Permanent, tests: tuple[tuple[str, Any, Any], ...]) -> b
     return False
 
 
+# What each budget counts, as an error names it (`interpreter.budget`).
+BUDGET_UNITS = {"iterations": "objects visited by selections", "writes": "changes written",
+                "objects": "effects and triggers created"}
+
+
+def encloses(outer: Span, inner: Span) -> bool:
+    """Does span `outer` hold span `inner`?"""
+    return (outer.path == inner.path and outer.line > 0
+            and (outer.line, outer.column) <= (inner.line, inner.column) <= (outer.end_line, outer.end_column))
+
+
 class GameView:
+    # What the step may still do (`interpreter.budget`; the engine sets them for each step):
+    # unlimited for a view that only reads.
+    iterations_left = writes_left = objects_left = 1 << 62
+    limits = None
+
     def __init__(self, rulebook: Rulebook, game: Game):
         self.rb = rulebook
         self.ix = rulebook.index
@@ -98,6 +115,31 @@ class GameView:
 
     def fail(self, message: str, span: Span | None = None, hint: str | None = None) -> RulesError:
         return RulesError(Diagnostic("error", message, span or Span("<game>", 0, 0, 0, 0), hint))
+
+    def over_budget(self, kind: str, span: Span | None, cause: Cause | None) -> RulesError:
+        """The error for a step that goes over its `kind` budget ("iterations", "writes" or
+        "objects") at the statement at `span`, run for `cause`."""
+        limit = getattr(self.limits, kind, None)
+        amount = f"more than {limit:,} {BUDGET_UNITS[kind]}" if limit is not None else BUDGET_UNITS[kind]
+        return self.fail(f"{self.blame(span, cause)} goes over the {kind} budget: {amount} in one step",
+                         span if span is not None and span.line else None, BUDGET_HINT)
+
+    def blame(self, span: Span | None, cause: Cause | None) -> str:
+        """What a statement belongs to, as an error names it: the block it runs for (`cause`),
+        else the block, verb or card whose text holds it."""
+        if cause is not None and cause.kind == "rule":
+            return f"block {cause.id} {cause.label}".strip()
+        if span is not None and span.line:
+            for rule in self.rb.rules:
+                if encloses(rule.span, span):
+                    return f"block {rule.id} {rule.slug}"
+            for verb in self.rb.verbs.values():
+                if encloses(verb.span, span):
+                    return f"verb {verb.name}"
+            for card in self.rb.cards.values():
+                if encloses(card.span, span):
+                    return f"card \"{card.name}\""
+        return str(cause) if cause is not None else "the rules"
 
     # ================================================================ reading the state
 
@@ -634,6 +676,9 @@ class GameView:
         ids, unanswered = self.selection(q, env, skip_hidden)
         if not ids:
             return []
+        self.iterations_left -= len(ids)
+        if self.iterations_left < 0:
+            raise self.over_budget("iterations", each.span, cause)
         residual = [q.plan.parts[i] for i in unanswered]
         exemptions = self.exemptions(cause.id) if cause is not None and cause.kind == "rule" else ()
         chosen = []
