@@ -197,6 +197,30 @@ class _Checker:
                     self.stmt(b, bound)
 
 
+def repeated(names: Iterable[str]) -> list[str]:
+    """The names given more than once, each once, in the order of their first repetition."""
+    seen, twice = set(), []
+    for name in names:
+        if name in seen and name not in twice:
+            twice.append(name)
+        seen.add(name)
+    return twice
+
+
+def distinct_names(names: Iterable[str]) -> list[str]:
+    """`names` with each repetition renamed (x, x -> x, x2): what a hint can suggest."""
+    used: set[str] = set()
+    result = []
+    for name in names:
+        candidate, n = name, 1
+        while candidate in used:
+            n += 1
+            candidate = f"{name}{n}"
+        used.add(candidate)
+        result.append(candidate)
+    return result
+
+
 def ast_text(e: ast.Node) -> str:
     from dsl.printer import expr_text
 
@@ -222,6 +246,10 @@ def check_rulebook(book, modules: list[ast.Module], allow_missing: frozenset[str
                 if item.name in seen_verb:
                     checker.error(f"verb '{item.name}' is declared twice", item, f"first declared at {seen_verb[item.name].span}")
                 seen_verb.setdefault(item.name, item)
+                for param in repeated(item.params):
+                    checker.error(f"verb '{item.name}' names its parameter '{param}' twice", item,
+                                  "give each parameter its own name: verb "
+                                  f"{item.name} {' '.join(distinct_names(item.params))}")
                 for s in item.body:
                     checker.stmt(s, set(item.params))
             elif isinstance(item, (ast.Card, ast.Scenario)):
@@ -268,6 +296,9 @@ def check_scenario(scn: ast.Scenario, book) -> list[Diagnostic]:
     names = set()
     for e in scn.entries:
         if isinstance(e, ast.Players):
+            for name in repeated(e.names):
+                checker.error(f"player '{name}' is named twice", e,
+                              f"every player needs a name of their own: players {' '.join(distinct_names(e.names))}")
             names.update(e.names)
         elif isinstance(e, ast.PermanentDecl):
             names.add(e.name)

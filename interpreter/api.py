@@ -9,39 +9,119 @@
     engine = api.Engine(book, game)
     engine.next_turn()                            # apply events: turns, spells (via ScenarioRun), leaving
     engine.trace                                  # what happened, each event naming its rule block
+
+Errors. Every function here raises one exception type for bad input, whether the input is a
+file (a syntax error, an unknown name, an unknown version) or an argument (None, or a value
+of the wrong type): `dsl.diagnostics.DiagnosticError`. Its `.diagnostics` is a list of
+`dsl.diagnostics.Diagnostic`, each with a message, a `Span` (path, line, column; for an
+argument, the path is the function's name, e.g. `run_file(path)`, and the line is 0) and a
+hint; `Diagnostic.render()` writes one as `path:line:col: error: message`, the source line,
+a caret and the hint. `diagnostic_json(d)` gives one as a dictionary. No TypeError,
+AttributeError or KeyError escapes for a bad argument.
+
+Paths. `check_paths` and `run_file` read the paths they are given and nothing else: a
+folder is searched below itself, and a single path may be given as a `str` or `Path` as
+well as in a list.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import Any
 
 from dsl import ast
 from dsl.checker import check_cards, check_scenario
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from dsl.parser import parse_file
+from interpreter.budget import Budget
 from interpreter.engine import Engine  # noqa: F401  (re-exported)
 from interpreter.rulebook import (RULES_ROOT, VARIANTS_DIR, Rulebook, available_variants, available_versions,
                                   load_cards, load_version)
 from interpreter.scenario import Outcome, build_game, scenario_versions
-from interpreter.suite import collect, current_version, run_all
+from interpreter.suite import SCENARIO_SUFFIX, Case, collect, current_version, run_all
 
-__all__ = ["load", "run_file", "game_from_scenario", "check_paths", "default_suite", "outcome_json", "Engine"]
+__all__ = ["load", "run_file", "game_from_scenario", "check_paths", "default_suite", "outcome_json",
+           "diagnostic_json", "files_without_scenarios", "Engine", "DiagnosticError"]
+
+PathLike = (str, os.PathLike)
+
+
+# ---------------------------------------------------------------------------- argument checks
+
+
+def _bad_argument(function: str, name: str, value: Any, wanted: str, hint: str) -> DiagnosticError:
+    return DiagnosticError(Diagnostic(
+        "error", f"{function}(): the {name} argument must be {wanted}, not {_describe(value)}",
+        Span(f"{function}({name})", 0, 0, 0, 0), hint))
+
+
+def _describe(value: Any) -> str:
+    if value is None:
+        return "None"
+    if isinstance(value, str):
+        return "an empty string" if not value else f"the string {value[:40]!r}"
+    return f"a {type(value).__name__}"
+
+
+def _path(function: str, name: str, value: Any) -> Path:
+    if not isinstance(value, PathLike) or isinstance(value, bytes):
+        raise _bad_argument(function, name, value, "a path (str or pathlib.Path)", "give the path of a file or folder")
+    text = os.fspath(value)
+    if not isinstance(text, str) or not text or "\0" in text:
+        raise _bad_argument(function, name, value, "a non-empty path without NUL characters",
+                            "give the path of a file or folder")
+    return Path(text)
+
+
+def _version(function: str, name: str, value: Any, optional: bool = True) -> str | None:
+    if value is None and optional:
+        return None
+    if not isinstance(value, str) or not value.strip() or "\0" in value:
+        raise _bad_argument(function, name, value, "a version date, variant name or folder (a non-empty str)"
+                            + (", or None" if optional else ""),
+                            f"known versions and variants: {', '.join(available_versions() + available_variants())}")
+    return value
+
+
+def _budget(function: str, value: Any) -> Budget | None:
+    if value is None or isinstance(value, Budget):
+        return value
+    if isinstance(value, str):
+        return Budget.from_option(value)
+    raise _bad_argument(function, "budget", value, "an interpreter.budget.Budget, its option text, or None",
+                        "e.g. Budget(scale=256), Budget.from_option('iterations=100000'), or '256'")
+
+
+# ---------------------------------------------------------------------------- the API
 
 
 def load(version: str | None = None) -> Rulebook:
     """A version by date (default: the newest) or by folder, parsed, checked and indexed."""
-    return load_version(version or current_version())
+    return load_version(_version("load", "version", version) or current_version())
 
 
-def game_from_scenario(scenario, book: Rulebook):
+def game_from_scenario(scenario: ast.Scenario, book: Rulebook):
+    """The initial state a scenario describes, built under `book` (a `model.Game`)."""
+    if not isinstance(scenario, ast.Scenario):
+        raise _bad_argument("game_from_scenario", "scenario", scenario, "a dsl.ast.Scenario",
+                            "parse one with dsl.parser.parse_file(path) and take a Scenario from its items")
+    if not isinstance(book, Rulebook):
+        raise _bad_argument("game_from_scenario", "book", book, "a Rulebook", "load one with api.load(version)")
     return build_game(scenario, book)
 
 
-def run_file(path: str | Path, rules: str | None = None) -> list[Outcome]:
-    cases, problems = collect([path])
+def run_file(path: str | Path, rules: str | None = None, budget: Budget | str | None = None) -> list[Outcome]:
+    """Every scenario in a file (or under a folder), each under the versions it names, or under
+    `rules`; each step within `budget` (a `Budget`, its `--budget` text, or None for the default)."""
+    target = _path("run_file", "path", path)
+    rules = _version("run_file", "rules", rules)
+    budget = _budget("run_file", budget)
+    cases, problems = collect([target])
+    problems += files_without_scenarios([target], cases, problems)
     if problems:
         raise DiagnosticError(problems)
-    return list(run_all(cases, [rules] if rules else None))
+    return list(run_all(cases, [rules] if rules else None, budget=budget))
 
 
 def default_suite() -> Path:
@@ -61,14 +141,23 @@ def default_suite() -> Path:
     return Path(list(spec.submodule_search_locations)[0])
 
 
-def check_paths(paths: list[str] | None) -> list[Diagnostic]:
-    """Every problem in the given rule files, version folders, card files and scenarios."""
-    problems: list[Diagnostic] = []
-    if not paths:
+def check_paths(paths: str | Path | list[str | Path] | tuple[str | Path, ...] | None = None) -> list[Diagnostic]:
+    """Every problem in the given rule files, version folders, card files and scenarios, as a
+    list (empty: no problems). `paths` is one path (a str or Path) or a list or tuple of them;
+    None or an empty list checks everything shipped (every version, variant and card, and the
+    conformance suite). Folders are searched below themselves only."""
+    if paths is None:
+        paths = []
+    elif isinstance(paths, PathLike):
+        paths = [paths]
+    elif not isinstance(paths, (list, tuple)):
+        raise _bad_argument("check_paths", "paths", paths, "a path, a list or tuple of paths, or None",
+                            "e.g. check_paths('tests/scenarios') or check_paths(['a.rules', 'b.scenario'])")
+    targets = [_path("check_paths", "paths", p) for p in paths]
+    if not targets:
         targets = [RULES_ROOT / v for v in available_versions()] + [RULES_ROOT / "cards" / "library.rules"]
         targets += [VARIANTS_DIR / f"{v}.rules" for v in available_variants()] + [default_suite()]
-    else:
-        targets = [Path(p) for p in paths]
+    problems: list[Diagnostic] = []
     for target in targets:
         problems.extend(_check_one(target))
     return problems
@@ -93,14 +182,14 @@ def _check_one(target: Path) -> list[Diagnostic]:
         for path in sorted(target.rglob("*")):
             if path.is_dir() and (path / "version.rules").exists():
                 found += _check_one(path)
-            elif path.suffix == ".scenario":
+            elif path.suffix == SCENARIO_SUFFIX and path.is_file():
                 found += _check_one(path)
-            elif path.suffix == ".rules" and not (path.parent / "version.rules").exists():
+            elif path.suffix == ".rules" and path.is_file() and not (path.parent / "version.rules").exists():
                 found += _check_one(path)
         return found
     if target.suffix == ".rules" and target.resolve().parent == VARIANTS_DIR.resolve():
         return _guard(lambda: load_version(target.stem))
-    if target.suffix == ".scenario":
+    if target.suffix == SCENARIO_SUFFIX:
         return _check_scenarios(target)
     if target.suffix == ".rules":
         if (target.parent / "version.rules").exists():
@@ -115,14 +204,25 @@ def _check_one(target: Path) -> list[Diagnostic]:
                        "rule files end in .rules, scenarios in .scenario")]
 
 
+def _rules_entry(scenario: ast.Scenario, version: str) -> ast.Node:
+    """The line of a scenario that names `version` (its `rules` line), or the scenario itself."""
+    for e in scenario.entries:
+        if isinstance(e, ast.ScenarioRules) and version in e.versions:
+            return e
+    return next((e for e in scenario.entries if isinstance(e, (ast.ScenarioRules, ast.ScenarioRange))), scenario)
+
+
 def _check_scenarios(path: Path) -> list[Diagnostic]:
     cases, problems = collect([path])
+    problems += files_without_scenarios([path], cases, problems)
     for case in cases:
         for version in scenario_versions(case.scenario) or [current_version()]:
             try:
                 book = load_version(version).with_cards(case.cards)
             except DiagnosticError as exc:
-                problems.extend(exc.diagnostics)
+                where = _rules_entry(case.scenario, version).span
+                problems.extend(d if d.span.line else Diagnostic(d.kind, d.message, where, d.hint)
+                                for d in exc.diagnostics)
                 continue
             found = check_scenario(case.scenario, book)
             problems.extend(found)
@@ -131,7 +231,26 @@ def _check_scenarios(path: Path) -> list[Diagnostic]:
     return problems
 
 
+def files_without_scenarios(paths, cases: list[Case], problems: list[Diagnostic]) -> list[Diagnostic]:
+    """An error for each scenario file among `paths` (files, or folders searched below
+    themselves) that parsed but holds no scenario: a file that tests nothing is a mistake."""
+    seen = {case.path for case in cases} | {d.span.path for d in problems}
+    found = []
+    for root in map(Path, paths):
+        files = sorted(root.rglob(f"*{SCENARIO_SUFFIX}")) if root.is_dir() else [root] if root.is_file() else []
+        for file in files:
+            if str(file) not in seen and file.is_file():
+                found.append(Diagnostic("error", "this file holds no scenario", Span(str(file), 1, 1, 1, 1),
+                                        'write one: scenario "what it shows" { players Alice Bob ... }'))
+    return found
+
+
 def outcome_json(o: Outcome, with_trace: bool = True) -> dict:
+    """An outcome as plain data (what `phasing run --json` prints), with its trace unless told not to."""
+    if not isinstance(o, Outcome):
+        raise _bad_argument("outcome_json", "o", o, "an Outcome", "take one from api.run_file(path)")
+    if not isinstance(with_trace, bool):
+        raise _bad_argument("outcome_json", "with_trace", with_trace, "True or False", "leave it out for True")
     data = {
         "scenario": o.scenario,
         "file": o.path,
@@ -144,3 +263,11 @@ def outcome_json(o: Outcome, with_trace: bool = True) -> dict:
     if with_trace:
         data["trace"] = [e.to_json() for e in o.trace]
     return data
+
+
+def diagnostic_json(d: Diagnostic) -> dict:
+    """A diagnostic as plain data: path, line, column (0 when it points at no line), message, hint."""
+    if not isinstance(d, Diagnostic):
+        raise _bad_argument("diagnostic_json", "d", d, "a Diagnostic", "take one from DiagnosticError.diagnostics")
+    return {"kind": d.kind, "path": d.span.path, "line": d.span.line, "column": d.span.column,
+            "end_line": d.span.end_line, "end_column": d.span.end_column, "message": d.message, "hint": d.hint}

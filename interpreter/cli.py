@@ -1,4 +1,10 @@
-"""The `phasing` command: check, run, test, versions, show, ablate."""
+"""The `phasing` command: check, run, test, versions, show, diff, ablate.
+
+Everything printed here that a user wrote (names, messages, rule text, paths) is printed as
+text: the consoles read no markup, no emoji codes and highlight nothing, and table cells and
+titles are `rich.text.Text`. A usage mistake is a diagnostic with exit status 1, like any
+other bad input.
+"""
 
 from __future__ import annotations
 
@@ -7,34 +13,58 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
-from dsl.diagnostics import Diagnostic, DiagnosticError
+from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from dsl.printer import item_lines
 from interpreter import ablation, api, compare
+from interpreter.budget import Budget
 from interpreter.rulebook import available_variants, available_versions, load_version
 from interpreter.scenario import Outcome
 from interpreter.suite import collect, current_version, run_all
 from interpreter.trace import show_value
 
-out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+def _console(**options) -> Console:
+    """A console that prints what it is given as it is: no markup, no emoji codes, no highlighting."""
+    return Console(markup=False, emoji=False, highlight=False, soft_wrap=True, **options)
+
+
+out = _console(width=None if sys.stdout.isatty() else 160)
+err = _console(stderr=True)
+
+
+def say(text: str = "") -> None:
+    """One line of plain text on stdout."""
+    out.print(Text(text))
 
 
 def report(diagnostics: list[Diagnostic]) -> None:
     for d in diagnostics:
-        err.print(d.render(), markup=False)
+        err.print(Text(d.render()))
+
+
+def emit_json(data) -> None:
+    """Machine-readable output on stdout, written by json and never by rich."""
+    print(json.dumps(data, indent=2, default=str))
+
+
+def json_errors(diagnostics: list[Diagnostic]) -> dict:
+    """What a `--json` command prints on stdout when its input cannot be used."""
+    return {"errors": [api.diagnostic_json(d) for d in diagnostics]}
 
 
 def cmd_check(args) -> int:
     problems = api.check_paths(args.paths or None)
     report(problems)
     if problems:
-        err.print(f"{len(problems)} error(s)", markup=False)
+        err.print(Text(f"{len(problems)} error(s)"))
         return 1
-    out.print("no problems found", markup=False)
+    say("no problems found")
     return 0
 
 
@@ -45,155 +75,204 @@ def outcome_lines(o: Outcome) -> list[str]:
     return lines
 
 
+def _table(title: str, columns: tuple[str, ...]) -> Table:
+    table = Table(title=Text(title), title_justify="left")
+    for col in columns:
+        table.add_column(Text(col))
+    return table
+
+
 def state_table(o: Outcome) -> Table:
     """The final state: one row per object, rule-declared statuses shown where not at their default."""
-    table = Table(title=f"Final state of \"{o.scenario}\" under {o.version} (turn {o.final.get('turn')}, "
-                        f"{o.final.get('active')} active)", title_justify="left")
-    for col in ("permanent", "card", "zone", "controller", "p/t", "tapped", "attached to", "counters", "statuses"):
-        table.add_column(col)
+    table = _table(f"Final state of \"{o.scenario}\" under {o.version} (turn {o.final.get('turn')}, "
+                   f"{o.final.get('active')} active)",
+                   ("permanent", "card", "zone", "controller", "p/t", "tapped", "attached to", "counters", "statuses"))
     defaults = o.final.get("status_defaults", {})
     for oid, p in o.final.get("permanents", {}).items():
         pt = f"{p.get('power')}/{p.get('toughness')}" if p.get("power") is not None else ""
         counters = ", ".join(f"{k} {v}" for k, v in (p.get("counters") or {}).items())
         statuses = ", ".join(f"{k}={v}" for k, v in p.get("statuses", {}).items() if defaults.get(k) != v)
-        table.add_row(oid, p["card"], p["zone"], str(p.get("controller", "")), pt, "yes" if p.get("tapped") else "",
-                      str(p.get("attached_to") or ""), counters, statuses)
+        cells = (oid, p["card"], p["zone"], p.get("controller", ""), pt, "yes" if p.get("tapped") else "",
+                 p.get("attached_to") or "", counters, statuses)
+        table.add_row(*(Text(str(cell)) for cell in cells))
     return table
+
+
+def _no_scenario(paths, cases, problems) -> list[Diagnostic]:
+    """Scenario files among `paths` that hold no scenario (and have no other problem)."""
+    return api.files_without_scenarios(paths, cases, problems)
 
 
 def cmd_run(args) -> int:
     cases, problems = collect([args.scenario])
+    problems += _no_scenario([args.scenario], cases, problems)
     if problems:
-        report(problems)
-        return 1
+        raise DiagnosticError(problems)
     # one run per scenario: under --rules, or the newest version it names (`phasing test` runs them all)
-    outcomes = list(run_all(cases, [args.rules] if args.rules else None, newest_only=not args.rules))
+    outcomes = list(run_all(cases, [args.rules] if args.rules else None, newest_only=not args.rules,
+                            budget=args.budget))
     if args.json:
-        print(json.dumps([api.outcome_json(o) for o in outcomes], indent=2, default=str))
+        emit_json([api.outcome_json(o) for o in outcomes])
         return 0 if all(o.passed for o in outcomes) else 1
     for o in outcomes:
         if args.trace:
-            out.print(f"Trace of \"{o.scenario}\" under {o.version}:", markup=False)
+            say(f"Trace of \"{o.scenario}\" under {o.version}:")
             for event in o.trace:
-                out.print("  " + event.render(), markup=False)
+                say("  " + event.render())
         out.print(state_table(o))
         for line in outcome_lines(o):
-            out.print(line, markup=False)
+            say(line)
         report(list(o.failures))
     return 0 if all(o.passed for o in outcomes) else 1
 
 
 def cmd_test(args) -> int:
-    cases, problems = collect(args.paths or [api.default_suite()])
+    paths = args.paths or [api.default_suite()]
+    cases, problems = collect(paths)
+    problems += _no_scenario(paths, cases, problems)
     report(problems)
     passed = failed = 0
-    for o in run_all(cases, args.rules or None):
+    for o in run_all(cases, args.rules or None, budget=args.budget):
         if o.passed:
             passed += 1
             if args.verbose:
-                out.print(f"PASS {o.scenario} [{o.version}]", markup=False)
+                say(f"PASS {o.scenario} [{o.version}]")
         else:
             failed += 1
             for line in outcome_lines(o):
-                out.print(line, markup=False)
+                say(line)
             report(list(o.failures))
     failed += len(problems)
-    out.print(f"{passed} passed, {failed} failed", markup=False)
+    say(f"{passed} passed, {failed} failed")
     return 1 if failed or not passed else 0
 
 
 def cmd_versions(args) -> int:
-    table = Table(title="Rule versions")
-    for col in ("version", "rule", "extends", "blocks", "what it is / what changed"):
-        table.add_column(col)
+    table = _table("Rule versions", ("version", "rule", "extends", "blocks", "what it is / what changed"))
     for v in available_versions() + available_variants():
         book = load_version(v)
         sections = ", ".join(s.rule for s in book.version.sections)
         name = v if book.version.kind == "version" else f"{v} (variant)"
-        table.add_row(name, sections, book.version.extends or "", str(len(book.rules)), " ".join(book.version.notes))
+        cells = (name, sections, book.version.extends or "", str(len(book.rules)), " ".join(book.version.notes))
+        table.add_row(*(Text(cell) for cell in cells))
     out.print(table)
     return 0
 
 
 def cmd_show(args) -> int:
     book = load_version(args.version)
-    out.print(f"# {book.version.title or book.version.id}", markup=False)
+    say(f"# {book.version.title or book.version.id}")
     for decl in book.statuses.values():
-        out.print("\n".join(item_lines(decl)), markup=False)
+        say("\n".join(item_lines(decl)))
     for verb in book.verbs.values():
-        out.print("\n".join(item_lines(verb)), markup=False)
+        say("\n".join(item_lines(verb)))
     for rule in book.rules:
-        out.print("", markup=False)
-        out.print("\n".join(item_lines(rule)), markup=False)
+        say()
+        say("\n".join(item_lines(rule)))
     return 0
 
 
 def cmd_ablate(args) -> int:
     result = ablation.ablate(args.version, args.paths or [api.default_suite()])
     if args.json:
-        print(json.dumps(result.to_json(), indent=2))
+        emit_json(result.to_json())
         return 0 if result.all_load_bearing else 1
-    out.print(f"Ablation of {args.version}: each block deleted in turn, {result.scenarios} scenarios rerun each time",
-              markup=False)
+    say(f"Ablation of {args.version}: each block deleted in turn, {result.scenarios} scenarios rerun each time")
     for row in result.rows:
         head = f"{row.rule.id} {row.rule.slug}"
         if row.kind == "assertion":
-            out.print(f"  {head:<45} assertion  restates other blocks; checked after every change", markup=False)
+            say(f"  {head:<45} assertion  restates other blocks; checked after every change")
             continue
         if row.kind == "definition":
-            out.print(f"  {head:<45} definition its behaviour is written in another block", markup=False)
+            say(f"  {head:<45} definition its behaviour is written in another block")
             continue
         verdict = f"{len(row.changed)} scenario(s) change" if row.changed else "NOT LOAD-BEARING: no scenario changes"
-        out.print(f"  {head:<45} operative  {verdict}", markup=False)
+        say(f"  {head:<45} operative  {verdict}")
         for label in row.changed[: args.limit]:
-            out.print(f"      - {label}", markup=False)
+            say(f"      - {label}")
         if len(row.changed) > args.limit:
-            out.print(f"      ... and {len(row.changed) - args.limit} more", markup=False)
-    out.print(result.summary(), markup=False)
+            say(f"      ... and {len(row.changed) - args.limit} more")
+    say(result.summary())
     return 0 if result.all_load_bearing else 1
 
 
 def cmd_diff(args) -> int:
     a, b = load_version(args.a), load_version(args.b)
-    cases = compare.load_cases(args.paths or [api.default_suite()])
+    paths = args.paths or [api.default_suite()]
+    cases, problems = collect(paths)
+    problems += _no_scenario(args.paths, cases, problems) if args.paths else []
+    if problems:
+        raise DiagnosticError(problems)
     blocks = compare.rulebook_diff(a, b)
-    scenarios = compare.behaviour_diff(a, b, cases)
-    witness = compare.search_witness(a, b, args.search) if args.search else None
+    scenarios = compare.behaviour_diff(a, b, cases, budget=args.budget)
+    witness = compare.search_witness(a, b, args.search, budget=args.budget) if args.search else None
     if args.json:
-        print(json.dumps({"rules": [c.to_json() for c in blocks], "scenarios": [s.to_json() for s in scenarios],
-                          "witness": witness}, indent=2, default=str))
+        emit_json({"rules": [c.to_json() for c in blocks], "scenarios": [s.to_json() for s in scenarios],
+                   "witness": witness})
         return 0
     A, B = a.version.id, b.version.id
-    out.print(f"Rulebooks {A} -> {B}, aligned by slug:", markup=False)
+    say(f"Rulebooks {A} -> {B}, aligned by slug:")
     if not blocks:
-        out.print("  no block differs", markup=False)
+        say("  no block differs")
     for c in blocks:
         ids = f"{c.a_id or '-'} -> {c.b_id or '-'}" if c.a_id or c.b_id else ""
-        out.print(f"  {c.slug:<34} {', '.join(c.kinds):<28} {ids}", markup=False)
+        say(f"  {c.slug:<34} {', '.join(c.kinds):<28} {ids}")
         if "reworded" in c.kinds or c.kinds in (("added",), ("removed",)) and c.a_summary != c.b_summary:
             if c.a_summary:
-                out.print(f"      {A}: {c.a_summary}", markup=False)
+                say(f"      {A}: {c.a_summary}")
             if c.b_summary:
-                out.print(f"      {B}: {c.b_summary}", markup=False)
-    out.print("", markup=False)
-    out.print(f"Behaviour: {len(scenarios)} of {len(cases)} scenarios end differently", markup=False)
+                say(f"      {B}: {c.b_summary}")
+    say()
+    say(f"Behaviour: {len(scenarios)} of {len(cases)} scenarios end differently")
     for s in scenarios:
-        out.print(f"  {s.scenario} ({Path(s.path).name})", markup=False)
+        say(f"  {s.scenario} ({Path(s.path).name})")
         for key, va, vb in s.fields:
-            out.print(f"      {key:<32} {A}: {show_value(va):<14} {B}: {show_value(vb)}", markup=False)
+            say(f"      {key:<32} {A}: {show_value(va):<14} {B}: {show_value(vb)}")
     if args.search:
-        out.print("", markup=False)
+        say()
         if witness is None:
-            out.print(f"no behavioural difference found in {args.search} generated games", markup=False)
+            say(f"no behavioural difference found in {args.search} generated games")
         else:
-            out.print(f"A generated game that tells them apart (passes under {A}, fails under {B}):", markup=False)
-            out.print(witness, markup=False)
+            say(f"A generated game that tells them apart (passes under {A}, fails under {B}):")
+            say(witness)
     return 0
 
 
+# ---------------------------------------------------------------------------- the parser
+
+
+class UsageError(Exception):
+    """A command line argparse cannot read: reported as a diagnostic, exit status 1."""
+
+    def __init__(self, prog: str, message: str, usage: str):
+        super().__init__(message)
+        self.diagnostic = Diagnostic("error", message, Span(prog, 0, 0, 0, 0), f"see '{prog} --help'")
+        self.usage = usage
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, except that a usage mistake raises `UsageError` (exit 1 in `main`), not SystemExit(2)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(self.prog, message, self.format_usage())
+
+
+def whole_number(text: str) -> int:
+    """An option's value that must be a whole number, zero or more."""
+    if not text.isascii() or not text.isdigit() or len(text) > 12:
+        raise argparse.ArgumentTypeError(f"expected a whole number, zero or more, not {text!r}")
+    return int(text)
+
+
+def _budget_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--budget", metavar="VALUE",
+                   help="per-step limits on the work rules may do: a scale N (default 64), or "
+                        "iterations=N,writes=N,objects=N,scale=N")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="phasing", description="Magic's phasing rules (CR 702.26) as data.")
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = Parser(prog="phasing", description="Magic's phasing rules (CR 702.26) as data.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     p = sub.add_parser("check", help="parse and check rule files, versions and scenarios")
     p.add_argument("paths", nargs="*")
     p.set_defaults(func=cmd_check)
@@ -202,11 +281,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rules", help="version, variant or folder (default: the newest the scenario names)")
     p.add_argument("--trace", action="store_true", help="show every change with the rule that caused it")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    _budget_option(p)
     p.set_defaults(func=cmd_run)
     p = sub.add_parser("test", help="run scenarios and their expectations")
     p.add_argument("paths", nargs="*")
     p.add_argument("--rules", action="append", help="run under this version (repeatable)")
     p.add_argument("-v", "--verbose", action="store_true")
+    _budget_option(p)
     p.set_defaults(func=cmd_test)
     p = sub.add_parser("versions", help="list the rule versions")
     p.set_defaults(func=cmd_versions)
@@ -217,26 +298,41 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("a")
     p.add_argument("b")
     p.add_argument("paths", nargs="*", help="scenarios to compare on (default: the conformance suite)")
-    p.add_argument("--search", type=int, default=0, metavar="N", help="generate up to N games to find a difference")
+    p.add_argument("--search", type=whole_number, default=0, metavar="N",
+                   help="generate up to N games to find a difference")
     p.add_argument("--json", action="store_true")
+    _budget_option(p)
     p.set_defaults(func=cmd_diff)
     p = sub.add_parser("ablate", help="delete each block in turn and list the scenarios that change")
     p.add_argument("version")
     p.add_argument("paths", nargs="*")
     p.add_argument("--json", action="store_true")
-    p.add_argument("--limit", type=int, default=6, help="scenarios listed per block")
+    p.add_argument("--limit", type=whole_number, default=6, help="scenarios listed per block")
     p.set_defaults(func=cmd_ablate)
+    # -- more subcommands register here, each module adding its own parser to `sub`:
+    #    from interpreter import fuzz; fuzz.register(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except UsageError as exc:
+        err.print(Text(exc.usage.rstrip()))
+        report([exc.diagnostic])
+        return 1
+    except SystemExit as exc:  # --help and --version print and stop
+        return exc.code if isinstance(exc.code, int) else 0
     if getattr(args, "version", "") is None:
         args.version = current_version()
     try:
+        if getattr(args, "budget", None) is not None:
+            args.budget = Budget.from_option(args.budget)
         return args.func(args)
     except DiagnosticError as exc:
         report(exc.diagnostics)
+        if getattr(args, "json", False):
+            emit_json(json_errors(exc.diagnostics))
         return 1
     except KeyboardInterrupt:
         return 130
@@ -246,8 +342,8 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # an interpreter bug, not bad input
         if os.environ.get("PHASING_DEBUG"):
             raise
-        err.print(f"internal error: {type(exc).__name__}: {exc}", markup=False)
-        err.print("  hint: this is a bug in the interpreter; rerun with PHASING_DEBUG=1 for the traceback", markup=False)
+        err.print(Text(f"internal error: {type(exc).__name__}: {exc}"))
+        err.print(Text("  hint: this is a bug in the interpreter; rerun with PHASING_DEBUG=1 for the traceback"))
         return 2
 
 

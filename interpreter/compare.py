@@ -8,7 +8,10 @@ shrinks it, and returns it as a scenario file.
 
 from __future__ import annotations
 
+import os
 import re
+import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 import attrs
@@ -17,6 +20,7 @@ from dsl import ast
 from dsl.checker import check_scenario
 from dsl.parser import parse
 from dsl.printer import clause_lines, item_lines
+from interpreter.budget import Budget
 from interpreter.rulebook import Rulebook, with_rule_refs
 from interpreter.scenario import Outcome, run_scenario
 from interpreter.suite import Case, collect, run_case
@@ -120,11 +124,12 @@ def playable(o: Outcome) -> bool:
     return not any(" (at step " not in f.message and not f.message.startswith("expected") for f in o.failures)
 
 
-def behaviour_diff(a: Rulebook, b: Rulebook, cases: list[Case]) -> list[ScenarioDiff]:
+def behaviour_diff(a: Rulebook, b: Rulebook, cases: list[Case], budget: Budget | None = None) -> list[ScenarioDiff]:
+    """The scenarios that end differently under `a` and `b`, each step within `budget`."""
     common = set(a.statuses) & set(b.statuses)
     found = []
     for case in cases:
-        oa, ob = run_case(case, a), run_case(case, b)
+        oa, ob = run_case(case, a, budget), run_case(case, b, budget)
         if not (playable(oa) and playable(ob)):
             continue
         fields = differences(comparable(oa, common), comparable(ob, common))
@@ -136,7 +141,7 @@ def behaviour_diff(a: Rulebook, b: Rulebook, cases: list[Case]) -> list[Scenario
 # ------------------------------------------------------------------ search
 
 
-def _outcome_of(game, book: Rulebook) -> Outcome | None:
+def _outcome_of(game, book: Rulebook, budget: Budget | None = None) -> Outcome | None:
     """The generated game played under `book`, or None if it is not a game of that version
     (it plays a card the version's rules cannot express)."""
     from interpreter.generate import scenario_text
@@ -145,7 +150,7 @@ def _outcome_of(game, book: Rulebook) -> Outcome | None:
     scenario = parse(text, "<generated>").items[0]
     if check_scenario(scenario, book):
         return None
-    outcome = run_scenario(scenario, book, "<generated>")
+    outcome = run_scenario(scenario, book, "<generated>", budget=budget)
     return outcome if playable(outcome) else None
 
 
@@ -153,8 +158,34 @@ EXPECTABLE = {"zone", "controller", "power", "toughness", "tapped", "attached_to
               "life", "hand", "in_game"}
 
 
-def search_witness(a: Rulebook, b: Rulebook, budget: int) -> str | None:
-    """The smallest generated game that ends differently under `a` and `b`, as a scenario file."""
+@contextmanager
+def _private_hypothesis_storage():
+    """Hypothesis keeps caches (its character tables, an example database) under a storage
+    folder, by default `.hypothesis/` in the current folder. A search must leave the user's
+    folder as it found it: unless the caller chose a storage folder (HYPOTHESIS_STORAGE_DIRECTORY,
+    or the test runner's settings), the search's storage is a temporary folder, removed after."""
+    from hypothesis import configuration
+
+    chosen = getattr(configuration, "__hypothesis_home_directory", None)  # set by set_hypothesis_home_dir
+    if chosen is not None or os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
+        yield
+        return
+    with tempfile.TemporaryDirectory(prefix="phasing-search-") as folder:
+        configuration.set_hypothesis_home_dir(folder)
+        try:
+            yield
+        finally:
+            configuration.set_hypothesis_home_dir(None)  # as it was: not chosen
+
+
+def search_witness(a: Rulebook, b: Rulebook, examples: int, budget: Budget | None = None) -> str | None:
+    """The smallest generated game that ends differently under `a` and `b`, as a scenario file;
+    up to `examples` games are tried, each step of each within `budget`."""
+    with _private_hypothesis_storage():
+        return _search(a, b, examples, budget)
+
+
+def _search(a: Rulebook, b: Rulebook, examples: int, budget: Budget | None) -> str | None:
     from hypothesis import HealthCheck, find, settings
     from hypothesis.errors import NoSuchExample
 
@@ -163,18 +194,18 @@ def search_witness(a: Rulebook, b: Rulebook, budget: int) -> str | None:
     common = set(a.statuses) & set(b.statuses)
 
     def differs(game) -> bool:
-        oa, ob = _outcome_of(game, a), _outcome_of(game, b)
+        oa, ob = _outcome_of(game, a, budget), _outcome_of(game, b, budget)
         if oa is None or ob is None:
             return False
         return bool(differences(comparable(oa, common), comparable(ob, common)))
 
     try:
         # derandomized: the same two rulebooks and budget always give the same answer
-        game = find(games(), differs, settings=settings(max_examples=budget, database=None, deadline=None,
+        game = find(games(), differs, settings=settings(max_examples=examples, database=None, deadline=None,
                                                        derandomize=True, suppress_health_check=list(HealthCheck)))
     except NoSuchExample:
         return None
-    oa, ob = _outcome_of(game, a), _outcome_of(game, b)
+    oa, ob = _outcome_of(game, a, budget), _outcome_of(game, b, budget)
     fields = differences(comparable(oa, common), comparable(ob, common))
     expectations, comments = [], []
     for key, va, vb in fields:
