@@ -7,17 +7,14 @@ drawn from what the parser expected there.
 from __future__ import annotations
 
 import functools
-import hashlib
 import logging
-import os
-import pickle
 from pathlib import Path
 
 import lark
 from lark import Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
-from dsl import ast
+from dsl import ast, cache
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 
 GRAMMAR = Path(__file__).with_name("grammar.lark")
@@ -630,40 +627,12 @@ def _grammar_text() -> str:
     return GRAMMAR.read_text(encoding="utf-8")
 
 
-def _cache_dir() -> Path | None:
-    """Where parsed files are kept between runs ($PHASING_CACHE_DIR, else the user's cache folder)."""
-    root = os.environ.get("PHASING_CACHE_DIR") or os.environ.get("XDG_CACHE_HOME") or os.path.join(
-        os.path.expanduser("~"), ".cache")
-    return Path(root) / "phasing-rules" if root else None
-
-
 def _cached_parse(text: str, path: str) -> ast.Module:
-    """Parse, or take the tree a previous run made of exactly this text at this path.
-
-    The key covers the grammar, the file's path and its text, so any edit reparses. A cache
-    that can't be read or written is simply not used.
-    """
-    folder = _cache_dir()
-    key = hashlib.sha256("\0".join((_grammar_text(), path, text)).encode()).hexdigest()
-    entry = folder / f"{key}.pickle" if folder else None
-    if entry is not None:
-        try:
-            with open(entry, "rb") as handle:
-                module = pickle.load(handle)
-            if isinstance(module, ast.Module):
-                return module
-        except Exception:  # absent, unreadable or stale: parse instead
-            pass
-    module = parse(text, path)
-    if entry is not None:
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            temporary = entry.with_suffix(f".{os.getpid()}.tmp")
-            with open(temporary, "wb") as handle:
-                pickle.dump(module, handle, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(temporary, entry)
-        except OSError:
-            pass
+    """Parse, or take the tree a previous run made of exactly this text at this path (`dsl.cache`)."""
+    module = cache.load(path, text)
+    if module is None:
+        module = parse(text, path)
+        cache.store(path, text, module)
     return module
 
 

@@ -1,0 +1,201 @@
+"""Parsed files kept between runs, as plain JSON data in a private per-user folder.
+
+Safety: an entry is data read by `dsl.codec`, which builds only syntax tree nodes and checks
+every field, so a planted or damaged file is at worst a cache miss, never code that runs.
+The folder is `$PHASING_CACHE_DIR` if set, else the user's cache folder from platformdirs;
+it is created with mode 0700, and it is not used (the run goes on without the cache, saying
+so once on stderr) when it is owned by another user or writable by group or others.
+
+Freshness: an entry's name is a sha256 over the package version, the grammar, the source of
+the modules that turn text into trees (parser, AST, codec, limits, this file), the path and
+the file's text, so any change to one of them misses.
+
+Size: an entry larger than MAX_ENTRY_BYTES is not stored; when the folder grows beyond
+MAX_FOLDER_BYTES the least recently used entries (oldest mtime; a hit refreshes it) go.
+
+Writes are atomic: a temporary file created 0600 in the same folder, then `os.replace`; the
+temporary file is removed on every failure.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import stat
+import sys
+import tempfile
+import time
+from importlib import metadata
+from pathlib import Path
+
+from dsl import ast, codec
+
+MAX_ENTRY_BYTES = 8 * 1024 * 1024
+"""An encoded tree larger than this is not kept (parsing such a file again is cheap by comparison)."""
+
+MAX_FOLDER_BYTES = 64 * 1024 * 1024
+"""Entries are evicted, least recently used first, to keep the folder under this total."""
+
+STALE_TEMPORARY_SECONDS = 3600
+"""A temporary file this old was left by a process that died mid-write; eviction removes it."""
+
+SUFFIX = ".json"
+_TEMPORARY_PREFIX = ".tmp-"
+_HERE = Path(__file__).resolve().parent
+# The sources whose change can change the tree a text parses to.
+_KEYED_SOURCES = ("grammar.lark", "parser.py", "ast.py", "codec.py", "limits.py", "diagnostics.py", "cache.py")
+
+_warned = False
+
+
+def folder() -> Path:
+    """Where entries live: `$PHASING_CACHE_DIR`, else the per-user cache folder."""
+    configured = os.environ.get("PHASING_CACHE_DIR")
+    if configured:
+        return Path(configured)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("phasing-rules", appauthor=False))
+
+
+@functools.cache
+def _fingerprint() -> bytes:
+    """The package version and the parsing sources, hashed once per process."""
+    try:
+        version = metadata.version("phasing-rules")
+    except metadata.PackageNotFoundError:
+        version = "dev"
+    digest = hashlib.sha256(version.encode())
+    for name in _KEYED_SOURCES:
+        try:
+            data = (_HERE / name).read_bytes()
+        except OSError:
+            data = b"<missing>"
+        digest.update(len(name).to_bytes(8, "big") + name.encode() + len(data).to_bytes(8, "big") + data)
+    return digest.digest()
+
+
+def key(path: str, text: str) -> str:
+    """The entry name for `text` read from `path` (hex sha256)."""
+    digest = hashlib.sha256(_fingerprint())
+    for part in (path.encode("utf-8", "surrogatepass"), text.encode("utf-8", "surrogatepass")):
+        digest.update(len(part).to_bytes(8, "big") + part)
+    return digest.hexdigest()
+
+
+def _warn_once(message: str) -> None:
+    global _warned
+    if not _warned:
+        _warned = True
+        sys.stderr.write(f"phasing: running without the parse cache: {message}\n")
+
+
+def usable_folder() -> Path | None:
+    """The cache folder, created if need be, or None when it must not or cannot be used."""
+    where = folder()
+    try:
+        where.mkdir(mode=0o700, parents=True, exist_ok=True)
+        info = os.stat(where)
+    except OSError:
+        return None  # a read-only or missing home: the cache only saves time; say nothing
+    if not stat.S_ISDIR(info.st_mode):
+        _warn_once(f"{where} is not a folder")
+        return None
+    if info.st_uid != os.getuid():
+        _warn_once(f"{where} belongs to another user (uid {info.st_uid})")
+        return None
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        _warn_once(f"{where} can be written by other users (mode {stat.S_IMODE(info.st_mode):o}); "
+                   f"make it private with: chmod 700 {where}")
+        return None
+    return where
+
+
+def load(path: str, text: str) -> ast.Module | None:
+    """The tree a previous run stored for exactly this text at this path, or None."""
+    where = usable_folder()
+    if where is None:
+        return None
+    entry = where / (key(path, text) + SUFFIX)
+    try:
+        with open(entry, "rb") as handle:
+            if os.fstat(handle.fileno()).st_size > MAX_ENTRY_BYTES:
+                return None
+            data = handle.read(MAX_ENTRY_BYTES + 1)
+        module = codec.decode(data, frozenset({path}))
+    except Exception:  # absent, unreadable, damaged or planted: parse instead
+        return None
+    try:
+        os.utime(entry)  # recently used: evicted last
+    except OSError:
+        pass
+    return module
+
+
+def store(path: str, text: str, module: ast.Module) -> None:
+    """Keep `module` for the next run; any failure just leaves it out."""
+    where = usable_folder()
+    if where is None:
+        return
+    try:
+        data = codec.encode(module).encode("ascii")
+    except Exception:
+        return
+    if len(data) > MAX_ENTRY_BYTES:
+        return
+    temporary = None
+    try:
+        descriptor, temporary = tempfile.mkstemp(prefix=_TEMPORARY_PREFIX, suffix=SUFFIX, dir=where)
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+        os.replace(temporary, where / (key(path, text) + SUFFIX))
+        temporary = None
+    except Exception:
+        pass
+    finally:
+        if temporary is not None:
+            try:
+                os.unlink(temporary)
+            except OSError:
+                pass
+    evict(where)
+
+
+def evict(where: Path, limit: int | None = None) -> None:
+    """Remove the least recently used entries until the folder holds at most `limit` bytes
+    (MAX_FOLDER_BYTES when not given), and temporary files left by crashed writers."""
+    limit = MAX_FOLDER_BYTES if limit is None else limit
+    entries = []
+    total = 0
+    now = time.time()
+    try:
+        with os.scandir(where) as listing:
+            for item in listing:
+                if not item.is_file(follow_symlinks=False):
+                    continue
+                info = item.stat(follow_symlinks=False)
+                if item.name.startswith(_TEMPORARY_PREFIX):
+                    if now - info.st_mtime > STALE_TEMPORARY_SECONDS:
+                        _remove(item.path)
+                    continue
+                if item.name.endswith(SUFFIX):
+                    entries.append((info.st_mtime, item.path, info.st_size))
+                    total += info.st_size
+    except OSError:
+        return
+    if total <= limit:
+        return
+    for _, entry, size in sorted(entries):
+        if total <= limit:
+            break
+        if _remove(entry):
+            total -= size
+
+
+def _remove(entry: str) -> bool:
+    try:
+        os.unlink(entry)
+        return True
+    except OSError:
+        return False

@@ -1,0 +1,311 @@
+"""The parse cache (dsl/cache.py) and its codec (dsl/codec.py): whatever is planted in the
+cache folder runs no code and never changes a parse result; an unsafe folder is not used;
+the key covers everything a parse depends on; the folder stays bounded; a cached tree equals
+the parsed one, spans included."""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import stat
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dsl import ast as A
+from dsl import cache, codec
+from dsl.diagnostics import Span
+from dsl.parser import parse, parse_file
+
+ROOT = Path(__file__).resolve().parent.parent
+SHIPPED = sorted((ROOT / "rules").rglob("*.rules")) + sorted((ROOT / "tests" / "scenarios").glob("*.scenario"))
+SOURCE = 'rule 702.26a some-slug "summary" {\n  hide p where p.phase is out and not (p.x + 1 > 2)\n}\n'
+
+
+@pytest.fixture
+def folder(tmp_path, monkeypatch):
+    """A fresh private cache folder for one test, and a fresh once-per-process warning."""
+    where = tmp_path / "cache"
+    monkeypatch.setenv("PHASING_CACHE_DIR", str(where))
+    monkeypatch.setattr(cache, "_warned", False)
+    return where
+
+
+def spans(module: A.Node) -> list[tuple[str, Span]]:
+    return [(type(n).__name__, n.span) for n in module.walk()]
+
+
+def write_rules(tmp_path: Path, text: str = SOURCE) -> Path:
+    path = tmp_path / "r.rules"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+class _Planted:
+    """Unpickling this would create the marker file."""
+
+    def __init__(self, marker: Path):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (Path.touch, (self.marker,))
+
+
+def plants(marker: Path) -> dict[str, bytes]:
+    outside = {"format": codec.FORMAT, "paths": ["x"], "nodes": [["Path", [0, 1, 1, 1, 1], str(marker)]], "root": 0}
+    dunder = {"format": codec.FORMAT, "paths": ["x"], "nodes": [["__class__", [0, 1, 1, 1, 1]]], "root": 0}
+    return {
+        "pickle": pickle.dumps(_Planted(marker)),
+        "random bytes": bytes(range(256)) * 4,
+        "JSON of the wrong shape": json.dumps({"items": [1, 2, 3]}).encode(),
+        "JSON naming a class outside the allow-list": json.dumps(outside).encode(),
+        "JSON naming a dunder": json.dumps(dunder).encode(),
+        "JSON with a cycle": json.dumps({"format": codec.FORMAT, "paths": ["x"],
+                                         "nodes": [["Module", [0, 1, 1, 1, 1], [0]]], "root": 0}).encode(),
+        "deeply nested JSON": b"[" * 100_000 + b"]" * 100_000,
+    }
+
+
+@pytest.mark.parametrize("kind", list(plants(Path("m"))))
+def test_a_planted_entry_runs_no_code_and_the_file_still_parses_right(folder, tmp_path, kind):
+    marker = tmp_path / "marker"
+    path = write_rules(tmp_path)
+    folder.mkdir(mode=0o700)
+    entry = folder / (cache.key(str(path), SOURCE) + cache.SUFFIX)
+    entry.write_bytes(plants(marker)[kind])
+
+    module = parse_file(path)
+
+    assert not marker.exists(), "loading the planted entry ran code"
+    assert module == parse(SOURCE, str(path))
+    assert spans(module) == spans(parse(SOURCE, str(path)))
+    # the planted entry was replaced by a good one, which now loads
+    assert cache.load(str(path), SOURCE) == module
+
+
+def test_a_tree_naming_another_file_is_a_miss(folder, tmp_path):
+    path = write_rules(tmp_path)
+    folder.mkdir(mode=0o700)
+    other = codec.encode(parse(SOURCE, "elsewhere.rules"))
+    (folder / (cache.key(str(path), SOURCE) + cache.SUFFIX)).write_text(other)
+    assert cache.load(str(path), SOURCE) is None
+    assert spans(parse_file(path))[0][1].path == str(path)
+
+
+def test_nothing_in_the_project_unpickles():
+    needle = "pickle" + ".load"  # spelled apart so this file does not match itself
+    offenders = []
+    for source in ROOT.rglob("*.py"):
+        if ".venv" in source.parts or "build" in source.parts:
+            continue
+        if needle in source.read_text(encoding="utf-8", errors="replace"):
+            offenders.append(str(source.relative_to(ROOT)))
+    assert offenders == []
+
+
+def test_the_folder_is_created_private_and_entries_are_owner_only(folder, tmp_path):
+    path = write_rules(tmp_path)
+    parse_file(path)
+    assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700
+    entries = list(folder.iterdir())
+    assert len(entries) == 1 and entries[0].suffix == ".json"
+    assert stat.S_IMODE(os.stat(entries[0]).st_mode) == 0o600
+
+
+def test_a_folder_owned_by_another_user_is_not_used_and_the_warning_is_printed_once(folder, tmp_path, monkeypatch, capsys):
+    folder.mkdir(mode=0o700)
+    real_uid = os.getuid()
+    monkeypatch.setattr(os, "getuid", lambda: real_uid + 1)
+    path = write_rules(tmp_path)
+    first, second = parse_file(path), parse_file(path)
+    assert first == second == parse(SOURCE, str(path))
+    assert list(folder.iterdir()) == []
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1
+    assert str(folder) in lines[0] and "another user" in lines[0]
+
+
+def test_a_folder_writable_by_others_is_not_used_and_the_warning_is_printed_once(folder, tmp_path, capsys):
+    folder.mkdir()
+    os.chmod(folder, 0o777)
+    path = write_rules(tmp_path)
+    parse_file(path)
+    parse_file(path)
+    assert list(folder.iterdir()) == []
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1
+    assert str(folder) in lines[0] and "written by other users" in lines[0]
+
+
+def test_a_private_folder_prints_nothing(folder, tmp_path, capsys):
+    path = write_rules(tmp_path)
+    parse_file(path)
+    parse_file(path)
+    assert capsys.readouterr().err == ""
+
+
+def test_eviction_keeps_the_folder_under_the_bound_and_drops_the_oldest_first(folder):
+    folder.mkdir(mode=0o700)
+    for i in range(10):
+        entry = folder / f"{i:064x}.json"
+        entry.write_bytes(b"x" * 1000)
+        os.utime(entry, (1_000_000 + i, 1_000_000 + i))
+    cache.evict(folder, limit=4500)
+    left = sorted(p.name for p in folder.iterdir())
+    assert sum(p.stat().st_size for p in folder.iterdir()) <= 4500
+    assert left == [f"{i:064x}.json" for i in range(6, 10)]
+
+
+def test_storing_evicts_beyond_the_folder_bound(folder, tmp_path, monkeypatch):
+    monkeypatch.setattr(cache, "MAX_FOLDER_BYTES", 3000)
+    for i in range(8):
+        path = tmp_path / f"r{i}.rules"
+        text = SOURCE.replace("summary", f"summary {i}")
+        path.write_text(text)
+        parse_file(path)
+        assert sum(p.stat().st_size for p in folder.iterdir()) <= 3000
+
+
+def test_an_entry_too_large_is_not_stored_and_leaves_no_temporary_file(folder, tmp_path, monkeypatch):
+    monkeypatch.setattr(cache, "MAX_ENTRY_BYTES", 100)
+    path = write_rules(tmp_path)
+    assert parse_file(path) == parse(SOURCE, str(path))
+    assert list(folder.iterdir()) == []
+
+
+def test_a_failed_write_leaves_no_temporary_file(folder, tmp_path, monkeypatch):
+    def refuse(*args):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", refuse)
+    path = write_rules(tmp_path)
+    assert parse_file(path) == parse(SOURCE, str(path))
+    assert list(folder.iterdir()) == []
+
+
+def test_a_temporary_file_left_by_a_crashed_writer_is_cleaned_up(folder):
+    folder.mkdir(mode=0o700)
+    left = folder / ".tmp-crashed.json"
+    left.write_bytes(b"{")
+    os.utime(left, (1_000_000, 1_000_000))
+    cache.evict(folder)
+    assert not left.exists()
+
+
+def test_the_key_changes_with_the_package_version(monkeypatch):
+    before = cache.key("a.rules", SOURCE)
+    monkeypatch.setattr(cache.metadata, "version", lambda name: "999.0")
+    cache._fingerprint.cache_clear()
+    try:
+        assert cache.key("a.rules", SOURCE) != before
+    finally:
+        monkeypatch.undo()
+        cache._fingerprint.cache_clear()
+    assert cache.key("a.rules", SOURCE) == before
+
+
+@pytest.mark.parametrize("source", ["parser.py", "ast.py", "codec.py", "grammar.lark"])
+def test_the_key_changes_with_the_parsing_sources(tmp_path, monkeypatch, source):
+    before = cache.key("a.rules", SOURCE)
+    copy = tmp_path / "dsl"
+    copy.mkdir()
+    for name in cache._KEYED_SOURCES:
+        (copy / name).write_bytes((cache._HERE / name).read_bytes())
+    (copy / source).write_bytes((copy / source).read_bytes() + b"\n# changed\n")
+    monkeypatch.setattr(cache, "_HERE", copy)
+    cache._fingerprint.cache_clear()
+    try:
+        assert cache.key("a.rules", SOURCE) != before
+    finally:
+        monkeypatch.undo()
+        cache._fingerprint.cache_clear()
+
+
+def test_the_key_changes_with_the_path_and_the_text():
+    assert len({cache.key("a.rules", "x"), cache.key("b.rules", "x"), cache.key("a.rules", "y"),
+                cache.key("a.rulesx", ""), cache.key("a.rules", "xx")}) == 5
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
+def test_every_shipped_file_round_trips_through_the_cache(folder, path):
+    parsed = parse(path.read_text(encoding="utf-8"), str(path))
+    assert parse_file(path) == parsed  # parsed and stored
+    cached = cache.load(str(path), path.read_text(encoding="utf-8"))
+    assert cached is not None, "the entry just stored did not load"
+    assert cached == parsed
+    assert spans(cached) == spans(parsed)
+
+
+# ------------------------------------------------------------------ the codec on generated trees
+
+def _spans():
+    return st.builds(Span, st.sampled_from(["a.rules", "b.scenario"]), st.integers(0, 10**6),
+                     st.integers(0, 10**6), st.integers(0, 10**6), st.integers(0, 10**6))
+
+
+def _with_span(strategy):
+    return st.tuples(strategy, _spans()).map(lambda pair: attrs_evolve_span(*pair))
+
+
+def attrs_evolve_span(node, span):
+    import attrs
+
+    return attrs.evolve(node, span=span)
+
+
+TEXT = st.text(max_size=8)
+EXPRS = st.recursive(
+    _with_span(st.builds(A.Name, TEXT) | st.builds(A.Number, st.integers(-10**30, 10**30)) | st.builds(A.String, TEXT)),
+    lambda inner: _with_span(
+        st.builds(A.Not, inner) | st.builds(A.Add, inner, inner) | st.builds(A.Attr, inner, TEXT)
+        | st.builds(A.And, st.lists(inner, max_size=3).map(tuple)) | st.builds(A.Is, inner, inner, st.booleans())
+        | st.builds(A.Compare, st.sampled_from(["<", ">="]), inner, inner) | st.builds(A.Count, TEXT, inner)
+    ),
+    max_leaves=30,
+)
+STMTS = st.recursive(
+    _with_span(st.builds(A.Tap, EXPRS) | st.builds(A.Pump, EXPRS, st.integers(-5, 5), st.integers(-5, 5),
+                                                   st.none() | st.builds(A.UntilEndOfTurn))),
+    lambda inner: _with_span(st.builds(A.Block, st.lists(inner, max_size=3).map(tuple))
+                             | st.builds(A.If, EXPRS, inner) | st.builds(A.Each, TEXT, EXPRS, inner, st.booleans())),
+    max_leaves=10,
+)
+MODULES = st.builds(
+    A.Module,
+    st.lists(st.builds(A.Rule, TEXT, TEXT, TEXT, st.lists(st.builds(A.During, st.builds(A.Hook, TEXT, st.none() | TEXT),
+                                                                     STMTS), max_size=3).map(tuple))
+             | st.builds(A.Version, TEXT, st.none() | TEXT, st.none() | TEXT, st.just(()), st.just(()),
+                         st.lists(st.tuples(TEXT, TEXT), max_size=2).map(tuple)),
+             max_size=3).map(tuple),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(MODULES)
+def test_the_codec_round_trips_generated_trees_with_their_spans(module):
+    again = codec.decode(codec.encode(module))
+    assert again == module
+    assert spans(again) == spans(module)
+
+
+@settings(max_examples=150, deadline=None)
+@given(MODULES, st.data())
+def test_a_damaged_entry_is_rejected_or_decodes_to_a_well_typed_tree(module, data):
+    """Flip one value in the stored data: decoding raises CodecError or gives a tree of nodes
+    whose every field has its declared type (no other exception, nothing else built)."""
+    document = json.loads(codec.encode(module))
+    records = document["nodes"]
+    record = records[data.draw(st.integers(0, len(records) - 1))]
+    position = data.draw(st.integers(0, len(record) - 1))
+    record[position] = data.draw(st.none() | st.integers(-3, 3) | st.text(max_size=3) | st.booleans()
+                                 | st.just([]) | st.just(["Name"]) | st.just({"a": 1}))
+    try:
+        decoded = codec.decode(json.dumps(document))
+    except codec.CodecError:
+        return
+    for node in decoded.walk():
+        assert type(node).__module__ == "dsl.ast"
+        assert type(node.span) is Span
