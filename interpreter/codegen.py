@@ -32,10 +32,16 @@ straight off the object, and an action reaches a chosen one without a `reachable
 nothing changes while a batch is made, and selections keep only what an action can reach.
 `tests/test_generated.py` runs the conformance suite and generated boards both ways and
 compares the traces event for event. Each function keeps its source (`fn.source`).
+
+Python cannot take every function: statements nested deeper than its tokenizer's 100 levels
+of indentation or its 20 nested loops, or expressions deeper than its parser or compiler
+take. Each `compile_...` function then raises `CannotCompile`, and the engine runs the
+closures that define that body instead (the trace is the same).
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any, Callable
 
@@ -48,6 +54,30 @@ from interpreter.indexes import NOTHING
 from interpreter.refs import Obj, obj_ref, stored
 from interpreter.view import FALSY, PLAIN_FIELDS
 from interpreter.write_sites import UNKNOWN, WriteSites
+
+class CannotCompile(Exception):
+    """Python cannot take a generated function (nested too deeply for it): the engine runs
+    the closures that define what it would have done."""
+
+
+# Python's tokenizer takes 100 levels of indentation; deeper than this, no function is written.
+MAX_INDENT = 90
+# What a function that runs closures (whose writes are not known) can write: anything.
+OPAQUE = WriteSites({}, True)
+
+
+def or_cannot(build: Callable) -> Callable:
+    """`build`, raising `CannotCompile` when Python cannot take what it writes (too deeply
+    nested: SyntaxError, IndentationError, "too many statically nested blocks",
+    RecursionError in the writer or the compiler, MemoryError)."""
+    @functools.wraps(build)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return build(*args, **kwargs)
+        except (SyntaxError, RecursionError, MemoryError) as exc:
+            raise CannotCompile(f"{type(exc).__name__}: {exc}") from None
+    return guarded
+
 
 ANY_OLD = object()  # an `as`, `after` or assertion that doesn't say what the value changes from
 MAX_INLINE_DEPTH = 8  # verbs calling verbs: deeper than this, the closure runs them
@@ -139,6 +169,8 @@ class Emitter:
             if local in read:
                 kept.insert(0, line)
                 read.update(re.findall(r"\w+", expression))
+        if max((len(line) - len(line.lstrip(" ")) for line in body), default=0) > 4 * MAX_INDENT:
+            raise CannotCompile(f"{name}: nested deeper than {MAX_INDENT} levels")
         source = "\n".join([f"def {name}({params}):"] + ["    " + p for p in kept] + body + ["    return None"]) + "\n"
         code = compile(source, f"<rules: {name}>", "exec")
         exec(code, self.namespace)
@@ -554,6 +586,7 @@ def subject_binding(**how: Any) -> Binding:
     return Binding("subject", obj="subject_obj", oid="oid", aware=True, status="subject_status", **how)
 
 
+@or_cannot
 def compile_runner(eng: Any, stmt: ast.Node, writer: Callable, cause: Any) -> Callable:
     """`stmt` as a function `(engine, env, batch, cause)` that adds what it does to `batch`,
     for the cause it is always run with."""
@@ -563,6 +596,7 @@ def compile_runner(eng: Any, stmt: ast.Node, writer: Callable, cause: Any) -> Ca
     return em.function("run_" + type(stmt).__name__.lower(), "eng, env, batch, cause", PROLOGUE)
 
 
+@or_cannot
 def compile_reactions(eng: Any, clauses: list[tuple[ast.Change, ast.Node, Any, Any]], writer: Callable) -> Callable:
     """The `as` (or `after`) clauses waiting on one change, in rulebook order, as one function
     `(engine, object id, old value, batch)`; each clause is (the change it waits on, its body,
@@ -573,6 +607,7 @@ def compile_reactions(eng: Any, clauses: list[tuple[ast.Change, ast.Node, Any, A
     return em.function("react", "eng, oid, old, batch", prologue)
 
 
+@or_cannot
 def compile_expander(eng: Any, keyed: dict[tuple[str, Any], list[tuple]], writer: Callable, unread: Any) -> Callable:
     """`Engine.expand` with every `as` clause written in: a function `(engine, batch, limit)`
     that goes through the batch's writes in order, taking in those the clauses add, and for
@@ -623,6 +658,7 @@ def compile_expander(eng: Any, keyed: dict[tuple[str, Any], list[tuple]], writer
     return em.function("expand", "eng, batch, limit", PROLOGUE)
 
 
+@or_cannot
 def compile_check_pass(eng: Any, checks: list[tuple[ast.Each, Any]]) -> Callable:
     """State checks of the form `each x where ...` that see no hidden object, made again for
     the changed objects the game sees, as one pass over those objects: a function `(engine,
@@ -656,6 +692,7 @@ def compile_check_pass(eng: Any, checks: list[tuple[ast.Each, Any]]) -> Callable
     return em.function("check_pass", "eng, ids", READING + ["env = {}"])
 
 
+@or_cannot
 def compile_chosen(eng: Any, each: ast.Each, writer: Callable, cause: Any) -> Callable:
     """The body of `each x where ...: body` run for each reference a selection made elsewhere
     chose, in order: a function `(engine, chosen, batch, cause)`."""
@@ -666,6 +703,7 @@ def compile_chosen(eng: Any, each: ast.Each, writer: Callable, cause: Any) -> Ca
     return em.function("run_chosen", "eng, chosen, batch, cause", PROLOGUE + ["env = {}"])
 
 
+@or_cannot
 def compile_assertion(eng: Any, clause: ast.AssertAfter, wanted_old: Any) -> Callable:
     """`assert after x.A becomes V [from W] [where ...]: cond` as a function `(engine, object
     id, old value, values read before) -> bool`, false only when the change fits and `cond`

@@ -318,8 +318,22 @@ class Engine(GameView):
         key = ("generated", id(stmt), cause)
         known = self.rb.compiled.get(key)
         if known is None:
-            known = self.rb.compiled[key] = (stmt, codegen.compile_runner(self, stmt, Write, cause))
+            try:
+                fn = codegen.compile_runner(self, stmt, Write, cause)
+            except codegen.CannotCompile:  # (nested too deeply for Python: the closure runs it)
+                fn = self.closure_runner(stmt)
+            known = self.rb.compiled[key] = (stmt, fn)
         return known[1]
+
+    def closure_runner(self, stmt: ast.Node) -> Runner:
+        """The closure of `stmt` where generated code would run it but Python cannot take
+        that code; what it writes is not known (`codegen.OPAQUE`)."""
+        run = self.runner(stmt)
+
+        def closure(eng: Engine, env: dict, batch: Batch, cause: Cause) -> None:
+            run(eng, env, batch, cause)
+        closure.write_sites = codegen.OPAQUE
+        return closure
 
     def contested_by(self, writers: tuple[Callable, ...]) -> frozenset[str] | None:
         """The attributes the writes of a batch made by generated functions `writers`, and by
@@ -735,7 +749,13 @@ class Engine(GameView):
         known = self.rb.compiled.get(("expander",))
         if known is None:
             keyed = {key: [self.clause_entry(*c) for c in entries] for key, entries in self.alongs_by_change().items()}
-            known = self.rb.compiled[("expander",)] = (None, codegen.compile_expander(self, keyed, Write, UNREAD))
+            try:
+                fn = codegen.compile_expander(self, keyed, Write, UNREAD)
+            except codegen.CannotCompile:  # (nested too deeply for Python: the closures run them)
+                def fn(eng: Engine, batch: Batch, limit: int) -> None:
+                    eng.expand_by_closures(batch, limit)
+                fn.write_sites = codegen.OPAQUE
+            known = self.rb.compiled[("expander",)] = (None, fn)
         return known[1]
 
     def follow_ups(self) -> tuple:
@@ -750,7 +770,11 @@ class Engine(GameView):
 
             def reaction(rule: ast.Rule, after: ast.After) -> Any:  # generated: called as `react` would be
                 if self.generated:
-                    return codegen.compile_reactions(self, [self.clause_entry(rule, after)], Write)
+                    try:
+                        return codegen.compile_reactions(self, [self.clause_entry(rule, after)], Write)
+                    except codegen.CannotCompile:  # (nested too deeply for Python: its closures run it)
+                        closure = self.reaction(rule, after)
+                        return lambda eng, oid, old, batch: eng.react(closure, oid, old, batch)
                 return self.reaction(rule, after)
             entries = tuple((key, reaction(rule, after), ends_tracking_only(after))
                             for rule, after, key in self.waiting_on_changes("after"))
@@ -809,12 +833,18 @@ class Engine(GameView):
 
     def expand(self, batch: Batch) -> None:
         """Add the changes that happen at the same time as the ones already in the batch ('as'
-        clauses). Generated code does it in one function (`expander`); this is its definition."""
-        writes, objects, defaults = batch.writes, self.game.objects, self.defaults
+        clauses). Generated code does it in one function (`expander`); `expand_by_closures`
+        is its definition."""
         limit = self.writes_left  # more writes than this: over the step's budget
         if self.generated:
             self.expander()(self, batch, limit)
             return
+        self.expand_by_closures(batch, limit)
+
+    def expand_by_closures(self, batch: Batch, limit: int) -> None:
+        """`expand` by the closures of the `as` clauses: more than `limit` writes in the batch
+        goes over the step's budget."""
+        writes, objects, defaults = batch.writes, self.game.objects, self.defaults
         seen = set()
         alongs = self.alongs()
         waited = {attr for attr, _value in alongs}  # the attributes some `as` clause waits on a change of
@@ -1134,13 +1164,17 @@ class Engine(GameView):
                     raise self.fail(f"assertion of {rule.id} {rule.slug} does not hold for {w.obj}", clause.span,
                                     "the blocks this assertion restates no longer produce what it states")
 
-    def assertion_test(self, clause: ast.AssertAfter) -> Callable[["Engine", str, Any, dict], bool]:
+    def assertion_test(self, clause: ast.AssertAfter) -> Callable[["Engine", str, Any, dict], bool] | None:
         """An assertion after a change as a generated function `(engine, object id, old
-        value, values read before) -> bool`: false when the change fits it and it fails."""
+        value, values read before) -> bool`: false when the change fits it and it fails
+        (None when Python cannot take it: the closures judge it)."""
         known = self.rb.compiled.get(("assertion", id(clause)))
         if known is None:
-            known = self.rb.compiled[("assertion", id(clause))] = (
-                clause, codegen.compile_assertion(self, clause, self.came_from(clause.event)))
+            try:
+                fn = codegen.compile_assertion(self, clause, self.came_from(clause.event))
+            except codegen.CannotCompile:  # (nested too deeply for Python: judged as the closures judge it)
+                fn = None
+            known = self.rb.compiled[("assertion", id(clause))] = (clause, fn)
         return known[1]
 
     def check_hook_assertions(self, kind: str, player: str, counts: HookLog, skipped: bool) -> None:
@@ -1278,6 +1312,7 @@ class Engine(GameView):
     def settle_round(self) -> bool:
         """One round of state checks, as one batch; whether it changed anything."""
         checks = self.state_checks()
+        fused = self.check_pass() if self.generated else None
         batch = Batch()
         if self.generated:
             batch.contested = self.contested_by(self.state_check_writers())
@@ -1290,8 +1325,8 @@ class Engine(GameView):
                 continue  # nothing changed since it was last made: it finds nothing new
             scope = dirty if local else None
             if scope is not None and not sees_hidden:
-                if self.generated:  # in one pass with the others like it (over the changed objects the game sees)
-                    one_pass, bodies = self.check_pass()
+                if fused is not None:  # in one pass with the others like it (over the changed objects the game sees)
+                    one_pass, bodies = fused
                     if chosen is None:  # (each check's choice put in game order, not all the objects first)
                         chosen = [self.indexes.sort_refs(refs) for refs in one_pass(self, dirty)]
                     k, run_chosen = bodies[position]
@@ -1311,9 +1346,9 @@ class Engine(GameView):
     def state_check_writers(self) -> tuple[Callable, ...]:
         """The generated functions that may write into a round's batch of state checks: each
         check's body, and what runs the body of each check made in one pass (`check_pass`)."""
-        _one_pass, bodies = self.check_pass()
+        fused = self.check_pass()
         return (tuple(body for _local, _sees, body, _cause in self.state_checks())
-                + tuple(run_chosen for _k, run_chosen in bodies.values()))
+                + (tuple(run_chosen for _k, run_chosen in fused[1].values()) if fused is not None else ()))
 
     def state_checks(self) -> tuple:
         """The blocks hooked to state checks, in order, each as (whether it is local, whether
@@ -1329,23 +1364,28 @@ class Engine(GameView):
             known = self.rb.compiled[("state checks", self.generated)] = (None, table)
         return known[1]
 
-    def check_pass(self) -> tuple[Callable, dict[int, tuple[int, Callable]]]:
+    def check_pass(self) -> tuple[Callable, dict[int, tuple[int, Callable]]] | None:
         """The local state checks that see no hidden object, as generated Python written on
         first use, for when they are made again for the changed objects the game sees: all
         of them in one pass over those objects (`codegen.compile_check_pass`, a function
         `(engine, changed ids)` giving the references each check chooses), and by
         position in `state_checks`, the check's place in that pass and what runs its body
-        for what it chose (`codegen.compile_chosen`)."""
+        for what it chose (`codegen.compile_chosen`). None when Python cannot take them: each
+        check is then made on its own."""
         known = self.rb.compiled.get(("check pass",))
         if known is None:
             hooked = self.ix.hooks.get("state check", ())
             fused = [(position, hooked[position][1].body, cause)
                      for position, (local, sees_hidden, _body, cause) in enumerate(self.state_checks())
                      if local and not sees_hidden]
-            one_pass = codegen.compile_check_pass(self, [(each, cause) for _p, each, cause in fused])
-            bodies = {position: (k, codegen.compile_chosen(self, each, Write, cause))
-                      for k, (position, each, cause) in enumerate(fused)}
-            known = self.rb.compiled[("check pass",)] = (None, (one_pass, bodies))
+            try:
+                one_pass = codegen.compile_check_pass(self, [(each, cause) for _p, each, cause in fused])
+                bodies = {position: (k, codegen.compile_chosen(self, each, Write, cause))
+                          for k, (position, each, cause) in enumerate(fused)}
+                table = (one_pass, bodies)
+            except codegen.CannotCompile:  # (nested too deeply for Python: each check runs on its own)
+                table = None
+            known = self.rb.compiled[("check pass",)] = (None, table)
         return known[1]
 
     def run_hook(self, kind: str, player: str | None) -> None:
