@@ -421,3 +421,23 @@ def test_scenario_permanent_with_a_value_outside_the_status_enum_is_rejected(tmp
     d = the_error(problems, "'sideways'")
     assert (d.span.line, d.span.column) == where(source, "sideways")
     assert d.hint
+
+
+def test_a_player_named_twice_is_rejected_at_the_players_line_with_a_hint(tmp_path):
+    """Two players with one name cannot be told apart by the script or the expectations."""
+    text = SCENARIO.replace("players Alice Bob", "players Alice Alice Bob")
+    source, problems = scenario_problems(tmp_path, text=text)
+    d = the_error(problems, "player 'Alice' is named twice")
+    assert (d.span.path, d.span.line, d.span.column) == ("s.scenario", *where(source, "players"))
+    assert d.hint and "players Alice Alice2 Bob" in d.hint
+
+
+def test_distinct_player_names_are_not_reported_as_repeated(tmp_path):
+    assert not [d for d in scenario_problems(tmp_path)[1] if "named twice" in d.message]
+
+
+def test_a_verb_parameter_named_twice_is_rejected_at_the_verb_with_a_hint(tmp_path):
+    """`verb twice x x`: the body could never tell its two arguments apart."""
+    b = Book(tmp_path, "\nverb twice x x {\n  tap x\n}\n")
+    d = b.error_at("verb 'twice' names its parameter 'x' twice", "verb twice")
+    assert d.hint and "verb twice x x2" in d.hint

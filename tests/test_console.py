@@ -1,0 +1,167 @@
+"""The console prints what users wrote as text (issue 14, item 2).
+
+Scenario, card and variant names, messages and paths come from files; rich must not read
+them as markup (`[b]`, `[/x]`) or emoji codes (`:smile:`, and `:100:` inside a position
+`path:100:100:`). Each test runs `interpreter.cli.main` in-process on a hostile file written
+to tmp_path and checks that the text comes out exactly as written.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from interpreter import cli
+
+HOSTILE = "[/x] [b]bold[/b] :smile: [red]red"  # a closing tag with no opening one is a MarkupError in rich
+CARD = "[/x] Gentle :bear: [i]Beast"
+
+SCENARIO = f"""\
+card "{CARD}" {{
+  types creature bear
+  pt 2/2
+}}
+
+scenario "{HOSTILE}" {{
+  rules 2026-09-25
+  players Alice Bob
+  turn 1 of Bob
+  permanent djinn = "Breezekeeper", controller Alice
+  permanent beast = "{CARD}", controller Bob
+  script {{
+    next turn
+    expect djinn.phase is out
+  }}
+}}
+"""
+
+FAILING = SCENARIO.replace("expect djinn.phase is out", "expect djinn.phase is in")
+
+
+def hostile(tmp_path: Path, text: str = SCENARIO) -> Path:
+    path = tmp_path / "[b]odd [x] :100: name.scenario"  # (a file name cannot hold a slash)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def run(capsys, *argv) -> tuple[int, str, str]:
+    status = cli.main([str(a) for a in argv])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_run_prints_hostile_names_literally(tmp_path, capsys):
+    path = hostile(tmp_path)
+    status, out, err = run(capsys, "run", path)
+    assert status == 0, err  # a passing scenario (CR 702.26a: the djinn phases out in its controller's untap step)
+    assert f'Final state of "{HOSTILE}" under 2026-09-25' in out  # the table title
+    assert f"PASS {HOSTILE} [2026-09-25]  ({path})" in out
+    assert CARD in out  # the card column of the state table
+    assert "😄" not in out and "💯" not in out
+
+
+def test_run_trace_prints_hostile_names_literally(tmp_path, capsys):
+    status, out, err = run(capsys, "run", hostile(tmp_path), "--trace")
+    assert status == 0, err
+    assert f'Trace of "{HOSTILE}" under 2026-09-25:' in out
+    assert "[702.26a " in out  # a trace line's cause in brackets is text too (CR 702.26a phases the djinn out)
+
+
+def test_run_json_carries_hostile_names_unchanged(tmp_path, capsys):
+    path = hostile(tmp_path)
+    status, out, _ = run(capsys, "run", path, "--json")
+    data = json.loads(out)
+    assert status == 0
+    assert data[0]["scenario"] == HOSTILE and data[0]["file"] == str(path)
+
+
+def test_test_prints_hostile_names_literally(tmp_path, capsys):
+    status, out, err = run(capsys, "test", hostile(tmp_path), "-v")
+    assert status == 0, err
+    assert f"PASS {HOSTILE} [2026-09-25]" in out
+    assert out.splitlines()[-1] == "1 passed, 0 failed"
+
+
+def test_a_failing_hostile_scenario_is_reported_literally(tmp_path, capsys):
+    """The expectation is wrong on purpose (CR 702.26a phases the djinn out), so the run fails."""
+    path = hostile(tmp_path, FAILING)
+    status, out, err = run(capsys, "test", path)
+    assert status == 1
+    assert f"FAIL {HOSTILE} [2026-09-25]  ({path})" in out
+    assert "  FAIL expect djinn.phase is in" in out
+    assert f"{path}:" in err  # the failure's position, path written as it is
+
+
+def test_an_error_on_line_100_column_100_keeps_its_position(tmp_path, capsys):
+    """`:100:` is an emoji code to rich; the position must still read path:100:100:."""
+    lines = ['scenario "deep" {', "  players Alice Bob", "  script {"]
+    lines += ["    # filler"] * (99 - len(lines))
+    lines.append(" " * 92 + "expect ghost.zone is battlefield")  # line 100; `ghost` starts at column 100
+    lines += ["  }", "}"]
+    path = tmp_path / "deep.scenario"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    for command in ("check", "run"):
+        status, _, err = run(capsys, command, path)
+        assert status == 1, err
+        assert f"{path}:100:100: error: unknown name 'ghost'" in err, err
+        assert "💯" not in err
+        head, source, caret = err.splitlines()[:3]
+        assert caret.index("^") == source.index("ghost")  # the caret under the name, however the line is shown
+
+
+def test_a_syntax_error_at_column_1234_keeps_its_position(tmp_path, capsys):
+    path = tmp_path / "wide.scenario"
+    path.write_text('scenario "wide" {\n' + " " * 1233 + "@\n}\n", encoding="utf-8")
+    status, _, err = run(capsys, "check", path)
+    assert status == 1
+    assert f"{path}:2:1234: error:" in err, err
+
+
+VARIANT = """\
+variant odd-variant {
+  title "[/x] [b]A title :smile:"
+  extends 2026-09-25
+  note "[/note] a note :100: with markup"
+}
+"""
+
+
+def variant_file(tmp_path: Path) -> Path:
+    path = tmp_path / "[b]odd.rules"
+    path.write_text(VARIANT, encoding="utf-8")
+    return path
+
+
+def test_show_prints_a_variants_title_literally(tmp_path, capsys):
+    status, out, err = run(capsys, "show", variant_file(tmp_path))
+    assert status == 0, err
+    assert out.splitlines()[0] == "# [/x] [b]A title :smile:"
+
+
+def test_check_of_a_variant_with_markup_in_its_text(tmp_path, capsys):
+    status, out, err = run(capsys, "check", variant_file(tmp_path))
+    assert (status, out.strip()) == (0, "no problems found"), err
+
+
+def test_versions_table_prints_names_and_notes_literally(tmp_path, capsys, monkeypatch):
+    """`versions` lists the shipped versions and variants; here its list is one variant file of
+    our own, so the table's cells hold text with markup in it."""
+    path = variant_file(tmp_path)
+    monkeypatch.setattr(cli, "available_versions", lambda: [])
+    monkeypatch.setattr(cli, "available_variants", lambda: [str(path)])
+    monkeypatch.setattr(cli, "out", cli._console(width=400))  # wide enough that no cell wraps
+    status, out, err = run(capsys, "versions")
+    assert status == 0, err
+    assert f"{path} (variant)" in out
+    assert "[/note] a note :100: with markup" in out
+    assert "Rule versions" in out
+
+
+@pytest.mark.parametrize("stream", ["out", "err"])
+def test_the_consoles_read_no_markup_and_no_emoji(stream, capsys):
+    console = getattr(cli, stream)
+    console.print("[/x] :100: [b]b")  # a plain str, as any print path might pass one
+    captured = capsys.readouterr()
+    assert getattr(captured, stream).strip() == "[/x] :100: [b]b"
