@@ -1,0 +1,197 @@
+"""The Python API raises one documented exception for bad input: DiagnosticError (issue 14, item 6).
+
+Every public function of `interpreter.api` checks its arguments: None where a value is
+needed, or a value of the wrong type, raises `dsl.diagnostics.DiagnosticError` whose
+diagnostic names the function and the argument and carries a hint - never TypeError,
+AttributeError or KeyError from deep inside. `check_paths` reads only the paths it is given.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dsl.diagnostics import Diagnostic, DiagnosticError
+from dsl.parser import parse_file
+from interpreter import api
+from interpreter.budget import Budget
+
+ROOT = Path(__file__).resolve().parent.parent
+TOUR = ROOT / "tests" / "scenarios" / "tour.scenario"
+
+GOOD = """\
+scenario "a phasing creature phases out in its controller's untap step" {
+  players Alice Bob
+  turn 1 of Bob
+  permanent djinn = "Breezekeeper", controller Alice
+  script {
+    next turn
+    expect djinn.phase is out
+  }
+}
+"""
+
+
+def rejects(call, *names: str) -> Diagnostic:
+    """`call()` raises DiagnosticError with one diagnostic naming each of `names`, with a hint."""
+    with pytest.raises(DiagnosticError) as info:
+        call()
+    (d,) = info.value.diagnostics
+    for name in names:
+        assert name in d.message or name in d.span.path, d
+    assert d.kind == "error" and d.hint, d
+    return d
+
+
+def good(tmp_path: Path) -> Path:
+    path = tmp_path / "good.scenario"
+    path.write_text(GOOD, encoding="utf-8")
+    return path
+
+
+def the_scenario(path: Path):
+    return next(item for item in parse_file(path).items if type(item).__name__ == "Scenario")
+
+
+# ---------------------------------------------------------------------------- load
+
+
+@pytest.mark.parametrize("value", [3, b"2026-09-25", ["2026-09-25"], "", "  ", object()])
+def test_load_rejects_a_version_that_is_not_text(value):
+    rejects(lambda: api.load(value), "load", "version")
+
+
+def test_load_of_an_unknown_version_is_a_diagnostic_listing_the_known_ones():
+    d = rejects(lambda: api.load("1999-01-01"), "1999-01-01")
+    assert "2026-09-25" in d.hint
+
+
+def test_load_with_none_is_the_newest_version():
+    assert api.load(None).version.id == api.load().version.id == "2026-09-25"
+
+
+# ---------------------------------------------------------------------------- run_file
+
+
+@pytest.mark.parametrize("value", [None, 5, ["a.scenario"], b"a.scenario", "", "a\0b"])
+def test_run_file_rejects_a_path_that_is_not_a_path(value):
+    rejects(lambda: api.run_file(value), "run_file", "path")
+
+
+@pytest.mark.parametrize("value", [5, ["2026-09-25"], ""])
+def test_run_file_rejects_rules_that_are_not_text(tmp_path, value):
+    rejects(lambda: api.run_file(good(tmp_path), rules=value), "run_file", "rules")
+
+
+@pytest.mark.parametrize("value", [5, 2.5, {"scale": 2}])
+def test_run_file_rejects_a_budget_of_the_wrong_type(tmp_path, value):
+    rejects(lambda: api.run_file(good(tmp_path), budget=value), "run_file", "budget")
+
+
+def test_run_file_rejects_budget_text_it_cannot_read(tmp_path):
+    rejects(lambda: api.run_file(good(tmp_path), budget="lots"), "budget")
+
+
+def test_run_file_runs_under_a_budget_given_as_an_object_or_as_text(tmp_path):
+    """CR 702.26a: the djinn phases out in its controller's untap step, within a generous budget."""
+    for budget in (Budget(scale=128), "128", None):
+        (outcome,) = api.run_file(good(tmp_path), budget=budget)
+        assert outcome.passed, outcome.failures
+
+
+def test_run_file_passes_its_budget_to_the_engine(tmp_path):
+    """One iteration per step is too few for the first state check's selection over the board
+    (CR 704.5g), so the run stops with an error about the budget instead of passing."""
+    (outcome,) = api.run_file(good(tmp_path), budget="iterations=1")
+    assert not outcome.passed
+    assert any("iterations budget" in f.message for f in outcome.failures), outcome.failures
+
+
+def test_run_file_on_a_file_with_no_scenario_is_a_diagnostic(tmp_path):
+    empty = tmp_path / "empty.scenario"
+    empty.write_text("# nothing here\n", encoding="utf-8")
+    d = rejects(lambda: api.run_file(empty), "no scenario")
+    assert d.span.path == str(empty)
+
+
+# ---------------------------------------------------------------------------- game_from_scenario
+
+
+def test_game_from_scenario_rejects_what_is_not_a_scenario():
+    book = api.load()
+    for value in (None, "scenario", parse_file(TOUR)):
+        rejects(lambda: api.game_from_scenario(value, book), "game_from_scenario", "scenario")
+
+
+def test_game_from_scenario_rejects_what_is_not_a_rulebook(tmp_path):
+    scenario = the_scenario(good(tmp_path))
+    for value in (None, "2026-09-25", {}):
+        rejects(lambda: api.game_from_scenario(scenario, value), "game_from_scenario", "book")
+
+
+def test_game_from_scenario_builds_the_game_it_describes(tmp_path):
+    game = api.game_from_scenario(the_scenario(good(tmp_path)), api.load())
+    assert set(game.players) == {"Alice", "Bob"}
+
+
+# ---------------------------------------------------------------------------- check_paths
+
+
+@pytest.mark.parametrize("value", [5, {"a.scenario"}, [None], [5], [""], b"x.scenario"])
+def test_check_paths_rejects_what_is_not_a_path_or_a_list_of_them(value):
+    rejects(lambda: api.check_paths(value), "check_paths", "paths")
+
+
+def test_check_paths_takes_one_str_as_one_path_and_walks_nothing_else(tmp_path, monkeypatch):
+    """A str is one path, not a list of one-letter paths ('.' among them would walk the
+    current folder): a missing file gives exactly one diagnostic, naming it."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "other.scenario").write_text("not a scenario\n", encoding="utf-8")  # would fail if walked
+    problems = api.check_paths("x.scenario")
+    assert [d.message for d in problems] == ["no such file or folder: x.scenario"]
+
+
+def test_check_paths_takes_one_path_object(tmp_path):
+    assert api.check_paths(good(tmp_path)) == []
+    assert api.check_paths((good(tmp_path),)) == []
+
+
+def test_check_paths_reads_a_folder_below_itself_only(tmp_path):
+    inner = tmp_path / "inner"
+    inner.mkdir()
+    good(inner)
+    (tmp_path / "broken.scenario").write_text("scenario {\n", encoding="utf-8")  # beside, not below
+    assert api.check_paths([inner]) == []
+    assert api.check_paths([tmp_path])  # the broken file is found when its folder is given
+
+
+# ---------------------------------------------------------------------------- default_suite, outcome_json
+
+
+def test_default_suite_is_a_folder_of_scenarios():
+    suite = api.default_suite()
+    assert suite.is_dir() and any(suite.glob("*.scenario"))
+
+
+@pytest.mark.parametrize("value", [None, {}, "outcome"])
+def test_outcome_json_rejects_what_is_not_an_outcome(value):
+    rejects(lambda: api.outcome_json(value), "outcome_json")
+
+
+def test_outcome_json_rejects_a_with_trace_that_is_not_a_bool(tmp_path):
+    (outcome,) = api.run_file(good(tmp_path))
+    rejects(lambda: api.outcome_json(outcome, with_trace="no"), "outcome_json", "with_trace")
+    assert "trace" not in api.outcome_json(outcome, with_trace=False)
+
+
+def test_diagnostic_json_gives_the_position_message_and_hint(tmp_path):
+    d = rejects(lambda: api.load("1999-01-01"))
+    data = api.diagnostic_json(d)
+    assert data["message"] == d.message and data["hint"] == d.hint and data["path"] == d.span.path
+    assert (data["line"], data["column"]) == (d.span.line, d.span.column)
+    rejects(lambda: api.diagnostic_json("not one"), "diagnostic_json")
+
+
+def test_the_module_documents_its_one_exception_type():
+    assert "DiagnosticError" in api.__doc__ and ".diagnostics" in api.__doc__
