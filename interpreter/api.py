@@ -178,7 +178,7 @@ def _check_one(target: Path) -> list[Diagnostic]:
     if target.is_dir() and (target / "version.rules").exists():
         return _guard(lambda: load_version(str(target.resolve()) if target.resolve().parent != RULES_ROOT else target.name))
     if target.is_dir():
-        found = []
+        found, checked = [], 0
         for path in sorted(target.rglob("*")):
             if path.is_dir() and (path / "version.rules").exists():
                 found += _check_one(path)
@@ -186,6 +186,12 @@ def _check_one(target: Path) -> list[Diagnostic]:
                 found += _check_one(path)
             elif path.suffix == ".rules" and path.is_file() and not (path.parent / "version.rules").exists():
                 found += _check_one(path)
+            else:
+                continue
+            checked += 1
+        if not checked:
+            found.append(Diagnostic("error", f"nothing to check in {target}", Span(str(target), 0, 0, 0, 0),
+                                    "give a rule file, a version folder, a scenario file, or a folder of them"))
         return found
     if target.suffix == ".rules" and target.resolve().parent == VARIANTS_DIR.resolve():
         return _guard(lambda: load_version(target.stem))
@@ -233,11 +239,15 @@ def _check_scenarios(path: Path) -> list[Diagnostic]:
 
 def files_without_scenarios(paths, cases: list[Case], problems: list[Diagnostic]) -> list[Diagnostic]:
     """An error for each scenario file among `paths` (files, or folders searched below
-    themselves) that parsed but holds no scenario: a file that tests nothing is a mistake."""
+    themselves) that parsed but holds no scenario, and for each folder with no scenario file:
+    a command that would test nothing says so."""
     seen = {case.path for case in cases} | {d.span.path for d in problems}
     found = []
     for root in map(Path, paths):
         files = sorted(root.rglob(f"*{SCENARIO_SUFFIX}")) if root.is_dir() else [root] if root.is_file() else []
+        if root.is_dir() and not files:
+            found.append(Diagnostic("error", f"no scenario files in {root}", Span(str(root), 0, 0, 0, 0),
+                                    f"scenario files end in {SCENARIO_SUFFIX}; give one, or a folder holding some"))
         for file in files:
             if str(file) not in seen and file.is_file():
                 found.append(Diagnostic("error", "this file holds no scenario", Span(str(file), 1, 1, 1, 1),

@@ -173,6 +173,11 @@ def cmd_show(args) -> int:
 
 
 def cmd_ablate(args) -> int:
+    if args.paths:  # the scenarios named must be there and readable, or the ablation means nothing
+        cases, problems = collect(args.paths)
+        problems += _no_scenario(args.paths, cases, problems)
+        if problems:
+            raise DiagnosticError(problems)
     result = ablation.ablate(args.version, args.paths or [api.default_suite()])
     if args.json:
         emit_json(result.to_json())
@@ -257,6 +262,14 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(self.prog, message, self.format_usage())
 
 
+def path_text(text: str) -> str:
+    """A path given on the command line: not empty (which would mean the current folder) and
+    without NUL characters (which no file name holds)."""
+    if not text or "\0" in text:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a path")
+    return text
+
+
 def whole_number(text: str) -> int:
     """An option's value that must be a whole number, zero or more."""
     if not text.isascii() or not text.isdigit() or len(text) > 12:
@@ -274,17 +287,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="phasing", description="Magic's phasing rules (CR 702.26) as data.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     p = sub.add_parser("check", help="parse and check rule files, versions and scenarios")
-    p.add_argument("paths", nargs="*")
+    p.add_argument("paths", nargs="*", type=path_text)
     p.set_defaults(func=cmd_check)
     p = sub.add_parser("run", help="play a scenario and show the final state")
-    p.add_argument("scenario")
+    p.add_argument("scenario", type=path_text)
     p.add_argument("--rules", help="version, variant or folder (default: the newest the scenario names)")
     p.add_argument("--trace", action="store_true", help="show every change with the rule that caused it")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     _budget_option(p)
     p.set_defaults(func=cmd_run)
     p = sub.add_parser("test", help="run scenarios and their expectations")
-    p.add_argument("paths", nargs="*")
+    p.add_argument("paths", nargs="*", type=path_text)
     p.add_argument("--rules", action="append", help="run under this version (repeatable)")
     p.add_argument("-v", "--verbose", action="store_true")
     _budget_option(p)
@@ -297,7 +310,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("diff", help="compare two versions or variants: rule text, then behaviour")
     p.add_argument("a")
     p.add_argument("b")
-    p.add_argument("paths", nargs="*", help="scenarios to compare on (default: the conformance suite)")
+    p.add_argument("paths", nargs="*", type=path_text, help="scenarios to compare on (default: the conformance suite)")
     p.add_argument("--search", type=whole_number, default=0, metavar="N",
                    help="generate up to N games to find a difference")
     p.add_argument("--json", action="store_true")
@@ -305,7 +318,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_diff)
     p = sub.add_parser("ablate", help="delete each block in turn and list the scenarios that change")
     p.add_argument("version")
-    p.add_argument("paths", nargs="*")
+    p.add_argument("paths", nargs="*", type=path_text)
     p.add_argument("--json", action="store_true")
     p.add_argument("--limit", type=whole_number, default=6, help="scenarios listed per block")
     p.set_defaults(func=cmd_ablate)
@@ -320,6 +333,8 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as exc:
         err.print(Text(exc.usage.rstrip()))
         report([exc.diagnostic])
+        if "--json" in (sys.argv[1:] if argv is None else argv):
+            emit_json(json_errors([exc.diagnostic]))
         return 1
     except SystemExit as exc:  # --help and --version print and stop
         return exc.code if isinstance(exc.code, int) else 0
