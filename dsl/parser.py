@@ -1,4 +1,4 @@
-"""Source text to syntax tree: an LALR parser built once from `grammar.lark`.
+"""Source text to syntax tree: an LALR parser for `grammar.lark` (tables shipped as data, `dsl/tables.py`).
 
 Syntax errors become diagnostics carrying the position, the offending token and a hint
 drawn from what the parser expected there.
@@ -7,36 +7,23 @@ drawn from what the parser expected there.
 from __future__ import annotations
 
 import functools
-import logging
 from pathlib import Path
 
 import lark
 from lark import Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
-from dsl import ast, cache
+from dsl import ast, cache, tables
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 
 GRAMMAR = Path(__file__).with_name("grammar.lark")
 
 
-# A cache that cannot be written (a read-only temporary folder) only costs time; say nothing.
-logging.getLogger("lark").setLevel(logging.CRITICAL)
-
-
 @functools.cache
 def _parser() -> lark.Lark:
-    # `cache=True`: Lark keeps the analysed grammar in the temporary folder, keyed by the
-    # grammar's text and options, so a second process skips building the parse tables.
-    return lark.Lark(
-        _grammar_text(),
-        parser="lalr",
-        lexer="contextual",
-        strict=True,
-        propagate_positions=True,
-        maybe_placeholders=False,
-        cache=True,
-    )
+    # From the analysed tables shipped as data (`dsl/tables.py`): no pickle, no grammar cache
+    # in the temporary folder, and no half-second table construction on a cold start.
+    return tables.parser()
 
 
 def _span(path: str, meta) -> Span:
@@ -620,11 +607,6 @@ def parse_file(path: str | Path) -> ast.Module:
         raise DiagnosticError(Diagnostic("error", f"cannot read file: {exc.strerror or exc}", Span(str(path), 0, 0, 0, 0),
                                          "give a readable rule file (.rules) or scenario (.scenario)")) from None
     return _cached_parse(text, str(path))
-
-
-@functools.cache
-def _grammar_text() -> str:
-    return GRAMMAR.read_text(encoding="utf-8")
 
 
 def _cached_parse(text: str, path: str) -> ast.Module:

@@ -197,7 +197,7 @@ def test_a_temporary_file_left_by_a_crashed_writer_is_cleaned_up(folder):
 
 def test_the_key_changes_with_the_package_version(monkeypatch):
     before = cache.key("a.rules", SOURCE)
-    monkeypatch.setattr(cache.metadata, "version", lambda name: "999.0")
+    monkeypatch.setattr(cache, "package_version", lambda: "999.0")
     cache._fingerprint.cache_clear()
     try:
         assert cache.key("a.rules", SOURCE) != before
@@ -222,6 +222,16 @@ def test_the_key_changes_with_the_parsing_sources(tmp_path, monkeypatch, source)
     finally:
         monkeypatch.undo()
         cache._fingerprint.cache_clear()
+
+
+def test_the_package_version_is_the_one_importlib_metadata_reports():
+    from importlib import metadata
+
+    try:
+        expected = metadata.version("phasing-rules")
+    except metadata.PackageNotFoundError:
+        expected = "dev"
+    assert cache.package_version() == expected
 
 
 def test_the_key_changes_with_the_path_and_the_text():

@@ -668,3 +668,78 @@ def test_shipped_702_26_file_has_one_block_per_listed_subrule():
     section = next(s for s in version.sections if s.rule == "702.26")
     blocks = [i for i in parse_file(folder / "702.26.rules").items if isinstance(i, A.Rule)]
     assert [b.id for b in blocks] == [f"702.26{letter}" for letter in section.letters]
+
+
+# ------------------------------------------------------------------ shipped parse tables (dsl/tables.py)
+
+
+def test_the_shipped_parse_tables_match_the_grammar():
+    """The tables in dsl/parse_tables.json are exactly what the grammar builds today."""
+    from dsl import tables
+
+    assert tables.up_to_date(), (
+        "dsl/parse_tables.json is out of date with dsl/grammar.lark: run `python -m dsl.tables` and commit it")
+
+
+def test_the_parser_comes_from_the_shipped_tables_not_from_a_cache():
+    from dsl import tables
+    from dsl.parser import _parser
+
+    assert tables.load() is not None, "the shipped tables did not load"
+    assert _parser().source_path == "<deserialized>"
+    assert _parser().options.cache is False
+
+
+def _shape(tree) -> list:
+    """A Lark tree as a flat list of rule names, tokens with their types, and positions."""
+    import lark
+
+    out = []
+    stack = [tree]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, lark.Tree):
+            meta = item.meta
+            out.append((item.data, getattr(meta, "line", None), getattr(meta, "column", None),
+                        getattr(meta, "end_line", None), getattr(meta, "end_column", None)))
+            stack.extend(reversed(item.children))
+        else:
+            out.append((item.type, str(item), item.line, item.column, item.end_line, item.end_column))
+    return out
+
+
+def test_the_shipped_tables_parse_every_shipped_file_as_the_grammar_does():
+    from dsl import tables
+
+    shipped, built = tables.load(), tables.build()
+    for path in SHIPPED:
+        text = path.read_text(encoding="utf-8")
+        assert _shape(shipped.parse(text)) == _shape(built.parse(text)), path
+
+
+@pytest.mark.parametrize("text", [
+    "rule 702.26a x \"s\" {\n  hide p where p.phase is\n}",
+    "card \"C\" { spell: tap x y }",
+    "scenario \"s\" { players A B\n turn 1 of A\n script { next turn, } }",
+    "version 2026-09-25 { title }",
+    "rule 702.26a x \"s\" { during untap step: each p where (p.a or : tap p }",
+])
+def test_the_shipped_tables_report_syntax_errors_as_the_grammar_does(text):
+    from lark.exceptions import UnexpectedInput
+
+    from dsl import tables
+
+    outcomes = []
+    for parser in (tables.load(), tables.build()):
+        with pytest.raises(UnexpectedInput) as info:
+            parser.parse(text)
+        exc = info.value
+        outcomes.append((type(exc).__name__, exc.line, exc.column, sorted(getattr(exc, "expected", None) or ()),
+                         sorted(getattr(exc, "accepts", None) or ())))
+    assert outcomes[0] == outcomes[1]
+
+
+def test_tables_built_from_another_grammar_are_not_used():
+    from dsl import tables
+
+    assert tables.load(tables.grammar_text() + "\n// edited\n") is None
