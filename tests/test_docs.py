@@ -8,6 +8,8 @@ Fenced blocks are examples, and each is tagged with what it is:
                   as a version folder of its own; anything else (blocks, verbs, statuses,
                   zones) is loaded inside a variant of 2026-09-25 (`base=VERSION` picks another
                   version); a block of cards only is checked against that version.
+                  `fails=TEXT` marks a block that shows a mistake: it must fail to load, with
+                  an error that mentions TEXT.
 - ```rules-fragment  a piece that cannot stand alone (one clause, one statement, one step):
                   it must parse inside one of the wrappers below.
 - ```scenario     written to a file and run with `api.run_file`; every outcome must pass
@@ -120,18 +122,26 @@ def workdir(page: str, tmp_path: Path) -> Path:
     """The page's working folder: every block it saves with `file=`, and this checkout's tests/."""
     folder = tmp_path / "work"
     folder.mkdir()
-    (folder / "tests").symlink_to(ROOT / "tests", target_is_directory=True)
+    for shipped in ("tests", "rules"):
+        (folder / shipped).symlink_to(ROOT / shipped, target_is_directory=True)
     for e in ALL:
         if e.page == page and "file" in e.options:
             (folder / e.options["file"]).write_text(e.text, encoding="utf-8")
     return folder
 
 
-def load_or_fail(spec: str):
+def load_or_fail(spec: str, fails: str | None = None):
+    """The rulebook, which must load; or, for an example of a mistake (`fails`), the error."""
     try:
-        return load_version(spec)
+        book = load_version(spec)
     except DiagnosticError as exc:
-        pytest.fail("\n".join(d.render() for d in exc.diagnostics))
+        shown = "\n".join(d.render() for d in exc.diagnostics)
+        if fails is None:
+            pytest.fail(shown)
+        assert fails in shown, f"the example fails, but not with '{fails}':\n{shown}"
+        return None
+    assert fails is None, f"the example is meant to fail with '{fails}', but it loads"
+    return book
 
 
 # ------------------------------------------------------------------ rules
@@ -169,7 +179,9 @@ def test_rules_examples_load_and_pass_the_checker(example, tmp_path, monkeypatch
         text = example.text if manifests else wrapped_in_variant(example.text, base)
         path = work / example.options.get("file", "example.rules")
         path.write_text(text, encoding="utf-8")
-        book = load_or_fail(str(path))
+        book = load_or_fail(str(path), example.options.get("fails"))
+        if book is None:
+            return
     for item in module.items:  # what the block declares is in the resolved rulebook
         if isinstance(item, ast.Rule):
             assert book.rule(item.slug) is not None and book.rule(item.slug).id == item.id
