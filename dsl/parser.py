@@ -13,7 +13,7 @@ import lark
 from lark import Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
-from dsl import ast, cache, tables
+from dsl import ast, cache, limits, tables
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 
 GRAMMAR = Path(__file__).with_name("grammar.lark")
@@ -53,6 +53,25 @@ class _Builder(Transformer):
 
     def _at(self, meta):
         return {"span": _span(self.path, meta)}
+
+    def build(self, tree: lark.Tree):
+        """`transform`, without recursion: children first, each result handed to its parent."""
+        results: list = []
+        work: list = [(tree, False)]
+        while work:
+            node, ready = work.pop()
+            if not isinstance(node, lark.Tree):
+                results.append(node)  # tokens pass through; the rule callbacks convert them
+            elif ready:
+                count = len(node.children)
+                children = results[len(results) - count:] if count else []
+                del results[len(results) - count:]
+                results.append(self._call_userfunc(node, children))
+            else:
+                work.append((node, True))
+                work.extend((child, False) for child in reversed(node.children))
+        (module,) = results
+        return module
 
     # --- module and vocabulary
     @v_args(meta=True)
@@ -557,15 +576,65 @@ def _describe(expected: set[str]) -> str:
 
 
 def parse(text: str, path: str = "<string>") -> ast.Module:
-    """Parse one file. Raises DiagnosticError with a positioned message on bad syntax."""
+    """Parse one file. Raises DiagnosticError with a positioned message on bad syntax, on
+    nesting beyond `dsl.limits` and on numbers too long to be counts."""
+    if text.startswith(BOM):  # a UTF-8 byte-order mark some editors write: not part of the text
+        text = text[len(BOM):]
     try:
         tree = _parser().parse(text)
     except UnexpectedInput as exc:
         raise DiagnosticError(_syntax_diagnostic(exc, text, path)) from None
+    _check_limits(tree, path)
     try:
-        return _Builder(path).transform(tree)
-    except VisitError as exc:  # a literal the builder cannot convert
-        raise DiagnosticError(Diagnostic("error", f"cannot read this: {exc.orig_exc}", Span(path, 1, 1, 1, 1))) from None
+        return _Builder(path).build(tree)
+    except VisitError as exc:  # a construct the builder cannot convert: point at it
+        meta = getattr(exc.obj, "meta", None)
+        span = _token_span(path, exc.obj) if isinstance(exc.obj, Token) else _span(path, meta)
+        raise DiagnosticError(Diagnostic("error", f"cannot read this: {exc.orig_exc}", span)) from None
+
+
+BOM = "\ufeff"
+
+# Lark rules that are one level of expression (`and_` only when it joins two or more parts;
+# `or_` always: it stands for each expression slot and each parenthesis).
+_EXPRESSION_LEVEL = frozenset({
+    "or_", "not_", "is_", "is_not", "is_a", "is_not_a", "has", "visible", "unchanged", "compare", "add", "attr", "count",
+})
+# Lark rules whose statements are one block deeper than the construct itself.
+_BLOCK_LEVEL = frozenset({
+    "verb_decl", "during", "along", "after", "static", "spell", "triggered",
+    "each", "each_object", "if_stmt", "simultaneously", "delayed",
+})
+_INTEGER_TOKENS = frozenset({"INT", "SIGNED_INT"})
+
+
+def _check_limits(tree: lark.Tree, path: str) -> None:
+    """Nesting depth and number length, measured on Lark's tree without recursion, before
+    anything recursive (the builder, the printer, the checker, the interpreter) meets it."""
+    stack = [(tree, 0, 0)]
+    while stack:
+        node, expression, block = stack.pop()
+        if isinstance(node, Token):
+            if node.type in _INTEGER_TOKENS and len(node.lstrip("+-")) > limits.MAX_INTEGER_DIGITS:
+                raise DiagnosticError(Diagnostic(
+                    "error", f"number too long: numbers may have at most {limits.MAX_INTEGER_DIGITS} digits",
+                    _token_span(path, node), "no count, amount or turn needs more; check for a stray digit run"))
+            continue
+        if node.data in _EXPRESSION_LEVEL or (node.data == "and_" and len(node.children) > 1):
+            expression += 1
+            if expression > limits.MAX_EXPRESSION_DEPTH:
+                raise DiagnosticError(Diagnostic(
+                    "error", f"nested too deeply: expressions may nest at most {limits.MAX_EXPRESSION_DEPTH} levels",
+                    _span(path, node.meta),
+                    "remove redundant parentheses, or split the expression into simpler conditions"))
+        if node.data in _BLOCK_LEVEL:
+            block += 1
+            if block > limits.MAX_BLOCK_DEPTH:
+                raise DiagnosticError(Diagnostic(
+                    "error", f"nested too deeply: blocks may nest at most {limits.MAX_BLOCK_DEPTH} levels",
+                    _span(path, node.meta),
+                    "move the inner statements into a verb (`verb name ... { ... }`) and call it with `do`"))
+        stack.extend((child, expression, block) for child in reversed(node.children))
 
 
 def _syntax_diagnostic(exc: UnexpectedInput, text: str, path: str) -> Diagnostic:
