@@ -159,7 +159,10 @@ def wrapped_in_variant(text: str, base: str) -> str:
 
 @pytest.mark.parametrize("example", by_tag("rules"))
 def test_rules_examples_load_and_pass_the_checker(example, tmp_path, monkeypatch):
-    module = parse(example.text, example.id)
+    try:
+        module = parse(example.text, example.id)
+    except DiagnosticError as exc:
+        pytest.fail("\n".join(d.render() for d in exc.diagnostics))
     kinds = {type(i) for i in module.items}
     base = example.options.get("base", "2026-09-25")
     if kinds == {ast.Card}:
