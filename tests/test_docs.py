@@ -242,6 +242,10 @@ def test_scenario_examples_pass(example, tmp_path, monkeypatch):
     monkeypatch.chdir(work)
     path = work / example.options.get("file", "example.scenario")
     path.write_text(example.text, encoding="utf-8")
+    for item in parse(example.text, example.id).items:
+        if isinstance(item, ast.Scenario):
+            assert any(isinstance(e, ast.ScenarioCites) for e in item.entries), \
+                f"{example.id}: '{item.name}' cites no rule"
     rules = example.options.get("rules")
     try:
         outcomes = api.run_file(path, rules=str(work / rules) if rules and (work / rules).exists() else rules)
@@ -417,7 +421,7 @@ def test_the_reference_mentions_every_construct_of_the_grammar():
     assert not missing, "not shown in docs/reference.md:\n  " + "\n  ".join(missing)
 
 
-def test_the_guide_and_commands_describe_every_subcommand():
+def test_commands_page_describes_every_subcommand_and_option():
     """Every `phasing` subcommand the command line defines has its section in commands.md."""
     from interpreter.cli import build_parser
 
