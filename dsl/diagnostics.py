@@ -43,14 +43,18 @@ class Diagnostic:
             except OSError:
                 text = None
         if text is not None and self.span.line:
-            source_lines = text.splitlines()
+            source_lines = text.removeprefix("\ufeff").splitlines()  # the parser skips a byte-order mark too
             if 0 < self.span.line <= len(source_lines):
                 line = source_lines[self.span.line - 1]
                 lines.append(f"    {line}")
                 width = 1
                 if self.span.end_line == self.span.line and self.span.end_column > self.span.column:
                     width = self.span.end_column - self.span.column
-                lines.append("    " + " " * (self.span.column - 1) + "^" * max(1, width))
+                # Columns count characters; repeat the line's tabs so the caret lands under the
+                # same character however wide the terminal draws a tab.
+                before = "".join("\t" if char == "\t" else " " for char in line[: max(0, self.span.column - 1)])
+                before += " " * max(0, self.span.column - 1 - len(line))  # past the end of the line
+                lines.append("    " + before + "^" * max(1, width))
         if self.hint:
             lines.append(f"  hint: {self.hint}")
         return "\n".join(lines)

@@ -743,3 +743,77 @@ def test_tables_built_from_another_grammar_are_not_used():
     from dsl import tables
 
     assert tables.load(tables.grammar_text() + "\n// edited\n") is None
+
+
+# ------------------------------------------------------------------ smaller items of issue 14
+
+
+def test_a_utf8_byte_order_mark_is_accepted_and_positions_stay_right(tmp_path):
+    text = 'rule 702.26a some-slug "summary" {\n  hide p where p.x is y\n}\n'
+    path = tmp_path / "bom.rules"
+    path.write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))
+    module = parse_file(path)
+    assert module == parse(text, str(path))
+    (rule,) = module.items
+    assert (rule.span.line, rule.span.column) == (1, 1)
+    assert (rule.clauses[0].span.line, rule.clauses[0].span.column) == (2, 3)
+
+
+def test_a_syntax_error_on_the_first_line_after_a_byte_order_mark_has_its_caret_under_the_token(tmp_path):
+    path = tmp_path / "bom.rules"
+    path.write_bytes(b"\xef\xbb\xbfrule 702.26a some-slug ( {\n}\n")
+    with pytest.raises(DiagnosticError) as info:
+        parse_file(path)
+    (diagnostic,) = info.value.diagnostics
+    assert (diagnostic.span.line, diagnostic.span.column) == (1, 24)
+    rendered = diagnostic.render().splitlines()
+    assert rendered[1] == "    rule 702.26a some-slug ( {"
+    assert rendered[2] == "    " + " " * 23 + "^"
+
+
+def test_the_caret_on_a_tab_indented_line_sits_under_the_offending_character():
+    text = 'rule 702.26a some-slug "summary" {\n\t\thide p where p.x is )\n}\n'
+    diagnostic = syntax_error(text, "tabs.rules")
+    assert (diagnostic.span.line, diagnostic.span.column) == (2, 23)
+    rendered = diagnostic.render({"tabs.rules": text}).splitlines()
+    assert rendered[1] == "    \t\thide p where p.x is )"
+    assert rendered[2] == "    \t\t" + " " * 20 + "^"
+    # drawn with any tab width, the caret is under the ')'
+    for width in (2, 4, 8):
+        assert rendered[2].expandtabs(width).index("^") == rendered[1].expandtabs(width).index(")")
+
+
+def test_a_five_thousand_digit_number_is_an_error_at_that_number():
+    number = "9" * 5000
+    text = f'card "C" {{\n  spell: deal {number} damage to x\n}}\n'
+    diagnostic = syntax_error(text, "big.rules")
+    assert "number too long" in diagnostic.message and "100 digits" in diagnostic.message
+    assert (diagnostic.span.line, diagnostic.span.column) == (2, 15)
+    assert diagnostic.span.end_column == 15 + 5000
+    assert diagnostic.hint
+
+
+def test_a_hundred_digit_number_is_still_a_number():
+    card = one_item(f'card "C" {{\n  spell: deal {"9" * 100} damage to x\n}}')
+    assert card.entries[0].body.amount == int("9" * 100)
+
+
+def test_any_other_failure_in_the_builder_is_reported_at_the_node_not_at_1_1(monkeypatch):
+    from dsl import parser as P
+
+    def refuse(self, meta, children):
+        raise ValueError("no numbers today")
+
+    monkeypatch.setattr(P._Builder, "number", P.v_args(meta=True)(refuse))
+    diagnostic = syntax_error('rule 702.26a s "x" {\n  hide p where p.x >   42\n}\n', "n.rules")
+    assert "no numbers today" in diagnostic.message
+    assert (diagnostic.span.line, diagnostic.span.column) == (2, 24)  # the 42
+
+
+def test_an_error_at_line_100_column_100_renders_as_path_100_100():
+    text = "\n" * 99 + " " * 99 + "@\n"
+    diagnostic = syntax_error(text, "far.rules")
+    assert (diagnostic.span.line, diagnostic.span.column) == (100, 100)
+    rendered = diagnostic.render({"far.rules": text})
+    assert rendered.startswith("far.rules:100:100: error: ")
+    assert rendered.splitlines()[2] == "    " + " " * 99 + "^"
