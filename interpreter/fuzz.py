@@ -219,6 +219,22 @@ def _probe(corpus: Corpus, rnd: random.Random) -> bytes:
     return ("\n".join(kept) + "\n").encode()
 
 
+def load_input(path: Path) -> Input:
+    """A saved input: a `.scenario` file, a variant `.rules` file (run with a shipped scenario
+    as its probe), or a version folder (holding `version.rules`)."""
+    path = Path(path)
+    corpus = load_corpus()
+    probe = ("probe.scenario", _probe(corpus, random.Random(0)))
+    if path.is_dir():
+        files = tuple((f"version/{p.name}", p.read_bytes()) for p in sorted(path.glob("*.rules")))
+        return Input("folder", files + (probe,), f"saved:{path.name}")
+    if path.suffix == ".scenario":
+        return Input("scenario", (("input.scenario", path.read_bytes()),), f"saved:{path.name}")
+    if path.suffix == ".rules":
+        return Input("variant", (("variant.rules", path.read_bytes()), probe), f"saved:{path.name}")
+    raise ValueError(f"not a saved fuzz input (a .scenario, a .rules file or a version folder): {path}")
+
+
 # ---------------------------------------------------------------- the grammar-aware generator
 
 class _Writer:
@@ -841,15 +857,17 @@ def memory_cap(megabytes: int):
 
 
 def run_command(argv: list[str] | tuple[str, ...], max_seconds: float = 10.0,
-                main: Callable[[list[str]], int] | None = None) -> Result:
-    """Run one `phasing` command in this process and judge what it did."""
+                main: Callable[[list[str]], int] | None = None, memory_mb: int = 1500) -> Result:
+    """Run one `phasing` command in this process and judge what it did: within `max_seconds`
+    (longer is a hang) and `memory_mb` more memory (more fails with MemoryError)."""
     if main is None:
         from interpreter.cli import main
     out, err = io.StringIO(), io.StringIO()
     status, error, finding = None, "", None
     start = time.perf_counter()
     try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), _alarm(max_seconds):
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), _alarm(max_seconds), \
+                memory_cap(memory_mb):
             status = main(list(argv))
     except Hang:
         error, finding = traceback.format_exc(), "hang"
@@ -861,14 +879,16 @@ def run_command(argv: list[str] | tuple[str, ...], max_seconds: float = 10.0,
         error, finding = traceback.format_exc(), "exception"
     seconds = time.perf_counter() - start
     stdout, stderr = out.getvalue(), err.getvalue()
+    out = err = None
     if finding is None:
-        if "internal error" in stdout + stderr:
+        if "internal error" in stdout or "internal error" in stderr:
             finding = "internal-error"
-        elif "Traceback (most recent call last)" in stdout + stderr:
+        elif "Traceback (most recent call last)" in stdout or "Traceback (most recent call last)" in stderr:
             finding = "traceback"
         elif status not in (0, 1):
             finding = "exit-status"
-    return Result(tuple(argv), status, stdout, stderr, error, seconds, finding)
+    keep = 200_000  # a result is kept with its finding: only the start of a long output
+    return Result(tuple(argv), status, stdout[:keep], stderr[:keep], error[-keep:], seconds, finding)
 
 
 @contextlib.contextmanager
@@ -896,7 +916,7 @@ def _forget_loaded_versions() -> None:
 
 
 def run_input(item: Input, commands: list[tuple[str, ...]] | None = None, max_seconds: float = 10.0,
-              main: Callable[[list[str]], int] | None = None) -> list[Result]:
+              main: Callable[[list[str]], int] | None = None, memory_mb: int = 1500) -> list[Result]:
     """Write `item` to a fresh temporary folder and run it through `commands` (default: every
     command that takes this kind of input)."""
     from interpreter.suite import current_version
@@ -904,7 +924,8 @@ def run_input(item: Input, commands: list[tuple[str, ...]] | None = None, max_se
     try:
         item.write(folder)
         commands = commands or commands_for(item.kind, current_version())
-        return [run_command([a.replace("{dir}", str(folder)) for a in argv], max_seconds, main) for argv in commands]
+        return [run_command([a.replace("{dir}", str(folder)) for a in argv], max_seconds, main, memory_mb)
+                for argv in commands]
     finally:
         shutil.rmtree(folder, ignore_errors=True)
         if item.kind != "scenario":
@@ -939,22 +960,36 @@ def _where(result: Result, debug_rerun: Callable[[], Result] | None) -> tuple[st
     trace = result.error
     if not trace and debug_rerun is not None:
         trace = debug_rerun().error
-    frames = [(f, fn) for f, _, fn in _FRAME.findall(trace)
-              if "/site-packages/" not in f and not f.endswith("fuzz.py") and "/lib/python" not in f]
+    frames: list[tuple[str, str]] = []
+    weight: Counter = Counter()
+    last = None
+    for line in trace.splitlines():
+        m = _FRAME.search(line)
+        if m:
+            f, fn = m.group(1), m.group(3)
+            last = (f, fn) if "/site-packages/" not in f and "/lib/python" not in f and f != __file__ else None
+            if last:
+                frames.append(last)
+                weight[last] += 1
+        elif last and (r := re.search(r"Previous line repeated (\d+) more times", line)):
+            weight[last] += int(r.group(1))
     exc = trace.strip().splitlines()[-1].split(":")[0] if trace.strip() else ""
     if frames:
-        f, fn = Counter(frames).most_common(1)[0][0] if exc.endswith("RecursionError") else frames[-1]
+        if exc.endswith("RecursionError"):  # the frame that recursed most, the innermost of equals
+            f, fn = max(reversed(frames), key=lambda fr: weight[fr])
+        else:
+            f, fn = frames[-1]
         return f"{exc} at {Path(f).parent.name}/{Path(f).name}:{fn}", trace
     text = result.first_lines(1) or exc
     return re.sub(r"\d+", "N", re.sub(r"/\S+", "PATH", text))[:120], trace
 
 
-def _debug_rerun(argv, max_seconds, main):
+def _debug_rerun(argv, max_seconds, main, memory_mb):
     def rerun() -> Result:
         before = os.environ.get("PHASING_DEBUG")
         os.environ["PHASING_DEBUG"] = "1"
         try:
-            return run_command(argv, max_seconds, main)
+            return run_command(argv, max_seconds, main, memory_mb)
         finally:
             if before is None:
                 os.environ.pop("PHASING_DEBUG", None)
@@ -964,7 +999,7 @@ def _debug_rerun(argv, max_seconds, main):
 
 
 def judge(item: Input, commands: list[tuple[str, ...]] | None = None, max_seconds: float = 10.0,
-          main: Callable[[list[str]], int] | None = None) -> tuple[list[Result], list[Finding]]:
+          main: Callable[[list[str]], int] | None = None, memory_mb: int = 1500) -> tuple[list[Result], list[Finding]]:
     """Run an input and return its results and the findings among them (each located)."""
     from interpreter.suite import current_version
     commands = commands or commands_for(item.kind, current_version())
@@ -974,10 +1009,10 @@ def judge(item: Input, commands: list[tuple[str, ...]] | None = None, max_second
         item.write(folder)
         for template in commands:
             argv = [a.replace("{dir}", str(folder)) for a in template]
-            result = run_command(argv, max_seconds, main)
+            result = run_command(argv, max_seconds, main, memory_mb)
             results.append(result)
             if result.finding:
-                rerun = None if result.finding == "hang" else _debug_rerun(argv, max_seconds, main)
+                rerun = None if result.finding == "hang" else _debug_rerun(argv, max_seconds, main, memory_mb)
                 where, trace = _where(result, rerun)
                 findings.append(Finding(result.finding, template, item, result, where.replace(str(folder), "{dir}"),
                                         trace.replace(str(folder), "{dir}")))
@@ -989,7 +1024,7 @@ def judge(item: Input, commands: list[tuple[str, ...]] | None = None, max_second
 
 
 def minimize(finding: Finding, max_seconds: float, budget_seconds: float = 20.0,
-             main: Callable[[list[str]], int] | None = None) -> Input:
+             main: Callable[[list[str]], int] | None = None, memory_mb: int = 1500) -> Input:
     """A smaller input (fewer lines of the main file, then fewer characters of long lines) that
     still gives the same finding with the same command; stops after `budget_seconds`."""
     deadline = time.monotonic() + budget_seconds
@@ -998,7 +1033,7 @@ def minimize(finding: Finding, max_seconds: float, budget_seconds: float = 20.0,
     def same(candidate: Input) -> bool:
         if time.monotonic() > deadline:
             return False
-        _, found = judge(candidate, [finding.command], max_seconds, main)
+        _, found = judge(candidate, [finding.command], max_seconds, main, memory_mb)
         return any(f.key == finding.key for f in found)
 
     lines = item.files[0][1].split(b"\n")
@@ -1123,7 +1158,7 @@ def campaign(seconds: float, seed: int = 0, out_dir: Path | None = None, max_inp
     saved: list[Path] = []
     lark_queue: list[Input] = []
     start = time.monotonic()
-    with private_cache(), memory_cap(memory_mb):
+    with private_cache():
         current = current_version()
         n = 0
         while time.monotonic() - start < seconds and (max_inputs is None or n < max_inputs):
@@ -1139,7 +1174,7 @@ def campaign(seconds: float, seed: int = 0, out_dir: Path | None = None, max_inp
                 item = GENERATORS[name](random.Random(rnd.randrange(2**63)))
             inputs[name] += 1
             cmds = commands_for(item.kind, current, heavy=heavy and rnd.random() < 0.1)
-            _, findings = judge(item, cmds, max_input_seconds, main)
+            _, findings = judge(item, cmds, max_input_seconds, main, memory_mb)
             for template in cmds:
                 commands[" ".join(a for a in template[:1])] += 1
             for finding in findings:
@@ -1150,7 +1185,8 @@ def campaign(seconds: float, seed: int = 0, out_dir: Path | None = None, max_inp
                 if progress:
                     progress(f"finding: {finding.kind}: {finding.where}")
                 if out_dir is not None:
-                    minimal = minimize(finding, max_input_seconds, minimize_seconds, main) if minimize_seconds else None
+                    minimal = (minimize(finding, max_input_seconds, minimize_seconds, main, memory_mb)
+                               if minimize_seconds else None)
                     saved.append(save_finding(finding, out_dir, minimal, seed))
             if n % 100 == 0:
                 _forget_loaded_versions()
@@ -1189,7 +1225,10 @@ def cmd_fuzz(args) -> int:
         say(f"error: --out {out_dir} exists and is not a folder")
         return 1
     say(f"fuzzing for {args.minutes:g} min, seed {seed}; findings go to {out_dir}/")
-    report = campaign(args.minutes * 60, seed, out_dir, args.max_input_seconds, progress=say)
+    seconds = args.minutes * 60
+    # shrinking a finding may take a tenth of the campaign, at most 20 s a finding
+    report = campaign(seconds, seed, out_dir, args.max_input_seconds, minimize_seconds=min(20.0, seconds / 10),
+                      progress=say)
     for line in report.lines():
         print(line)
     return 1 if report.found else 0
