@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import NoReturn
@@ -38,14 +39,23 @@ out = _console(width=None if sys.stdout.isatty() else 160)
 err = _console(stderr=True)
 
 
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # all but newline and tab
+
+
+def plain(text: str) -> Text:
+    """Text to print as it is written; control characters (a terminal escape sequence in a
+    scenario name, say) are shown as \\xNN escapes rather than sent to the terminal."""
+    return Text(CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(text)))
+
+
 def say(text: str = "") -> None:
     """One line of plain text on stdout."""
-    out.print(Text(text))
+    out.print(plain(text))
 
 
 def report(diagnostics: list[Diagnostic]) -> None:
     for d in diagnostics:
-        err.print(Text(d.render()))
+        err.print(plain(d.render()))
 
 
 def emit_json(data) -> None:
@@ -62,7 +72,7 @@ def cmd_check(args) -> int:
     problems = api.check_paths(args.paths or None)
     report(problems)
     if problems:
-        err.print(Text(f"{len(problems)} error(s)"))
+        err.print(plain(f"{len(problems)} error(s)"))
         return 1
     say("no problems found")
     return 0
@@ -76,9 +86,9 @@ def outcome_lines(o: Outcome) -> list[str]:
 
 
 def _table(title: str, columns: tuple[str, ...]) -> Table:
-    table = Table(title=Text(title), title_justify="left")
+    table = Table(title=plain(title), title_justify="left")
     for col in columns:
-        table.add_column(Text(col))
+        table.add_column(plain(col))
     return table
 
 
@@ -94,7 +104,7 @@ def state_table(o: Outcome) -> Table:
         statuses = ", ".join(f"{k}={v}" for k, v in p.get("statuses", {}).items() if defaults.get(k) != v)
         cells = (oid, p["card"], p["zone"], p.get("controller", ""), pt, "yes" if p.get("tapped") else "",
                  p.get("attached_to") or "", counters, statuses)
-        table.add_row(*(Text(str(cell)) for cell in cells))
+        table.add_row(*(plain(str(cell)) for cell in cells))
     return table
 
 
@@ -154,7 +164,7 @@ def cmd_versions(args) -> int:
         sections = ", ".join(s.rule for s in book.version.sections)
         name = v if book.version.kind == "version" else f"{v} (variant)"
         cells = (name, sections, book.version.extends or "", str(len(book.rules)), " ".join(book.version.notes))
-        table.add_row(*(Text(cell) for cell in cells))
+        table.add_row(*(plain(cell) for cell in cells))
     out.print(table)
     return 0
 
@@ -331,7 +341,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
     except UsageError as exc:
-        err.print(Text(exc.usage.rstrip()))
+        err.print(plain(exc.usage.rstrip()))
         report([exc.diagnostic])
         if "--json" in (sys.argv[1:] if argv is None else argv):
             emit_json(json_errors([exc.diagnostic]))
@@ -357,8 +367,8 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # an interpreter bug, not bad input
         if os.environ.get("PHASING_DEBUG"):
             raise
-        err.print(Text(f"internal error: {type(exc).__name__}: {exc}"))
-        err.print(Text("  hint: this is a bug in the interpreter; rerun with PHASING_DEBUG=1 for the traceback"))
+        err.print(plain(f"internal error: {type(exc).__name__}: {exc}"))
+        err.print(plain("  hint: this is a bug in the interpreter; rerun with PHASING_DEBUG=1 for the traceback"))
         return 2
 
 

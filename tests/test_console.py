@@ -165,3 +165,13 @@ def test_the_consoles_read_no_markup_and_no_emoji(stream, capsys):
     console.print("[/x] :100: [b]b")  # a plain str, as any print path might pass one
     captured = capsys.readouterr()
     assert getattr(captured, stream).strip() == "[/x] :100: [b]b"
+
+
+def test_terminal_escape_sequences_in_a_name_are_shown_not_sent(tmp_path, capsys):
+    """A scenario name holding ESC [31m would recolour (or worse) the user's terminal."""
+    path = tmp_path / "esc.scenario"
+    path.write_text('scenario "esc \x1b[31mred\x1b[0m bell\x07" {\n  players Alice Bob\n}\n', encoding="utf-8")
+    status, out, err = run(capsys, "test", path, "-v")
+    assert status == 0, err
+    assert "PASS esc \\x1b[31mred\\x1b[0m bell\\x07 [2026-09-25]" in out
+    assert "\x1b" not in out and "\x07" not in out
