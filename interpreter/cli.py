@@ -280,6 +280,14 @@ def path_text(text: str) -> str:
     return text
 
 
+def rules_text(text: str) -> str:
+    """A version, variant or folder named on the command line: not empty (which would silently
+    mean the default, or the current folder) and without NUL characters."""
+    if not text.strip() or "\0" in text:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a version, variant or folder")
+    return text
+
+
 def whole_number(text: str) -> int:
     """An option's value that must be a whole number, zero or more."""
     if not text.isascii() or not text.isdigit() or len(text) > 12:
@@ -301,25 +309,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_check)
     p = sub.add_parser("run", help="play a scenario and show the final state")
     p.add_argument("scenario", type=path_text)
-    p.add_argument("--rules", help="version, variant or folder (default: the newest the scenario names)")
+    p.add_argument("--rules", type=rules_text, help="version, variant or folder (default: the newest the scenario names)")
     p.add_argument("--trace", action="store_true", help="show every change with the rule that caused it")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     _budget_option(p)
     p.set_defaults(func=cmd_run)
     p = sub.add_parser("test", help="run scenarios and their expectations")
     p.add_argument("paths", nargs="*", type=path_text)
-    p.add_argument("--rules", action="append", help="run under this version (repeatable)")
+    p.add_argument("--rules", action="append", type=rules_text, help="run under this version (repeatable)")
     p.add_argument("-v", "--verbose", action="store_true")
     _budget_option(p)
     p.set_defaults(func=cmd_test)
     p = sub.add_parser("versions", help="list the rule versions")
     p.set_defaults(func=cmd_versions)
     p = sub.add_parser("show", help="print a version's complete rulebook in CR order")
-    p.add_argument("version", nargs="?", default=None)
+    p.add_argument("version", nargs="?", default=None, type=rules_text)
     p.set_defaults(func=cmd_show)
     p = sub.add_parser("diff", help="compare two versions or variants: rule text, then behaviour")
-    p.add_argument("a")
-    p.add_argument("b")
+    p.add_argument("a", type=rules_text)
+    p.add_argument("b", type=rules_text)
     p.add_argument("paths", nargs="*", type=path_text, help="scenarios to compare on (default: the conformance suite)")
     p.add_argument("--search", type=whole_number, default=0, metavar="N",
                    help="generate up to N games to find a difference")
@@ -327,7 +335,7 @@ def build_parser() -> argparse.ArgumentParser:
     _budget_option(p)
     p.set_defaults(func=cmd_diff)
     p = sub.add_parser("ablate", help="delete each block in turn and list the scenarios that change")
-    p.add_argument("version")
+    p.add_argument("version", type=rules_text)
     p.add_argument("paths", nargs="*", type=path_text)
     p.add_argument("--json", action="store_true")
     p.add_argument("--limit", type=whole_number, default=6, help="scenarios listed per block")

@@ -73,6 +73,11 @@ USAGE_ERRORS = [
     ["ablate"],
     ["ablate", "2026-09-25", "--limit", "-1"],
     ["run", "--frobnicate"],
+    ["run", "x.scenario", "--rules", ""],
+    ["test", "--rules", " "],
+    ["show", ""],
+    ["diff", "", "2026-09-25"],
+    ["ablate", ""],
 ]
 
 
