@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import re
 import stat
 import sys
 import tempfile
@@ -40,6 +41,8 @@ STALE_TEMPORARY_SECONDS = 3600
 """A temporary file this old was left by a process that died mid-write; eviction removes it."""
 
 SUFFIX = ".json"
+_OLD_SUFFIX = ".pickle"
+_ENTRY_NAME = re.compile(r"(?P<temporary>\.tmp-[A-Za-z0-9_]+\.json)|[0-9a-f]{64}(?P<suffix>\.json|\.pickle)")
 _TEMPORARY_PREFIX = ".tmp-"
 _HERE = Path(__file__).resolve().parent
 # The sources whose change can change the tree a text parses to.
@@ -183,7 +186,8 @@ def store(path: str, text: str, module: ast.Module) -> None:
 
 def evict(where: Path, limit: int | None = None) -> None:
     """Remove the least recently used entries until the folder holds at most `limit` bytes
-    (MAX_FOLDER_BYTES when not given), and temporary files left by crashed writers."""
+    (MAX_FOLDER_BYTES when not given), temporary files left by crashed writers, and entries
+    in the pickle format earlier versions wrote (never read: they cannot be trusted)."""
     limit = MAX_FOLDER_BYTES if limit is None else limit
     entries = []
     total = 0
@@ -191,14 +195,17 @@ def evict(where: Path, limit: int | None = None) -> None:
     try:
         with os.scandir(where) as listing:
             for item in listing:
-                if not item.is_file(follow_symlinks=False):
+                # Only names this module writes: a folder shared with other files loses none of them.
+                owned = _ENTRY_NAME.fullmatch(item.name)
+                if owned is None or not item.is_file(follow_symlinks=False):
                     continue
                 info = item.stat(follow_symlinks=False)
-                if item.name.startswith(_TEMPORARY_PREFIX):
+                if owned["temporary"]:
                     if now - info.st_mtime > STALE_TEMPORARY_SECONDS:
                         _remove(item.path)
-                    continue
-                if item.name.endswith(SUFFIX):
+                elif owned["suffix"] == _OLD_SUFFIX:  # a pickle from before this format: never read, just space
+                    _remove(item.path)
+                else:
                     entries.append((info.st_mtime, item.path, info.st_size))
                     total += info.st_size
     except OSError:

@@ -13,6 +13,13 @@ Document: {"format": FORMAT, "paths": [path, ...], "nodes": [record, ...], "root
 Record:   [class name, [path index, line, column, end line, end column], field, field, ...]
 Fields follow their declared types: str, int, bool and None as themselves, a node as the
 index of an earlier record, a tuple as a list.
+
+Why not cattrs: most child fields are unions of many node classes (`Expr` has fifteen), and
+many classes share field names or have none (`Tap`, `Untap`, `Destroy` all hold one `obj`),
+so cattrs would need a tagged-union strategy configured for every union anyway; it also
+converts nested values recursively, tying the depth it can handle to the interpreter's
+recursion limit. The flat format here needs neither, reads the field types straight from
+`dsl/ast.py`, and stays a short loop each way.
 """
 
 from __future__ import annotations

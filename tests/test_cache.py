@@ -159,6 +159,17 @@ def test_eviction_keeps_the_folder_under_the_bound_and_drops_the_oldest_first(fo
     assert left == [f"{i:064x}.json" for i in range(6, 10)]
 
 
+def test_eviction_never_touches_files_the_cache_did_not_write(folder):
+    """PHASING_CACHE_DIR may name a folder holding other files: none of them is removed."""
+    folder.mkdir(mode=0o700)
+    mine = [folder / "notes.json", folder / "data.pickle", folder / ".tmp-x.txt", folder / ("A" * 64 + ".json")]
+    for path in mine:
+        path.write_bytes(b"y" * 2000)
+        os.utime(path, (1_000_000, 1_000_000))
+    cache.evict(folder, limit=0)
+    assert all(path.exists() for path in mine)
+
+
 def test_storing_evicts_beyond_the_folder_bound(folder, tmp_path, monkeypatch):
     monkeypatch.setattr(cache, "MAX_FOLDER_BYTES", 3000)
     for i in range(8):
@@ -193,6 +204,16 @@ def test_a_temporary_file_left_by_a_crashed_writer_is_cleaned_up(folder):
     os.utime(left, (1_000_000, 1_000_000))
     cache.evict(folder)
     assert not left.exists()
+
+
+def test_entries_in_the_old_pickle_format_are_removed_unread(folder, tmp_path):
+    marker = tmp_path / "marker"
+    folder.mkdir(mode=0o700)
+    old = folder / (cache.key("a.rules", SOURCE) + ".pickle")
+    old.write_bytes(pickle.dumps(_Planted(marker)))
+    cache.evict(folder)
+    assert not old.exists()
+    assert not marker.exists()
 
 
 def test_the_key_changes_with_the_package_version(monkeypatch):
