@@ -42,7 +42,7 @@ from interpreter.scenario import Outcome, build_game, scenario_versions
 from interpreter.suite import SCENARIO_SUFFIX, Case, collect, current_version, run_all
 
 __all__ = ["load", "run_file", "game_from_scenario", "check_paths", "default_suite", "outcome_json",
-           "diagnostic_json", "files_without_scenarios", "Engine", "DiagnosticError"]
+           "diagnostic_json", "files_without_scenarios", "os_error_diagnostic", "Engine", "DiagnosticError"]
 
 PathLike = (str, os.PathLike)
 
@@ -117,11 +117,16 @@ def run_file(path: str | Path, rules: str | None = None, budget: Budget | str | 
     target = _path("run_file", "path", path)
     rules = _version("run_file", "rules", rules)
     budget = _budget("run_file", budget)
-    cases, problems = collect([target])
-    problems += files_without_scenarios([target], cases, problems)
-    if problems:
-        raise DiagnosticError(problems)
-    return list(run_all(cases, [rules] if rules else None, budget=budget))
+    if rules is not None:
+        load_version(rules)  # an unknown version named here is a bad argument: DiagnosticError now
+    try:
+        cases, problems = collect([target])
+        problems += files_without_scenarios([target], cases, problems)
+        if problems:
+            raise DiagnosticError(problems)
+        return list(run_all(cases, [rules] if rules else None, budget=budget))
+    except OSError as exc:
+        raise DiagnosticError(os_error_diagnostic(exc, target)) from None
 
 
 def default_suite() -> Path:
@@ -159,8 +164,18 @@ def check_paths(paths: str | Path | list[str | Path] | tuple[str | Path, ...] | 
         targets += [VARIANTS_DIR / f"{v}.rules" for v in available_variants()] + [default_suite()]
     problems: list[Diagnostic] = []
     for target in targets:
-        problems.extend(_check_one(target))
+        try:
+            problems.extend(_check_one(target))
+        except OSError as exc:
+            problems.append(os_error_diagnostic(exc, target))
     return problems
+
+
+def os_error_diagnostic(exc: OSError, path: str | Path | None = None) -> Diagnostic:
+    """A file that cannot be read (no permission, a name too long, ...) as a diagnostic."""
+    where = str(exc.filename if exc.filename is not None else path if path is not None else "phasing")
+    return Diagnostic("error", f"cannot read {where}: {exc.strerror or exc}", Span(where, 0, 0, 0, 0),
+                      "check the path and its permissions")
 
 
 def _guard(fn) -> list[Diagnostic]:

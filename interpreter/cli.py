@@ -372,6 +372,12 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # the reader went away (`phasing ... | head`): nothing more to say
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OSError as exc:  # a path that cannot be read: bad input, not a bug
+        diagnostic = api.os_error_diagnostic(exc)
+        report([diagnostic])
+        if getattr(args, "json", False):
+            emit_json(json_errors([diagnostic]))
+        return 1
     except Exception as exc:  # an interpreter bug, not bad input
         if os.environ.get("PHASING_DEBUG"):
             raise

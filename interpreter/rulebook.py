@@ -287,24 +287,33 @@ def available_variants() -> list[str]:
     return sorted(p.stem for p in VARIANTS_DIR.glob("*.rules")) if VARIANTS_DIR.is_dir() else []
 
 
+def _probe(test) -> bool:
+    """A file-system test that is False, not an OSError, for a name no file can have (too
+    long, say): such a name is an unknown version like any other."""
+    try:
+        return test()
+    except (OSError, ValueError):
+        return False
+
+
 def _locate(spec: str, names_only: bool = False) -> list[Path]:
     """The files of a version (a dated folder), a variant (one file), or a user's folder or file.
 
     With `names_only` (how `extends` is resolved) only the shipped versions and variants are
     found: a rule file can never make the interpreter read anything outside the rules folder.
     """
-    if VERSION_RE.match(spec) and (RULES_ROOT / spec).is_dir():
+    if VERSION_RE.match(spec) and _probe((RULES_ROOT / spec).is_dir):
         return sorted((RULES_ROOT / spec).glob("*.rules"))
-    if re.fullmatch(r"[A-Za-z0-9_-]+", spec) and (VARIANTS_DIR / f"{spec}.rules").is_file():
+    if re.fullmatch(r"[A-Za-z0-9_-]+", spec) and _probe((VARIANTS_DIR / f"{spec}.rules").is_file):
         return [VARIANTS_DIR / f"{spec}.rules"]
     if names_only:
         known = ", ".join(available_versions() + available_variants())
         raise DiagnosticError(Diagnostic("error", f"'{spec}' is not a version or variant in the rules folder",
                                          Span(spec, 0, 0, 0, 0), f"extend one of: {known}"))
     candidate = Path(spec)
-    if candidate.is_dir() and (candidate / "version.rules").exists():
+    if _probe(candidate.is_dir) and _probe((candidate / "version.rules").exists):
         return sorted(candidate.glob("*.rules"))
-    if candidate.is_file() and candidate.suffix == ".rules":
+    if _probe(candidate.is_file) and candidate.suffix == ".rules":
         return [candidate]
     known = ", ".join(available_versions() + available_variants())
     raise DiagnosticError(Diagnostic("error", f"unknown rules version or variant '{spec}'", Span(spec, 0, 0, 0, 0),

@@ -195,3 +195,12 @@ def test_diagnostic_json_gives_the_position_message_and_hint(tmp_path):
 
 def test_the_module_documents_its_one_exception_type():
     assert "DiagnosticError" in api.__doc__ and ".diagnostics" in api.__doc__
+
+
+def test_names_no_file_can_have_are_diagnostics(tmp_path):
+    long = "a" * 300  # longer than any file name: the file system answers with OSError
+    rejects(lambda: api.load(long), "unknown rules version")
+    rejects(lambda: api.run_file(tmp_path / f"{long}.scenario"), long)
+    rejects(lambda: api.run_file(good(tmp_path), rules=long), "unknown rules version")
+    (d,) = api.check_paths(tmp_path / f"{long}.scenario")
+    assert long in d.message and d.hint

@@ -232,3 +232,24 @@ def test_diff_search_writes_nothing_into_the_current_folder(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "Behaviour:" in done.stdout
     assert list(tmp_path.iterdir()) == []
+
+
+# ---------------------------------------------------------------------------- names no file can have
+
+LONG = "a" * 300  # longer than any file name (255 bytes on common file systems)
+
+
+def test_a_version_name_longer_than_a_file_name_is_an_unknown_version(tmp_path, capsys):
+    scenario = write(tmp_path / "good.scenario", GOOD)
+    for argv in (["show", LONG], ["run", scenario, "--rules", LONG], ["diff", "2026-09-25", LONG]):
+        status, out, err = run(capsys, *argv)
+        assert_clean_failure(status, out, err)
+        assert f"unknown rules version or variant '{LONG}'" in err, (argv[0], err)
+
+
+def test_a_path_longer_than_a_file_name_is_a_diagnostic(tmp_path, capsys):
+    path = tmp_path / f"{LONG}.scenario"
+    for argv in (["check", path], ["run", path], ["test", path], ["run", path, "--json"]):
+        status, out, err = run(capsys, *argv)
+        assert_clean_failure(status, out, err)
+        assert str(path) in err and "  hint: " in err, (argv[0], err)
