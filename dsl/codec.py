@@ -31,10 +31,15 @@ from typing import Any, Union
 
 import attrs
 
-from dsl import ast
+from dsl import ast, limits
 from dsl.diagnostics import Span
 
 FORMAT = 1
+
+# No tree the parser accepts is taller than this (each block level adds at most two nodes,
+# each expression level one), so a taller one was not written by `encode` after `parse`:
+# rejecting it keeps every recursive stage after the cache within its depth.
+MAX_TREE_DEPTH = 2 * limits.MAX_BLOCK_DEPTH + limits.MAX_EXPRESSION_DEPTH + 32
 
 
 class CodecError(ValueError):
@@ -210,6 +215,9 @@ def _checker(spec: tuple):
             node = built[value]
             if type(node).__name__ not in allowed:
                 raise CodecError(f"a {type(node).__name__} cannot stand here")
+            depth = built.depths[value]
+            if depth > built.deepest:
+                built.deepest = depth
             return node
 
         return child
@@ -230,6 +238,17 @@ def _checker(spec: tuple):
         return tuple([check(v, built) for check, v in zip(parts, value)])
 
     return fixed
+
+
+class _Built(list):
+    """The nodes decoded so far, with the height of each (a leaf is 1)."""
+
+    __slots__ = ("depths", "deepest")
+
+    def __init__(self):
+        super().__init__()
+        self.depths: list[int] = []
+        self.deepest = 0  # the tallest child of the record being decoded
 
 
 def decode(text: str | bytes, expected_paths: frozenset[str] | None = None) -> ast.Module:
@@ -253,8 +272,8 @@ def decode(text: str | bytes, expected_paths: frozenset[str] | None = None) -> a
     if type(records) is not list or type(root) is not int or not 0 <= root < len(records):
         raise CodecError("bad node table")
     shapes = _shapes()
-    built: list[ast.Node] = []
-    append = built.append
+    built = _Built()
+    append, heights = built.append, built.depths.append
     for record in records:
         if type(record) is not list or len(record) < 2 or type(record[0]) is not str:
             raise CodecError("bad node record")
@@ -271,8 +290,12 @@ def decode(text: str | bytes, expected_paths: frozenset[str] | None = None) -> a
         checks = shape.checks
         if len(record) != len(checks) + 2:
             raise CodecError(f"a {record[0]} has {len(checks)} fields")
+        built.deepest = 0
         args = [check(value, built) for check, value in zip(checks, record[2:])]
+        if built.deepest >= MAX_TREE_DEPTH:
+            raise CodecError("nested deeper than the parser allows")
         append(shape.cls(*args, span=Span(paths[p], line, column, end_line, end_column)))
+        heights(built.deepest + 1)
     module = built[root]
     if type(module) is not ast.Module:
         raise CodecError("the root is not a module")

@@ -340,3 +340,24 @@ def test_a_damaged_entry_is_rejected_or_decodes_to_a_well_typed_tree(module, dat
     for node in decoded.walk():
         assert type(node).__module__ == "dsl.ast"
         assert type(node.span) is Span
+
+
+def test_a_stored_tree_taller_than_the_parser_allows_is_rejected():
+    """The cache never hands later (recursive) stages a tree deeper than `parse` could make."""
+    expr = A.Name("a")
+    for _ in range(codec.MAX_TREE_DEPTH + 5):
+        expr = A.Not(expr)
+    tall = A.Module((A.Rule("702.26a", "s", "x", (A.Hide("p", expr),)),))
+    with pytest.raises(codec.CodecError, match="deeper"):
+        codec.decode(codec.encode(tall))
+
+
+def test_the_tallest_trees_the_parser_accepts_fit_under_the_codec_bound():
+    from dsl.limits import MAX_BLOCK_DEPTH, MAX_EXPRESSION_DEPTH
+
+    nots = "not " * (MAX_EXPRESSION_DEPTH - 1) + "a"
+    blocks = "each x where a: { " * (MAX_BLOCK_DEPTH - 1)
+    text = (f'card "C" {{\n  when p.x becomes 1 and {nots}: {blocks} p gets +1/+1 for as long as {nots}'
+            + " }" * (MAX_BLOCK_DEPTH - 1) + "\n}\n")
+    module = parse(text, "tall.rules")
+    assert codec.decode(codec.encode(module)) == module
