@@ -157,3 +157,13 @@ def test_long_flat_constructs_are_not_nesting():
     module = parse(rule("{\n" + many + "\n  }"), "long.rules")
     assert len(module.items[0].clauses[0].body.stmts) == 5000
     parse(rule("if " + " and ".join(["a"] * 1000) + ": tap a"), "long.rules")
+
+
+def test_the_tallest_tree_within_the_limits_prints_and_parses_back():
+    """Blocks and expressions both at their limits, under the extra levels a trigger, a
+    change pattern and a duration add: the printer's recursion copes."""
+    blocks = "each x where a: { " * (B - 1)
+    text = (f'card "C" {{\n  when p.x becomes 1 and {nots(E)}: {blocks} p gets +1/+1 for as long as {nots(E)}'
+            + " }" * (B - 1) + "\n}\n")
+    module = parse(text, "tall.rules")
+    assert parse(print_module(module), "tall.rules") == module
