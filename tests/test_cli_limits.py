@@ -218,6 +218,14 @@ def test_diff_takes_a_budget(capsys):
     assert_clean_failure(status, out, err)
 
 
+def test_diff_plays_under_the_budget_it_is_given(capsys):
+    """With one iteration per step both versions stop at the same budget error before the token
+    is ever phased out, so the difference 702.25k makes no longer shows: the budget reached play."""
+    status, out, err = run(capsys, "diff", "2017-07-08", "2017-08-25", TOUR, "--budget", "iterations=1", "--json")
+    assert status == 0, err
+    assert json.loads(out)["scenarios"] == []
+
+
 # ---------------------------------------------------------------------------- diff --search leaves no .hypothesis
 
 
