@@ -39,13 +39,20 @@ out = _console(width=None if sys.stdout.isatty() else 160)
 err = _console(stderr=True)
 
 
-CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # all but newline and tab
+# control characters but newline and tab, and the invisible marks that reorder or hide text
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _escape(match: re.Match) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def plain(text: str) -> Text:
     """Text to print as it is written; control characters (a terminal escape sequence in a
-    scenario name, say) are shown as \\xNN escapes rather than sent to the terminal."""
-    return Text(CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(text)))
+    scenario name, say) and bidirectional or zero-width marks are shown as \\xNN or \\uNNNN
+    escapes rather than sent to the terminal."""
+    return Text(CONTROL.sub(_escape, str(text)))
 
 
 def say(text: str = "") -> None:

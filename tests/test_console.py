@@ -175,3 +175,12 @@ def test_terminal_escape_sequences_in_a_name_are_shown_not_sent(tmp_path, capsys
     assert status == 0, err
     assert "PASS esc \\x1b[31mred\\x1b[0m bell\\x07 [2026-09-25]" in out
     assert "\x1b" not in out and "\x07" not in out
+
+
+def test_bidirectional_and_invisible_marks_are_shown_as_escapes(tmp_path, capsys):
+    """A right-to-left override would make a name read differently from what it is."""
+    path = tmp_path / "bidi.scenario"
+    path.write_text('scenario "abc\u202edef\u200bghi" {\n  players Alice Bob\n}\n', encoding="utf-8")
+    status, out, err = run(capsys, "test", path, "-v")
+    assert status == 0, err
+    assert "PASS abc\\u202edef\\u200bghi [2026-09-25]" in out
