@@ -60,9 +60,26 @@ def say(text: str = "") -> None:
     out.print(plain(text))
 
 
+CARET_LINE = re.compile(r"[ \t]*\^+")
+
+
+def _escaped_lines(rendered: str) -> str:
+    """A rendered diagnostic with control characters escaped, its caret line widened to match:
+    the caret stays under the column it points at when the source line before it grows."""
+    lines = rendered.split("\n")
+    for i in range(len(lines) - 1):
+        source, caret = lines[i], lines[i + 1]
+        if CARET_LINE.fullmatch(caret) and len(caret) <= len(source) + 1 and CONTROL.search(source[:len(caret)]):
+            widths = [len(CONTROL.sub(_escape, ch)) for ch in source]
+            lines[i + 1] = "".join(ch * (widths[k] if k < len(widths) else 1) for k, ch in enumerate(caret))
+        lines[i] = CONTROL.sub(_escape, lines[i])
+    lines[-1] = CONTROL.sub(_escape, lines[-1])
+    return "\n".join(lines)
+
+
 def report(diagnostics: list[Diagnostic]) -> None:
     for d in diagnostics:
-        err.print(plain(d.render()))
+        err.print(Text(_escaped_lines(d.render())))
 
 
 def emit_json(data) -> None:

@@ -184,3 +184,16 @@ def test_bidirectional_and_invisible_marks_are_shown_as_escapes(tmp_path, capsys
     status, out, err = run(capsys, "test", path, "-v")
     assert status == 0, err
     assert "PASS abc\\u202edef\\u200bghi [2026-09-25]" in out
+
+
+def test_the_caret_stays_under_its_column_when_the_line_before_it_is_escaped(tmp_path, capsys):
+    """`\\u202e` before the error grows by five characters once escaped; so does the caret's indent."""
+    path = tmp_path / "escaped.scenario"
+    path.write_text('scenario "x" {\n  players Alice Bob\n  script {\n    expect error "\u202e" \x01\n  }\n}\n',
+                    encoding="utf-8")
+    status, _, err = run(capsys, "check", path)
+    assert status == 1
+    head, source, caret = err.splitlines()[:3]
+    assert head.startswith(f"{path}:4:22: error: unexpected character")  # the \x01, after the string
+    assert source == '        expect error "\\u202e" \\x01'
+    assert caret.index("^") == source.index("\\x01") and caret.strip() == "^^^^"
