@@ -125,11 +125,12 @@ def usable_folder() -> Path | None:
         _warn_once(f"{where} is not a folder")
         return None
     if info.st_uid != os.getuid():
-        _warn_once(f"{where} belongs to another user (uid {info.st_uid})")
+        _warn_once(f"{where} belongs to another user (uid {info.st_uid}); "
+                   "point PHASING_CACHE_DIR at a folder only you can write")
         return None
     if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
         _warn_once(f"{where} can be written by other users (mode {stat.S_IMODE(info.st_mode):o}); "
-                   f"make it private with: chmod 700 {where}")
+                   "point PHASING_CACHE_DIR at a folder only you can write")
         return None
     return where
 
