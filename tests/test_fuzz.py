@@ -18,6 +18,9 @@ from hypothesis import HealthCheck, Phase, given, settings
 from interpreter import cli, fuzz
 
 REGRESSIONS = Path(__file__).with_name("fuzz_regressions")
+# A command on one input running longer than this is a hang: the limit `phasing fuzz` uses by
+# default (--max-input-seconds). Every shipped input takes well under a second.
+HANG_SECONDS = 10.0
 
 # Derandomized, no shrinking (each example runs every command; a failure already says which
 # input and command), no example database: the same inputs on every run.
@@ -41,7 +44,7 @@ def describe(findings: list[fuzz.Finding]) -> str:
 
 
 def assert_clean(item: fuzz.Input) -> None:
-    results, findings = fuzz.judge(item, max_seconds=30.0)
+    results, findings = fuzz.judge(item, max_seconds=HANG_SECONDS)
     assert results, "the input ran through no command"
     if findings:
         pytest.fail("every command must exit 0 or 1 without an internal error:\n" + describe(findings))
@@ -82,7 +85,7 @@ def test_saved_crash_gets_a_clean_answer(path):
     """Each file here once crashed a command (its comment says which and how); every command
     that takes it must now exit 0 or 1 with no internal error or traceback."""
     item = fuzz.load_input(path)
-    results, findings = fuzz.judge(item, max_seconds=30.0)
+    results, findings = fuzz.judge(item, max_seconds=HANG_SECONDS)
     assert len(results) >= 5, "a saved input runs through check, run (plain, --trace, --json) and test at least"
     if findings:
         pytest.fail(describe(findings))
