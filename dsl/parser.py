@@ -614,27 +614,30 @@ def _check_limits(tree: lark.Tree, path: str) -> None:
     stack = [(tree, 0, 0)]
     while stack:
         node, expression, block = stack.pop()
-        if isinstance(node, Token):
-            if node.type in _INTEGER_TOKENS and len(node.lstrip("+-")) > limits.MAX_INTEGER_DIGITS:
-                raise DiagnosticError(Diagnostic(
-                    "error", f"number too long: numbers may have at most {limits.MAX_INTEGER_DIGITS} digits",
-                    _token_span(path, node), "no count, amount or turn needs more; check for a stray digit run"))
-            continue
-        if node.data in _EXPRESSION_LEVEL or (node.data == "and_" and len(node.children) > 1):
+        data = node.data
+        if data in _EXPRESSION_LEVEL or (data == "and_" and len(node.children) > 1):
             expression += 1
             if expression > limits.MAX_EXPRESSION_DEPTH:
                 raise DiagnosticError(Diagnostic(
                     "error", f"nested too deeply: expressions may nest at most {limits.MAX_EXPRESSION_DEPTH} levels",
                     _span(path, node.meta),
                     "remove redundant parentheses, or split the expression into simpler conditions"))
-        if node.data in _BLOCK_LEVEL:
+        if data in _BLOCK_LEVEL:
             block += 1
             if block > limits.MAX_BLOCK_DEPTH:
                 raise DiagnosticError(Diagnostic(
                     "error", f"nested too deeply: blocks may nest at most {limits.MAX_BLOCK_DEPTH} levels",
                     _span(path, node.meta),
                     "move the inner statements into a verb (`verb name ... { ... }`) and call it with `do`"))
-        stack.extend((child, expression, block) for child in reversed(node.children))
+        for child in reversed(node.children):
+            if type(child) is not Token:
+                stack.append((child, expression, block))
+            elif child.type in _INTEGER_TOKENS and len(child) > limits.MAX_INTEGER_DIGITS:
+                digits = len(child.lstrip("+-"))
+                if digits > limits.MAX_INTEGER_DIGITS:
+                    raise DiagnosticError(Diagnostic(
+                        "error", f"number too long: numbers may have at most {limits.MAX_INTEGER_DIGITS} digits",
+                        _token_span(path, child), "no count, amount or turn needs more; check for a stray digit run"))
 
 
 def _syntax_diagnostic(exc: UnexpectedInput, text: str, path: str) -> Diagnostic:
