@@ -7,8 +7,8 @@ it is created with mode 0700, and it is not used (the run goes on without the ca
 so once on stderr) when it is owned by another user or writable by group or others.
 
 Freshness: an entry's name is a sha256 over the package version, the grammar, the source of
-the modules that turn text into trees (parser, AST, codec, limits, this file), the path and
-the file's text, so any change to one of them misses.
+the modules that turn text into trees (tables, parser, AST, codec, limits, this file), the
+path and the file's text, so any change to one of them misses.
 
 Size: an entry larger than MAX_ENTRY_BYTES is not stored; when the folder grows beyond
 MAX_FOLDER_BYTES the least recently used entries (oldest mtime; a hit refreshes it) go.
@@ -46,7 +46,9 @@ _ENTRY_NAME = re.compile(r"(?P<temporary>\.tmp-[A-Za-z0-9_]+\.json)|[0-9a-f]{64}
 _TEMPORARY_PREFIX = ".tmp-"
 _HERE = Path(__file__).resolve().parent
 # The sources whose change can change the tree a text parses to.
-_KEYED_SOURCES = ("grammar.lark", "parser.py", "ast.py", "codec.py", "limits.py", "diagnostics.py", "cache.py")
+_KEYED_SOURCES = (
+    "grammar.lark", "tables.py", "parser.py", "ast.py", "codec.py", "limits.py", "diagnostics.py", "cache.py",
+)
 
 _warned = False
 

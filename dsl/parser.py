@@ -598,7 +598,8 @@ BOM = "\ufeff"
 # Lark rules that are one level of expression (`and_` only when it joins two or more parts;
 # `or_` always: it stands for each expression slot and each parenthesis).
 _EXPRESSION_LEVEL = frozenset({
-    "or_", "not_", "is_", "is_not", "is_a", "is_not_a", "has", "visible", "unchanged", "compare", "add", "attr", "count",
+    "or_", "not_", "is_", "is_not", "is_a", "is_not_a", "has", "visible", "unchanged", "compare", "add", "attr",
+    "count",
 })
 # Lark rules whose statements are one block deeper than the construct itself.
 _BLOCK_LEVEL = frozenset({
