@@ -194,6 +194,11 @@ class Input:
             target.write_bytes(data)
 
 
+# Commands that rerun their scenarios many times get a multiple of the per-input time limit
+# (ablate reruns them once per block of the rulebook).
+SLOW_COMMANDS = {"ablate": 5}
+
+
 def commands_for(kind: str, current: str, heavy: bool = True) -> list[tuple[str, ...]]:
     """The commands one input is run through, with {dir} standing for the folder it is written to."""
     if kind == "scenario":
@@ -210,11 +215,15 @@ def commands_for(kind: str, current: str, heavy: bool = True) -> list[tuple[str,
     return found
 
 
-def _probe(corpus: Corpus, rnd: random.Random) -> bytes:
-    """A shipped scenario file without its `rules` lines, so `--rules` decides what it runs under."""
+def _probe(corpus: Corpus, rnd: random.Random, whole: bool = False) -> bytes:
+    """A shipped scenario (one, or with `whole` its whole file) without its `rules` lines, so
+    `--rules` decides what it runs under."""
     if not corpus.scenario_files:
         return b""
     text = corpus.texts[str(rnd.choice(corpus.scenario_files))]
+    if not whole:
+        blocks = re.findall(r'^scenario\s.*?^\}[ \t]*$', text, re.M | re.S)
+        text = rnd.choice(blocks) if blocks else text
     kept = [line for line in text.splitlines() if not re.match(r"\s*rules\b", line)]
     return ("\n".join(kept) + "\n").encode()
 
@@ -224,7 +233,7 @@ def load_input(path: Path) -> Input:
     as its probe), or a version folder (holding `version.rules`)."""
     path = Path(path)
     corpus = load_corpus()
-    probe = ("probe.scenario", _probe(corpus, random.Random(0)))
+    probe = ("probe.scenario", _probe(corpus, random.Random(0), whole=True))
     if path.is_dir():
         files = tuple((f"version/{p.name}", p.read_bytes()) for p in sorted(path.glob("*.rules")))
         return Input("folder", files + (probe,), f"saved:{path.name}")
@@ -1009,10 +1018,11 @@ def judge(item: Input, commands: list[tuple[str, ...]] | None = None, max_second
         item.write(folder)
         for template in commands:
             argv = [a.replace("{dir}", str(folder)) for a in template]
-            result = run_command(argv, max_seconds, main, memory_mb)
+            limit = max_seconds * SLOW_COMMANDS.get(template[0], 1)
+            result = run_command(argv, limit, main, memory_mb)
             results.append(result)
             if result.finding:
-                rerun = None if result.finding == "hang" else _debug_rerun(argv, max_seconds, main, memory_mb)
+                rerun = None if result.finding == "hang" else _debug_rerun(argv, limit, main, memory_mb)
                 where, trace = _where(result, rerun)
                 findings.append(Finding(result.finding, template, item, result, where.replace(str(folder), "{dir}"),
                                         trace.replace(str(folder), "{dir}")))
