@@ -202,6 +202,10 @@ class Engine(GameView):
     `generated`: run bodies and `as` clauses as Python written from them once per rulebook
     (`interpreter.codegen`); False runs the closures that define them. Both leave the same
     trace, event for event.
+
+    Each step runs within `budget` (`interpreter.budget`; None: the default `Budget()`): a
+    step begins when `commits` is set to 0, as the scenario runner does before each step.
+    Wrong argument types raise `DiagnosticError` at once, naming the argument.
     """
 
     generated = True

@@ -200,8 +200,12 @@ class Game:
         effects = tuple((e.kind, e.affected, e.value, e.duration, e.player, id(e.condition), e.bindings, e.tracked,
                          e.source, e.cause) for e in self.effects.values())
         delayed = tuple((d.hook, id(d.body), d.bindings, d.source, d.cause) for d in self.delayed)
-        return hash((objects, tuple(self.players.items()), self.active, self.turn, effects, tuple(self.watchers),
-                     delayed, self.cleanup_done))
+        state = (objects, tuple(self.players.items()), self.active, self.turn, effects, tuple(self.watchers),
+                 delayed, self.cleanup_done)
+        try:
+            return hash(state)
+        except TypeError:  # a value that cannot be hashed (none the engine stores): compared as written
+            return hash(repr(state))
 
     def next_player(self, after: str) -> str:
         index = self.order.index(after)
