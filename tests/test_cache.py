@@ -217,6 +217,7 @@ def test_entries_in_the_old_pickle_format_are_removed_unread(folder, tmp_path):
 
 
 def test_the_key_changes_with_the_package_version(monkeypatch):
+    cache._fingerprint.cache_clear()  # the sources as they are on disk now
     before = cache.key("a.rules", SOURCE)
     monkeypatch.setattr(cache, "package_version", lambda: "999.0")
     cache._fingerprint.cache_clear()
@@ -230,6 +231,7 @@ def test_the_key_changes_with_the_package_version(monkeypatch):
 
 @pytest.mark.parametrize("source", ["parser.py", "ast.py", "codec.py", "grammar.lark"])
 def test_the_key_changes_with_the_parsing_sources(tmp_path, monkeypatch, source):
+    cache._fingerprint.cache_clear()  # the sources as they are on disk now
     before = cache.key("a.rules", SOURCE)
     copy = tmp_path / "dsl"
     copy.mkdir()
