@@ -77,9 +77,39 @@ def _escaped_lines(rendered: str) -> str:
     return "\n".join(lines)
 
 
-def report(diagnostics: list[Diagnostic]) -> None:
-    for d in diagnostics:
-        err.print(Text(_escaped_lines(d.render())))
+class Reporter:
+    """Diagnostics to stderr, each file read once however many diagnostics point into it, and
+    each diagnostic shown once however many runs it stopped (a broken rulebook stops every
+    scenario run under it)."""
+
+    def __init__(self) -> None:
+        self.sources: dict[str, str] = {}
+        self.seen: set[Diagnostic] = set()
+
+    def _source(self, path: str) -> None:
+        if path not in self.sources:
+            try:
+                with open(path, encoding="utf-8", errors="replace") as handle:
+                    self.sources[path] = handle.read()
+            except (OSError, ValueError):
+                self.sources[path] = ""  # no line to show: the head and hint say enough
+
+    def __call__(self, diagnostics) -> None:
+        repeated = 0
+        for d in diagnostics:
+            if d in self.seen:
+                repeated += 1
+                continue
+            self.seen.add(d)
+            if d.span.line:
+                self._source(d.span.path)
+            err.print(Text(_escaped_lines(d.render(self.sources))))
+        if repeated:
+            err.print(Text(f"  ({repeated} error(s) shown above stopped this run too)"))
+
+
+def report(diagnostics) -> None:
+    Reporter()(diagnostics)
 
 
 def emit_json(data) -> None:
@@ -148,6 +178,7 @@ def cmd_run(args) -> int:
     if args.json:
         emit_json([api.outcome_json(o) for o in outcomes])
         return 0 if all(o.passed for o in outcomes) else 1
+    report_failures = Reporter()
     for o in outcomes:
         if args.trace:
             say(f"Trace of \"{o.scenario}\" under {o.version}:")
@@ -156,7 +187,7 @@ def cmd_run(args) -> int:
         out.print(state_table(o))
         for line in outcome_lines(o):
             say(line)
-        report(list(o.failures))
+        report_failures(o.failures)
     return 0 if all(o.passed for o in outcomes) else 1
 
 
@@ -164,7 +195,8 @@ def cmd_test(args) -> int:
     paths = args.paths or [api.default_suite()]
     cases, problems = collect(paths)
     problems += _no_scenario(paths, cases, problems)
-    report(problems)
+    report_failures = Reporter()
+    report_failures(problems)
     passed = failed = 0
     for o in run_all(cases, args.rules or None, budget=args.budget):
         if o.passed:
@@ -175,7 +207,7 @@ def cmd_test(args) -> int:
             failed += 1
             for line in outcome_lines(o):
                 say(line)
-            report(list(o.failures))
+            report_failures(o.failures)
     failed += len(problems)
     say(f"{passed} passed, {failed} failed")
     return 1 if failed or not passed else 0

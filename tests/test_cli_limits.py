@@ -261,3 +261,29 @@ def test_a_path_longer_than_a_file_name_is_a_diagnostic(tmp_path, capsys):
         status, out, err = run(capsys, *argv)
         assert_clean_failure(status, out, err)
         assert str(path) in err and "  hint: " in err, (argv[0], err)
+
+
+# ---------------------------------------------------------------------------- a broken rulebook under many runs
+
+BROKEN_VARIANT = """\
+variant broken-probe {
+  title "one unknown name"
+  extends 2026-09-25
+}
+
+rule 999.1 probe-block "names something unknown" {
+  during end step of P: tap ghost
+}
+"""
+
+
+@pytest.mark.parametrize("command", ["run", "test"])
+def test_a_broken_rulebook_is_reported_once_however_many_runs_it_stops(command, tmp_path, capsys):
+    variant = write(tmp_path / "variant.rules", BROKEN_VARIANT)
+    scenarios = write(tmp_path / "three.scenario", "\n".join(
+        GOOD.replace("a phasing creature", f"probe {i}: a phasing creature") for i in range(3)))
+    status, out, err = run(capsys, command, scenarios, "--rules", variant)
+    assert status == 1
+    assert err.count(f"{variant}:7:") == 1, err  # `ghost`, shown once with its line and caret
+    assert err.count("  (1 error(s) shown above stopped this run too)") == 2, err
+    assert out.count("FAIL probe") == 3
