@@ -80,7 +80,7 @@ def or_cannot(build: Callable) -> Callable:
 
 
 ANY_OLD = object()  # an `as`, `after` or assertion that doesn't say what the value changes from
-MAX_INLINE_DEPTH = 8  # verbs calling verbs: deeper than this, the closure runs them
+MAX_INLINE_DEPTH = 8  # verbs calling verbs: deeper than this (or a verb that can call itself), the closure runs them
 
 # Statements that set one attribute of their object to a fixed value.
 SIMPLE_WRITES = {
@@ -543,7 +543,7 @@ class Emitter:
                     oid, inner = self.reach(ast.Name(a.var, span=a.span), scope, base, a, depth)
                     self.write(inner, scope.get(a.var), oid, a.attr, self.stored_value(a.value, scope, base),
                                self.value_token(a.value, scope, base))
-            case ast.Call(verb=verb_name, args=args) if inlined < MAX_INLINE_DEPTH:
+            case ast.Call(verb=verb_name, args=args) if inlined < MAX_INLINE_DEPTH and verb_name not in self.eng.recursive_verbs():
                 verb = self.eng.rb.verbs[verb_name]
                 inner_scope = dict(scope)
                 for param, arg in zip(verb.params, args):

@@ -52,6 +52,7 @@ UNREAD = object()  # a write's old value before anyone has read it
 # Before that nothing is watched; however long it goes on, the step's budget bounds it.
 MAX_SETTLE_ROUNDS = 64
 MAX_REACTION_DEPTH = 100  # changes causing changes causing changes ... (after clauses, returns)
+MAX_CALL_DEPTH = 32  # verbs calling verbs (the ones that can call themselves are never inlined)
 STATEMENTS = frozenset(typing.get_args(ast.Stmt))
 
 @contextlib.contextmanager
@@ -222,6 +223,7 @@ class Engine(GameView):
         # while a settling or a run of triggered abilities is watched for repetition (how many
         # are), the causes of each batch committed since the watch began
         self.watching = 0
+        self.calls = 0  # verbs being called, one inside another
         self.cause_log: list[frozenset[str]] = []
         self.commits = 0  # (a new step: its budget starts afresh)
         # per step (or turn start) being run: attribute -> how often each object's changed, for
@@ -250,6 +252,26 @@ class Engine(GameView):
         self.iterations_left = self.limits.iterations
         self.writes_left = self.limits.writes
         self.objects_left = self.limits.objects
+
+    def recursive_verbs(self) -> frozenset[str]:
+        """The verbs that can call themselves, through others or directly (worked out once):
+        generated code does not inline them, so their calls are counted alike both ways."""
+        known = self.rb.compiled.get(("recursive verbs",))
+        if known is None:
+            calls = {name: {n.verb for s in verb.body for n in s.walk() if isinstance(n, ast.Call)}
+                     for name, verb in self.rb.verbs.items()}
+            found = set()
+            for name in calls:
+                reached, todo = set(), list(calls[name])
+                while todo:
+                    callee = todo.pop()
+                    if callee not in reached:
+                        reached.add(callee)
+                        todo.extend(calls.get(callee, ()))
+                if name in reached:
+                    found.add(name)
+            known = self.rb.compiled[("recursive verbs",)] = (None, frozenset(found))
+        return known[1]
 
     def statement_count(self) -> int:
         """How many statements the rulebook's blocks, verbs and cards hold (counted once)."""
@@ -392,14 +414,23 @@ class Engine(GameView):
             case ast.Call(verb=name, args=args):
                 verb = self.rb.verbs[name]
                 arguments = [(p, self.compiled_expr(a)) for p, a in zip(verb.params, args)]
-                body_parts = [self.runner(s) for s in verb.body]
+                body_parts: list[Runner] = []  # compiled on the first call (a verb may call itself)
 
                 def call(eng: Engine, env: dict, batch: Batch, cause: Cause) -> None:
+                    if not body_parts and verb.body:
+                        body_parts.extend(eng.runner(s) for s in verb.body)
                     scope = dict(env)
                     for param, value in arguments:
                         scope[param] = value(eng, env)
-                    for part in body_parts:
-                        part(eng, scope, batch, cause)
+                    if eng.calls >= MAX_CALL_DEPTH:
+                        raise eng.fail(f"verb {name} is called more than {MAX_CALL_DEPTH} deep (verbs calling verbs)",
+                                       stmt.span, "a verb that calls itself needs a condition that ends the calls")
+                    eng.calls += 1
+                    try:
+                        for part in body_parts:
+                            part(eng, scope, batch, cause)
+                    finally:
+                        eng.calls -= 1
                 return call
             case ast.Unattach() | ast.Tap() | ast.Untap() | ast.AttackWith() | ast.RemoveFromCombat() | ast.RemoveDamage():
                 target, span = self.compiled_expr(stmt.obj), stmt.obj.span

@@ -192,6 +192,20 @@ def _status_value(decl: ast.StatusDecl, value: ast.Node, game: Game, span: Span)
     return raw
 
 
+TOO_DEEP = "the rules nest too deeply to run: changes, abilities and verbs reach further than Python's stack"
+
+
+def guarded(action, *args) -> None:
+    """`action(*args)`, a RecursionError (rules whose reactions, abilities and verbs together
+    nest deeper than Python's stack, though each is within its own limit) turned into a
+    RulesError of the game as a whole; the step it happens in is where it is reported."""
+    try:
+        action(*args)
+    except RecursionError:
+        raise RulesError(Diagnostic("error", TOO_DEEP, Span("<game>", 0, 0, 0, 0),
+                                    "simplify the rules, or make fewer of them react to each other")) from None
+
+
 class ScenarioRun:
     """Plays one scenario under one rulebook."""
 
@@ -202,7 +216,7 @@ class ScenarioRun:
         self.game = build_game(scn, self.book)
         self.engine = Engine(self.book, self.game, budget)
         try:
-            self.engine.settle()
+            guarded(self.engine.settle)
         except RulesError as exc:
             diag = exc.diagnostics[0]
             if not diag.span.line:
@@ -230,7 +244,7 @@ class ScenarioRun:
                 self.failures.append(pending_error)
                 return
             try:
-                self.do(step)
+                guarded(self.do, step)
             except RulesError as exc:
                 diag = exc.diagnostics[0]
                 if not diag.span.line:  # an error of the game as a whole: point at the step that led to it

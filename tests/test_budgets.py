@@ -380,3 +380,35 @@ def test_nested_each_at_the_limit_runs_on_the_closures_in_generated_mode():
                if isinstance(key, tuple) and key[0] == "generated" and entry[0] is during.body]
     assert runners and not any(hasattr(fn, "source") for fn in runners), "premise: Python could not take it"
     assert all(o.get_status("mark", False) is True for o in e.game.objects.values())
+
+
+# ---------------------------------------------------------------- verbs that call themselves
+
+
+CLIMB = "verb climb x cites 100.1 {\n  set x.mark = true\n  if x.attached_to is not none: do climb x.attached_to\n}\n"
+
+
+@MODES
+def test_a_verb_that_calls_itself_and_ends_runs(generated):
+    """A verb that marks a permanent and calls itself on what it is attached to walks a chain
+    of 20 attachments from its end (deeper than generated code inlines verbs) and marks all of it."""
+    n = 20
+    game = board(n)
+    for i in range(1, n):
+        game.objects[f"p{i}"] = game.objects[f"p{i}"].replace(attached_to=f"p{i - 1}")
+    rules = book(CLIMB + rule("100.1", "climbs", "during untap step of P: each x where count(y where y.attached_to is x) < 1: do climb x"))
+    e = engine(rules, game, generated)
+    untap_step(e)
+    assert all(o.get_status("mark", False) is True for o in e.game.objects.values())
+
+
+@MODES
+def test_a_verb_that_calls_itself_without_end_stops_at_the_call(generated):
+    """`verb spin x { do spin x }` would recurse forever: a RulesError at the call, not a
+    RecursionError."""
+    text = "verb spin x cites 100.1 {\n  do spin x\n}\n" + rule("100.1", "spins", "during untap step of P: each x where x.controller is P: do spin x")
+    e = engine(book(text), board(2), generated)
+    with pytest.raises(RulesError) as info:
+        untap_step(e)
+    d = info.value.diagnostics[0]
+    assert "verb spin is called more than" in d.message and d.span.line == line_of(text, "  do spin x")
