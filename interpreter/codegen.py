@@ -33,6 +33,9 @@ nothing changes while a batch is made, and selections keep only what an action c
 `tests/test_generated.py` runs the conformance suite and generated boards both ways and
 compares the traces event for event. Each function keeps its source (`fn.source`).
 
+Each selection's loop counts its candidates against the step's budget, once before it runs,
+and checks the batch's writes against it (`interpreter.budget`), as `GameView.select` does.
+
 Python cannot take every function: statements nested deeper than its tokenizer's 100 levels
 of indentation or its 20 nested loops, or expressions deeper than its parser or compiler
 take. Each `compile_...` function then raises `CannotCompile`, and the engine runs the

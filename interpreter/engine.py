@@ -13,7 +13,10 @@ generic mechanisms the rule files switch on:
   change) a change of status X does not produce;
 - *exempt*, *exclude*, *look back*, *order*, and checked assertions.
 
-Every change is recorded as an `Event` naming its cause.
+Every change is recorded as an `Event` naming its cause. Each step runs within a budget
+(`interpreter.budget`: objects visited by selections, changes written, effects and triggers
+created); changes that keep causing changes are stopped when they come back to a state they
+had ("the rules never settle", naming the blocks involved), or nest too deeply.
 """
 
 from __future__ import annotations
@@ -855,7 +858,10 @@ class Engine(GameView):
         self.watching += 1
 
         def again(key: Any) -> None:
-            fingerprint = hash((self.game.fingerprint(), key))
+            try:
+                fingerprint = hash((self.game.fingerprint(), key))
+            except TypeError:  # (a value that cannot be hashed: compared as written)
+                fingerprint = hash((self.game.fingerprint(), repr(key)))
             if fingerprint in seen:
                 raise self.never_settles(set().union(*self.cause_log[seen[fingerprint]:]))
             seen[fingerprint] = len(self.cause_log)
