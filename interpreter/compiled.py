@@ -60,6 +60,27 @@ def compare(a: Any, op: str, b: Any) -> bool:
     return isinstance(a, int) and isinstance(b, int) and COMPARISONS[op](a, b)
 
 
+def add(eng, a: Any, b: Any, where: ast.Node) -> int:
+    """`a + b`: numbers added, none (or false) counting as 0; anything else (a name, a
+    player, an object) is an error of the rules at the expression."""
+    a, b = a or 0, b or 0
+    if isinstance(a, int) and isinstance(b, int):
+        return a + b
+    raise eng.fail(f"'+' adds numbers, not {kind_of(a)} and {kind_of(b)}", where.span,
+                   "add numbers: a count, a power or toughness, a number written out")
+
+
+def kind_of(value: Any) -> str:
+    """What a value is, as an error names it."""
+    if type(value) is Obj:
+        return "an object"
+    if type(value) is PlayerRef:
+        return "a player"
+    if isinstance(value, int):
+        return "a number"
+    return "a name" if isinstance(value, str) else "a value"
+
+
 def is_visible(eng, v: Any) -> bool:
     """`v is visible`: an object the game sees, or a player still in the game."""
     if type(v) is Obj:
@@ -169,7 +190,7 @@ def compile_expr(e: ast.Node, missing: object) -> Compiled:
             return lambda eng, env: compare(fl(eng, env), op, fr(eng, env))
         case ast.Add(left=l, right=r):
             fl, fr = compile_expr(l, missing), compile_expr(r, missing)
-            return lambda eng, env: (fl(eng, env) or 0) + (fr(eng, env) or 0)
+            return lambda eng, env: add(eng, fl(eng, env), fr(eng, env), e)
         case ast.Count(var=var, cond=cond):
             query = ast.Each(var, cond, ast.Block(()), span=e.span)  # (its selection, counted against the budget)
             return lambda eng, env: len(eng.select(query, env, None))
