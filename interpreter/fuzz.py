@@ -902,13 +902,23 @@ def run_command(argv: list[str] | tuple[str, ...], max_seconds: float = 10.0,
 
 @contextlib.contextmanager
 def private_cache() -> Iterator[Path]:
-    """PHASING_CACHE_DIR pointed at a fresh temporary folder while inside."""
+    """While inside, PHASING_CACHE_DIR is a fresh temporary folder, and so is Hypothesis's
+    storage (by default `.hypothesis/` in the current folder) unless someone chose one: a
+    campaign leaves the user's cache and folder as it found them."""
+    from hypothesis import configuration
+
     folder = Path(tempfile.mkdtemp(prefix="phasing-fuzz-cache-"))
     before = os.environ.get("PHASING_CACHE_DIR")
-    os.environ["PHASING_CACHE_DIR"] = str(folder)
+    os.environ["PHASING_CACHE_DIR"] = str(folder / "phasing")
+    storage_chosen = (getattr(configuration, "__hypothesis_home_directory", None) is not None
+                      or bool(os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY")))
+    if not storage_chosen:
+        configuration.set_hypothesis_home_dir(str(folder / "hypothesis"))
     try:
         yield folder
     finally:
+        if not storage_chosen:
+            configuration.set_hypothesis_home_dir(None)
         if before is None:
             os.environ.pop("PHASING_CACHE_DIR", None)
         else:

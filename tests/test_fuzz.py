@@ -250,3 +250,14 @@ def test_fuzz_command_leaves_the_real_cache_alone(tmp_path, monkeypatch):
     assert seen and all(s and s != str(tmp_path / "cache") for s in seen)
     assert os.environ["PHASING_CACHE_DIR"] == str(tmp_path / "cache")
     assert not Path(seen[0]).exists()
+
+
+def test_a_campaign_writes_nothing_into_the_current_folder(tmp_path, monkeypatch):
+    """Hypothesis (the grammar-drawn inputs) would keep `.hypothesis/` in the current folder."""
+    from hypothesis import configuration
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("HYPOTHESIS_STORAGE_DIRECTORY", raising=False)
+    monkeypatch.setattr(configuration, "__hypothesis_home_directory", None)
+    monkeypatch.setattr(cli, "main", lambda argv: 0)
+    fuzz.campaign(60, seed=0, max_inputs=2, generators=("lark",))
+    assert [p.name for p in tmp_path.iterdir() if p.name != "cache"] == []  # "cache": this file's fixture
