@@ -14,6 +14,7 @@ import attrs
 from dsl import ast
 from interpreter.rulebook import Rulebook, load_version
 from interpreter.scenario import Outcome
+from interpreter.budget import Budget
 from interpreter.suite import collect, run_case, versions_for
 
 
@@ -60,11 +61,11 @@ def _label(o: Outcome) -> str:
     return f"{o.scenario} ({Path(o.path).name})"
 
 
-def ablate(version: str, paths: list) -> Result:
+def ablate(version: str, paths: list, budget: Budget | None = None) -> Result:
     book = load_version(version)
     cases, _problems = collect(paths)
     cases = [c for c in cases if book.version.id in versions_for(c, [book.version.id])]
-    baseline = {id(c): run_case(c, book).signature() for c in cases}
+    baseline = {id(c): run_case(c, book, budget).signature() for c in cases}
     rows = []
     for rule in book.rules:
         if rule.kind != "operative":
@@ -73,7 +74,7 @@ def ablate(version: str, paths: list) -> Result:
         reduced: Rulebook = book.without(rule.id)
         changed = []
         for c in cases:
-            o = run_case(c, reduced)
+            o = run_case(c, reduced, budget)
             if o.signature() != baseline[id(c)]:
                 changed.append(_label(o))
         rows.append(Row(rule, "operative", tuple(changed)))

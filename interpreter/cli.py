@@ -23,6 +23,7 @@ from rich.text import Text
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from dsl.printer import item_lines
 from interpreter import ablation, api, compare
+from interpreter import fuzz
 from interpreter.budget import Budget
 from interpreter.rulebook import available_variants, available_versions, load_version
 from interpreter.scenario import Outcome
@@ -244,7 +245,7 @@ def cmd_ablate(args) -> int:
         problems += _no_scenario(args.paths, cases, problems)
         if problems:
             raise DiagnosticError(problems)
-    result = ablation.ablate(args.version, args.paths or [api.default_suite()])
+    result = ablation.ablate(args.version, args.paths or [api.default_suite()], budget=args.budget)
     if args.json:
         emit_json(result.to_json())
         return 0 if result.all_load_bearing else 1
@@ -395,9 +396,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="*", type=path_text)
     p.add_argument("--json", action="store_true")
     p.add_argument("--limit", type=whole_number, default=6, help="scenarios listed per block")
+    _budget_option(p)
     p.set_defaults(func=cmd_ablate)
-    # -- more subcommands register here, each module adding its own parser to `sub`:
-    #    from interpreter import fuzz; fuzz.register(sub)
+    fuzz.register(sub)  # `phasing fuzz`: its options live with the fuzzer
     return parser
 
 

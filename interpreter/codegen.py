@@ -142,8 +142,11 @@ class Emitter:
         self.key = object()  # what makes the tokens of names read through this function's environment its own
 
     def fresh(self, base: str) -> str:
+        """A new local name. `base` may come from a rule file (a verb's parameter, which may
+        hold '-'): only its letters, digits and underscores are kept, so the name is always
+        a Python identifier and nothing from the file is ever read as code."""
         self.counter += 1
-        return f"{base}_{self.counter}"
+        return f"{''.join(c if c.isalnum() or c == '_' else '_' for c in base)}_{self.counter}"
 
     def const(self, value: Any, base: str = "k") -> str:
         name = self.fresh("_" + base)

@@ -287,3 +287,26 @@ def test_a_broken_rulebook_is_reported_once_however_many_runs_it_stops(command, 
     assert err.count(f"{variant}:7:") == 1, err  # `ghost`, shown once with its line and caret
     assert err.count("  (1 error(s) shown above stopped this run too)") == 2, err
     assert out.count("FAIL probe") == 3
+
+
+def test_ablate_plays_under_the_budget_it_is_given(tmp_path, capsys):
+    """CR 702.26a is load-bearing for the djinn phasing out; with one iteration per step every
+    run stops at the same budget error, so deleting 702.26a no longer changes anything: the
+    budget reached every run ablate makes."""
+    scenario = write(tmp_path / "good.scenario", GOOD)
+
+    def changed_by_untap_phasing(*budget):
+        status, out, err = run(capsys, "ablate", "2026-09-25", scenario, "--json", *budget)
+        rows = {row["id"]: row for row in json.loads(out)["blocks"]} if status in (0, 1) else {}
+        assert rows, err
+        return rows["702.26a"]["changed"]
+
+    assert changed_by_untap_phasing() != []
+    assert changed_by_untap_phasing("--budget", "iterations=1") == []
+
+
+def test_fuzz_is_a_subcommand_that_checks_its_options(capsys):
+    """`phasing fuzz` is registered with the others and refuses a negative duration (exit 1)."""
+    status, out, err = run(capsys, "fuzz", "--minutes", "-1")
+    assert_clean_failure(status, out, err)
+    assert "fuzz" in cli.build_parser().format_help()

@@ -172,3 +172,38 @@ def test_an_exemption_from_a_state_check_holds_when_the_check_is_made_again(monk
     test_engine.step(run, 'cast "Wrath of God" by Alice')
     objects = run.game.objects
     assert (objects["bear"].zone, objects["halo"].zone, objects["plain"].zone) == ("graveyard", "battlefield", "graveyard")
+
+
+def test_a_verb_parameter_with_a_hyphen_is_written_out_as_python(tmp_path):
+    """Names may hold '-'; generated code turns a verb's parameter into a local of letters,
+    digits and underscores, so the block runs as generated code (no fall back to the
+    closures) and taps the creature as the rule says."""
+    from interpreter import codegen
+    from interpreter.rulebook import load_version
+    from interpreter.suite import collect, run_case
+
+    (tmp_path / "v.rules").write_text(
+        'variant hyphen-params {\n  extends 2026-09-25\n  title "a verb whose parameter has a hyphen"\n}\n'
+        'verb tap-when the-thing the-flag { if the-flag is true: tap the-thing }\n'
+        'rule 100.1 tapper "taps what its player controls at cleanup" {\n'
+        '  during cleanup of P: each x where x.controller is P: do tap-when x, true\n}\n', encoding="utf-8")
+    (tmp_path / "s.scenario").write_text(
+        'scenario "a hyphenated verb parameter" {\n  cites 100.1\n  players Alice Bob\n  turn 1 of Alice\n'
+        '  permanent bear = "Grizzly Bears", controller Alice\n'
+        '  script {\n    cleanup\n    expect bear.tapped is true\n  }\n}\n', encoding="utf-8")
+    fell_back = []
+    original = codegen.CannotCompile.__init__
+
+    def spy(self, *args, **kwargs):
+        fell_back.append(args)
+        original(self, *args, **kwargs)
+
+    codegen.CannotCompile.__init__ = spy
+    try:
+        book = load_version(str(tmp_path / "v.rules"))
+        [case], problems = collect([tmp_path / "s.scenario"])
+        outcome = run_case(case, book)
+    finally:
+        codegen.CannotCompile.__init__ = original
+    assert not problems and outcome.passed, outcome.failures
+    assert fell_back == []
