@@ -185,7 +185,8 @@ def cmd_run(args) -> int:
             say(f"Trace of \"{o.scenario}\" under {o.version}:")
             for event in o.trace:
                 say("  " + event.render())
-        out.print(state_table(o))
+        if o.final:  # (a game that could not be set up, or stopped before it began, has no state to show)
+            out.print(state_table(o))
         for line in outcome_lines(o):
             say(line)
         report_failures(o.failures)
