@@ -12,10 +12,10 @@ from pathlib import Path
 import attrs
 
 from dsl import ast
-from interpreter.rulebook import Rulebook, load_version
+from interpreter.rulebook import Rulebook, lineage, load_version
 from interpreter.scenario import Outcome
 from interpreter.budget import Budget
-from interpreter.suite import collect, run_case, versions_for
+from interpreter.suite import collect, plan, run_case
 
 
 @attrs.frozen
@@ -34,6 +34,8 @@ class Result:
     version: str
     scenarios: int
     rows: tuple[Row, ...]
+    base: str | None = None  # for a variant, the version or variant it extends
+    own: frozenset[str] | None = None  # for a variant, the slugs of the blocks it writes or changes
 
     @property
     def all_load_bearing(self) -> bool:
@@ -54,6 +56,7 @@ class Result:
             "scenario_runs": self.scenarios,
             "blocks": [{"id": r.rule.id, "slug": r.rule.slug, "kind": r.kind, "changed": list(r.changed)} for r in self.rows],
             "all_load_bearing": self.all_load_bearing,
+            **({"base": self.base, "own": sorted(self.own)} if self.own is not None else {}),
         }
 
 
@@ -61,11 +64,20 @@ def _label(o: Outcome) -> str:
     return f"{o.scenario} ({Path(o.path).name})"
 
 
+def own_blocks(book: Rulebook, base: Rulebook) -> frozenset[str]:
+    """The slugs of the blocks a variant writes or changes: those its base has not, or has otherwise."""
+    return frozenset(r.slug for r in book.rules if base.rule(r.slug) is None
+                     or base.rule(r.slug).clauses != r.clauses or base.rule(r.slug).id != r.id)
+
+
 def ablate(version: str, paths: list, budget: Budget | None = None) -> Result:
+    """Delete each block of `version` in turn and rerun the scenarios `--rules version` runs
+    (see `suite.plan`: for a variant, those written for it or the version it is built on),
+    each judged as it is there; running no scenario is an error."""
     book = load_version(version)
     cases, _problems = collect(paths)
-    cases = [c for c in cases if book.version.id in versions_for(c, [book.version.id])]
-    baseline = {id(c): run_case(c, book, budget).signature() for c in cases}
+    runs = plan(cases, [version])
+    baseline = {id(r): run_case(r.case, book, budget, r.judge).signature() for r in runs}
     rows = []
     for rule in book.rules:
         if rule.kind != "operative":
@@ -73,9 +85,12 @@ def ablate(version: str, paths: list, budget: Budget | None = None) -> Result:
             continue
         reduced: Rulebook = book.without(rule.id)
         changed = []
-        for c in cases:
-            o = run_case(c, reduced, budget)
-            if o.signature() != baseline[id(c)]:
+        for r in runs:
+            o = run_case(r.case, reduced, budget, r.judge)
+            if o.signature() != baseline[id(r)]:
                 changed.append(_label(o))
         rows.append(Row(rule, "operative", tuple(changed)))
-    return Result(book.version.id, len(cases), tuple(rows))
+    chain = lineage(version)
+    if len(chain) == 1:
+        return Result(book.version.id, len(runs), tuple(rows))
+    return Result(book.version.id, len(runs), tuple(rows), chain[1], own_blocks(book, load_version(chain[1])))

@@ -37,7 +37,7 @@ from dsl.parser import parse_file
 from interpreter.budget import Budget
 from interpreter.engine import Engine  # noqa: F401  (re-exported)
 from interpreter.rulebook import (RULES_ROOT, VARIANTS_DIR, Rulebook, available_variants, available_versions,
-                                  load_cards, load_version)
+                                  lineage, load_cards, load_version, shipped_sources)
 from interpreter.scenario import Outcome, build_game, scenario_versions
 from interpreter.suite import SCENARIO_SUFFIX, Case, collect, current_version, run_all
 
@@ -111,20 +111,29 @@ def game_from_scenario(scenario: ast.Scenario, book: Rulebook):
     return build_game(scenario, book)
 
 
-def run_file(path: str | Path, rules: str | None = None, budget: Budget | str | None = None) -> list[Outcome]:
-    """Every scenario in a file (or under a folder), each under the versions it names, or under
-    `rules`; each step within `budget` (a `Budget`, its `--budget` text, or None for the default)."""
+def run_file(path: str | Path, rules: str | list[str] | tuple[str, ...] | None = None,
+             budget: Budget | str | None = None) -> list[Outcome]:
+    """Every scenario in a file (or under a folder), each under the versions it names; or,
+    given `rules` (a version, variant name, variant file or version folder, or a list of
+    them), under each of those as `phasing test --rules` runs them (see `suite.plan`): an
+    unknown name, or rules under which no scenario runs, is a DiagnosticError. Each step
+    within `budget` (a `Budget`, its `--budget` text, or None for the default)."""
     target = _path("run_file", "path", path)
-    rules = _version("run_file", "rules", rules)
+    if isinstance(rules, (list, tuple)):
+        if not rules:
+            raise _bad_argument("run_file", "rules", rules, "a non-empty list", "leave it out, or name a version")
+        specs = [_version("run_file", "rules", r, optional=False) for r in rules]
+    else:
+        specs = [r for r in [_version("run_file", "rules", rules)] if r is not None]
     budget = _budget("run_file", budget)
-    if rules is not None:
-        load_version(rules)  # an unknown version named here is a bad argument: DiagnosticError now
+    for spec in specs:
+        lineage(spec)  # an unknown version named here is a bad argument: DiagnosticError now
     try:
         cases, problems = collect([target])
         problems += files_without_scenarios([target], cases, problems)
         if problems:
             raise DiagnosticError(problems)
-        return list(run_all(cases, [rules] if rules else None, budget=budget))
+        return list(run_all(cases, specs or None, budget=budget))
     except OSError as exc:
         raise DiagnosticError(os_error_diagnostic(exc, target)) from None
 
@@ -160,8 +169,9 @@ def check_paths(paths: str | Path | list[str | Path] | tuple[str | Path, ...] | 
                             "e.g. check_paths('tests/scenarios') or check_paths(['a.rules', 'b.scenario'])")
     targets = [_path("check_paths", "paths", p) for p in paths]
     if not targets:
-        targets = [RULES_ROOT / v for v in available_versions()] + [RULES_ROOT / "cards" / "library.rules"]
-        targets += [VARIANTS_DIR / f"{v}.rules" for v in available_variants()] + [default_suite()]
+        shipped = shipped_sources()
+        targets = [s.path for s in shipped if s.kind == "version"] + [RULES_ROOT / "cards" / "library.rules"]
+        targets += [s.path for s in shipped if s.kind == "variant"] + [default_suite()]
     problems: list[Diagnostic] = []
     for target in targets:
         try:

@@ -22,12 +22,12 @@ from rich.text import Text
 
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from dsl.printer import item_lines
-from interpreter import ablation, api, compare
+from interpreter import ablation, api, compare, reading
 from interpreter import fuzz
 from interpreter.budget import Budget
-from interpreter.rulebook import available_variants, available_versions, load_version
+from interpreter.rulebook import lineage, load_version, rules_path, set_rules_path, sources
 from interpreter.scenario import Outcome
-from interpreter.suite import collect, current_version, run_all
+from interpreter.suite import collect, current_version, plan, run_all
 from interpreter.trace import show_value
 
 
@@ -133,8 +133,13 @@ def cmd_check(args) -> int:
     return 0
 
 
+def under(o: Outcome) -> str:
+    """The rulebook an outcome was played under, and whose expectations judged it when not its own."""
+    return f"{o.version}, expectations of {o.judge}" if o.judge else o.version
+
+
 def outcome_lines(o: Outcome) -> list[str]:
-    lines = [f"{'PASS' if o.passed else 'FAIL'} {o.scenario} [{o.version}]  ({o.path})"]
+    lines = [f"{'PASS' if o.passed else 'FAIL'} {o.scenario} [{under(o)}]  ({o.path})"]
     for text, ok in o.expectations:
         lines.append(f"  {'ok  ' if ok else 'FAIL'} expect {text}")
     return lines
@@ -173,16 +178,15 @@ def cmd_run(args) -> int:
     problems += _no_scenario([args.scenario], cases, problems)
     if problems:
         raise DiagnosticError(problems)
-    # one run per scenario: under --rules, or the newest version it names (`phasing test` runs them all)
-    outcomes = list(run_all(cases, [args.rules] if args.rules else None, newest_only=not args.rules,
-                            budget=args.budget))
+    # one run per scenario: the newest version it names (`phasing test` runs them all), or under each --rules
+    outcomes = list(run_all(cases, args.rules, newest_only=not args.rules, budget=args.budget))
     if args.json:
         emit_json([api.outcome_json(o) for o in outcomes])
         return 0 if all(o.passed for o in outcomes) else 1
     report_failures = Reporter()
     for o in outcomes:
         if args.trace:
-            say(f"Trace of \"{o.scenario}\" under {o.version}:")
+            say(f"Trace of \"{o.scenario}\" under {under(o)}:")
             for event in o.trace:
                 say("  " + event.render())
         if o.final:  # (a game that could not be set up, or stopped before it began, has no state to show)
@@ -197,6 +201,8 @@ def cmd_test(args) -> int:
     paths = args.paths or [api.default_suite()]
     cases, problems = collect(paths)
     problems += _no_scenario(paths, cases, problems)
+    if args.rules:  # what runs under each --rules is known before anything runs: nothing is an error
+        plan(cases, args.rules)
     report_failures = Reporter()
     report_failures(problems)
     passed = failed = 0
@@ -204,7 +210,7 @@ def cmd_test(args) -> int:
         if o.passed:
             passed += 1
             if args.verbose:
-                say(f"PASS {o.scenario} [{o.version}]")
+                say(f"PASS {o.scenario} [{under(o)}]")
         else:
             failed += 1
             for line in outcome_lines(o):
@@ -216,27 +222,82 @@ def cmd_test(args) -> int:
 
 
 def cmd_versions(args) -> int:
-    table = _table("Rule versions", ("version", "rule", "extends", "blocks", "what it is / what changed"))
-    for v in available_versions() + available_variants():
-        book = load_version(v)
+    table = _table("Rule versions", ("version", "rule", "extends", "blocks", "from", "what it is / what changed"))
+    found = sources()
+    order = [s for s in found if s.kind == "version"] + [s for s in found if s.kind == "variant"]
+    for source in sorted(order, key=lambda s: (s.kind == "variant", s.name)):
+        book = load_version(source.name)
         sections = ", ".join(s.rule for s in book.version.sections)
-        name = v if book.version.kind == "version" else f"{v} (variant)"
-        cells = (name, sections, book.version.extends or "", str(len(book.rules)), " ".join(book.version.notes))
+        name = source.name if book.version.kind == "version" else f"{source.name} (variant)"
+        origin = str(source.origin) if source.origin else "shipped"
+        cells = (name, sections, book.version.extends or "", str(len(book.rules)), origin, " ".join(book.version.notes))
         table.add_row(*(plain(cell) for cell in cells))
     out.print(table)
     return 0
 
 
+def _cr_lines(cr, rule) -> list[str]:
+    """The Comprehensive Rules text of a block's id, to print under the block."""
+    text = cr.text(rule.id)
+    if text is None:
+        return [f"  CR {rule.id}: (no rule {rule.id} in {cr.path})"]
+    first, *more = text.split("\n")
+    return [f"  CR {rule.id}: {first}"] + [f"    {line}" for line in more]
+
+
 def cmd_show(args) -> int:
-    book = load_version(args.version)
-    say(f"# {book.version.title or book.version.id}")
-    for decl in book.statuses.values():
-        say("\n".join(item_lines(decl)))
-    for verb in book.verbs.values():
-        say("\n".join(item_lines(verb)))
-    for rule in book.rules:
+    book = reading.version_to_show(args.version)
+    blocks = reading.select_blocks(book, args.blocks) if args.blocks else None
+    cr = reading.read_cr(args.cr) if args.cr else None
+    if cr is not None:
+        reading.matching_cr(book, cr)
+    if args.json:
+        rules = blocks if blocks is not None else list(book.rules)
+        emit_json({"version": book.version.id, "title": book.version.title, "cr": cr and cr.date,
+                   "blocks": [{**reading.block_json(r), **({"cr": cr.text(r.id)} if cr else {})} for r in rules]})
+        return 0
+    if blocks is None:
+        say(f"# {book.version.title or book.version.id}")
+        for decl in book.statuses.values():
+            say("\n".join(item_lines(decl)))
+        for verb in book.verbs.values():
+            say("\n".join(item_lines(verb)))
+    for n, rule in enumerate(blocks if blocks is not None else book.rules):
+        if blocks is None or n:
+            say()
+        say("\n".join(item_lines(rule) + (_cr_lines(cr, rule) if cr else [])))
+    return 0
+
+
+def cmd_history(args) -> int:
+    found = reading.history(args.slug)
+    if args.json:
+        emit_json(found.to_json())
+        return 0
+    say(f"History of {found.slug}: in {sum(len(s.versions) for s in found.stages)} of "
+        f"{sum(len(s.versions) for s in found.stages) + len(found.absent)} versions")
+    shown = None  # the last stage printed in full
+    for stage in found.stages:
         say()
-        say("\n".join(item_lines(rule)))
+        if stage.since is None:
+            change = "first version with it"
+        else:
+            words = {"renumbered": f"renumbered {stage.since_id} -> {stage.rule.id}",
+                     "reworded": "summary reworded", "changed": "MEANING CHANGED"}
+            change = ", ".join(words.get(k, k) for k in stage.changes) or "printed the same"
+            if "reworded" in stage.changes and "changed" not in stage.changes:
+                change += " (only reworded: the clauses mean the same)"
+            change = f"since {stage.since}: {change}"
+        say(f"== {stage.dates} ({len(stage.versions)} version{'s' if len(stage.versions) > 1 else ''}); {change}")
+        lines = item_lines(stage.rule)
+        if shown is not None and lines[1:] == item_lines(shown.rule)[1:]:  # only the head line differs
+            lines = [lines[0].removesuffix(" {"), f"  (clauses as shown for {shown.dates})"]
+        else:
+            shown = stage
+        say("\n".join(lines))
+    if found.absent:
+        say()
+        say(f"Not in: {', '.join(found.absent)}")
     return 0
 
 
@@ -251,8 +312,10 @@ def cmd_ablate(args) -> int:
         emit_json(result.to_json())
         return 0 if result.all_load_bearing else 1
     say(f"Ablation of {args.version}: each block deleted in turn, {result.scenarios} scenarios rerun each time")
+    if result.own is not None:
+        say(f"  (blocks marked * are {result.version}'s own; the others it inherits from {result.base})")
     for row in result.rows:
-        head = f"{row.rule.id} {row.rule.slug}"
+        head = f"{row.rule.id} {row.rule.slug}" + (" *" if result.own and row.rule.slug in result.own else "")
         if row.kind == "assertion":
             say(f"  {head:<45} assertion  restates other blocks; checked after every change")
             continue
@@ -367,22 +430,32 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_check)
     p = sub.add_parser("run", help="play a scenario and show the final state")
     p.add_argument("scenario", type=path_text)
-    p.add_argument("--rules", type=rules_text, help="version, variant or folder (default: the newest the scenario names)")
+    p.add_argument("--rules", action="append", type=rules_text,
+                   help="run under this version, variant or folder (repeatable; default: the newest the scenario names)")
     p.add_argument("--trace", action="store_true", help="show every change with the rule that caused it")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     _budget_option(p)
     p.set_defaults(func=cmd_run)
     p = sub.add_parser("test", help="run scenarios and their expectations")
     p.add_argument("paths", nargs="*", type=path_text)
-    p.add_argument("--rules", action="append", type=rules_text, help="run under this version (repeatable)")
+    p.add_argument("--rules", action="append", type=rules_text,
+                   help="run under this version, variant or folder (repeatable: under each)")
     p.add_argument("-v", "--verbose", action="store_true")
     _budget_option(p)
     p.set_defaults(func=cmd_test)
     p = sub.add_parser("versions", help="list the rule versions")
     p.set_defaults(func=cmd_versions)
-    p = sub.add_parser("show", help="print a version's complete rulebook in CR order")
-    p.add_argument("version", nargs="?", default=None, type=rules_text)
+    p = sub.add_parser("show", help="print a version's complete rulebook in CR order, or some of its blocks")
+    p.add_argument("version", nargs="?", default=None, type=rules_text, help="version or variant (default: the newest)")
+    p.add_argument("blocks", nargs="*", metavar="BLOCK", type=rules_text, help="a block's id (702.26g) or slug")
+    p.add_argument("--cr", type=path_text, metavar="FILE",
+                   help="your copy of the Comprehensive Rules text file: print each block's CR text under it")
+    p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_show)
+    p = sub.add_parser("history", help="one block across every version: how it changed")
+    p.add_argument("slug", type=rules_text)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_history)
     p = sub.add_parser("diff", help="compare two versions or variants: rule text, then behaviour")
     p.add_argument("a", type=rules_text)
     p.add_argument("b", type=rules_text)
@@ -400,6 +473,10 @@ def build_parser() -> argparse.ArgumentParser:
     _budget_option(p)
     p.set_defaults(func=cmd_ablate)
     fuzz.register(sub)  # `phasing fuzz`: its options live with the fuzzer
+    for command in sub.choices.values():  # every command may name versions and variants
+        command.add_argument("--rules-path", action="append", type=path_text, metavar="DIR", default=None,
+                             help="a folder of variants (NAME.rules) and versions (DATE/) searched before the "
+                                  "shipped rules (repeatable; before those of PHASING_RULES_PATH)")
     return parser
 
 
@@ -414,9 +491,13 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except SystemExit as exc:  # --help and --version print and stop
         return exc.code if isinstance(exc.code, int) else 0
-    if getattr(args, "version", "") is None:
-        args.version = current_version()
     try:
+        set_rules_path(getattr(args, "rules_path", None))
+        rules_path()  # a folder that does not exist is an error before anything runs
+        if getattr(args, "version", "") is None:
+            args.version = current_version()
+        for spec in getattr(args, "rules", None) or []:
+            lineage(spec)  # an unknown --rules is an error before anything runs
         if getattr(args, "budget", None) is not None:
             args.budget = Budget.from_option(args.budget)
         return args.func(args)
@@ -442,6 +523,8 @@ def main(argv: list[str] | None = None) -> int:
         err.print(plain(f"internal error: {type(exc).__name__}: {exc}"))
         err.print(plain("  hint: this is a bug in the interpreter; rerun with PHASING_DEBUG=1 for the traceback"))
         return 2
+    finally:
+        set_rules_path(())  # the folders of --rules-path were for this command only
 
 
 if __name__ == "__main__":

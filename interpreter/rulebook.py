@@ -8,6 +8,7 @@ Cards live in `rules/cards/`. A scenario may bring cards of its own.
 from __future__ import annotations
 
 import functools
+import os
 import re
 from collections import defaultdict
 from pathlib import Path
@@ -279,12 +280,88 @@ def build_index(rules: tuple[ast.Rule, ...]) -> Index:
 # ------------------------------------------------------------------ loading
 
 
+RULES_PATH_ENV = "PHASING_RULES_PATH"
+_option_path: tuple[str, ...] = ()
+
+
+def set_rules_path(folders) -> None:
+    """The folders of `--rules-path`, searched before those of PHASING_RULES_PATH (and both
+    before the shipped rules); () for none."""
+    global _option_path
+    _option_path = tuple(str(f) for f in folders or ())
+
+
+def rules_path() -> tuple[Path, ...]:
+    """The folders searched, in order, before the shipped rules when a version or variant is
+    named: those of `--rules-path`, then those of PHASING_RULES_PATH (separated by os.pathsep).
+    A folder that does not exist is an error naming it."""
+    found: list[Path] = []
+    sources = [(f, "--rules-path") for f in _option_path]
+    sources += [(f, RULES_PATH_ENV) for f in os.environ.get(RULES_PATH_ENV, "").split(os.pathsep) if f.strip()]
+    for text, where in sources:
+        folder = Path(text)
+        if not _probe(folder.is_dir):
+            raise DiagnosticError(Diagnostic("error", f"no such rules folder: {text} (from {where})",
+                                             Span(text, 0, 0, 0, 0),
+                                             "give a folder holding variants (NAME.rules) or version folders (DATE/)"))
+        folder = folder.resolve()
+        if folder not in found:
+            found.append(folder)
+    return tuple(found)
+
+
+@attrs.frozen
+class Source:
+    """Where a version or variant name leads: its folder or file, and the folder it was found in."""
+
+    name: str
+    kind: str  # "version" or "variant"
+    path: Path
+    origin: Path | None  # a rules-path folder; None: shipped
+
+
+def _sources_in(root: Path, origin: Path | None) -> list[Source]:
+    found = []
+    try:
+        entries = sorted(root.iterdir())
+    except OSError:
+        return []
+    variants = root / "variants" if origin is None else root
+    for p in entries:
+        if VERSION_RE.match(p.name) and _probe(p.is_dir) and (origin is None or _probe((p / "version.rules").is_file)):
+            found.append(Source(p.name, "version", p, origin))
+    try:
+        files = sorted(variants.glob("*.rules")) if _probe(variants.is_dir) else []
+    except OSError:
+        files = []
+    found += [Source(f.stem, "variant", f, origin) for f in files
+              if re.fullmatch(r"[A-Za-z0-9_-]+", f.stem) and not VERSION_RE.match(f.stem)]
+    return found
+
+
+def sources() -> list[Source]:
+    """Every version and variant a name can reach: the rules path first, then the shipped
+    rules; a name found twice leads to the first."""
+    seen: dict[str, Source] = {}
+    for folder in rules_path():
+        for source in _sources_in(folder, folder):
+            seen.setdefault(source.name, source)
+    for source in _sources_in(RULES_ROOT, None):
+        seen.setdefault(source.name, source)
+    return list(seen.values())
+
+
+def shipped_sources() -> list[Source]:
+    """The versions and variants shipped with the package."""
+    return _sources_in(RULES_ROOT, None)
+
+
 def available_versions() -> list[str]:
-    return sorted(p.name for p in RULES_ROOT.iterdir() if p.is_dir() and VERSION_RE.match(p.name))
+    return sorted(s.name for s in sources() if s.kind == "version")
 
 
 def available_variants() -> list[str]:
-    return sorted(p.stem for p in VARIANTS_DIR.glob("*.rules")) if VARIANTS_DIR.is_dir() else []
+    return sorted(s.name for s in sources() if s.kind == "variant")
 
 
 def _probe(test) -> bool:
@@ -296,26 +373,41 @@ def _probe(test) -> bool:
         return False
 
 
+def _named(spec: str) -> Source | None:
+    """The version or variant a name leads to, on the rules path or shipped."""
+    if not (VERSION_RE.match(spec) or re.fullmatch(r"[A-Za-z0-9_-]+", spec)):
+        return None
+    for folder in rules_path() + (RULES_ROOT,):
+        if VERSION_RE.match(spec):
+            candidate = folder / spec
+            if _probe(candidate.is_dir) and (folder == RULES_ROOT or _probe((candidate / "version.rules").is_file)):
+                return Source(spec, "version", candidate, None if folder == RULES_ROOT else folder)
+        else:
+            candidate = (VARIANTS_DIR if folder == RULES_ROOT else folder) / f"{spec}.rules"
+            if _probe(candidate.is_file):
+                return Source(spec, "variant", candidate, None if folder == RULES_ROOT else folder)
+    return None
+
+
 def _locate(spec: str, names_only: bool = False) -> list[Path]:
     """The files of a version (a dated folder), a variant (one file), or a user's folder or file.
 
-    With `names_only` (how `extends` is resolved) only the shipped versions and variants are
-    found: a rule file can never make the interpreter read anything outside the rules folder.
+    Names are looked up on the rules path (see `rules_path`) and then in the shipped rules.
+    With `names_only` (how `extends` is resolved) only names are found: a rule file never
+    makes the interpreter read a file it names by path.
     """
-    if VERSION_RE.match(spec) and _probe((RULES_ROOT / spec).is_dir):
-        return sorted((RULES_ROOT / spec).glob("*.rules"))
-    if re.fullmatch(r"[A-Za-z0-9_-]+", spec) and _probe((VARIANTS_DIR / f"{spec}.rules").is_file):
-        return [VARIANTS_DIR / f"{spec}.rules"]
+    source = _named(spec)
+    if source is not None:
+        return sorted(source.path.glob("*.rules")) if source.kind == "version" else [source.path]
+    known = ", ".join(available_versions() + available_variants())
     if names_only:
-        known = ", ".join(available_versions() + available_variants())
-        raise DiagnosticError(Diagnostic("error", f"'{spec}' is not a version or variant in the rules folder",
+        raise DiagnosticError(Diagnostic("error", f"'{spec}' is not a version or variant in the rules folders",
                                          Span(spec, 0, 0, 0, 0), f"extend one of: {known}"))
     candidate = Path(spec)
     if _probe(candidate.is_dir) and _probe((candidate / "version.rules").exists):
         return sorted(candidate.glob("*.rules"))
     if _probe(candidate.is_file) and candidate.suffix == ".rules":
         return [candidate]
-    known = ", ".join(available_versions() + available_variants())
     raise DiagnosticError(Diagnostic("error", f"unknown rules version or variant '{spec}'", Span(spec, 0, 0, 0, 0),
                                      f"known: {known}"))
 
@@ -447,6 +539,29 @@ def _resolve(spec: str, chain: tuple[str, ...] = ()) -> Rulebook:
 
 
 @functools.cache
-def load_version(spec: str) -> Rulebook:
-    """Parse, resolve, check and index one version or variant (cached per process)."""
+def _load(spec: str, key: tuple) -> Rulebook:
     return _resolve(spec)
+
+
+def load_version(spec: str) -> Rulebook:
+    """Parse, resolve, check and index one version or variant (cached per process, for the
+    rules path and working folder it was loaded with)."""
+    return _load(spec, (rules_path(), os.getcwd() if not _named(spec) else None))
+
+
+load_version.cache_clear = _load.cache_clear  # type: ignore[attr-defined]
+
+
+def lineage(spec: str) -> tuple[str, ...]:
+    """The names a version or variant is built on, itself first, following `extends` down to
+    a version: ("my-variant", "end-step-phasing", "2026-09-25"). Read from the manifests
+    alone, so that a rulebook that fails its checks still has one."""
+    chain: list[str] = []
+    while spec is not None and spec not in chain:
+        manifests = [i for m in _parse_all(_locate(spec, names_only=bool(chain))) for i in m.items
+                     if isinstance(i, ast.Version)]
+        if not manifests:
+            break
+        chain.append(spec if chain else manifests[0].id)  # a base by the name it is extended by
+        spec = manifests[0].extends if manifests[0].kind == "variant" else None
+    return tuple(chain)

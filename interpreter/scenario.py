@@ -37,6 +37,7 @@ class Outcome:
     expectations: tuple[tuple[str, bool], ...]
     trace: tuple[Event, ...]
     final: dict
+    judge: str = ""  # whose expectations it was judged by, when not its own version's
 
     def signature(self) -> tuple:
         """What ablation and diff compare: which expectations held, and the error if any."""
@@ -209,9 +210,11 @@ def guarded(action, *args) -> None:
 class ScenarioRun:
     """Plays one scenario under one rulebook."""
 
-    def __init__(self, scn: ast.Scenario, book: Rulebook, path: str, budget: Budget | None = None):
+    def __init__(self, scn: ast.Scenario, book: Rulebook, path: str, budget: Budget | None = None,
+                 judge: str | None = None):
         self.scn = scn
         self.book = book
+        self.judge = judge or book.version.id  # `expect for` lines of this version or variant apply
         self.path = path
         self.game = build_game(scn, self.book)
         self.engine = Engine(self.book, self.game, budget)
@@ -236,7 +239,7 @@ class ScenarioRun:
                 self.expectations.append((f"error \"{step.message}\"", ok))
                 if not ok:
                     got = pending_error.message if pending_error else "no error"
-                    self.failures.append(Diagnostic("error", f"expected an error containing \"{step.message}\", got: {got}", step.span))
+                    self.failures.append(Diagnostic("error", f"expected an error containing \"{step.message}\", got: {got}{self.whose()}", step.span))
                     return
                 pending_error = None
                 continue
@@ -297,7 +300,7 @@ class ScenarioRun:
                 e.settle()
                 e.resolve_triggers()
             case ast.Expect(cond=cond, versions=versions):
-                if not versions or self.book.version.id in versions:
+                if not versions or self.judge in versions:
                     self.expect(cond, step)
 
     def known(self, name: str, span: Span) -> None:
@@ -386,7 +389,12 @@ class ScenarioRun:
             raise _err(exc.diagnostics[0].message, step.span) from None
         self.expectations.append((text, ok))
         if not ok:
-            self.failures.append(Diagnostic("error", f"expected {text}{self.actual(cond)}", step.span))
+            self.failures.append(Diagnostic("error", f"expected {text}{self.actual(cond)}{self.whose()}", step.span))
+
+    def whose(self) -> str:
+        """Under a rulebook judged by another's expectations, whose they were and what changed them."""
+        own = self.book.version.id
+        return "" if self.judge == own else f" (expected under {self.judge}, changed by {own})"
 
     def actual(self, cond: ast.Node) -> str:
         """For a failed `a is b`, say what `a` was."""
@@ -430,13 +438,16 @@ def load_scenarios(path: Path) -> tuple[list[ast.Scenario], tuple[ast.Card, ...]
     return [i for i in module.items if isinstance(i, ast.Scenario)], cards
 
 
-def run_scenario(scn: ast.Scenario, book: Rulebook, path: str, cards=(), budget: Budget | None = None) -> Outcome:
+def run_scenario(scn: ast.Scenario, book: Rulebook, path: str, cards=(), budget: Budget | None = None,
+                 judge: str | None = None) -> Outcome:
     """Play one scenario under `book` (with `cards` added), each step within `budget` (None:
-    the default `Budget()`)."""
+    the default `Budget()`), judged by the expectations written for `judge` (None: for the
+    rulebook's own version)."""
+    own = "" if judge in (None, book.version.id) else judge
     try:
-        run = ScenarioRun(scn, book.with_cards(cards), path, budget)
+        run = ScenarioRun(scn, book.with_cards(cards), path, budget, judge)
     except DiagnosticError as exc:
-        return Outcome(scn.name, path, book.version.id, False, tuple(exc.diagnostics), (), (), {})
+        return Outcome(scn.name, path, book.version.id, False, tuple(exc.diagnostics), (), (), {}, own)
     run.play()
     return Outcome(scn.name, path, book.version.id, not run.failures, tuple(run.failures),
-                   tuple(run.expectations), tuple(run.engine.trace), run.final_state())
+                   tuple(run.expectations), tuple(run.engine.trace), run.final_state(), own)

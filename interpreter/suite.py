@@ -11,7 +11,7 @@ from dsl import ast
 from dsl.checker import check_scenario
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from interpreter.budget import Budget
-from interpreter.rulebook import Rulebook, available_versions, load_version
+from interpreter.rulebook import VERSION_RE, Rulebook, available_versions, lineage, load_version
 from interpreter.scenario import Outcome, load_scenarios, run_scenario, scenario_versions
 
 SCENARIO_SUFFIX = ".scenario"
@@ -53,39 +53,123 @@ def collect(paths: Iterable[str | Path]) -> tuple[list[Case], list[Diagnostic]]:
     return cases, problems
 
 
+def home_versions(case: Case) -> tuple[str, ...]:
+    """The versions a scenario is written for: those its `rules` line names, else the newest."""
+    return scenario_versions(case.scenario) or (current_version(),)
+
+
 def versions_for(case: Case, override: list[str] | None) -> list[str]:
-    named = list(scenario_versions(case.scenario)) or [current_version()]
-    if override:
-        return [v for v in override if not scenario_versions(case.scenario) or v in named]
-    return named
+    """The versions a scenario runs under by itself (its home versions), or under `override`."""
+    return list(override) if override else list(home_versions(case))
 
 
-def run_case(case: Case, book: Rulebook, budget: Budget | None = None) -> Outcome:
+def expected_for(scn: ast.Scenario) -> frozenset[str]:
+    """The versions and variants a scenario has `expect for` lines for."""
+    return frozenset(v for e in scn.entries if isinstance(e, ast.Script) for step in e.steps
+                     if isinstance(step, ast.Expect) for v in step.versions)
+
+
+@attrs.frozen
+class Run:
+    """One scenario to play under one rulebook (`spec`, as named), judged by the expectations
+    written for `judge`."""
+
+    case: Case
+    spec: str
+    judge: str
+
+
+def _dated(name: str) -> bool:
+    return bool(VERSION_RE.match(name))
+
+
+def judge_under(case: Case, chain: tuple[str, ...], kind: str) -> str | None:
+    """Whose expectations a scenario is judged by when it runs under the rulebook whose
+    lineage is `chain` (itself first, down to a version), or None when it does not run there.
+
+    Under a variant X built on version V, a scenario runs when its home versions include X,
+    V or a variant between them; it is judged by the expectations for the first of
+    X, ..., V it has `expect for` lines for, else by the first of them that is a home version.
+    Under a version X, every scenario runs: judged by X when X is a home version, else by its
+    nearest home version (the newest one older than X, else the oldest)."""
+    home = home_versions(case)
+    target = chain[0]
+    if kind == "variant":
+        if not set(chain) & set(home):
+            return None
+        written = expected_for(case.scenario)
+        return next((v for v in chain if v in written), None) or next(v for v in chain if v in home)
+    if target in home:
+        return target
+    dated = sorted(v for v in home if _dated(v))
+    if not dated:
+        return home[0]
+    older = [v for v in dated if v < target]
+    return older[-1] if older else dated[0]
+
+
+def plan(cases: list[Case], specs: list[str]) -> list[Run]:
+    """Every run `--rules SPEC` (each of `specs`) makes of `cases`: an unknown name, or a
+    rulebook under which no scenario runs, is an error before anything runs."""
+    runs: list[Run] = []
+    for spec in specs:
+        chain = lineage(spec)
+        kind = "version" if len(chain) == 1 else "variant"
+        chosen = [Run(case, spec, judge) for case in cases
+                  if (judge := judge_under(case, chain, kind)) is not None]
+        if not chosen:
+            base = f" or {chain[-1]} (the version it is built on)" if len(chain) > 1 else ""
+            between = f", or a variant between them ({', '.join(chain[1:-1])})" if len(chain) > 2 else ""
+            raise DiagnosticError(Diagnostic(
+                "error", f"no scenario runs under {spec}: none of the {len(cases)} scenario(s) given names "
+                         f"{chain[0]}{base}{between} in its rules line",
+                Span(spec, 0, 0, 0, 0),
+                f"give scenarios written for {chain[-1]} (the conformance suite has them), or add "
+                f"{chain[0]} to a scenario's rules line"))
+        runs += chosen
+    return runs
+
+
+def run_case(case: Case, book: Rulebook, budget: Budget | None = None, judge: str | None = None) -> Outcome:
+    """One scenario under `book`, its expectations those written for `judge` (default: the
+    rulebook's own version)."""
     full = book.with_cards(case.cards)
     problems = check_scenario(case.scenario, full)
     if problems:
         return Outcome(case.scenario.name, case.path, book.version.id, False, tuple(problems), (), (), {})
-    return run_scenario(case.scenario, full, case.path, budget=budget)
+    return run_scenario(case.scenario, full, case.path, budget=budget, judge=judge)
+
+
+def _load_for(case: Case, version: str, named: bool) -> Rulebook | Outcome:
+    """The rulebook `version`, or the failed outcome of a case that cannot run under it."""
+    try:
+        return load_version(version)
+    except DiagnosticError as exc:
+        where = next((e.span for e in case.scenario.entries
+                      if isinstance(e, (ast.ScenarioRules, ast.ScenarioRange))), case.scenario.span)
+        problems = exc.diagnostics if named or "unknown rules" not in exc.diagnostics[0].message else [
+            attrs.evolve(exc.diagnostics[0], span=where)]
+        return Outcome(case.scenario.name, case.path, version, False, tuple(problems), (), (), {})
 
 
 def run_all(cases: list[Case], override: list[str] | None = None,
             books: dict[str, Rulebook] | None = None, newest_only: bool = False,
             budget: Budget | None = None) -> Iterator[Outcome]:
-    """Each scenario under each version it names (or under `override`); with `newest_only`,
-    under the newest of them alone; each step within `budget` (None: the default `Budget()`)."""
+    """Each scenario under each version it names (with `newest_only`, under the newest of
+    them alone), or, with `override`, under each of those rulebooks as `plan` chooses; each
+    step within `budget` (None: the default `Budget()`)."""
     books = books if books is not None else {}
-    for case in cases:
-        versions = versions_for(case, override)
-        for version in versions[-1:] if newest_only else versions:
-            if version not in books:
-                try:
-                    books[version] = load_version(version)
-                except DiagnosticError as exc:
-                    where = next((e.span for e in case.scenario.entries
-                                  if isinstance(e, (ast.ScenarioRules, ast.ScenarioRange))), case.scenario.span)
-                    named = override and version in override
-                    problems = exc.diagnostics if named or "unknown rules" not in exc.diagnostics[0].message else [
-                        attrs.evolve(exc.diagnostics[0], span=where)]
-                    yield Outcome(case.scenario.name, case.path, version, False, tuple(problems), (), (), {})
-                    continue
-            yield run_case(case, books[version], budget)
+    if override:
+        runs = plan(cases, list(override))
+    else:
+        runs = [Run(case, v, v) for case in cases
+                for v in (home_versions(case)[-1:] if newest_only else home_versions(case))]
+    for run in runs:
+        if run.spec not in books:
+            loaded = _load_for(run.case, run.spec, bool(override))
+            if isinstance(loaded, Outcome):
+                yield loaded
+                continue
+            books[run.spec] = loaded
+        book = books[run.spec]
+        yield run_case(run.case, book, budget, None if run.judge == book.version.id else run.judge)

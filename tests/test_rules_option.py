@@ -1,0 +1,199 @@
+"""`--rules X` means "run under X" (issue 15, item 1): for `run`, `test`, `ablate` and
+`api.run_file`, X a version, a variant name, a variant file or a version folder.
+
+A scenario's home versions are those its `rules` line names (the newest version without one).
+Under a variant X built on version V, the scenarios whose home versions include V or X run,
+each judged by the expectations for X where it has them, else by those for V; under a
+version, every scenario runs. A failure says whose expectation it was and what changed it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from dsl.diagnostics import DiagnosticError
+from interpreter import api, cli
+from interpreter.rulebook import RULES_ROOT
+from interpreter.suite import collect, home_versions
+
+ROOT = Path(__file__).resolve().parent.parent
+SUITE = ROOT / "tests" / "scenarios"
+TOUR = SUITE / "tour.scenario"
+
+# Without 702.26g an Aura does not phase out with its creature: it is attached to something
+# the game can't see and goes to the graveyard (704.5m).
+NO_INDIRECT = """\
+variant my-variant {
+  title "No indirect phasing, a user's own"
+  extends 2026-09-25
+  drop indirect-phasing
+  drop indirect-wins
+  section 702.26 subrules a b c d e f i j k m n p
+}
+"""
+
+
+def run(capsys, *argv) -> tuple[int, str, str]:
+    status = cli.main([str(a) for a in argv])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+@pytest.fixture
+def variant(tmp_path) -> Path:
+    path = tmp_path / "my-variant.rules"
+    path.write_text(NO_INDIRECT, encoding="utf-8")
+    return path
+
+
+def shipped_runs_under_2026() -> int:
+    """How many scenarios of the suite are written for 2026-09-25 (their home versions include it)."""
+    cases, _ = collect([SUITE])
+    return sum("2026-09-25" in home_versions(c) for c in cases)
+
+
+def test_a_variant_file_outside_the_repo_runs_the_shipped_suite(variant, capsys):
+    """Every scenario written for 2026-09-25 runs under the variant; the failures are exactly
+    the outcomes dropping 702.26g changes (an Aura stays phased in, 702.26g), each naming
+    whose expectation it was and what changed it."""
+    expected_runs = shipped_runs_under_2026()
+    assert expected_runs >= 70
+    status, out, err = run(capsys, "test", SUITE, "--rules", variant)
+    assert status == 1, err
+    passed, failed = (int(n) for n in out.strip().splitlines()[-1].replace(" passed,", "").replace(" failed", "").split())
+    assert passed + failed == expected_runs
+    assert 0 < failed < expected_runs
+    assert "expected strength.phased_indirectly is true, but strength.phased_indirectly is false " \
+           "(expected under 2026-09-25, changed by my-variant)" in err
+    assert "FAIL tour: Teferi's Protection saves an enchanted creature and a token from a board wipe " \
+           "[my-variant, expectations of 2026-09-25]" in out
+
+
+def test_a_variant_that_changes_nothing_the_suite_sees_passes_everything(tmp_path, capsys):
+    """A variant restating 2026-09-25 (a note only) changes no outcome: all its runs pass."""
+    path = tmp_path / "same.rules"
+    path.write_text('variant same {\n  title "The same"\n  extends 2026-09-25\n}\n', encoding="utf-8")
+    status, out, err = run(capsys, "test", SUITE, "--rules", path)
+    assert (status, out.strip().splitlines()[-1]) == (0, f"{shipped_runs_under_2026()} passed, 0 failed"), err
+
+
+def test_the_same_through_the_api(variant):
+    outcomes = api.run_file(SUITE, rules=str(variant))
+    assert len(outcomes) == shipped_runs_under_2026()
+    failed = [o for o in outcomes if not o.passed]
+    assert failed and all(o.version == "my-variant" and o.judge == "2026-09-25" for o in failed)
+    tour = next(o for o in outcomes if o.path == str(TOUR))
+    assert not tour.passed  # without 702.26g the Aura stays behind when its creature phases out
+    assert ("strength.phased_indirectly is true", False) in tour.expectations
+
+
+def test_the_api_takes_a_list_and_runs_under_each(variant):
+    outcomes = api.run_file(TOUR, rules=[str(variant), "2026-09-25"])
+    assert [(o.version, o.passed) for o in outcomes] == [("my-variant", False), ("2026-09-25", True)]
+
+
+def test_the_api_rejects_an_unknown_name_and_a_run_of_nothing(tmp_path):
+    with pytest.raises(DiagnosticError, match="unknown rules version or variant 'nope'"):
+        api.run_file(TOUR, rules="nope")
+    with pytest.raises(DiagnosticError, match="no scenario runs under end-step-phasing"):
+        api.run_file(SUITE / "history_2005.scenario", rules="end-step-phasing")
+
+
+def test_expectations_for_the_variant_judge_it_where_a_scenario_has_them(capsys):
+    """variants.scenario has `expect for no-indirect-phasing` lines: under that variant they,
+    not those for 2026-09-25, judge it, and it passes (702.26g, 704.5m, 704.5n)."""
+    status, out, err = run(capsys, "test", SUITE / "variants.scenario", "--rules", "no-indirect-phasing", "-v")
+    assert status == 0, out + err
+    assert "PASS without indirect phasing, an Aura falls off a phased-out creature and Equipment comes off " \
+           "[no-indirect-phasing]" in out
+
+
+def test_a_stacked_variant_is_judged_by_its_parents_expectations(capsys):
+    """end-step-no-indirect extends end-step-phasing: the end-step scenario (home 2026-09-25 and
+    end-step-phasing) is judged by the expectations for end-step-phasing, and passes (702.26a)."""
+    status, out, err = run(capsys, "test", SUITE / "variants.scenario", "--rules", "end-step-no-indirect", "-v")
+    assert "PASS phasing in the end step instead of the untap step [end-step-no-indirect, expectations of " \
+           "end-step-phasing]" in out, out + err
+
+
+def test_under_a_version_every_scenario_runs_judged_by_its_nearest_home_version(capsys):
+    """history_2005.scenario is written for 2005-02-01 (and 2011-02-04): under 2026-09-25 all of
+    its scenarios run, judged by 2011-02-04's expectations where they name it, else 2005-02-01's."""
+    cases, _ = collect([SUITE / "history_2005.scenario"])
+    status, out, err = run(capsys, "test", SUITE / "history_2005.scenario", "--rules", "2026-09-25", "-v")
+    passed, failed = out.strip().splitlines()[-1].split(", ")
+    assert int(passed.split()[0]) + int(failed.split()[0]) == len(cases)
+    assert "expectations of 2005-02-01" in out + err or "expectations of 2011-02-04" in out + err
+
+
+def test_run_under_a_version_folder(capsys):
+    status, out, err = run(capsys, "run", TOUR, "--rules", RULES_ROOT / "2026-09-25")
+    assert status == 0, err
+    assert "PASS tour: Teferi's Protection saves an enchanted creature and a token from a board wipe [2026-09-25]" in out
+
+
+def test_run_json_under_a_folder_is_not_empty(capsys):
+    status, out, err = run(capsys, "run", TOUR, "--rules", RULES_ROOT / "2026-09-25", "--json")
+    assert status == 0, err
+    assert [o["rules"] for o in json.loads(out)] == ["2026-09-25"]
+
+
+def test_run_under_several_rules(variant, capsys):
+    status, out, err = run(capsys, "run", TOUR, "--rules", "2026-09-25", "--rules", variant)
+    assert status == 1
+    assert "PASS tour" in out and "FAIL tour" in out
+
+
+@pytest.mark.parametrize("command", ["run", "test"])
+def test_an_unknown_rules_value_is_an_error_before_anything_runs(command, capsys):
+    status, out, err = run(capsys, command, TOUR, "--rules", "no-such-version")
+    assert status == 1
+    assert "no-such-version: error: unknown rules version or variant 'no-such-version'" in err
+    assert out == ""  # nothing ran
+
+
+@pytest.mark.parametrize("command", ["run", "test"])
+def test_running_nothing_is_an_error_that_says_why(command, capsys):
+    """The 2005 scenarios are not written for 2026-09-25 nor for end-step-phasing."""
+    status, out, err = run(capsys, command, SUITE / "history_2005.scenario", "--rules", "end-step-phasing")
+    assert status == 1
+    assert "no scenario runs under end-step-phasing" in err
+    assert "2026-09-25 (the version it is built on)" in err
+
+
+def test_ablate_a_variant_file_finds_its_load_bearing_blocks(tmp_path, capsys):
+    """A variant that replaces 702.26g with a block that never applies: ablation runs the suite
+    under it and reports that block as its own and not load-bearing, and 702.26b (what the
+    game cannot see) as load-bearing."""
+    path = tmp_path / "inert.rules"
+    path.write_text(NO_INDIRECT.replace("my-variant", "inert").replace("  drop indirect-phasing\n  drop indirect-wins\n", "")
+                    .replace(" subrules a b c d e f i j k m n p", " subrules a b c d e f g h i j k m n p"),
+                    encoding="utf-8")
+    status, out, err = run(capsys, "ablate", path, TOUR, "--json")
+    data = json.loads(out)
+    assert data["scenario_runs"] == 1 and data["base"] == "2026-09-25" and data["own"] == []
+    rows = {row["id"]: row for row in data["blocks"]}
+    assert rows["702.26g"]["changed"], err  # deleting indirect phasing changes the tour (702.26g)
+
+
+def test_ablate_a_variant_with_a_block_of_its_own(tmp_path, capsys):
+    """A variant's own block is marked; one that changes no scenario is reported NOT LOAD-BEARING."""
+    path = tmp_path / "extra.rules"
+    path.write_text(NO_INDIRECT.replace("my-variant", "extra").replace("  drop indirect-phasing\n  drop indirect-wins\n", "")
+                    .replace(" subrules a b c d e f i j k m n p", " subrules a b c d e f g h i j k m n p q")
+                    + '\nrule 702.26q idle-block "Does nothing the suite sees." {\n'
+                      '  during end step of P: each x where x.damage > 1000: tap x\n}\n', encoding="utf-8")
+    status, out, err = run(capsys, "ablate", path, TOUR)
+    assert status == 1, err
+    assert "702.26q idle-block *" in out and "NOT LOAD-BEARING" in out
+    assert "blocks marked * are extra's own" in out
+
+
+def test_ablate_with_no_scenario_to_run_is_an_error(capsys):
+    status, out, err = run(capsys, "ablate", "end-step-phasing", SUITE / "history_2005.scenario")
+    assert status == 1
+    assert "no scenario runs under end-step-phasing" in err
+    assert "load-bearing" not in out
