@@ -1,0 +1,175 @@
+"""A rules path (issue 15, item 2): the folders of `--rules-path DIR` and PHASING_RULES_PATH are
+searched before the shipped rules when a name is resolved - by `--rules`, by a scenario's
+`rules` line and by a variant's `extends` - so a user's own folder of variants and scenarios
+works from any working folder. `phasing versions` says where each name was found."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from dsl.diagnostics import DiagnosticError
+from interpreter import api, cli
+from interpreter.rulebook import available_variants, load_version
+
+# Without 702.26g an Aura does not phase out with its creature; it goes to the graveyard as a
+# state-based action (704.5m).
+BASE = """\
+variant my-base {
+  title "No indirect phasing (mine)"
+  extends 2026-09-25
+  drop indirect-phasing
+  drop indirect-wins
+  section 702.26 subrules a b c d e f i j k m n p
+  note "my own base variant"
+}
+"""
+
+# ... and on top of it, a phased-out token ceases to exist (704.5d as it was until 2017).
+ON_TOP = """\
+variant my-top {
+  title "Also tokens cease"
+  extends my-base
+  note "stacked on my-base"
+}
+
+rule 704.5d token-outside-battlefield "A token that is phased out, or in a zone other than the battlefield, ceases to exist." {
+  during state check: each object x where x.token and (x.phase is out or x.zone is not battlefield) and x.zone is not nowhere: cease x
+}
+"""
+
+SCENARIO = """\
+scenario "my variants: the Aura falls off and the token ceases to exist" {
+  cites 702.26g, 704.5m, 704.5d
+  rules my-base, my-top
+  players Alice Bob
+  turn 1 of Alice
+  permanent bear = "Grizzly Bears", controller Alice
+  permanent strength = "Holy Strength", controller Alice, attached to bear
+  permanent soldier = "Soldier Token", controller Alice, token
+  script {
+    cast "Slip Away" by Alice targeting bear
+    expect bear.phase is out
+    expect strength.zone is graveyard
+    cast "Teferi's Protection" by Alice
+    expect for my-base: soldier.zone is battlefield
+    expect for my-top: soldier.zone is nowhere
+  }
+}
+"""
+
+
+def run(capsys, *argv) -> tuple[int, str, str]:
+    status = cli.main([str(a) for a in argv])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+@pytest.fixture
+def mine(tmp_path) -> Path:
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "my-base.rules").write_text(BASE, encoding="utf-8")
+    (folder / "my-top.rules").write_text(ON_TOP, encoding="utf-8")
+    (folder / "mine.scenario").write_text(SCENARIO, encoding="utf-8")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    return folder
+
+
+def test_a_scenario_naming_variants_in_the_folder_passes_from_anywhere(mine, monkeypatch, capsys):
+    """With PHASING_RULES_PATH set, the scenario's `rules my-base, my-top` finds both variants,
+    my-top extending my-base; it passes under each, from another working folder."""
+    monkeypatch.setenv("PHASING_RULES_PATH", str(mine))
+    monkeypatch.chdir(mine.parent / "elsewhere")
+    status, out, err = run(capsys, "test", mine / "mine.scenario", "-v")
+    assert (status, out.strip().splitlines()[-1]) == (0, "2 passed, 0 failed"), out + err
+    assert "[my-base]" in out and "[my-top]" in out
+
+
+def test_without_the_path_the_names_are_unknown(mine, monkeypatch, capsys):
+    monkeypatch.delenv("PHASING_RULES_PATH", raising=False)
+    monkeypatch.chdir(mine.parent / "elsewhere")
+    status, out, err = run(capsys, "test", mine / "mine.scenario")
+    assert status == 1
+    assert "unknown rules version or variant 'my-base'" in err
+
+
+def test_the_option_does_what_the_variable_does_and_only_for_its_command(mine, monkeypatch, capsys):
+    monkeypatch.delenv("PHASING_RULES_PATH", raising=False)
+    monkeypatch.chdir(mine.parent / "elsewhere")
+    status, out, err = run(capsys, "test", mine / "mine.scenario", "--rules-path", mine)
+    assert (status, out.strip().splitlines()[-1]) == (0, "2 passed, 0 failed"), out + err
+    assert "my-base" not in available_variants()  # the folder was for that command alone
+
+
+def test_rules_names_a_variant_on_the_path_and_the_api_sees_the_variable(mine, monkeypatch, capsys):
+    """`--rules my-top` runs the shipped tour under the stacked variant; through the API too."""
+    monkeypatch.setenv("PHASING_RULES_PATH", str(mine))
+    monkeypatch.chdir(mine.parent / "elsewhere")
+    status, out, err = run(capsys, "test", api.default_suite() / "tour.scenario", "--rules", "my-top")
+    assert status == 1 and "changed by my-top" in err  # the Aura no longer phases out (702.26g)
+    outcomes = api.run_file(mine / "mine.scenario", rules="my-top")
+    assert [(o.version, o.passed) for o in outcomes] == [("my-top", True)]
+
+
+def test_the_cache_follows_the_path(mine, tmp_path, monkeypatch):
+    """The same name in two folders: the rulebook loaded is the one the current path leads to."""
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "my-base.rules").write_text(BASE.replace("my own base variant", "the other one"), encoding="utf-8")
+    monkeypatch.setenv("PHASING_RULES_PATH", str(mine))
+    assert load_version("my-base").version.notes == ("my own base variant",)
+    monkeypatch.setenv("PHASING_RULES_PATH", str(other))
+    assert load_version("my-base").version.notes == ("the other one",)
+    monkeypatch.setenv("PHASING_RULES_PATH", os.pathsep.join([str(mine), str(other)]))
+    assert load_version("my-base").version.notes == ("my own base variant",)  # the first folder wins
+
+
+def test_versions_lists_them_with_their_folder(mine, monkeypatch, capsys):
+    monkeypatch.setattr(cli, "out", cli._console(width=400))
+    monkeypatch.setenv("PHASING_RULES_PATH", str(mine))
+    status, out, err = run(capsys, "versions")
+    assert status == 0, err
+    top = next(line for line in out.splitlines() if "my-top (variant)" in line)
+    assert str(mine.resolve()) in top and "my-base" in top  # found in the folder; extends my-base
+    shipped = next(line for line in out.splitlines() if "end-step-phasing (variant)" in line)
+    assert "shipped" in shipped
+
+
+def test_a_version_folder_on_the_path(mine, monkeypatch, capsys):
+    """DIR/DATE/ is a version: a copy of 2026-09-25 under a later date becomes the newest, so
+    the tour's `rules from 2017-08-25` reaches it and it is judged by its own expectations."""
+    from interpreter.rulebook import RULES_ROOT
+
+    later = mine / "2099-01-01"
+    later.mkdir()
+    for f in (RULES_ROOT / "2026-09-25").glob("*.rules"):
+        text = f.read_text(encoding="utf-8").replace("version 2026-09-25", "version 2099-01-01")
+        (later / f.name).write_text(text, encoding="utf-8")
+    monkeypatch.setenv("PHASING_RULES_PATH", str(mine))
+    status, out, err = run(capsys, "run", api.default_suite() / "tour.scenario", "--rules", "2099-01-01")
+    assert status == 0, err
+    assert "PASS tour: Teferi's Protection saves an enchanted creature and a token from a board wipe [2099-01-01]" in out
+
+
+@pytest.mark.parametrize("how", ["variable", "option"])
+def test_a_folder_that_does_not_exist_is_an_error_naming_it(how, tmp_path, monkeypatch, capsys):
+    missing = tmp_path / "no-such-folder"
+    argv = ["versions"]
+    if how == "variable":
+        monkeypatch.setenv("PHASING_RULES_PATH", str(missing))
+    else:
+        argv += ["--rules-path", missing]
+    status, out, err = run(capsys, *argv)
+    assert status == 1
+    assert f"no such rules folder: {missing}" in err
+    assert ("PHASING_RULES_PATH" if how == "variable" else "--rules-path") in err
+
+
+def test_the_api_reports_a_missing_folder(tmp_path, monkeypatch):
+    monkeypatch.setenv("PHASING_RULES_PATH", str(tmp_path / "gone"))
+    with pytest.raises(DiagnosticError, match="no such rules folder"):
+        api.load("2026-09-25")
