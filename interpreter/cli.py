@@ -283,7 +283,8 @@ def cmd_history(args) -> int:
             change = "first version with it"
         else:
             words = {"renumbered": f"renumbered {stage.since_id} -> {stage.rule.id}",
-                     "reworded": "summary reworded", "changed": "MEANING CHANGED"}
+                     "reworded": "summary reworded", "changed": "MEANING CHANGED",
+                     reading.REFERENCES: "only the ids it refers to renumbered (same meaning)"}
             change = ", ".join(words.get(k, k) for k in stage.changes) or "printed the same"
             if "reworded" in stage.changes and "changed" not in stage.changes:
                 change += " (only reworded: the clauses mean the same)"
