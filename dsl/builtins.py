@@ -1,17 +1,24 @@
 """The general game model's own vocabulary, shared by the checker and the engine.
 
 These are Magic's words, not phasing's: what every object and player has, the zones, the
-perceptions a change can produce. Statuses that rules add are declared in the rule files.
+perceptions a change can produce, the card types and the subtypes the game's own rules name.
+Statuses that rules add are declared in the rule files.
 """
 
 import re
 
-OBJECT_ATTRS = frozenset({
-    "controller", "owner", "zone", "tapped", "power", "toughness", "damage", "attached_to", "token",
-    "timestamp", "entered_turn", "entered_this_turn", "summoning_sick", "attacking", "counters", "stickers",
-    "card", "types", "keywords",
-})
-PLAYER_ATTRS = frozenset({"life", "hand", "in_game"})
+# What each attribute of an object holds (the kinds of `dsl.types`): "ref" is an object or a
+# player (an Aura may enchant a player), "counters" a table of counts read as X.counters.KIND,
+# "names" a set of names (`is a`, `has` look into them).
+OBJECT_ATTR_KINDS = {
+    "controller": "player", "owner": "player", "zone": "zone", "tapped": "bool", "power": "number",
+    "toughness": "number", "damage": "number", "attached_to": "ref", "token": "bool", "timestamp": "number",
+    "entered_turn": "number", "entered_this_turn": "bool", "summoning_sick": "bool", "attacking": "bool",
+    "counters": "counters", "stickers": "counters", "card": "text", "types": "names", "keywords": "names",
+}
+PLAYER_ATTR_KINDS = {"life": "number", "hand": "number", "in_game": "bool"}
+OBJECT_ATTRS = frozenset(OBJECT_ATTR_KINDS)
+PLAYER_ATTRS = frozenset(PLAYER_ATTR_KINDS)
 # Attributes a `set` statement may write directly (others change through actions or effects).
 WRITABLE = frozenset({"tapped", "attacking", "damage", "attached_to"})
 ZONES = ("battlefield", "graveyard", "exile", "hand", "library", "outside", "nowhere")
@@ -19,6 +26,14 @@ ZONES = ("battlefield", "graveyard", "exile", "hand", "library", "outside", "now
 PERCEPTIONS = ("zone-change", "control-change", "attachment-change")
 STATUS_TYPES = ("enum", "bool", "player", "object")
 CONSTANTS = frozenset({"none", "true", "false", "turn", "game"})
+# The card types (CR 300.1) and the subtypes the game's own rules refer to (Auras, Equipment
+# and Fortifications in 301.5 and 303.4, 704.5m-n); a card library adds the subtypes its
+# cards' `types` lines name.
+CARD_TYPES = frozenset({
+    "artifact", "battle", "conspiracy", "creature", "dungeon", "enchantment", "instant", "kindred", "land",
+    "phenomenon", "plane", "planeswalker", "scheme", "sorcery", "tribal", "vanguard",
+})
+SUBTYPES = frozenset({"aura", "curse", "equipment", "fortification", "vehicle", "saga", "shrine", "class", "role"})
 
 
 def card_slug(name: str) -> str:

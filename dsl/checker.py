@@ -7,17 +7,20 @@ match its list of subrules exactly, with no id or slug used twice.
 
 from __future__ import annotations
 
+import difflib
 from collections import Counter
 from typing import Iterable
 
-from dsl import ast
-from dsl.builtins import CONSTANTS, OBJECT_ATTRS, PERCEPTIONS, PLAYER_ATTRS, STATUS_TYPES, WRITABLE, ZONES, card_slug
+from dsl import ast, types
+from dsl.builtins import (CARD_TYPES, CONSTANTS, OBJECT_ATTRS, PERCEPTIONS, PLAYER_ATTRS, STATUS_TYPES, SUBTYPES,
+                          WRITABLE, ZONES, card_slug)
 from dsl.diagnostics import Diagnostic, DiagnosticError
+from dsl.types import Type
 
 
 class _Checker:
     def __init__(self, statuses: dict, verbs: dict, rule_ids: set[str], allow_missing: frozenset[str] = frozenset(),
-                 zones: Iterable[str] = ()):
+                 zones: Iterable[str] = (), card_types: Iterable[str] = ()):
         self.statuses = statuses
         self.zones = set(ZONES) | set(zones)
         self.verbs = verbs
@@ -27,69 +30,237 @@ class _Checker:
         self.symbols = set(CONSTANTS) | self.zones
         for decl in statuses.values():
             self.symbols.update(decl.values)
+        self.card_types = set(CARD_TYPES) | SUBTYPES | {t.lower() for t in card_types}
+        self._needs: dict[str, dict[str, tuple[Type, str]]] | None = None
+        self._verb: str | None = None  # the verb whose body is being read for what it needs
 
     def error(self, message: str, node: ast.Node, hint: str | None = None) -> None:
-        self.problems.append(Diagnostic("error", message, node.span, hint))
+        if self._verb is None:  # (not while a verb body is read for what it needs)
+            self.problems.append(Diagnostic("error", message, node.span, hint))
 
-    # ---------------------------------------------------------------- expressions
+    # ---------------------------------------------------------------- types of expressions
 
-    def expr(self, e: ast.Node, bound: set[str], extra_names: Iterable[str] = ()) -> None:
-        extra = set(extra_names)
-        if isinstance(e, ast.Count):  # count(y where ...) binds y inside its condition only
-            self.expr(e.cond, bound | {e.var}, extra)
-            return
-        if isinstance(e, ast.Attr) and e.name not in OBJECT_ATTRS | PLAYER_ATTRS and e.name not in self.statuses:
-            if not (isinstance(e.obj, ast.Attr) and e.obj.name in ("counters", "stickers")):
-                self.error(f"unknown attribute '{e.name}'", e, self._attr_hint())
-        elif isinstance(e, ast.Name) and e.id not in bound and e.id not in self.symbols and e.id not in extra:
-            self.error(f"unknown name '{e.id}'", e, "use a variable bound here, a status value, a zone, or none/true/false")
+    def expr(self, e: ast.Node, env: dict[str, Type]) -> Type:
+        """Check an expression and return its type. `env` maps the names bound here to theirs."""
+        match e:
+            case ast.Name(id=name):
+                if name in env:
+                    return env[name]
+                if name in ("true", "false"):
+                    return types.BOOL
+                if name == "none":
+                    return types.NONE
+                if name == "turn":
+                    return types.NUMBER
+                if name not in self.symbols:
+                    self.error(f"unknown name '{name}'", e, "use a variable bound here, a status value, a zone, or none/true/false")
+                    return types.ANY
+                return types.symbol(name)
+            case ast.Number():
+                return types.NUMBER
+            case ast.String():
+                return types.TEXT
+            case ast.Attr(obj=obj, name=name):
+                return self.attr(e, self.expr(obj, env))
+            case ast.Count(var=var, cond=cond):  # count(y where ...) binds y inside its condition only
+                self.cond(cond, {**env, var: types.OBJECT})
+                return types.NUMBER
+            case ast.Add(left=left, right=right):
+                for side in (left, right):
+                    t = self.expr(side, env)
+                    if not types.numeric(t):
+                        self.error(f"'+' adds numbers, and {ast_text(side)} is {t.describe()}", side,
+                                   "add numbers: a count, a power or toughness, a number written out")
+                return types.NUMBER
+            case ast.Compare(op=op, left=left, right=right):
+                for side in (left, right):
+                    t = self.expr(side, env)
+                    if not types.numeric(t):
+                        self.error(f"'{op}' compares numbers, and {ast_text(side)} is {t.describe()}", side,
+                                   "compare numbers; for other values use 'is' or 'is not'")
+                return types.BOOL
+            case ast.Is(left=left, right=right, negated=negated):
+                lt, rt = self.expr(left, env), self.expr(right, env)
+                if not types.comparable(lt, rt, self.zones):
+                    self.incomparable(e, left, lt, right, rt, negated)
+                return types.BOOL
+            case ast.IsA(left=left, type=name, negated=negated):
+                self.want(left, self.expr(left, env), ("object",), f"'is {'not ' if negated else ''}a'")
+                self.card_type(name, e)
+                return types.BOOL
+            case ast.Has(left=left):
+                self.want(left, self.expr(left, env), ("object",), "'has'")
+                return types.BOOL
+            case ast.Visible(obj=obj):
+                self.want(obj, self.expr(obj, env), ("object", "player"), "'is visible'")
+                return types.BOOL
+            case ast.Unchanged(value=value):
+                self.expr(value, env)
+                return types.BOOL
+            case ast.And(items=items) | ast.Or(items=items):
+                for item in items:
+                    self.cond(item, env)
+                return types.BOOL
+            case ast.Not(item=item):
+                self.cond(item, env)
+                return types.BOOL
         for child in e.children():
-            self.expr(child, bound, extra)
+            self.expr(child, env)
+        return types.ANY
+
+    def cond(self, e: ast.Node, env: dict[str, Type]) -> None:
+        """A condition: an expression whose value can be false."""
+        t = self.expr(e, env)
+        if not types.condition(t):
+            self.error(f"{ast_text(e)} is {t.describe()}, which is never false: as a condition it always holds", e,
+                       "compare it with a value: " + (f"{ast_text(e)} is {t.values[0]}" if t.kind == "enum" else f"{ast_text(e)} is ..."))
+
+    def attr(self, e: ast.Attr, of: Type) -> Type:
+        name = e.name
+        status = self.statuses.get(name)
+        known = status is not None or name in OBJECT_ATTRS or name in PLAYER_ATTRS
+        if of.kind == "counters":
+            return types.NUMBER
+        if not known:
+            self.error(f"unknown attribute '{name}'", e, self._attr_hint())
+            return types.ANY
+        as_object = types.status_type(status) if status is not None else types.object_attr(name)
+        as_player = types.player_attr(name)
+        if of.kind == "any":
+            self.need(e.obj, "player" if as_object is None else "object")
+            return as_object or as_player
+        if of.kind == "object":
+            if as_object is None:
+                self.error(f"{ast_text(e.obj)} is an object, and '{name}' is an attribute of a player", e,
+                           "a permanent has its controller's: " + f"{ast_text(e.obj)}.controller.{name}")
+                return as_player
+            return as_object
+        if of.kind == "player":
+            if as_player is None:
+                self.error(f"{ast_text(e.obj)} is a player, and a player has no attribute '{name}'", e,
+                           f"a player has {', '.join(sorted(PLAYER_ATTRS | {'zone'}))}")
+                return as_object
+            return as_player
+        if of.kind == "ref":
+            return as_object or as_player
+        self.error(f"{ast_text(e.obj)} is {of.describe()}: it has no attribute '{name}'", e,
+                   "read attributes of an object or a player")
+        return types.ANY
+
+    def incomparable(self, e, left, lt: Type, right, rt: Type, negated: bool) -> None:
+        outcome = "always holds" if negated else "never holds"
+        for side, t, other in ((right, rt, lt), (left, lt, rt)):
+            if t.kind == "symbol" and other.kind == "enum":  # the commonest: a value the status cannot take
+                self.error(f"'{t.values[0]}' is not a value of status '{other.status}', so this test {outcome}", side,
+                           f"values: {', '.join(other.values)}")
+                return
+        self.error(f"{ast_text(left)} is {lt.describe()} and {ast_text(right)} is {rt.describe()}: "
+                   f"'is{' not' if negated else ''}' between them {outcome}", e,
+                   "compare values of one type" + (f"; values of {lt.status}: {', '.join(lt.values)}" if lt.kind == "enum" else ""))
+
+    def want(self, node: ast.Node, t: Type, kinds: tuple[str, ...], what: str) -> None:
+        """`node`, of type `t`, is used where one of `kinds` (object, player) is needed."""
+        if t.kind == "any":
+            self.need(node, kinds[0] if len(kinds) == 1 else "ref")
+            return
+        if t.kind in kinds or t.kind == "ref" and set(kinds) & {"object", "player"}:
+            return
+        wanted = " or ".join(types.of_kind(k).describe() for k in kinds)
+        self.error(f"{what} needs {wanted}, and {ast_text(node)} is {t.describe()}", node,
+                   "name a variable bound to " + wanted)
+
+    def need(self, node: ast.Node, kind: str) -> None:
+        """While a verb's body is read for what its parameters need: note one."""
+        if self._verb is not None and isinstance(node, ast.Name):
+            self._needing.setdefault(node.id, (types.of_kind(kind), node))
+
+    def card_type(self, name: str, where: ast.Node) -> None:
+        if name.lower() in self.card_types:
+            return
+        close = difflib.get_close_matches(name.lower(), sorted(self.card_types), n=3, cutoff=0.6)
+        hint = (f"did you mean {' or '.join(repr(c) for c in close)}? " if close else "") + \
+            "card types and subtypes are the game's (creature, artifact, aura, equipment, ...) and those the cards' 'types' lines name"
+        self.error(f"unknown card type or subtype '{name}'", where, hint)
 
     def _attr_hint(self) -> str:
         declared = ", ".join(sorted(self.statuses)) or "none"
         return f"statuses declared by this version: {declared}; or a game attribute such as controller, zone, tapped"
 
-    def status_value(self, attr: str, value: ast.Node) -> None:
-        """A value named for an enum status must be one of its values."""
-        decl = self.statuses.get(attr)
-        if decl is not None and decl.type == "enum" and isinstance(value, ast.Name) and value.id not in decl.values:
-            self.error(f"'{value.id}' is not a value of status '{attr}'", value, f"values: {', '.join(decl.values)}")
+    # ---------------------------------------------------------------- writes
 
-    def change(self, c: ast.Change, bound: set[str]) -> set[str]:
+    def target_type(self, attr: str) -> Type | None:
+        decl = self.statuses.get(attr)
+        return types.status_type(decl) if decl is not None else types.object_attr(attr)
+
+    def write(self, attr: str, value: ast.Node, vt: Type, verb: str = "set") -> None:
+        """A value of type `vt` written to (or expected of) status or attribute `attr`."""
+        target = self.target_type(attr)
+        if target is None or types.assignable(target, vt, self.zones):
+            return
+        if vt.kind == "symbol" and target.kind == "enum":
+            self.error(f"'{vt.values[0]}' is not a value of status '{attr}'", value, f"values: {', '.join(target.values)}")
+            return
+        decl = self.statuses.get(attr)
+        what = f"status '{attr}'" if decl is not None else f"attribute '{attr}'"
+        holds = f"an enum, one of {' | '.join(target.values)}" if target.kind == "enum" else target.describe()
+        self.error(f"cannot {verb} {what} to {ast_text(value)}: {what} is {holds}, and {ast_text(value)} is {vt.describe()}",
+                   value, self.values_hint(target))
+
+    @staticmethod
+    def values_hint(target: Type) -> str:
+        return {
+            "enum": f"values: {', '.join(target.values)}", "bool": "values: true, false",
+            "player": "a player, or none", "object": "an object, or none", "ref": "an object, a player, or none",
+            "number": "a number",
+        }.get(target.kind, f"a value of {target.describe()}")
+
+    def value(self, e: ast.Node, env: dict[str, Type]) -> Type:
+        """The type of a value written or matched: a bare name no variable has is a symbol,
+        which the write then checks against what the status can hold."""
+        if isinstance(e, ast.Name) and e.id not in env and e.id not in CONSTANTS:
+            return types.symbol(e.id)
+        return self.expr(e, env)
+
+    def status_value(self, attr: str, value: ast.Node, env: dict[str, Type] | None = None) -> None:
+        """A value written to (or matched against) a status must be one it can hold."""
+        self.write(attr, value, self.value(value, env or {}))
+
+    def change(self, c: ast.Change, env: dict[str, Type]) -> dict[str, Type]:
         if c.attr not in self.statuses and c.attr not in OBJECT_ATTRS:
             self.error(f"unknown status '{c.attr}'", c, self._attr_hint())
-        self.status_value(c.attr, c.value)
+        self.write(c.attr, c.value, self.value(c.value, env), "match")
         if c.old is not None:
-            self.expr(c.old, bound)
-        inner = bound | {c.var}
+            self.write(c.attr, c.old, self.value(c.old, env), "match")
+        inner = {**env, c.var: types.OBJECT}
         if c.cond is not None:
-            self.expr(c.cond, inner)
+            self.cond(c.cond, inner)
         return inner
 
     # ---------------------------------------------------------------- statements
 
-    def stmt(self, s: ast.Node, bound: set[str], extra: Iterable[str] = ()) -> None:
+    def stmt(self, s: ast.Node, env: dict[str, Type]) -> None:
         match s:
             case ast.Block(stmts=stmts) | ast.Simultaneously(stmts=stmts):
                 for inner in stmts:
-                    self.stmt(inner, bound, extra)
+                    self.stmt(inner, env)
             case ast.Each(var=v, cond=c, body=b):
-                self.expr(c, bound | {v}, extra)
-                self.stmt(b, bound | {v}, extra)
+                inner = {**env, v: types.OBJECT}
+                self.cond(c, inner)
+                self.stmt(b, inner)
             case ast.If(cond=c, body=b):
-                self.expr(c, bound, extra)
-                self.stmt(b, bound, extra)
+                self.cond(c, env)
+                self.stmt(b, env)
             case ast.Delayed(body=b):
-                self.stmt(b, bound, extra)
+                self.stmt(b, env)
             case ast.Set(assigns=assigns):
                 for a in assigns:
-                    if a.var not in bound:
+                    if a.var not in env:
                         self.error(f"unknown name '{a.var}'", a, "set an attribute of a variable bound here")
+                    else:
+                        self.want(ast.Name(a.var, span=a.span), env[a.var], ("object",), f"set {a.var}.{a.attr}")
                     if a.attr not in self.statuses and a.attr not in WRITABLE:
                         self.error(f"cannot set '{a.attr}'", a, self._attr_hint())
-                    self.status_value(a.attr, a.value)
-                    self.expr(a.value, bound, extra)
+                    self.status_value(a.attr, a.value, env)
             case ast.Call(verb=name, args=args):
                 verb = self.verbs.get(name)
                 if verb is None:
@@ -98,33 +269,74 @@ class _Checker:
                 elif len(verb.params) != len(args):
                     self.error(f"'{name}' takes {len(verb.params)} argument(s), {len(args)} given", s,
                                f"declared as: verb {name} {' '.join(verb.params)}")
-                for a in args:
-                    self.expr(a, bound, extra)
+                needs = self.verb_needs().get(name, {}) if verb is not None and len(verb.params) == len(args) else {}
+                for param, a in zip(verb.params if verb is not None else (), args):
+                    t = self.expr(a, env)
+                    if param in needs:
+                        wanted, used = needs[param]
+                        if not types.assignable(wanted, t, self.zones):
+                            self.error(f"'{name}' needs {wanted.describe()} for its parameter '{param}', and "
+                                       f"{ast_text(a)} is {t.describe()}", a,
+                                       f"the body of verb {name} uses {param} as {wanted.describe()} at {used.span}")
+                for a in args[len(verb.params) if verb is not None else 0:]:
+                    self.expr(a, env)
             case ast.Move(obj=o, zone=z, duration=d):
                 if z not in self.zones:
                     self.error(f"unknown zone '{z}'", s, f"zones: {', '.join(sorted(self.zones))}")
-                self.expr(o, bound, extra)
-                self.duration(d, bound, extra)
+                self.want(o, self.expr(o, env), ("object",), "move")
+                self.duration(d, env)
             case ast.Pump() | ast.SetBase() | ast.Grant():
-                self.expr(s.obj, bound, extra)
-                self.duration(s.duration, bound, extra)
+                self.want(s.obj, self.expr(s.obj, env), ("object",), "this statement")
+                self.duration(s.duration, env)
             case ast.GainControl(player=p, obj=o, duration=d):
-                self.expr(p, bound, extra)
-                self.expr(o, bound, extra)
-                self.duration(d, bound, extra)
+                self.want(p, self.expr(p, env), ("player",), "'gains control of'")
+                self.want(o, self.expr(o, env), ("object",), "'gains control of'")
+                self.duration(d, env)
+            case ast.Attach(obj=o, to=t):
+                self.want(o, self.expr(o, env), ("object",), "attach")
+                self.want(t, self.expr(t, env), ("object", "player"), "attach ... to")
+            case ast.Draw(player=p, amount=n) | ast.GainLife(player=p, amount=n):
+                self.want(p, self.expr(p, env), ("player",), "this statement")
+                amount = self.expr(n, env)
+                if not types.numeric(amount):
+                    self.error(f"the amount must be a number, and {ast_text(n)} is {amount.describe()}", n,
+                               "a number, a count(...) or a number attribute")
+            case ast.EndUntilNextTurn(player=p) | ast.EndControl(player=p):
+                self.want(p, self.expr(p, env), ("player",), "this statement")
+            case (ast.Unattach(obj=o) | ast.Tap(obj=o) | ast.Untap(obj=o) | ast.RemoveFromCombat(obj=o)
+                  | ast.RemoveDamage(obj=o) | ast.Destroy(obj=o) | ast.Cease(obj=o) | ast.EndTracking(obj=o)
+                  | ast.EndLimited(obj=o) | ast.DealDamage(obj=o) | ast.AddCounters(obj=o) | ast.AttackWith(obj=o)):
+                self.want(o, self.expr(o, env), ("object",), "this statement")
             case _:
                 for child in s.children():
-                    self.expr(child, bound, extra)
+                    self.expr(child, env)
 
-    def duration(self, d: ast.Node | None, bound: set[str], extra) -> None:
+    def duration(self, d: ast.Node | None, env: dict[str, Type]) -> None:
         if isinstance(d, ast.ForAsLongAs):
-            self.expr(d.cond, bound, extra)
+            self.cond(d.cond, env)
         elif isinstance(d, (ast.UntilLeaves, ast.UntilNextTurn)):
             name = d.obj if isinstance(d, ast.UntilLeaves) else d.player
             if name == "your":  # "until your next turn"
                 name = "you"
-            if name not in bound and name not in extra:
+            if name not in env:
                 self.error(f"unknown name '{name}'", d, "a duration names a player or object bound here (you, this, a target)")
+
+    # ---------------------------------------------------------------- verbs
+
+    def verb_needs(self) -> dict[str, dict[str, tuple[Type, ast.Node]]]:
+        """For each verb, what its body needs of its parameters (an object to set a status of,
+        to tap or move; a player to draw): read once, from the statements that show it."""
+        if self._needs is None:
+            self._needs = {}
+            for name, verb in self.verbs.items():
+                self._verb, self._needing = name, {}
+                try:
+                    for s in verb.body:
+                        self.stmt(s, {p: types.ANY for p in verb.params})
+                finally:
+                    self._verb = None
+                self._needs[name] = self._needing
+        return self._needs
 
     # ---------------------------------------------------------------- declarations and blocks
 
@@ -142,38 +354,43 @@ class _Checker:
                        f"the default must be one of its values: {allowed}")
 
     def rule(self, rule: ast.Rule) -> None:
+        obj = types.OBJECT
         for c in rule.clauses:
             match c:
                 case ast.Hide(var=v, cond=cond) | ast.Exclude(var=v, cond=cond):
-                    self.expr(cond, {v})
+                    self.cond(cond, {v: obj})
                 case ast.Exempt(var=v, rule=target, cond=cond):
-                    self.expr(cond, {v})
+                    self.cond(cond, {v: obj})
                     self.known_rule(target, c)
                 case ast.During(hook=h, body=b):
-                    self.stmt(b, {h.var} if h.var else set())
+                    self.stmt(b, {h.var: types.PLAYER} if h.var else {})
                 case ast.Along(change=ch, body=b):
-                    self.stmt(b, self.change(ch, set()))
+                    self.stmt(b, self.change(ch, {}))
                 case ast.After(event=ev, body=b):
-                    bound = self.change(ev, set()) if isinstance(ev, ast.Change) else {ev.var}
-                    self.stmt(b, bound)
+                    env = self.change(ev, {}) if isinstance(ev, ast.Change) else {ev.var: obj}
+                    self.stmt(b, env)
                 case ast.Prefer(attr=a, value=v):
                     if a not in self.statuses:
                         self.error(f"unknown status '{a}'", c, self._attr_hint())
-                    self.expr(v, set())
-                case ast.Quiet(attr=a, kinds=kinds):
+                        self.expr(v, {})
+                    else:
+                        self.write(a, v, self.value(v, {}), "prefer")
+                case ast.Quiet(attr=a, kinds=kinds, old=old):
                     if a not in self.statuses and a != "zone":
                         self.error(f"unknown status '{a}'", c, self._attr_hint())
+                    elif old is not None:
+                        self.write(a, old, self.value(old, {}), "match")
                     for k in kinds:
                         if k not in PERCEPTIONS:
                             self.error(f"unknown perception '{k}'", c, f"perceptions: {', '.join(PERCEPTIONS)}")
                 case ast.Lookback(change=ch):
-                    self.change(ch, set())
+                    self.change(ch, {})
                 case ast.Order(rules=ids):
                     for rid in ids:
                         self.known_rule(rid, c)
                 case ast.AssertAfter(event=ev, cond=cond):
-                    bound = self.change(ev, set()) if isinstance(ev, ast.Change) else {ev.var}
-                    self.expr(cond, bound)
+                    env = self.change(ev, {}) if isinstance(ev, ast.Change) else {ev.var: obj}
+                    self.cond(cond, env)
                 case ast.AssertOnce(attr=a) | ast.AssertSkipped(attr=a):
                     if a not in self.statuses and a not in OBJECT_ATTRS:
                         self.error(f"unknown status '{a}'", c, self._attr_hint())
@@ -183,18 +400,21 @@ class _Checker:
             self.error(f"no block {rid} in this version", where, "refer to a rule id this version has")
 
     def card(self, card: ast.Card) -> None:
-        targets = {e.var for e in card.entries if isinstance(e, ast.Target)}
-        bound = {"this", "you"} | targets
+        targets = {e.var: types.REF for e in card.entries if isinstance(e, ast.Target)}
+        env = {"this": types.OBJECT, "you": types.PLAYER, **targets}
         for e in card.entries:
             match e:
                 case ast.Target(var=v, cond=c):
-                    self.expr(c, {"this", "you", v})
+                    self.cond(c, {"this": types.OBJECT, "you": types.PLAYER, v: types.REF})
                 case ast.Static(body=b) | ast.Spell(body=b):
-                    self.stmt(b, bound)
+                    self.stmt(b, env)
                 case ast.Triggered(trigger=t, body=b):
+                    inner = dict(env)
                     if isinstance(t, ast.OnChange):
-                        self.change(t.change, bound)
-                    self.stmt(b, bound)
+                        inner = self.change(t.change, env)
+                    elif hasattr(t, "var"):
+                        inner[t.var] = types.OBJECT
+                    self.stmt(b, inner)
 
 
 def repeated(names: Iterable[str]) -> list[str]:
@@ -227,14 +447,56 @@ def ast_text(e: ast.Node) -> str:
     return expr_text(e)
 
 
+def card_vocabulary(cards: Iterable[ast.Card]) -> set[str]:
+    """Every type and subtype the cards' `types` lines name."""
+    return {name for card in cards for e in card.entries if isinstance(e, ast.Types) for name in e.names}
+
+
+def _checker(book, cards: Iterable[ast.Card] = (), allow_missing: frozenset[str] = frozenset()) -> _Checker:
+    return _Checker(book.statuses, book.verbs, {r.id for r in book.rules}, allow_missing, book.zones,
+                    card_vocabulary(list(book.cards.values()) + list(cards)))
+
+
+def verb_cycles(verbs: dict[str, ast.VerbDecl]) -> list[tuple[ast.Call, list[str]]]:
+    """The calls that close a cycle of verbs (a verb calling itself, directly or through others),
+    each with the verbs around its cycle, in the order the verbs are declared."""
+    calls = {name: [n for s in verb.body for n in s.walk() if isinstance(n, ast.Call)] for name, verb in verbs.items()}
+    state: dict[str, str] = {}  # "open" while on the path being followed, then "done"
+    found: list[tuple[ast.Call, list[str]]] = []
+
+    def visit(name: str, path: list[str]) -> None:
+        state[name] = "open"
+        for call in calls.get(name, ()):
+            if call.verb not in verbs:
+                continue
+            if state.get(call.verb) == "open":
+                found.append((call, path[path.index(call.verb):] + [name, call.verb] if call.verb != name else [name, name]))
+            elif call.verb not in state:
+                visit(call.verb, path + [name])
+        state[name] = "done"
+
+    for name in verbs:
+        if name not in state:
+            visit(name, [])
+    return found
+
+
+def _dedupe_path(cycle: list[str]) -> str:
+    out: list[str] = []
+    for name in cycle:
+        if not out or out[-1] != name:
+            out.append(name)
+    return " -> ".join(out)
+
+
 def check_rulebook(book, modules: list[ast.Module], allow_missing: frozenset[str] = frozenset(),
                    declared: list[ast.Rule] | None = None) -> None:
     """Raise DiagnosticError listing every problem in a version's files and its cards."""
-    rule_ids = {r.id for r in book.rules}
-    checker = _Checker(book.statuses, book.verbs, rule_ids, allow_missing, book.zones)
+    checker = _checker(book, allow_missing=allow_missing)
     problems = checker.problems
     seen_status: dict[str, ast.StatusDecl] = {}
     seen_verb: dict[str, ast.VerbDecl] = {}
+    own_verbs: list[ast.VerbDecl] = []
     for module in modules:
         for item in module.items:
             if isinstance(item, ast.StatusDecl):
@@ -246,19 +508,41 @@ def check_rulebook(book, modules: list[ast.Module], allow_missing: frozenset[str
                 if item.name in seen_verb:
                     checker.error(f"verb '{item.name}' is declared twice", item, f"first declared at {seen_verb[item.name].span}")
                 seen_verb.setdefault(item.name, item)
+                own_verbs.append(item)
                 for param in repeated(item.params):
                     checker.error(f"verb '{item.name}' names its parameter '{param}' twice", item,
                                   "give each parameter its own name: verb "
                                   f"{item.name} {' '.join(distinct_names(item.params))}")
                 for s in item.body:
-                    checker.stmt(s, set(item.params))
+                    checker.stmt(s, {p: types.ANY for p in item.params})
             elif isinstance(item, (ast.Card, ast.Scenario)):
                 checker.error("cards and scenarios do not belong in a version's folder", item,
                               "put cards in rules/cards/ and scenarios in tests/scenarios/")
+    for call, cycle in verb_cycles(book.verbs):
+        checker.error(f"verb '{call.verb}' calls itself: {_dedupe_path(cycle)}", call,
+                      "a verb may not call itself, directly or through other verbs: "
+                      "write the repetition as an 'each x where ...' over what it should reach")
+    rules = declared if declared is not None else list(book.rules)
+    own_ids = {id(i) for m in modules for i in m.items if isinstance(i, ast.Rule)}
+    inherited = [r for r in rules if id(r) not in own_ids]
+    inherited_ids = {r.id: r for r in inherited}
+    inherited_slugs = sorted({r.slug for r in inherited})
+    misnamed = set()
+    for rule in rules:
+        twin = inherited_ids.get(rule.id)
+        if id(rule) in own_ids and twin is not None and rule.slug not in inherited_slugs:
+            close = difflib.get_close_matches(rule.slug, inherited_slugs, n=3, cutoff=0.6)
+            if twin.slug in close:  # the block with the same id is the likeliest one meant
+                close = [twin.slug] + [c for c in close if c != twin.slug]
+            suggestion = f"; did you mean '{close[0]}'?" if close else ""
+            checker.error(f"no inherited block has slug '{rule.slug}'{suggestion}", rule,
+                          f"a block replaces the inherited block with the same slug ({twin.id} is '{twin.slug}' in "
+                          f"{book.version.extends or 'the version extended'}); to add a block, give it a rule id of its own")
+            misnamed.add(id(rule))
     ids: dict[str, ast.Rule] = {}
     slugs: dict[str, ast.Rule] = {}
-    for rule in declared if declared is not None else book.rules:
-        if rule.id in ids:
+    for rule in rules:
+        if rule.id in ids and id(rule) not in misnamed:
             checker.error(f"rule {rule.id} appears twice", rule, f"first at {ids[rule.id].span}")
         if rule.slug in slugs:
             checker.error(f"slug '{rule.slug}' is used by {slugs[rule.slug].id} and {rule.id}", rule, "every block needs its own slug")
@@ -284,36 +568,52 @@ def check_rulebook(book, modules: list[ast.Module], allow_missing: frozenset[str
 def check_cards(cards: Iterable[ast.Card], book) -> list[Diagnostic]:
     """Cards are checked against the rulebook they are played under: a card may use a verb
     (say, "phase out until") that an older version does not have."""
-    checker = _Checker(book.statuses, book.verbs, {r.id for r in book.rules}, zones=book.zones)
+    cards = list(cards)
+    checker = _checker(book, cards)
     for card in cards:
         checker.card(card)
     return checker.problems
 
 
 def check_scenario(scn: ast.Scenario, book) -> list[Diagnostic]:
-    """Names in a scenario's expectations must be its permanents, its players, or known values."""
-    checker = _Checker(book.statuses, book.verbs, {r.id for r in book.rules}, zones=book.zones)
-    names = set()
+    """Names in a scenario's expectations must be its permanents, its players, or known values;
+    each expectation and each status a permanent is given must fit the types involved."""
+    checker = _checker(book)
+    names: dict[str, Type] = {}
     for e in scn.entries:
         if isinstance(e, ast.Players):
             for name in repeated(e.names):
                 checker.error(f"player '{name}' is named twice", e,
                               f"every player needs a name of their own: players {' '.join(distinct_names(e.names))}")
-            names.update(e.names)
-        elif isinstance(e, ast.PermanentDecl):
-            names.add(e.name)
+            names.update({n: types.PLAYER for n in e.names})
+    for e in scn.entries:
+        if isinstance(e, ast.PermanentDecl):
+            names[e.name] = types.OBJECT
             for prop in e.props:
                 if isinstance(prop, ast.PropStatus):
                     if prop.name not in book.statuses:
                         checker.error(f"unknown status '{prop.name}'", prop, checker._attr_hint())
-                    checker.status_value(prop.name, prop.value)
+                    else:
+                        checker.status_value(prop.name, prop.value, names_for_props(scn))
     used = {e.card for e in scn.entries if isinstance(e, ast.PermanentDecl)}
     used |= {s.card for e in scn.entries if isinstance(e, ast.Script) for s in e.steps if isinstance(s, (ast.Cast, ast.Choose))}
     checker.problems.extend(check_cards([book.cards[c] for c in sorted(used) if c in book.cards], book))
-    made = {card_slug(c) + suffix for c in used for suffix in ("", "_2", "_3")}  # what casting them makes
+    made = {card_slug(c) + suffix: types.OBJECT for c in used for suffix in ("", "_2", "_3")}  # what casting them makes
+    env = {**made, **names}
     for e in scn.entries:
         if isinstance(e, ast.Script):
             for s in e.steps:
                 if isinstance(s, ast.Expect) and (not s.versions or book.version.id in s.versions):
-                    checker.expr(s.cond, set(), names | made)
+                    checker.cond(s.cond, env)
     return checker.problems
+
+
+def names_for_props(scn: ast.Scenario) -> dict[str, Type]:
+    """What a permanent's `set S = V` may name: the scenario's players and permanents."""
+    env: dict[str, Type] = {}
+    for e in scn.entries:
+        if isinstance(e, ast.Players):
+            env.update({n: types.PLAYER for n in e.names})
+        elif isinstance(e, ast.PermanentDecl):
+            env[e.name] = types.OBJECT
+    return env
