@@ -470,23 +470,15 @@ def verb_cycles(verbs: dict[str, ast.VerbDecl]) -> list[tuple[ast.Call, list[str
             if call.verb not in verbs:
                 continue
             if state.get(call.verb) == "open":
-                found.append((call, path[path.index(call.verb):] + [name, call.verb] if call.verb != name else [name, name]))
+                found.append((call, path[path.index(call.verb):] + [call.verb]))
             elif call.verb not in state:
-                visit(call.verb, path + [name])
+                visit(call.verb, path + [call.verb])
         state[name] = "done"
 
     for name in verbs:
         if name not in state:
-            visit(name, [])
+            visit(name, [name])
     return found
-
-
-def _dedupe_path(cycle: list[str]) -> str:
-    out: list[str] = []
-    for name in cycle:
-        if not out or out[-1] != name:
-            out.append(name)
-    return " -> ".join(out)
 
 
 def check_rulebook(book, modules: list[ast.Module], allow_missing: frozenset[str] = frozenset(),
@@ -519,7 +511,7 @@ def check_rulebook(book, modules: list[ast.Module], allow_missing: frozenset[str
                 checker.error("cards and scenarios do not belong in a version's folder", item,
                               "put cards in rules/cards/ and scenarios in tests/scenarios/")
     for call, cycle in verb_cycles(book.verbs):
-        checker.error(f"verb '{call.verb}' calls itself: {_dedupe_path(cycle)}", call,
+        checker.error(f"verb '{call.verb}' calls itself: {' -> '.join(cycle)}", call,
                       "a verb may not call itself, directly or through other verbs: "
                       "write the repetition as an 'each x where ...' over what it should reach")
     rules = declared if declared is not None else list(book.rules)

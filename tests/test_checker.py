@@ -441,3 +441,61 @@ def test_a_verb_parameter_named_twice_is_rejected_at_the_verb_with_a_hint(tmp_pa
     b = Book(tmp_path, "\nverb twice x x {\n  tap x\n}\n")
     d = b.error_at("verb 'twice' names its parameter 'x' twice", "verb twice")
     assert d.hint and "verb twice x x2" in d.hint
+
+
+# ------------------------------------------------------------------ verbs that call themselves
+
+
+def test_a_verb_that_calls_itself_is_rejected_at_the_call(tmp_path):
+    b = Book(tmp_path, "\nverb spin x {\n  do spin x\n}\n")
+    d = b.error_at("verb 'spin' calls itself: spin -> spin", "do spin x")
+    assert d.hint and "each" in d.hint
+
+
+def test_verbs_that_call_each_other_in_a_cycle_are_rejected_at_the_call_that_closes_it(tmp_path):
+    b = Book(tmp_path, "\nverb ping x {\n  do pong x\n}\n\nverb pong x {\n  tap x\n  do ping x\n}\n")
+    d = b.error_at("verb 'ping' calls itself: ping -> pong -> ping", "do ping x")
+    assert len([p for p in b.problems() if "calls itself" in p.message]) == 1  # one cycle, one error
+
+
+def test_a_verb_calling_another_without_a_cycle_is_accepted(tmp_path):
+    book = Book(tmp_path, "\nverb outer x {\n  do phase_out x\n  do swap x, x\n}\n").assemble()
+    assert "outer" in book.verbs
+
+
+# ------------------------------------------------------------------ a variant's slugs
+
+
+VARIANT_TYPO = """\
+variant typo-slug {
+  extends 2026-09-25
+}
+
+rule 702.26g indirect-phasin "Attachments phase out with their host." {
+  as x.phase becomes out: each y where y.attached_to is x: {
+    set y.phase = out, y.phased_indirectly = true
+  }
+}
+"""
+
+
+def test_a_variant_block_whose_slug_matches_no_inherited_block_is_named_with_the_nearest_slug(tmp_path, capsys):
+    """Not "rule 702.26g appears twice" with a hint into the installed rules: the slug is what is wrong."""
+    from interpreter.cli import main
+
+    path = tmp_path / "typo.rules"
+    path.write_text(VARIANT_TYPO, encoding="utf-8")
+    assert main(["check", str(path)]) == 1
+    err = capsys.readouterr().err
+    line, column = where(VARIANT_TYPO, "rule 702.26g")
+    assert (f"{path}:{line}:{column}: error: no inherited block has slug 'indirect-phasin'; "
+            "did you mean 'indirect-phasing'?") in err
+    assert "appears twice" not in err and "first at" not in err
+
+
+def test_a_variant_block_with_an_inherited_slug_replaces_that_block(tmp_path, capsys):
+    from interpreter.cli import main
+
+    path = tmp_path / "fixed.rules"
+    path.write_text(VARIANT_TYPO.replace("indirect-phasin ", "indirect-phasing "), encoding="utf-8")
+    assert main(["check", str(path)]) == 0, capsys.readouterr().err
