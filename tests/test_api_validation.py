@@ -79,8 +79,9 @@ def test_run_file_rejects_a_path_that_is_not_a_path(value):
     rejects(lambda: api.run_file(value), "run_file", "path")
 
 
-@pytest.mark.parametrize("value", [5, ["2026-09-25"], ""])
+@pytest.mark.parametrize("value", [5, [5], ["2026-09-25", ""], [], ""])
 def test_run_file_rejects_rules_that_are_not_text(tmp_path, value):
+    """`rules` is a name or a list of names (a list runs under each): anything else is rejected."""
     rejects(lambda: api.run_file(good(tmp_path), rules=value), "run_file", "rules")
 
 

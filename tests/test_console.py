@@ -146,15 +146,17 @@ def test_check_of_a_variant_with_markup_in_its_text(tmp_path, capsys):
 
 
 def test_versions_table_prints_names_and_notes_literally(tmp_path, capsys, monkeypatch):
-    """`versions` lists the shipped versions and variants; here its list is one variant file of
-    our own, so the table's cells hold text with markup in it."""
-    path = variant_file(tmp_path)
-    monkeypatch.setattr(cli, "available_versions", lambda: [])
-    monkeypatch.setattr(cli, "available_variants", lambda: [str(path)])
+    """`versions` lists the shipped versions and variants and those of the rules path; here the
+    rules path is a folder of our own (with markup in its name) holding one variant, so the
+    table's cells hold text with markup in it."""
+    folder = tmp_path / "[b]mine"
+    folder.mkdir()
+    (folder / "odd-variant.rules").write_text(VARIANT, encoding="utf-8")
     monkeypatch.setattr(cli, "out", cli._console(width=400))  # wide enough that no cell wraps
-    status, out, err = run(capsys, "versions")
+    status, out, err = run(capsys, "versions", "--rules-path", folder)
     assert status == 0, err
-    assert f"{path} (variant)" in out
+    assert "odd-variant (variant)" in out
+    assert str(folder.resolve()) in out
     assert "[/note] a note :100: with markup" in out
     assert "Rule versions" in out
 
