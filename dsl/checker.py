@@ -18,6 +18,11 @@ from dsl.diagnostics import Diagnostic, DiagnosticError
 from dsl.types import Type
 
 
+# How many times verb bodies are read for what their parameters need (each round follows
+# parameters one call further; verbs seldom call more than two deep).
+NEEDS_ROUNDS = 4
+
+
 class _Checker:
     def __init__(self, statuses: dict, verbs: dict, rule_ids: set[str], allow_missing: frozenset[str] = frozenset(),
                  zones: Iterable[str] = (), card_types: Iterable[str] = ()):
@@ -274,7 +279,9 @@ class _Checker:
                     t = self.expr(a, env)
                     if param in needs:
                         wanted, used = needs[param]
-                        if not types.assignable(wanted, t, self.zones):
+                        if t.kind == "any":
+                            self.need(a, wanted.kind)
+                        elif not types.assignable(wanted, t, self.zones):
                             self.error(f"'{name}' needs {wanted.describe()} for its parameter '{param}', and "
                                        f"{ast_text(a)} is {t.describe()}", a,
                                        f"the body of verb {name} uses {param} as {wanted.describe()} at {used.span}")
@@ -327,15 +334,21 @@ class _Checker:
         """For each verb, what its body needs of its parameters (an object to set a status of,
         to tap or move; a player to draw): read once, from the statements that show it."""
         if self._needs is None:
-            self._needs = {}
-            for name, verb in self.verbs.items():
-                self._verb, self._needing = name, {}
-                try:
-                    for s in verb.body:
-                        self.stmt(s, {p: types.ANY for p in verb.params})
-                finally:
-                    self._verb = None
-                self._needs[name] = self._needing
+            needs: dict[str, dict[str, tuple[Type, ast.Node]]] = {}
+            self._needs = needs
+            for _ in range(NEEDS_ROUNDS):  # a parameter passed on to another verb needs what that one's does
+                changed = False
+                for name, verb in self.verbs.items():
+                    self._verb, self._needing = name, {}
+                    try:
+                        for s in verb.body:
+                            self.stmt(s, {p: types.ANY for p in verb.params})
+                    finally:
+                        self._verb = None
+                    changed |= self._needing.keys() != needs.get(name, {}).keys()
+                    needs[name] = self._needing
+                if not changed:
+                    break
         return self._needs
 
     # ---------------------------------------------------------------- declarations and blocks

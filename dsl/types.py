@@ -61,7 +61,7 @@ def status_type(decl) -> Type:
     """The type of a declared status (a `dsl.ast.StatusDecl`)."""
     if decl.type == "enum":
         return Type("enum", tuple(decl.values), decl.name)
-    return _BY_KIND.get(decl.type, ANY)
+    return _BY_KIND[decl.type] if decl.type in ("bool", "player", "object") else ANY
 
 
 def object_attr(name: str) -> Type | None:

@@ -275,3 +275,20 @@ def test_assignable_types():
     assert not types.assignable(types.BOOL, types.NONE, ZONES)
     assert types.assignable(types.OBJECT, types.REF, ZONES)
     assert not types.assignable(types.OBJECT, types.PLAYER, ZONES)
+
+
+def test_a_verb_passing_its_parameter_on_needs_what_the_verb_it_calls_needs(tmp_path, capsys):
+    """`relay` hands its x to phase_out, which sets a status of it: x must be an object."""
+    text = "verb relay x {\n  do phase_out x\n}\n\n" + block("during untap step of P: do relay P")
+    path, full = write(tmp_path, "rules", text)
+    assert main(["check", str(path)]) == 1
+    line, column = where(full, "relay |P")
+    assert f"{path}:{line}:{column}: error: 'relay' needs an object for its parameter 'x', and P is a player" in capsys.readouterr().err
+
+
+def test_a_status_of_an_unknown_type_reports_the_type_and_nothing_else(tmp_path, capsys):
+    """`status glow: symbol = none` is an unknown status type; writes to it are not guessed at."""
+    path, full = write(tmp_path, "rules", "status glow: symbol = none\n\n" + each("set x.glow = 3"))
+    assert main(["check", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert "unknown status type 'symbol'" in err and "error(s)" in err and "Traceback" not in err
