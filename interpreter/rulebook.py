@@ -558,10 +558,13 @@ def lineage(spec: str) -> tuple[str, ...]:
     alone, so that a rulebook that fails its checks still has one."""
     chain: list[str] = []
     while spec is not None and spec not in chain:
-        manifests = [i for m in _parse_all(_locate(spec, names_only=bool(chain))) for i in m.items
-                     if isinstance(i, ast.Version)]
-        if not manifests:
-            break
+        files = _locate(spec, names_only=bool(chain))
+        manifests = [i for m in _parse_all(files) for i in m.items if isinstance(i, ast.Version)]
+        if not manifests:  # a rulebook without a manifest: its error, before anything runs
+            where = str(files[0]) if len(files) == 1 else str(files[0].parent / "version.rules") if files else spec
+            raise DiagnosticError(Diagnostic("error", "a version needs exactly one manifest, found 0",
+                                             Span(where, 0, 0, 0, 0),
+                                             "write one 'version DATE { ... }' (or 'variant NAME { ... }') per version"))
         chain.append(spec if chain else manifests[0].id)  # a base by the name it is extended by
         spec = manifests[0].extends if manifests[0].kind == "variant" else None
     return tuple(chain)

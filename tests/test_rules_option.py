@@ -197,3 +197,15 @@ def test_ablate_with_no_scenario_to_run_is_an_error(capsys):
     assert status == 1
     assert "no scenario runs under end-step-phasing" in err
     assert "load-bearing" not in out
+
+
+@pytest.mark.parametrize("command", ["run", "test"])
+def test_a_rules_file_without_a_manifest_is_an_error_naming_it(command, tmp_path, capsys):
+    """An empty variant file has no manifest to say what it extends: an error naming the file,
+    before anything runs (found by `phasing fuzz`, an IndexError before)."""
+    empty = tmp_path / "empty.rules"
+    empty.write_text("", encoding="utf-8")
+    status, out, err = run(capsys, command, TOUR, "--rules", empty)
+    assert status == 1
+    assert f"{empty}: error: a version needs exactly one manifest, found 0" in err
+    assert "passed" not in out
