@@ -2,7 +2,11 @@
 
 Everything a rule file names must exist: statuses and their values, attributes, verbs,
 hooks, perceptions, the blocks an `order` or `exempt` refers to. A version's blocks must
-match its list of subrules exactly, with no id or slug used twice.
+match its list of subrules exactly, with no id or slug used twice; a variant's block that
+shares an inherited block's id must share its slug. Every expression has a type
+(`dsl.types`), and what it is written to, compared with, added to or given to must fit it;
+card types come from the game model's words and the cards' `types` lines. Verbs may not call
+themselves, directly or through other verbs.
 """
 
 from __future__ import annotations
@@ -36,8 +40,9 @@ class _Checker:
         for decl in statuses.values():
             self.symbols.update(decl.values)
         self.card_types = set(CARD_TYPES) | SUBTYPES | {t.lower() for t in card_types}
-        self._needs: dict[str, dict[str, tuple[Type, str]]] | None = None
+        self._needs: dict[str, dict[str, tuple[Type, ast.Node]]] | None = None
         self._verb: str | None = None  # the verb whose body is being read for what it needs
+        self._needing: dict[str, tuple[Type, ast.Node]] = {}
 
     def error(self, message: str, node: ast.Node, hint: str | None = None) -> None:
         if self._verb is None:  # (not while a verb body is read for what it needs)
