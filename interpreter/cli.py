@@ -225,14 +225,22 @@ def cmd_versions(args) -> int:
     table = _table("Rule versions", ("version", "rule", "extends", "blocks", "from", "what it is / what changed"))
     found = sources()
     order = [s for s in found if s.kind == "version"] + [s for s in found if s.kind == "variant"]
+    problems = []
     for source in sorted(order, key=lambda s: (s.kind == "variant", s.name)):
-        book = load_version(source.name)
-        sections = ", ".join(s.rule for s in book.version.sections)
-        name = source.name if book.version.kind == "version" else f"{source.name} (variant)"
         origin = str(source.origin) if source.origin else "shipped"
+        name = source.name if source.kind == "version" else f"{source.name} (variant)"
+        try:
+            book = load_version(source.name)
+        except DiagnosticError as exc:  # one of the user's files that does not load: listed, its errors shown
+            problems += exc.diagnostics
+            table.add_row(*(plain(cell) for cell in (name, "", "", "", origin, "does not load: see the errors below")))
+            continue
+        sections = ", ".join(s.rule for s in book.version.sections)
         cells = (name, sections, book.version.extends or "", str(len(book.rules)), origin, " ".join(book.version.notes))
         table.add_row(*(plain(cell) for cell in cells))
     out.print(table)
+    if problems:
+        raise DiagnosticError(problems)
     return 0
 
 

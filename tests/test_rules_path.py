@@ -173,3 +173,16 @@ def test_the_api_reports_a_missing_folder(tmp_path, monkeypatch):
     monkeypatch.setenv("PHASING_RULES_PATH", str(tmp_path / "gone"))
     with pytest.raises(DiagnosticError, match="no such rules folder"):
         api.load("2026-09-25")
+
+
+def test_versions_lists_a_variant_that_does_not_load_and_shows_its_error(mine, monkeypatch, capsys):
+    """A broken file on the rules path does not hide the others: it is listed, its error is
+    shown with its position, and the command exits 1."""
+    (mine / "broken.rules").write_text(BASE.replace("my-base", "broken").replace("drop indirect-wins", "drop no-such-block"),
+                                       encoding="utf-8")
+    monkeypatch.setattr(cli, "out", cli._console(width=400))
+    monkeypatch.setenv("PHASING_RULES_PATH", str(mine))
+    status, out, err = run(capsys, "versions")
+    assert status == 1
+    assert "broken (variant)" in out and "does not load" in out and "my-top (variant)" in out
+    assert "'no-such-block' is not a block, verb or status of 2026-09-25" in err
