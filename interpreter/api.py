@@ -37,7 +37,7 @@ from dsl.parser import parse_file
 from interpreter.budget import Budget
 from interpreter.engine import Engine  # noqa: F401  (re-exported)
 from interpreter.rulebook import (RULES_ROOT, VARIANTS_DIR, Rulebook, available_variants, available_versions,
-                                  lineage, load_cards, load_version, shipped_sources)
+                                  lineage, load_cards, load_version, rules_path, shipped_sources)
 from interpreter.scenario import Outcome, build_game, scenario_versions
 from interpreter.suite import SCENARIO_SUFFIX, Case, collect, current_version, run_all
 
@@ -159,7 +159,8 @@ def check_paths(paths: str | Path | list[str | Path] | tuple[str | Path, ...] | 
     """Every problem in the given rule files, version folders, card files and scenarios, as a
     list (empty: no problems). `paths` is one path (a str or Path) or a list or tuple of them;
     None or an empty list checks everything shipped (every version, variant and card, and the
-    conformance suite). Folders are searched below themselves only."""
+    conformance suite) and every folder of the rules path. Folders are searched below
+    themselves only."""
     if paths is None:
         paths = []
     elif isinstance(paths, PathLike):
@@ -172,6 +173,7 @@ def check_paths(paths: str | Path | list[str | Path] | tuple[str | Path, ...] | 
         shipped = shipped_sources()
         targets = [s.path for s in shipped if s.kind == "version"] + [RULES_ROOT / "cards" / "library.rules"]
         targets += [s.path for s in shipped if s.kind == "variant"] + [default_suite()]
+        targets += list(rules_path())  # and the user's own folders, variants and scenarios alike
     problems: list[Diagnostic] = []
     for target in targets:
         try:

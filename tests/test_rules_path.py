@@ -186,3 +186,17 @@ def test_versions_lists_a_variant_that_does_not_load_and_shows_its_error(mine, m
     assert status == 1
     assert "broken (variant)" in out and "does not load" in out and "my-top (variant)" in out
     assert "'no-such-block' is not a block, verb or status of 2026-09-25" in err
+
+
+def test_check_without_paths_checks_the_rules_path_too(mine, monkeypatch, capsys):
+    """`phasing check` with no path checks the shipped rules and the user's folders: a broken
+    variant there is reported with its position; the intact folder checks clean, its scenario
+    resolving `rules my-base, my-top` through the path."""
+    monkeypatch.setenv("PHASING_RULES_PATH", str(mine))
+    status, out, err = run(capsys, "check")
+    assert (status, out.strip()) == (0, "no problems found"), err
+    (mine / "broken.rules").write_text(BASE.replace("my-base", "broken").replace("extends 2026-09-25", "extends nowhere-1"),
+                                       encoding="utf-8")
+    status, out, err = run(capsys, "check")
+    assert status == 1
+    assert f"{mine.resolve() / 'broken.rules'}:1:1: error: 'nowhere-1' is not a version or variant" in err, err
