@@ -418,6 +418,13 @@ def rules_text(text: str) -> str:
     return text
 
 
+def block_text(text: str) -> str:
+    """A block's id or slug named on the command line: not empty, without NUL characters."""
+    if not text.strip() or "\0" in text:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a block id or slug")
+    return text
+
+
 def whole_number(text: str) -> int:
     """An option's value that must be a whole number, zero or more."""
     if not text.isascii() or not text.isdigit() or len(text) > 12:
@@ -456,13 +463,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_versions)
     p = sub.add_parser("show", help="print a version's complete rulebook in CR order, or some of its blocks")
     p.add_argument("version", nargs="?", default=None, type=rules_text, help="version or variant (default: the newest)")
-    p.add_argument("blocks", nargs="*", metavar="BLOCK", type=rules_text, help="a block's id (702.26g) or slug")
+    p.add_argument("blocks", nargs="*", metavar="BLOCK", type=block_text, help="a block's id (702.26g) or slug")
     p.add_argument("--cr", type=path_text, metavar="FILE",
                    help="your copy of the Comprehensive Rules text file: print each block's CR text under it")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_show)
     p = sub.add_parser("history", help="one block across every version: how it changed")
-    p.add_argument("slug", type=rules_text)
+    p.add_argument("slug", type=block_text)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_history)
     p = sub.add_parser("diff", help="compare two versions or variants: rule text, then behaviour")

@@ -162,6 +162,7 @@ MONTHS = ("january", "february", "march", "april", "may", "june", "july", "augus
           "november", "december")
 DATE_LINE = re.compile(r"effective\s+as\s+of\s+([A-Za-z]+)\s+(\d{1,2}),?\s+(\d{4})", re.IGNORECASE)
 DATE_LOOK = 60  # lines from the top where the date line is looked for
+CR_LIMIT = 32 * 2**20  # bytes read at most: the published text is about a thirtieth of that
 RULE_LINE = re.compile(r"^(\d{3}\.\d+[a-z]?)\.?\s+(\S.*)$")
 
 
@@ -185,7 +186,12 @@ def read_cr(path: str | Path) -> CrText:
     top. A rule is a line starting with its number (`702.1.` or `702.1a`); the lines right
     after it, and the paragraphs starting "Example:" that follow it, belong to it."""
     name = str(path)
-    data = Path(path).read_bytes()  # an OSError is reported by the caller as an unreadable file
+    with open(path, "rb") as handle:  # an OSError is reported by the caller as an unreadable file
+        data = handle.read(CR_LIMIT + 1)
+    if len(data) > CR_LIMIT:
+        raise DiagnosticError(Diagnostic("error", f"the Comprehensive Rules file is larger than {CR_LIMIT // 2**20} MB",
+                                         Span(name, 0, 0, 0, 0),
+                                         "the plain-text Comprehensive Rules are about 1 MB: is this the right file?"))
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

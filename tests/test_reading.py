@@ -298,3 +298,19 @@ def test_the_first_text_of_a_rule_number_is_its_text(tmp_path):
     path.write_text("These rules are effective as of September 25, 2026.\n\n702.26g Made up, in the rules.\n\n"
                     "Index\n\n702.26g a later line that only names the number\n", encoding="utf-8")
     assert reading.read_cr(path).text("702.26g") == "Made up, in the rules."
+
+
+def test_cr_larger_than_the_limit_is_an_error_before_it_is_read_whole(capsys, tmp_path, monkeypatch):
+    path = tmp_path / "big.txt"
+    path.write_text("These rules are effective as of September 25, 2026.\n\n702.26g Made up.\n", encoding="utf-8")
+    monkeypatch.setattr(reading, "CR_LIMIT", 40)  # the file is longer than 40 bytes
+    status, _, err = run(capsys, "show", "2026-09-25", "--cr", str(path))
+    assert status == 1
+    assert "the Comprehensive Rules file is larger than" in err
+
+
+def test_an_empty_block_or_slug_is_a_usage_error(capsys):
+    status, _, err = run(capsys, "show", "2026-09-25", "")
+    assert status == 1 and "'' is not a block id or slug" in err
+    status, _, err = run(capsys, "history", " ")
+    assert status == 1 and "' ' is not a block id or slug" in err
