@@ -547,7 +547,8 @@ def check_rulebook(book, modules: list[ast.Module], allow_missing: frozenset[str
             suggestion = f"; did you mean '{close[0]}'?" if close else ""
             checker.error(f"no inherited block has slug '{rule.slug}'{suggestion}", rule,
                           f"a block replaces the inherited block with the same slug ({twin.id} is '{twin.slug}' in "
-                          f"{book.version.extends or 'the version extended'}); to add a block, give it a rule id of its own")
+                          f"{book.version.extends or 'the version extended'}); to put a block of another slug in its place, "
+                          f"'drop {twin.slug}' in the manifest; to add a block, give it a rule id of its own")
             misnamed.add(id(rule))
     ids: dict[str, ast.Rule] = {}
     slugs: dict[str, ast.Rule] = {}

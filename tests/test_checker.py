@@ -499,3 +499,12 @@ def test_a_variant_block_with_an_inherited_slug_replaces_that_block(tmp_path, ca
     path = tmp_path / "fixed.rules"
     path.write_text(VARIANT_TYPO.replace("indirect-phasin ", "indirect-phasing "), encoding="utf-8")
     assert main(["check", str(path)]) == 0, capsys.readouterr().err
+
+
+def test_a_variant_that_drops_the_inherited_block_may_put_a_block_of_another_slug_in_its_place(tmp_path, capsys):
+    from interpreter.cli import main
+
+    path = tmp_path / "dropped.rules"
+    path.write_text(VARIANT_TYPO.replace("extends 2026-09-25\n", "extends 2026-09-25\n  drop indirect-phasing\n"),
+                    encoding="utf-8")
+    assert main(["check", str(path)]) == 0, capsys.readouterr().err
