@@ -389,9 +389,12 @@ CLIMB = "verb climb x cites 100.1 {\n  set x.mark = true\n  if x.attached_to is 
 
 
 @MODES
-def test_a_verb_that_calls_itself_and_ends_runs(generated):
+def test_a_verb_that_calls_itself_and_ends_runs(generated, monkeypatch):
     """A verb that marks a permanent and calls itself on what it is attached to walks a chain
-    of 20 attachments from its end (deeper than generated code inlines verbs) and marks all of it."""
+    of 20 attachments from its end (deeper than generated code inlines verbs) and marks all of it.
+    The checker rejects recursive verbs (issue 15); the engine must still run one it is handed
+    (a rulebook built without the checker, as the API allows), so the check is left out here."""
+    monkeypatch.setattr("interpreter.rulebook.check_rulebook", lambda *args, **kwargs: [])
     n = 20
     game = board(n)
     for i in range(1, n):
@@ -403,9 +406,11 @@ def test_a_verb_that_calls_itself_and_ends_runs(generated):
 
 
 @MODES
-def test_a_verb_that_calls_itself_without_end_stops_at_the_call(generated):
+def test_a_verb_that_calls_itself_without_end_stops_at_the_call(generated, monkeypatch):
     """`verb spin x { do spin x }` would recurse forever: a RulesError at the call, not a
-    RecursionError."""
+    RecursionError. (The checker rejects it first; the engine's own guard is what is tested,
+    so the check is left out here.)"""
+    monkeypatch.setattr("interpreter.rulebook.check_rulebook", lambda *args, **kwargs: [])
     text = "verb spin x cites 100.1 {\n  do spin x\n}\n" + rule("100.1", "spins", "during untap step of P: each x where x.controller is P: do spin x")
     e = engine(book(text), board(2), generated)
     with pytest.raises(RulesError) as info:
