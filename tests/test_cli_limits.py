@@ -65,7 +65,7 @@ USAGE_ERRORS = [
     ["run", "x.scenario", "--budget"],
     ["test", "--rules"],
     ["versions", "extra"],
-    ["show", "a", "b"],
+    ["show", "2026-09-25", "--cr"],
     ["diff"],
     ["diff", "2026-09-25"],
     ["diff", "2026-09-25", "2017-08-25", "--search", "-5"],
