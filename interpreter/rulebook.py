@@ -301,7 +301,8 @@ def rules_path() -> tuple[Path, ...]:
     for text, where in sources:
         folder = Path(text)
         if not _probe(folder.is_dir):
-            raise DiagnosticError(Diagnostic("error", f"no such rules folder: {text} (from {where})",
+            what = "not a folder" if _probe(folder.exists) else "no such rules folder"
+            raise DiagnosticError(Diagnostic("error", f"{what}: {text} (from {where})",
                                              Span(text, 0, 0, 0, 0),
                                              "give a folder holding variants (NAME.rules) or version folders (DATE/)"))
         folder = folder.resolve()

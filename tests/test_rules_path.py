@@ -200,3 +200,12 @@ def test_check_without_paths_checks_the_rules_path_too(mine, monkeypatch, capsys
     status, out, err = run(capsys, "check")
     assert status == 1
     assert f"{mine.resolve() / 'broken.rules'}:1:1: error: 'nowhere-1' is not a version or variant" in err, err
+
+
+def test_a_file_given_as_a_rules_folder_is_an_error_naming_it(tmp_path, capsys):
+    afile = tmp_path / "my-base.rules"
+    afile.write_text(BASE, encoding="utf-8")
+    status, out, err = run(capsys, "test", "--rules-path", afile)
+    assert status == 1
+    assert f"not a folder: {afile} (from --rules-path)" in err
+    assert out == ""
