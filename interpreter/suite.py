@@ -117,6 +117,9 @@ def plan(cases: list[Case], specs: list[str]) -> list[Run]:
         kind = "version" if len(chain) == 1 else "variant"
         chosen = [Run(case, spec, judge) for case in cases
                   if (judge := judge_under(case, chain, kind)) is not None]
+        if not cases:
+            raise DiagnosticError(Diagnostic("error", f"no scenario to run under {spec}: none was given",
+                                             Span(spec, 0, 0, 0, 0), "give scenario files or folders of them"))
         if not chosen:
             base = f" or {chain[-1]} (the version it is built on)" if len(chain) > 1 else ""
             between = f", or a variant between them ({', '.join(chain[1:-1])})" if len(chain) > 2 else ""

@@ -209,3 +209,15 @@ def test_a_rules_file_without_a_manifest_is_an_error_naming_it(command, tmp_path
     assert status == 1
     assert f"{empty}: error: a version needs exactly one manifest, found 0" in err
     assert "passed" not in out
+
+
+def test_a_scenario_file_that_does_not_parse_is_reported_not_hidden_by_the_run_of_nothing(tmp_path, capsys):
+    """Under --rules, a file whose only scenario does not parse is its own positioned error;
+    'no scenario runs' is not said about it."""
+    bad = tmp_path / "bad.scenario"
+    bad.write_text('scenario "x" {\n  players Alice Bob\n  script { next turnn }\n}\n', encoding="utf-8")
+    status, out, err = run(capsys, "test", bad, "--rules", "2026-09-25")
+    assert status == 1
+    assert f"{bad}:3:23: error: unexpected '}}'" in err
+    assert "no scenario runs" not in err
+    assert out.strip() == "0 passed, 1 failed"
