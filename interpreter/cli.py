@@ -351,11 +351,18 @@ def cmd_diff(args) -> int:
     blocks = compare.rulebook_diff(a, b)
     scenarios = compare.behaviour_diff(a, b, cases, budget=args.budget)
     witness = compare.search_witness(a, b, args.search, budget=args.budget) if args.search else None
+    differs = bool(blocks or scenarios or witness)
+    status = 1 if args.exit_code and differs else 0
     if args.json:
         emit_json({"rules": [c.to_json() for c in blocks], "scenarios": [s.to_json() for s in scenarios],
-                   "witness": witness})
-        return 0
+                   "witness": witness, "differs": differs})
+        return status
     A, B = a.version.id, b.version.id
+    kinds = {c.slug: [k for k in c.kinds if k in ("added", "removed", "changed")] for c in blocks}
+
+    def change_of(slug: str) -> str:
+        return f"{slug} ({', '.join(kinds.get(slug, ()))})"
+
     say(f"Rulebooks {A} -> {B}, aligned by slug:")
     if not blocks:
         say("  no block differs")
@@ -367,12 +374,27 @@ def cmd_diff(args) -> int:
                 say(f"      {A}: {c.a_summary}")
             if c.b_summary:
                 say(f"      {B}: {c.b_summary}")
+        for clause in c.clauses:
+            say(f"      clause {clause.kind}: {clause.key}")
+            for mark, text in (("-", clause.a_text), ("+", clause.b_text)):
+                for line in (text or "").splitlines():
+                    say(f"        {mark} {line}")
+    if any(c.clauses for c in blocks):
+        say(f"  (clause lines: - as in {A}, + as in {B})")
     say()
     say(f"Behaviour: {len(scenarios)} of {len(cases)} scenarios end differently")
     for s in scenarios:
         say(f"  {s.scenario} ({Path(s.path).name})")
         for key, va, vb in s.fields:
             say(f"      {key:<32} {A}: {show_value(va):<14} {B}: {show_value(vb)}")
+        if s.accounted_by:
+            say(f"      accounted for by: {', '.join(map(change_of, s.accounted_by))}: made alone in {A}, "
+                f"gives {B}'s outcome")
+        else:
+            say("      no single block accounts for it")
+        if s.changed_by:
+            say(f"      also changed by: {', '.join(map(change_of, s.changed_by))}: made alone in {A}, "
+                "changes its outcome, but not to " + B + "'s")
     if args.search:
         say()
         if witness is None:
@@ -380,7 +402,7 @@ def cmd_diff(args) -> int:
         else:
             say(f"A generated game that tells them apart (passes under {A}, fails under {B}):")
             say(witness)
-    return 0
+    return status
 
 
 # ---------------------------------------------------------------------------- the parser
@@ -479,6 +501,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--search", type=whole_number, default=0, metavar="N",
                    help="generate up to N games to find a difference")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--exit-code", action="store_true",
+                   help="exit 1 when the two differ (in rule text or behaviour), 0 when they do not")
     _budget_option(p)
     p.set_defaults(func=cmd_diff)
     p = sub.add_parser("ablate", help="delete each block in turn and list the scenarios that change")

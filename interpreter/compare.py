@@ -1,9 +1,12 @@
 """Comparing two rulebooks: first as texts aligned by slug, then by what they make happen.
 
 `rulebook_diff` says, block by block, what was added, removed, renumbered, reworded or
-changed in meaning. `behaviour_diff` plays the conformance scenarios under both and lists
-the ones that end differently. `search_witness` generates games until one ends differently,
-shrinks it, and returns it as a scenario file.
+changed in meaning, and for a block changed in meaning which of its clauses were added,
+removed or changed (`clause_diff`). `behaviour_diff` plays the conformance scenarios under
+both, lists the ones that end differently, and names the block changes that account for each:
+the scenario is played again under A with one change of B made at a time (`swapped`).
+`search_witness` generates games until one ends differently, shrinks it, and returns it as a
+scenario file.
 """
 
 from __future__ import annotations
@@ -19,12 +22,26 @@ import attrs
 from dsl import ast
 from dsl.checker import check_scenario
 from dsl.parser import parse
-from dsl.printer import clause_lines, item_lines
+from dsl.checker import check_rulebook
+from dsl.diagnostics import DiagnosticError
+from dsl.printer import clause_lines, expr_text, item_lines
 from interpreter.budget import Budget
-from interpreter.rulebook import Rulebook, with_rule_refs
+from interpreter.rulebook import Rulebook, rule_key, with_rule_refs
 from interpreter.scenario import Outcome, run_scenario
 from interpreter.suite import Case, collect, run_case
 from interpreter.trace import show_value
+
+
+@attrs.frozen
+class ClauseChange:
+    """One clause of a block changed in meaning: added, removed or changed, with its text
+    under each rulebook (None where it has none). `key` says what the clause is about (its
+    kind and hook or pattern), which is how the clauses of the two blocks are aligned."""
+
+    kind: str  # added, removed, changed (or reordered: the same clauses in another order)
+    key: str
+    a_text: str | None
+    b_text: str | None
 
 
 @attrs.frozen
@@ -35,15 +52,111 @@ class BlockChange:
     b_id: str | None
     a_summary: str | None = None
     b_summary: str | None = None
+    clauses: tuple[ClauseChange, ...] = ()  # for a block changed in meaning
+
+    @property
+    def of_meaning(self) -> bool:
+        """Does this change alter what the rules do (not only a block's number or summary)?"""
+        return bool({"added", "removed", "changed"} & set(self.kinds))
 
     def to_json(self) -> dict:
         return attrs.asdict(self)
 
 
+def _by_slug(book: Rulebook):
+    """References to other blocks (in `order` and `exempt`) written as their slugs."""
+    slugs = {r.id: r.slug for r in book.rules}
+    return lambda clause: with_rule_refs(clause, lambda r: slugs.get(r, r))
+
+
 def _meaning(rule: ast.Rule, book: Rulebook) -> list[str]:
     """A block's clauses as text, with references to other blocks written as their slugs."""
-    slugs = {r.id: r.slug for r in book.rules}
-    return [line for c in rule.clauses for line in clause_lines(with_rule_refs(c, lambda r: slugs.get(r, r)))]
+    plain = _by_slug(book)
+    return [line for c in rule.clauses for line in clause_lines(plain(c))]
+
+
+def _pattern(change: ast.Change) -> str:
+    text = f"{change.attr} becomes {expr_text(change.value)}"
+    return text + (f" from {expr_text(change.old)}" if change.old is not None else "")
+
+
+def clause_key(clause: ast.Node) -> str:
+    """What a clause is about, by its kind and its hook or pattern: two versions of a block
+    are compared clause by clause between clauses with the same key."""
+    match clause:
+        case ast.Hide():
+            return "hide"
+        case ast.During(hook=h):
+            return f"during {h.kind}"
+        case ast.Along(change=ch):
+            return f"as {_pattern(ch)}"
+        case ast.After(event=ev):
+            return "after leaves the battlefield" if isinstance(ev, ast.LeavesEvent) else f"after {_pattern(ev)}"
+        case ast.Prefer(attr=a):
+            return f"prefer {a}"
+        case ast.Quiet(attr=a, old=old):
+            return f"changes of {a}" + (f" from {expr_text(old)}" if old is not None else "")
+        case ast.Exempt(rule=r):
+            return f"exempt from {r}"
+        case ast.Exclude():
+            return "exclude from resolved effects"
+        case ast.Lookback(change=ch):
+            return f"look back on {_pattern(ch)}"
+        case ast.Order(hook=h):
+            return f"order {h}"
+        case ast.AssertAfter(event=ev):
+            return "assert after " + ("leaves the battlefield" if isinstance(ev, ast.LeavesEvent) else _pattern(ev))
+        case ast.AssertOnce(hook=h, attr=a):
+            return f"assert during {h.kind}: {a}"
+        case ast.AssertSkipped(hook=h, attr=a):
+            return f"assert during skipped {h.kind}: {a}"
+    return type(clause).__name__
+
+
+def clause_diff(ra: ast.Rule, a: Rulebook, rb: ast.Rule, b: Rulebook) -> tuple[ClauseChange, ...]:
+    """The clauses of two versions of a block that differ. Clauses are aligned by `clause_key`
+    (references to other blocks compared by slug, so renumbering alone is no change); among
+    clauses with the same key, identical ones pair first, then the rest in order."""
+    plain_a, plain_b = _by_slug(a), _by_slug(b)
+
+    def keyed(rule, plain):
+        groups: dict[str, list] = {}
+        for c in rule.clauses:
+            p = plain(c)
+            groups.setdefault(clause_key(p), []).append((clause_lines(p), "\n".join(clause_lines(c))))
+        return groups
+
+    ga, gb = keyed(ra, plain_a), keyed(rb, plain_b)
+    found, removed, added = [], [], []
+    for key in list(ga) + [k for k in gb if k not in ga]:
+        left, right = list(ga.get(key, [])), list(gb.get(key, []))
+        for entry in list(left):
+            match = next((e for e in right if e[0] == entry[0]), None)
+            if match is not None:
+                left.remove(entry)
+                right.remove(match)
+        for (_la, ta), (_lb, tb) in zip(left, right):
+            found.append(ClauseChange("changed", key, ta, tb))
+        removed += [(key, c, ta) for c, ta in _kinds(left[len(right):], ra.clauses, plain_a)]
+        added += [(key, c, tb) for c, tb in _kinds(right[len(left):], rb.clauses, plain_b)]
+    # A clause whose hook or pattern changed: the one clause of its kind left on each side.
+    for key_a, kind, ta in list(removed):
+        same_a = [r for r in removed if r[1] is kind]
+        same_b = [r for r in added if r[1] is kind]
+        if len(same_a) == 1 and len(same_b) == 1:
+            key_b, _kind, tb = same_b[0]
+            removed.remove(same_a[0])
+            added.remove(same_b[0])
+            found.append(ClauseChange("changed", f"{key_a} -> {key_b}", ta, tb))
+    found += [ClauseChange("removed", key, ta, None) for key, _kind, ta in removed]
+    found += [ClauseChange("added", key, None, tb) for key, _kind, tb in added]
+    return tuple(found)
+
+
+def _kinds(entries, clauses, plain):
+    """The clause type of each (lines, text) entry left unpaired, found back by its text."""
+    by_text = {"\n".join(clause_lines(c)): type(c) for c in clauses}
+    return [(by_text[text], text) for _lines, text in entries]
 
 
 def rulebook_diff(a: Rulebook, b: Rulebook) -> list[BlockChange]:
@@ -63,10 +176,14 @@ def rulebook_diff(a: Rulebook, b: Rulebook) -> list[BlockChange]:
             kinds.append("renumbered")
         if ra.summary != rb.summary:
             kinds.append("reworded")
+        clauses = ()
         if _meaning(ra, a) != _meaning(rb, b):
             kinds.append("changed")
+            clauses = clause_diff(ra, a, rb, b) or (  # the same clauses, in another order
+                ClauseChange("reordered", "the order of its clauses", "\n".join(clause_lines(c)[0] for c in ra.clauses),
+                             "\n".join(clause_lines(c)[0] for c in rb.clauses)),)
         if kinds:
-            changes.append(BlockChange(slug, tuple(kinds), ra.id, rb.id, ra.summary, rb.summary))
+            changes.append(BlockChange(slug, tuple(kinds), ra.id, rb.id, ra.summary, rb.summary, clauses))
     for kind, table_a, table_b in (("status", a.statuses, b.statuses), ("verb", a.verbs, b.verbs)):
         for name in sorted(table_a.keys() | table_b.keys()):
             da, db = table_a.get(name), table_b.get(name)
@@ -112,10 +229,13 @@ class ScenarioDiff:
     scenario: str
     path: str
     fields: tuple[tuple[str, object, object], ...]
+    accounted_by: tuple[str, ...] = ()  # changes of B that alone, made in A, give B's outcome
+    changed_by: tuple[str, ...] = ()  # changes of B that alone change A's outcome, but not to B's
 
     def to_json(self) -> dict:
         return {"scenario": self.scenario, "file": self.path,
-                "differences": [{"what": k, "a": va, "b": vb} for k, va, vb in self.fields]}
+                "differences": [{"what": k, "a": va, "b": vb} for k, va, vb in self.fields],
+                "accounted_by": list(self.accounted_by), "changed_by": list(self.changed_by)}
 
 
 def playable(o: Outcome) -> bool:
@@ -124,17 +244,105 @@ def playable(o: Outcome) -> bool:
     return not any(" (at step " not in f.message and not f.message.startswith("expected") for f in o.failures)
 
 
-def behaviour_diff(a: Rulebook, b: Rulebook, cases: list[Case], budget: Budget | None = None) -> list[ScenarioDiff]:
-    """The scenarios that end differently under `a` and `b`, each step within `budget`."""
+def _check(book: Rulebook) -> bool:
+    """Does a rulebook put together here hold together (every status, verb and block it
+    refers to is there, and the checker accepts it)? Which subrules the manifest lists is
+    left out: a block added or deleted here is not a text to be complete."""
+    items = tuple(book.statuses.values()) + tuple(book.verbs.values()) + tuple(book.zones.values()) + book.rules
+    unlisted = attrs.evolve(book, version=attrs.evolve(book.version, sections=()))
+    try:
+        check_rulebook(unlisted, [ast.Module(items=items)], declared=list(book.rules))
+    except DiagnosticError:
+        return False
+    return True
+
+
+def swapped(a: Rulebook, b: Rulebook, change: BlockChange) -> Rulebook | None:
+    """`a` with one change of `b` made: a block as `b` has it (replacing `a`'s block with its
+    slug), added, or deleted (as ablation deletes one); or a status or verb declared as `b`
+    declares it. A block taken from `b` keeps `a`'s number when `a` has the block, and refers
+    to other blocks by `a`'s numbers; an added block keeps `b`'s number unless `a` gives that
+    number to another block, when it is marked `NUMBER'` (and runs after `a`'s numbered blocks
+    in a hook with no `order`). None when the change cannot be made on its own: `a` with it
+    does not pass the checker (the block uses a status or verb only `b` has, say)."""
+    if " " in change.slug:  # "status NAME" or "verb NAME": slugs have no spaces
+        kind, name = change.slug.split(" ", 1)
+        field = {"status": "statuses", "verb": "verbs"}[kind]
+        table = dict(getattr(a, field))
+        new = getattr(b, field).get(name)
+        if new is None:
+            table.pop(name, None)
+        else:
+            table[name] = new
+        mixed = attrs.evolve(a, **{field: table})
+    elif b.rule(change.slug) is None:
+        mixed = a.without(change.slug)
+    else:
+        to_a = {r.id: a.rule(r.slug).id for r in b.rules if a.rule(r.slug) is not None}
+        rb = b.rule(change.slug)
+        ra = a.rule(change.slug)
+        number = ra.id if ra is not None else rb.id
+        if ra is None and any(r.id == number for r in a.rules):
+            number += "'"
+        block = attrs.evolve(rb, id=number, clauses=tuple(with_rule_refs(c, lambda r: to_a.get(r, r)) for c in rb.clauses))
+        rules = [r for r in a.rules if r.slug != change.slug] + [block]
+        mixed = attrs.evolve(a, rules=tuple(sorted(rules, key=lambda r: rule_key(r.id))))
+    return mixed if _check(mixed) else None
+
+
+def account(a_final: dict, b_final: dict, candidates: list[tuple[BlockChange, Rulebook]],
+            play) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Which of B's changes account for a game ending differently. `play(book)` gives the
+    game's comparable outcome under a rulebook (None when it cannot be played there);
+    `candidates` are the changes with `a` each made in. Returns the changes that alone move
+    the outcome to B's, and those that alone change it, but not to B's."""
+    accounted, changed = [], []
+    for change, book in candidates:
+        final = play(book)
+        if final is None:
+            continue
+        if not differences(final, b_final):
+            accounted.append(change.slug)
+        elif differences(final, a_final):
+            changed.append(change.slug)
+    return tuple(accounted), tuple(changed)
+
+
+def candidates_of(a: Rulebook, b: Rulebook, blocks: list[BlockChange] | None = None) -> list[tuple[BlockChange, Rulebook]]:
+    """Every change of meaning from `a` to `b` that can be made on its own, with `a` so changed."""
+    found = []
+    for change in rulebook_diff(a, b) if blocks is None else blocks:
+        if change.of_meaning and (book := swapped(a, b, change)) is not None:
+            found.append((change, book))
+    return found
+
+
+def behaviour_diff(a: Rulebook, b: Rulebook, cases: list[Case], budget: Budget | None = None,
+                   explain: bool = True) -> list[ScenarioDiff]:
+    """The scenarios that end differently under `a` and `b`, each step within `budget`; with
+    `explain`, each names the changes of `b` that account for it (see `account`)."""
     common = set(a.statuses) & set(b.statuses)
+    candidates = None
     found = []
     for case in cases:
         oa, ob = run_case(case, a, budget), run_case(case, b, budget)
         if not (playable(oa) and playable(ob)):
             continue
-        fields = differences(comparable(oa, common), comparable(ob, common))
-        if fields:
-            found.append(ScenarioDiff(case.scenario.name, case.path, tuple(fields)))
+        fa, fb = comparable(oa, common), comparable(ob, common)
+        fields = differences(fa, fb)
+        if not fields:
+            continue
+        found.append(ScenarioDiff(case.scenario.name, case.path, tuple(fields)))
+        if explain:
+            if candidates is None:
+                candidates = candidates_of(a, b)
+
+            def play(book, case=case):
+                outcome = run_case(case, book, budget)
+                return comparable(outcome, common) if playable(outcome) else None
+
+            accounted, changed = account(fa, fb, candidates, play)
+            found[-1] = attrs.evolve(found[-1], accounted_by=accounted, changed_by=changed)
     return found
 
 
@@ -206,7 +414,9 @@ def _search(a: Rulebook, b: Rulebook, examples: int, budget: Budget | None) -> s
     except NoSuchExample:
         return None
     oa, ob = _outcome_of(game, a, budget), _outcome_of(game, b, budget)
-    fields = differences(comparable(oa, common), comparable(ob, common))
+    fa, fb = comparable(oa, common), comparable(ob, common)
+    whole = game  # the game that parts them, before a witness that stops with an error is cut short
+    fields = sorted(differences(fa, fb), key=lambda f: (_rank(f[0]), f[0]))
     expectations, comments = [], []
     for key, va, vb in fields:
         if key == "error":
@@ -224,9 +434,51 @@ def _search(a: Rulebook, b: Rulebook, examples: int, budget: Budget | None) -> s
         message = stopped.split(" (at step")[0]
         quoted = max(message.split('"'), key=len).strip()  # scenario strings cannot hold a double quote
         expectations.insert(0, f'expect error "{quoted}"')
-    cites = sorted({c.a_id for c in rulebook_diff(a, b) if c.a_id and {"removed", "changed"} & set(c.kinds)})
+
+    def play(book):
+        outcome = _outcome_of(whole, book, budget)
+        return None if outcome is None else comparable(outcome, common)
+
+    blocks = rulebook_diff(a, b)
+    accounted, _changed = account(fa, fb, candidates_of(a, b, blocks), play)
+    cites = witness_cites(a, b, accounted, oa, ob, fields)
+    if accounted:
+        done = {c.slug: next(k for k in c.kinds if k in ("added", "removed", "changed")) for c in blocks if c.of_meaning}
+        made = ", ".join(f"{slug} ({done[slug]})" for slug in accounted)
+        comments.insert(0, f"accounted for by {made}: made alone in {a.version.id}, gives {b.version.id}'s outcome")
     title = f"witness: {a.version.id} and {b.version.id} part here"
     return scenario_text(game, title, [a.version.id], cites or None, expectations, comments)
+
+
+# What a player sees of a permanent first, then the rest of what a witness can expect, then statuses.
+SEEN_FIRST = ("zone", "power", "toughness", "controller", "attached_to", "tapped", "damage", "attacking",
+              "life", "hand", "in_game")
+
+
+def _rank(key: str) -> int:
+    attr = key.rsplit(".", 1)[-1]
+    return SEEN_FIRST.index(attr) if attr in SEEN_FIRST else len(SEEN_FIRST)
+
+
+def witness_cites(a: Rulebook, b: Rulebook, accounted: tuple[str, ...], oa: Outcome, ob: Outcome,
+                  fields) -> list[str]:
+    """The subrules a witness cites: the blocks whose change alone accounts for it (by `a`'s
+    number, or `b`'s for a block only `b` has); when none does alone, the blocks that, after
+    the two traces part, changed an object whose outcome differs."""
+    def number(slug: str) -> str | None:
+        rule = a.rule(slug) or b.rule(slug)
+        return rule.id if rule is not None else None
+
+    cited = {n for slug in accounted if (n := number(slug))}
+    if not cited:
+        objects = {k.rsplit(".", 1)[0] for k, _va, _vb in fields if "." in k}
+        ta, tb = [e.render() for e in oa.trace], [e.render() for e in ob.trace]
+        start = next((i for i, (x, y) in enumerate(zip(ta, tb)) if x != y), min(len(ta), len(tb)))
+        for trace in (oa.trace, ob.trace):
+            for event in trace[start:]:
+                if event.cause.kind == "rule" and event.subject in objects and (n := number(event.cause.label)):
+                    cited.add(n)
+    return sorted(cited, key=rule_key)
 
 
 def load_cases(paths) -> list[Case]:
