@@ -416,7 +416,7 @@ def _search(a: Rulebook, b: Rulebook, examples: int, budget: Budget | None) -> s
     oa, ob = _outcome_of(game, a, budget), _outcome_of(game, b, budget)
     fa, fb = comparable(oa, common), comparable(ob, common)
     whole = game  # the game that parts them, before a witness that stops with an error is cut short
-    fields = sorted(differences(fa, fb), key=lambda f: (_rank(f[0]), f[0]))
+    fields = seen_first(differences(fa, fb))
     expectations, comments = [], []
     for key, va, vb in fields:
         if key == "error":
@@ -455,9 +455,14 @@ SEEN_FIRST = ("zone", "power", "toughness", "controller", "attached_to", "tapped
               "life", "hand", "in_game")
 
 
-def _rank(key: str) -> int:
-    attr = key.rsplit(".", 1)[-1]
-    return SEEN_FIRST.index(attr) if attr in SEEN_FIRST else len(SEEN_FIRST)
+def seen_first(fields: list[tuple[str, object, object]]) -> list[tuple[str, object, object]]:
+    """Differing fields (`object.attribute`, a, b) in the order a witness expects them: what a
+    player sees first (`SEEN_FIRST`: zone, power and toughness, controller, attachment, tapped,
+    ...), then the statuses the rules keep; by object name within each."""
+    def rank(field) -> tuple:
+        attr = field[0].rsplit(".", 1)[-1]
+        return (SEEN_FIRST.index(attr) if attr in SEEN_FIRST else len(SEEN_FIRST), field[0])
+    return sorted(fields, key=rank)
 
 
 def witness_cites(a: Rulebook, b: Rulebook, accounted: tuple[str, ...], oa: Outcome, ob: Outcome,

@@ -1,0 +1,235 @@
+"""`phasing diff` that explains (issue 15, item 6): what changed inside a changed block, clause
+by clause; which block changes account for each scenario that ends differently; witnesses
+that expect what a player sees first and cite the blocks involved; `--exit-code`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from dsl.parser import parse
+from interpreter import cli
+from interpreter.compare import behaviour_diff, load_cases, rulebook_diff, search_witness, seen_first
+from interpreter.rulebook import load_version
+from interpreter.scenario import run_scenario
+
+ROOT = Path(__file__).resolve().parent.parent
+SUITE = ROOT / "tests" / "scenarios"
+TOKENS = [SUITE / "no_zone_change.scenario", SUITE / "history.scenario"]
+
+# 702.26g changed in two ways: its first clause takes only Auras (the guide's house rule), and
+# a second `as x.phase becomes out` clause is added (a harmless restatement of 702.26a's).
+AURAS_ONLY = """\
+variant auras-plus {
+  title "Only Auras phase out indirectly"
+  extends 2026-09-25
+}
+
+rule 702.26g indirect-phasing "Only Auras phase out with their permanent." {
+  as x.phase becomes out: each y where y.attached_to is x and y is an aura: {
+    set y.phase = out, y.phased_indirectly = true
+  }
+  as x.phase becomes in: each y where y.phase is out and y.phased_indirectly and y.attached_to is x: {
+    do phase_in y
+  }
+  as x.phase becomes in: set x.phased_indirectly = false
+  as x.phase becomes out: set x.phased_out_under = x.controller
+}
+"""
+
+SPLITTER = """\
+scenario "Equipment stays behind under the house rule" {
+  cites 702.26g, 704.5n
+  rules 2026-09-25
+  players Alice Bob
+  turn 1 of Alice
+  permanent bear = "Grizzly Bears", controller Alice
+  permanent splitter = "Bonesplitter", controller Alice, attached to bear
+  script {
+    cast "Slip Away" by Alice targeting bear
+  }
+}
+"""
+
+# Two changes that only work together: a new verb, and 702.26a using it. 702.26a alone names
+# a verb the version lacks (it cannot be made on its own); the verb alone is never used.
+TOGETHER = """\
+variant together {
+  title "Phasing out by a verb of its own"
+  extends 2026-09-25
+}
+
+verb vanish x {
+  set x.phase = out, x.phased_indirectly = true
+}
+
+rule 702.26a untap-step-phasing "Phasing permanents vanish for good." {
+  during untap step of P: simultaneously {
+    each x where x.phase is in and x has phasing and x.controller is P: do vanish x
+    each x where x.phase is out and x.phased_out_under is P and not x.phased_indirectly: do phase_in x
+  }
+  as x.phase becomes out: set x.phased_out_under = x.controller
+  as x.phase becomes in: set x.phased_out_under = none
+}
+"""
+
+DJINN = """\
+scenario "a phasing creature in its controller's untap step" {
+  cites 702.26a
+  rules 2026-09-25
+  players Alice Bob
+  turn 1 of Alice
+  permanent djinn = "Breezekeeper", controller Alice
+  script {
+    next turn
+    next turn
+  }
+}
+"""
+
+
+def run(capsys, *argv) -> tuple[int, str]:
+    status = cli.main([str(a) for a in argv])
+    out, _err = capsys.readouterr()
+    return status, out
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+# ------------------------------------------------------------------ which change accounts for it
+
+
+def test_the_removed_token_rule_accounts_for_every_token_scenario():
+    """2017-08-25 deleted 702.25k (a phased-out token ceases to exist): each scenario that ends
+    differently ends as under 2017-08-25 when only that block is deleted from 2017-07-08."""
+    diffs = behaviour_diff(load_version("2017-07-08"), load_version("2017-08-25"), load_cases(TOKENS))
+    assert len(diffs) == 3
+    assert all(d.accounted_by == ("phased-out-tokens-cease",) for d in diffs)
+    assert all(d.changed_by == () for d in diffs)
+
+
+def test_the_command_names_the_removed_block(capsys):
+    status, out = run(capsys, "diff", "2017-07-08", "2017-08-25", *TOKENS)
+    assert status == 0
+    line = ("accounted for by: phased-out-tokens-cease (removed): made alone in 2017-07-08, "
+            "gives 2017-08-25's outcome")
+    assert out.count(line) == 3
+    assert "no single block accounts for it" not in out
+
+
+def test_json_lists_the_accounting_blocks(capsys):
+    status, out = run(capsys, "diff", "2017-07-08", "2017-08-25", TOKENS[0], "--json")
+    data = json.loads(out)
+    assert status == 0 and data["differs"] is True
+    assert [s["accounted_by"] for s in data["scenarios"]] == [["phased-out-tokens-cease"]]
+
+
+def test_changes_that_only_work_together_are_no_single_block(tmp_path, capsys):
+    """702.26a: the Breezekeeper (phasing) phases out in Alice's untap step and, in the variant,
+    never comes back (phased indirectly). Neither the new verb nor the block using it does
+    that alone."""
+    variant, scenario = write(tmp_path, "together.rules", TOGETHER), write(tmp_path, "djinn.scenario", DJINN)
+    diffs = behaviour_diff(load_version("2026-09-25"), load_version(str(variant)), load_cases([scenario]))
+    assert [d.accounted_by for d in diffs] == [()]
+    assert ("djinn.phased_indirectly", False, True) in diffs[0].fields
+    status, out = run(capsys, "diff", "2026-09-25", variant, scenario)
+    assert status == 0 and "no single block accounts for it" in out
+
+
+# ------------------------------------------------------------------ clause by clause
+
+
+def test_a_changed_block_shows_its_changed_and_added_clauses(tmp_path):
+    """Clauses are aligned by kind and pattern: the first `as x.phase becomes out` is changed,
+    the second is new; the `as x.phase becomes in` clauses are the same and not listed."""
+    variant = write(tmp_path, "auras-plus.rules", AURAS_ONLY)
+    [change] = [c for c in rulebook_diff(load_version("2026-09-25"), load_version(str(variant)))
+                if c.slug == "indirect-phasing"]
+    assert "changed" in change.kinds
+    assert [(c.kind, c.key) for c in change.clauses] == [("changed", "as phase becomes out"),
+                                                          ("added", "as phase becomes out")]
+    changed, added = change.clauses
+    assert "y is an aura" in changed.b_text and "y is an aura" not in changed.a_text
+    assert added.a_text is None and added.b_text == "as x.phase becomes out: set x.phased_out_under = x.controller"
+
+
+def test_clause_changes_in_text_and_json(tmp_path, capsys):
+    """704.5n unattaches the Bonesplitter when only Auras phase out with the bear (702.26g
+    changed): the one block change accounts for it."""
+    variant, scenario = write(tmp_path, "auras-plus.rules", AURAS_ONLY), write(tmp_path, "s.scenario", SPLITTER)
+    status, out = run(capsys, "diff", "2026-09-25", variant, scenario)
+    assert status == 0
+    assert "      clause changed: as phase becomes out" in out
+    assert "        + as x.phase becomes out: each y where y.attached_to is x and y is an aura: {" in out
+    assert "        - as x.phase becomes out: each y where y.attached_to is x: {" in out
+    assert "      clause added: as phase becomes out" in out
+    assert "accounted for by: indirect-phasing (changed)" in out
+    status, out = run(capsys, "diff", "2026-09-25", variant, scenario, "--json")
+    [block] = [b for b in json.loads(out)["rules"] if b["slug"] == "indirect-phasing"]
+    assert [c["kind"] for c in block["clauses"]] == ["changed", "added"]
+
+
+def test_a_changed_hook_is_one_changed_clause(capsys):
+    """The end-step-phasing variant moves 702.26a's action from the untap step to the end step."""
+    [change] = [c for c in rulebook_diff(load_version("2026-09-25"), load_version("end-step-phasing"))]
+    assert [(c.kind, c.key) for c in change.clauses] == [("changed", "during untap step -> during end step")]
+
+
+def test_renumbering_alone_shows_no_clause():
+    """2011-02-04 -> 2011-09-30 renumbers 702.23 as 702.24; `order` and `exempt` refer to
+    blocks by number, and that is not a change of any clause."""
+    assert all(c.clauses == () for c in rulebook_diff(load_version("2011-02-04"), load_version("2011-09-30")))
+
+
+# ------------------------------------------------------------------ witnesses
+
+
+def test_witness_fields_come_in_the_order_a_player_sees_them():
+    fields = [("p0.phased_out_under", "Alice", None), ("a0.tapped", True, False), ("p1.toughness", 4, 2),
+              ("a0.attached_to", "p0", None), ("p1.power", 4, 2), ("p0.controller", "Bob", "Alice"),
+              ("p0.phase", "out", "in"), ("p2.zone", "nowhere", "battlefield")]
+    assert [k for k, _a, _b in seen_first(fields)] == [
+        "p2.zone", "p1.power", "p1.toughness", "p0.controller", "a0.attached_to", "a0.tapped",
+        "p0.phase", "p0.phased_out_under"]
+
+
+def test_a_witness_cites_the_block_that_accounts_for_it():
+    """The witness between 2017-07-08 and 2017-08-25 is a phased-out token: it cites 702.25k
+    (phased-out-tokens-cease, removed by 2017-08-25) and says that block accounts for it."""
+    a, b = load_version("2017-07-08"), load_version("2017-08-25")
+    text = search_witness(a, b, 30)
+    assert text is not None
+    assert "  cites 702.25k\n" in text
+    assert "# accounted for by phased-out-tokens-cease (removed)" in text
+    scenario = parse(text, "<witness>").items[0]
+    assert run_scenario(scenario, a, "<witness>").passed and not run_scenario(scenario, b, "<witness>").passed
+
+
+# ------------------------------------------------------------------ --exit-code
+
+
+def test_exit_code_is_1_when_they_differ(capsys):
+    assert run(capsys, "diff", "2017-07-08", "2017-08-25", TOKENS[0], "--exit-code")[0] == 1
+    assert run(capsys, "diff", "2017-07-08", "2017-08-25", TOKENS[0], "--exit-code", "--json")[0] == 1
+
+
+def test_a_renumbering_is_a_difference_in_text(capsys):
+    """No scenario ends differently, but the rule text does."""
+    status, out = run(capsys, "diff", "2011-02-04", "2011-09-30", SUITE / "untap_step.scenario", "--exit-code")
+    assert status == 1 and "Behaviour: 0 of" in out
+
+
+def test_exit_code_is_0_when_they_do_not_differ(capsys):
+    status, out = run(capsys, "diff", "2026-09-25", "2026-09-25", SUITE / "tour.scenario", "--exit-code")
+    assert status == 0 and "no block differs" in out
+    status, out = run(capsys, "diff", "2026-09-25", "2026-09-25", SUITE / "tour.scenario", "--exit-code", "--json")
+    assert status == 0 and json.loads(out)["differs"] is False
+
+
+def test_without_exit_code_a_difference_exits_0(capsys):
+    assert run(capsys, "diff", "2017-07-08", "2017-08-25", TOKENS[0])[0] == 0
