@@ -28,7 +28,7 @@ from interpreter.budget import Budget
 from interpreter.rulebook import lineage, load_version, rules_path, set_rules_path, sources
 from interpreter.scenario import Outcome
 from interpreter.suite import collect, current_version, plan, run_all
-from interpreter.trace import show_value
+from interpreter.trace import grouped_lines, show_value
 
 
 def _console(**options) -> Console:
@@ -187,8 +187,8 @@ def cmd_run(args) -> int:
     for o in outcomes:
         if args.trace:
             say(f"Trace of \"{o.scenario}\" under {under(o)}:")
-            for event in o.trace:
-                say("  " + event.render())
+            for line in grouped_lines(o.trace, o.final.get("turn") if o.final else None):
+                say("  " + line)
         if o.final:  # (a game that could not be set up, or stopped before it began, has no state to show)
             out.print(state_table(o))
         for line in outcome_lines(o):

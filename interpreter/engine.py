@@ -33,6 +33,7 @@ import attrs
 from dsl import ast
 from dsl.builtins import PERCEPTIONS
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
+from dsl.printer import clause_lines
 from interpreter import codegen
 from interpreter.codegen import ANY_OLD, SIMPLE_WRITES
 from interpreter.budget import Budget
@@ -40,7 +41,7 @@ from interpreter.model import DelayedTrigger, Effect, Game, Permanent, Watcher
 from interpreter.rulebook import Rulebook
 from interpreter.trace import SCRIPT, Cause, Event, Trace, change_event, show_value
 from interpreter.refs import MISSING, Obj, PlayerRef, obj_ref, stored
-from interpreter.view import FALSY, GameView, RulesError
+from interpreter.view import FALSY, GameView, RulesError, Skip
 from interpreter.write_sites import contested
 
 __all__ = ["Engine", "RulesError", "Obj", "PlayerRef", "MISSING"]
@@ -229,6 +230,10 @@ class Engine(GameView):
         self.calls = 0  # verbs being called, one inside another
         self.cause_log: list[frozenset[str]] = []
         self.commits = 0  # (a new step: its budget starts afresh)
+        # every batch committed gets the next number; the numbers of those being committed,
+        # outermost first (the trace groups events by them)
+        self.batch_no = 0
+        self.batch_ids: list[int] = []
         # per step (or turn start) being run: attribute -> how often each object's changed, for
         # the assertions that count them (`Rulebook.step_counted`)
         self._hook_log: list[HookLog] = []
@@ -323,6 +328,8 @@ class Engine(GameView):
             return None
         if not ref[1] and self.is_hidden(ref.id):
             self.record("fails", ref.id, "is treated as not existing; the action does nothing to it", cause)
+            if self.skips is not None and (found := self.hiding_clause(ref.id)) is not None:
+                self.skips.append(Skip(self.step, None, cause, ref.id, "hidden", *found))
             return None
         return ref
 
@@ -607,10 +614,21 @@ class Engine(GameView):
         """The cause naming a rule block, pointing at one of its clauses (made once per clause)."""
         known = self.rb.compiled.get(("cause", id(clause)))
         if known is None:
-            known = self.rb.compiled[("cause", id(clause))] = (clause, Cause("rule", rule.id, rule.slug, clause.span))
+            # an `as` or `after` clause is named by its head, for the trace to say how it acted
+            role = clause_lines(clause)[0].split(":")[0] if isinstance(clause, (ast.Along, ast.After)) else ""
+            known = self.rb.compiled[("cause", id(clause))] = (clause, Cause("rule", rule.id, rule.slug, clause.span,
+                                                                             role))
         return known[1]
 
     def record(self, kind: str, subject: str, detail: str, cause: Cause, **data) -> Event:
+        """Add an event to the trace; one made while a batch is committed carries its number
+        (`batch`), and, when that batch was made while another was committed, that one's
+        (`follows`)."""
+        ids = self.batch_ids
+        if ids:
+            data["batch"] = ids[-1]
+            if len(ids) > 1:
+                data["follows"] = ids[-2]
         event = Event(kind, subject, detail, cause, self.step, tuple(x for item in sorted(data.items()) for x in item))
         self.trace.append(event)
         return event
@@ -622,11 +640,14 @@ class Engine(GameView):
             raise self.never_settles(causes_of(self.batches + [batch]))
         self.depth += 1
         self.batches.append(batch)
+        self.batch_no += 1
+        self.batch_ids.append(self.batch_no)
         try:
             return self._commit(batch)
         finally:
             self.depth -= 1
             self.batches.pop()
+            self.batch_ids.pop()
 
     def _commit(self, batch: Batch) -> bool:
         if not batch.writes and not batch.ops:
@@ -638,7 +659,7 @@ class Engine(GameView):
             raise self.over_budget("writes", cause.span, cause)
         if self.watching:
             self.cause_log.append(causes_of([batch]))
-        final = self.settle_conflicts(batch)
+        final, settled = self.settle_conflicts(batch)
         changes: list[Write] = []  # the writes that change something (each knows the value it replaces)
         by_object: dict[str, list[Write]] = defaultdict(list)
         attrs_written: set[str] = set()
@@ -683,7 +704,10 @@ class Engine(GameView):
                 before_values[oid][node] = value
         self.apply_writes(by_object, attrs_written)
         changed = bool(changes)
-        self.trace.changes(self.step, changes)
+        ids = self.batch_ids
+        self.trace.changes(self.step, changes, ids[-1], ids[-2] if len(ids) > 1 else 0)
+        for subject, text, cause in settled:  # (after the changes it settled)
+            self.record("settle", subject, text, cause)
         if self._hook_log and not self.rb.step_counted.isdisjoint(attrs_written):
             for attr in self.rb.step_counted & attrs_written:
                 changed_objects = [w.obj for w in changes if w.attr == attr]
@@ -914,16 +938,18 @@ class Engine(GameView):
             if len(writes) > limit:
                 raise self.over_budget("writes", reactions[-1][4].span, reactions[-1][4])
 
-    def settle_conflicts(self, batch: Batch) -> list[Write]:
+    def settle_conflicts(self, batch: Batch) -> tuple[list[Write], list[tuple]]:
         """The batch's writes with one per (object, attribute): where two set different
-        values, the `prefer` rule for the attribute says which stands, else the batch fails."""
+        values, the `prefer` rule for the attribute says which stands, else the batch fails;
+        and what the `prefer` rules settled (subject, text, cause), for the trace to show after
+        the changes."""
         final, settled, clash = self.settled(batch.writes)
         if batch.kept and not final.keys().isdisjoint(map(KEPT_KEY, batch.kept)):
             # a write that keeps its value meets one that changes it: settle them all in order
             final, settled, clash = self.settled(batch.in_order())
-        for subject, text, cause in settled:
-            self.record("settle", subject, text, cause)
         if clash is not None:
+            for subject, text, cause in settled:
+                self.record("settle", subject, text, cause)
             other, w = clash
             raise self.fail(
                 f"conflicting simultaneous changes: {w.obj}.{w.attr} set to {show_value(other.value)} by {other.cause} "
@@ -931,7 +957,7 @@ class Engine(GameView):
                 w.cause.span if w.cause.span.line else None,
                 f"add a rule that says which wins ('prefer {w.attr} = ...')",
             )
-        return list(final.values())
+        return list(final.values()), settled
 
     def settled(self, writes: list[Write]) -> tuple[dict[tuple, Write], list[tuple], tuple | None]:
         """`settle_conflicts` without its effects: the write that stands per (object,
@@ -1446,15 +1472,15 @@ class Engine(GameView):
 
     def skip_hook(self, kind: str, player: str, counts: HookLog) -> None:
         """A skipped step; `counts` are the changes made so far in the part of the turn it belongs to."""
-        self.record("step", player, f"{kind} is skipped", SCRIPT)
+        self.record("step", player, f"{kind} is skipped", SCRIPT, turn=self.game.turn)
         self.check_hook_assertions(kind, player, counts, skipped=True)
 
     def cleanup(self) -> None:
         """The end of the turn: the end step, then the cleanup step."""
-        self.record("step", self.game.active, "end step", SCRIPT)
+        self.record("step", self.game.active, "end step", SCRIPT, turn=self.game.turn)
         self.run_hook("end step", self.game.active)
         self.resolve_triggers()
-        self.record("step", self.game.active, "cleanup step", SCRIPT)
+        self.record("step", self.game.active, "cleanup step", SCRIPT, turn=self.game.turn)
         self.run_hook("cleanup", self.game.active)
         self.game.cleanup_done = True
         self.resolve_triggers()
@@ -1472,7 +1498,7 @@ class Engine(GameView):
         self.game.active = current
         self.game.turn += 1
         self.game.cleanup_done = False
-        self.record("step", current, f"turn {self.game.turn} begins", SCRIPT)
+        self.record("step", current, f"turn {self.game.turn} begins", SCRIPT, turn=self.game.turn)
         self._hook_log.append(HookLog(Counter))  # what changes as the turn begins, for a skipped untap step
         try:
             self.run_hook("beginning of turn", current)
@@ -1481,7 +1507,7 @@ class Engine(GameView):
         if skip_untap:
             self.skip_hook("untap step", current, turn_start)
         else:
-            self.record("step", current, "untap step", SCRIPT)
+            self.record("step", current, "untap step", SCRIPT, turn=self.game.turn)
             self.run_hook("untap step", current)
         self.resolve_triggers()
 

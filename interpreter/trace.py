@@ -17,12 +17,14 @@ from dsl.diagnostics import NOWHERE, Span
 
 @attrs.frozen
 class Cause:
-    """Who did it: a rule block (`kind="rule"`, with its id and slug), a card, or the script."""
+    """Who did it: a rule block (`kind="rule"`, with its id and slug), a card, or the script.
+    `role`: for a block's `as` or `after` clause, the clause's head (`as x.A becomes V`)."""
 
     kind: str
     id: str
     label: str = ""
     span: Span = attrs.field(default=NOWHERE, eq=False)
+    role: str = attrs.field(default="", eq=False)
 
     def __str__(self) -> str:
         if self.kind == "rule":
@@ -72,13 +74,32 @@ class Event(NamedTuple):
         return f"[{self.cause}] {self.subject}: {self.detail}"
 
     def to_json(self) -> dict:
-        return {
+        """The event as plain data: a change keeps its structured fields (`object`,
+        `attribute`, `old`, `new`, as stored values), and an event made in a batch its number
+        (`batch`) and that of the batch it was made during (`follows`)."""
+        data = {
             "kind": self.kind,
             "subject": self.subject,
             "detail": self.detail,
-            "cause": {"kind": self.cause.kind, "id": self.cause.id, "label": self.cause.label},
+            "cause": {"kind": self.cause.kind, "id": self.cause.id, "label": self.cause.label,
+                      "clause": self.cause.role},
             "step": self.step,
         }
+        values = self.values()
+        if self.kind == "change":
+            data.update({"object": self.subject, "attribute": values["attr"],
+                         "old": json_value(values["old"]), "new": json_value(values["new"])})
+        for name in ("batch", "follows", "turn"):
+            if name in values:
+                data[name] = values[name]
+        return data
+
+
+def json_value(value: Any) -> Any:
+    """A stored value as JSON: a map (kept as pairs) becomes an object."""
+    if isinstance(value, tuple):
+        return {str(k): v for k, v in value}
+    return value
 
 
 # `_event((kind, subject, text, cause, step, data))`: an Event made without the named tuple's
@@ -86,11 +107,17 @@ class Event(NamedTuple):
 _event = partial(tuple.__new__, Event)
 
 
-def change_event(record: Any, step: int) -> Event:
+def change_event(record: Any, step: int, batch: int = 0, follows: int = 0) -> Event:
     """The event of a change kept as a record with `obj`, `cause`, `attr`, `value` and `old`
-    (the engine's writes are such records), made in `step`."""
-    return _event(("change", record.obj, None, record.cause, step,
-                   ("attr", record.attr, "new", record.value, "old", record.old)))
+    (the engine's writes are such records), made in `step` by batch number `batch` (0: none
+    given), itself made while batch `follows` was committed (0: none)."""
+    if not batch:
+        data = ("attr", record.attr, "new", record.value, "old", record.old)
+    elif follows:
+        data = ("attr", record.attr, "batch", batch, "follows", follows, "new", record.value, "old", record.old)
+    else:
+        data = ("attr", record.attr, "batch", batch, "new", record.value, "old", record.old)
+    return _event(("change", record.obj, None, record.cause, step, data))
 
 
 class Trace(Sequence[Event]):
@@ -107,25 +134,25 @@ class Trace(Sequence[Event]):
         self._items: list = list(events)
         self._made = len(self._items)  # the items from the start that are Events already
         self._starts: list[int] = []  # where each run of change records begins in `_items`,
-        self._steps: list[int] = []  # and the step it was made in
+        self._steps: list[tuple[int, int, int]] = []  # and the step, batch and batch it follows
 
     def append(self, event: Event) -> None:
         self._items.append(event)
 
-    def changes(self, step: int, records: list) -> None:
-        """Add the change events made in `step`, as records with `obj`, `cause`, `attr`,
-        `value` and `old`."""
+    def changes(self, step: int, records: list, batch: int = 0, follows: int = 0) -> None:
+        """Add the change events made in `step` by batch number `batch` (made while batch
+        `follows` was committed; 0: none), as records with `obj`, `cause`, `attr`, `value`
+        and `old`."""
         if records:
             self._starts.append(len(self._items))
-            self._steps.append(step)
+            self._steps.append((step, batch, follows))
             self._items.extend(records)
 
     def _at(self, k: int) -> Event:
         """Item k, made an Event in place if it is a change record still."""
         item = self._items[k]
         if type(item) is not Event:
-            step = self._steps[bisect_right(self._starts, k) - 1]
-            item = self._items[k] = change_event(item, step)
+            item = self._items[k] = change_event(item, *self._steps[bisect_right(self._starts, k) - 1])
         return item
 
     def _events(self) -> list[Event]:
@@ -153,3 +180,99 @@ class Trace(Sequence[Event]):
 
     def __repr__(self) -> str:
         return f"Trace({self._events()!r})"
+
+
+# ================================================================ the trace as a judge reads it
+
+
+def joins(cause: Cause) -> bool:
+    """Whether `cause` is an `as` clause: what it does joins the event that woke it."""
+    return cause.role.startswith("as ")
+
+
+def clause_name(cause: Cause) -> str:
+    """An `as` or `after` clause with its block: `as x.A becomes V (702.26a slug)`."""
+    return f"{cause.role} ({cause.id} {cause.label})".replace(" )", ")")
+
+
+def start_turn(events: Sequence[Event], final_turn: int | None = None) -> str | None:
+    """The turn the events begin in (`turn N` or `turn N, player`): read off the first step
+    of the turn they show, else `final_turn` (nothing in them moves the turn on)."""
+    for e in events:
+        if e.kind == "step" and e.data:
+            turn = e.values().get("turn")
+            if turn is not None:
+                return f"turn {turn - 1}" if e.detail == f"turn {turn} begins" else f"turn {turn}, {e.subject}"
+    return None if final_turn is None else f"turn {final_turn}"
+
+
+def grouped_lines(events: Sequence[Event], final_turn: int | None = None, indent: str = "  ") -> list[str]:
+    """The trace as a judge follows it: the steps of the turn as headers (`turn N, player:
+    step`); each event (batch) as one group under its cause (`event K at script step S,
+    caused by C:`), with the changes it made, then the `as` clauses it woke each nested under
+    the clause that joined the event, then what a `prefer` settled among them, then what the
+    game saw happen (leaving, entering, attaching, effects). A batch made by an `after`
+    clause (or otherwise while another was committed) is a group of its own that says which
+    event it follows. Events outside any batch (casting, resolving) are lines of their own.
+    Every event is written as `Event.render` writes it. `final_turn`: the turn the game ended
+    in, for the first header when no step of the turn says it."""
+    lines: list[str] = []
+    numbers: dict[int, int] = {}  # batch number -> the event number shown (1, 2, ... in order)
+    start = start_turn(events, final_turn)
+    lines.append(f"{start}:" if start is not None else "start:")
+    turn = None
+    k = 0
+    while k < len(events):
+        e = events[k]
+        values = e.values() if e.data else {}
+        batch = values.get("batch")
+        if e.kind == "step":
+            turn = values.get("turn", turn)
+            if e.detail == f"turn {turn} begins":
+                lines.append(f"turn {turn}, {e.subject} begins:")
+            else:
+                lines.append(f"turn {turn}, {e.subject}: {e.detail}" if turn is not None else f"{e.subject}: {e.detail}")
+            k += 1
+            continue
+        if batch is None:
+            lines.append(indent + e.render())
+            k += 1
+            continue
+        group = []
+        while k < len(events) and events[k].data and events[k].values().get("batch") == batch:
+            group.append(events[k])
+            k += 1
+        lines.extend(group_lines(group, batch, values.get("follows"), numbers, indent))
+    return lines
+
+
+def group_lines(group: list[Event], batch: int, follows: int | None, numbers: dict[int, int],
+                indent: str) -> list[str]:
+    """One batch's events as `grouped_lines` writes them."""
+    shown = numbers.setdefault(batch, len(numbers) + 1)
+    head = next((e.cause for e in group if not joins(e.cause)), group[0].cause)
+    where = f"event {shown} at script step {group[0].step}"
+    if follows in numbers and head.role.startswith("after "):
+        title = f"{where}: {clause_name(head)} follows event {numbers[follows]}:"
+    elif follows in numbers:
+        title = f"{where}, caused by {head} during event {numbers[follows]}:"
+    else:
+        title = f"{where}, caused by {head}:"
+    own, joined, settled, seen = [], {}, [], []
+    for e in group:
+        if e.kind == "settle":
+            settled.append(e)
+        elif joins(e.cause):
+            joined.setdefault((e.cause.id, e.cause.role), []).append(e)
+        elif e.kind == "change":
+            own.append(e)
+        else:
+            seen.append(e)
+    inner = indent * 2
+    lines = [indent + title] + [inner + e.render() for e in own]
+    for events in joined.values():
+        lines.append(inner + f"{clause_name(events[0].cause)} joined this event:")
+        lines.extend(inner + indent + e.render() for e in events)
+    lines.extend(inner + "settled: " + e.render() for e in settled)
+    lines.extend(inner + e.render() for e in seen)
+    return lines

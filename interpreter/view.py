@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 from operator import attrgetter
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, NamedTuple
 
 import attrs
 
@@ -76,6 +76,20 @@ BUDGET_UNITS = {"iterations": "objects visited by selections", "writes": "change
                 "objects": "effects and triggers created"}
 
 
+class Skip(NamedTuple):
+    """An object a selection left out, and the clause that made it: `kind` is "hidden" (a
+    hide clause: the game treats it as not existing) or "exempt" (an exempt clause of the
+    selecting block). `cause`: who ran the selection (None: an expression that counts)."""
+
+    step: int
+    each: ast.Each
+    cause: Cause | None
+    oid: str
+    kind: str
+    rule: ast.Rule
+    clause: ast.Node
+
+
 def encloses(outer: Span, inner: Span) -> bool:
     """Does span `outer` hold span `inner`?"""
     return (outer.path == inner.path and outer.line > 0
@@ -87,6 +101,10 @@ class GameView:
     # unlimited for a view that only reads.
     iterations_left = writes_left = objects_left = 1 << 62
     limits = None
+
+    # when asked (a list: `interpreter.why`), what selections left out and why (`Skip`s);
+    # None, the default, keeps nothing
+    skips: list[Skip] | None = None
 
     def __init__(self, rulebook: Rulebook, game: Game):
         self.rb = rulebook
@@ -691,6 +709,8 @@ class GameView:
             if (zone != "battlefield" and not every_zone) or zone == "nowhere":
                 continue
             if skip_hidden and is_hidden(oid):
+                if self.skips is not None:
+                    self.note_hidden(each, env, residual, oid, cause)
                 continue
             ref = obj_ref((oid, aware))
             if residual:
@@ -698,6 +718,36 @@ class GameView:
                 if any(part(self, scope) in FALSY for part in residual):
                     continue
             if exemptions and any(test(self, {ex_var: obj_ref((oid, True))}) not in FALSY for ex_var, test in exemptions):
+                if self.skips is not None:
+                    self.note_exempt(each, oid, cause)
                 continue
             chosen.append(ref)
         return chosen
+
+    # ================================================================ what selections left out (when asked)
+
+    def hiding_clause(self, oid: str) -> tuple[ast.Rule, ast.Hide] | None:
+        """The first hide clause that hides object `oid` (None: none does)."""
+        for (rule, hide), (var, test, _shape) in zip(self.ix.hides, self.hide_tests):
+            if test(self, {var: obj_ref((oid, True))}) not in FALSY:
+                return rule, hide
+        return None
+
+    def note_hidden(self, each: ast.Each, env: dict, residual: list, oid: str, cause: Cause | None) -> None:
+        """Keep in `skips` that selection `each` left out object `oid`, which it would have
+        chosen (its condition holds when the object is seen), because a hide clause hides it."""
+        scope = dict(env)
+        scope[each.var] = obj_ref((oid, True))
+        if any(part(self, scope) in FALSY for part in residual):
+            return  # (not one it would have chosen anyway)
+        found = self.hiding_clause(oid)
+        if found is not None:
+            self.skips.append(Skip(getattr(self, "step", 0), each, cause, oid, "hidden", *found))
+
+    def note_exempt(self, each: ast.Each, oid: str, cause: Cause | None) -> None:
+        """Keep in `skips` that selection `each` left out object `oid` because an `exempt`
+        clause of the block running it exempts it."""
+        for rule, ex in self.ix.exempts.get(cause.id, ()):
+            if self.compiled_expr(ex.cond)(self, {ex.var: obj_ref((oid, True))}) not in FALSY:
+                self.skips.append(Skip(getattr(self, "step", 0), each, cause, oid, "exempt", rule, ex))
+                return
