@@ -23,7 +23,7 @@ from rich.text import Text
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from dsl.printer import item_lines
 from interpreter import ablation, api, compare, reading
-from interpreter import fuzz
+from interpreter import fuzz, why
 from interpreter.budget import Budget
 from interpreter.rulebook import lineage, load_version, rules_path, set_rules_path, sources
 from interpreter.scenario import Outcome
@@ -219,6 +219,21 @@ def cmd_test(args) -> int:
     failed += len(problems)
     say(f"{passed} passed, {failed} failed")
     return 1 if failed or not passed else 0
+
+
+def cmd_why(args) -> int:
+    cases, problems = collect([args.scenario])
+    problems += _no_scenario([args.scenario], cases, problems)
+    if problems:
+        raise DiagnosticError(problems)
+    for version in args.rules or ():
+        load_version(version)  # (an unknown version or variant: an error before anything runs)
+    for version in args.rules or [None]:
+        for a in why.explain(cases, args.object, args.at, version):
+            say(f"why {args.object}: \"{a.scenario}\" under {a.version}" + (f", script step {args.at}" if args.at else ""))
+            for line in a.lines:
+                say("  " + line)
+    return 0
 
 
 def cmd_versions(args) -> int:
@@ -454,6 +469,13 @@ def whole_number(text: str) -> int:
     return int(text)
 
 
+def step_number(text: str) -> int:
+    """A script step's number: a whole number, one or more."""
+    if not text.isascii() or not text.isdigit() or len(text) > 12 or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a step number, 1 or more, not {text!r}")
+    return int(text)
+
+
 def _budget_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--budget", metavar="VALUE",
                    help="per-step limits on the work rules may do: a scale N (default 64), or "
@@ -481,6 +503,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-v", "--verbose", action="store_true")
     _budget_option(p)
     p.set_defaults(func=cmd_test)
+    p = sub.add_parser("why", help="why did (or did not) something happen to an object in a scenario")
+    p.add_argument("scenario", type=path_text)
+    p.add_argument("object", type=block_text, help="an object the scenario declares (permanent NAME = ...)")
+    p.add_argument("--at", type=step_number, metavar="STEP", help="only this step of the script (1, 2, ...)")
+    p.add_argument("--rules", action="append", type=rules_text,
+                   help="replay under this version or variant (repeatable; default: the newest the scenario names)")
+    p.set_defaults(func=cmd_why)
     p = sub.add_parser("versions", help="list the rule versions")
     p.set_defaults(func=cmd_versions)
     p = sub.add_parser("show", help="print a version's complete rulebook in CR order, or some of its blocks")

@@ -208,8 +208,9 @@ def start_turn(events: Sequence[Event], final_turn: int | None = None) -> str | 
 
 def grouped_lines(events: Sequence[Event], final_turn: int | None = None, indent: str = "  ") -> list[str]:
     """The trace as a judge follows it: the steps of the turn as headers (`turn N, player:
-    step`); each event (batch) as one group under its cause (`event K at script step S,
-    caused by C:`), with the changes it made, then the `as` clauses it woke each nested under
+    step`), and a header for each step of the scenario's script that does something outside
+    them (`turn N, player: script step S`); each event (batch) as one group under its cause
+    (`event K, caused by C:`), with the changes it made, then the `as` clauses it woke each nested under
     the clause that joined the event, then what a `prefer` settled among them, then what the
     game saw happen (leaving, entering, attaching, effects). A batch made by an `after`
     clause (or otherwise while another was committed) is a group of its own that says which
@@ -218,22 +219,30 @@ def grouped_lines(events: Sequence[Event], final_turn: int | None = None, indent
     in, for the first header when no step of the turn says it."""
     lines: list[str] = []
     numbers: dict[int, int] = {}  # batch number -> the event number shown (1, 2, ... in order)
-    start = start_turn(events, final_turn)
-    lines.append(f"{start}:" if start is not None else "start:")
-    turn = None
+    label = start_turn(events, final_turn) or "start"  # the turn, and its player when known
+    lines.append(f"{label}:")
+    script_step = events[0].step if events else 0
     k = 0
     while k < len(events):
         e = events[k]
         values = e.values() if e.data else {}
         batch = values.get("batch")
         if e.kind == "step":
-            turn = values.get("turn", turn)
-            if e.detail == f"turn {turn} begins":
-                lines.append(f"turn {turn}, {e.subject} begins:")
+            turn = values.get("turn")
+            script_step = e.step
+            if turn is None:
+                lines.append(f"{e.subject}: {e.detail}")
+            elif e.detail == f"turn {turn} begins":
+                label = f"turn {turn}, {e.subject}"
+                lines.append(f"{label} begins:")
             else:
-                lines.append(f"turn {turn}, {e.subject}: {e.detail}" if turn is not None else f"{e.subject}: {e.detail}")
+                label = f"turn {turn}, {e.subject}"
+                lines.append(f"{label}: {e.detail}")
             k += 1
             continue
+        if e.step != script_step:
+            script_step = e.step
+            lines.append(f"{label}: script step {script_step}")
         if batch is None:
             lines.append(indent + e.render())
             k += 1
@@ -251,7 +260,7 @@ def group_lines(group: list[Event], batch: int, follows: int | None, numbers: di
     """One batch's events as `grouped_lines` writes them."""
     shown = numbers.setdefault(batch, len(numbers) + 1)
     head = next((e.cause for e in group if not joins(e.cause)), group[0].cause)
-    where = f"event {shown} at script step {group[0].step}"
+    where = f"event {shown}"
     if follows in numbers and head.role.startswith("after "):
         title = f"{where}: {clause_name(head)} follows event {numbers[follows]}:"
     elif follows in numbers:
