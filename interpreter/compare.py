@@ -163,7 +163,9 @@ def rulebook_diff(a: Rulebook, b: Rulebook) -> list[BlockChange]:
     changes = []
     a_rules = {r.slug: r for r in a.rules}
     b_rules = {r.slug: r for r in b.rules}
-    for slug in sorted(a_rules.keys() | b_rules.keys(), key=lambda s: (b_rules.get(s) or a_rules[s]).id):
+    # in CR order (B's numbers, else A's); a tie (a block removed where B puts another) by slug,
+    # so that the order does not depend on how a set of strings happens to iterate
+    for slug in sorted(a_rules.keys() | b_rules.keys(), key=lambda s: (rule_key((b_rules.get(s) or a_rules[s]).id), s)):
         ra, rb = a_rules.get(slug), b_rules.get(slug)
         if ra is None:
             changes.append(BlockChange(slug, ("added",), None, rb.id, None, rb.summary))
