@@ -53,3 +53,14 @@ def test_two_traces_are_equal_when_their_events_are():
     assert first == second
     second.changes(1, [change("b", "out", "in")])
     assert first != second
+
+
+def test_a_change_made_in_a_batch_carries_its_number_and_the_one_it_follows():
+    trace = Trace()
+    trace.changes(1, [change("a", "out", "in")], 3)
+    trace.changes(1, [change("b", "in", "out")], 4, 3)
+    assert trace[0].values() == {"attr": "phase", "batch": 3, "new": "out", "old": "in"}
+    assert trace[1].values() == {"attr": "phase", "batch": 4, "follows": 3, "new": "in", "old": "out"}
+    data = trace[1].to_json()
+    assert {k: data[k] for k in ("object", "attribute", "old", "new", "batch", "follows")} == {
+        "object": "b", "attribute": "phase", "old": "out", "new": "in", "batch": 4, "follows": 3}

@@ -1,0 +1,138 @@
+"""The trace a judge can follow (issue 15, item 5): `phasing run --trace` prints each event
+(batch) as one group under its cause, the `as` clauses it woke nested under it, a `prefer`
+settlement after the changes it settled, an `after` clause's batch as a group of its own that
+says which event it follows, and the steps of the turn as headers; `--json` keeps the
+structured fields."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from interpreter.cli import main
+from interpreter.rulebook import load_version
+from interpreter.suite import collect, run_case
+from interpreter.trace import SCRIPT, Cause, Event, grouped_lines
+
+ROOT = Path(__file__).resolve().parent.parent
+SCENARIOS = ROOT / "tests" / "scenarios"
+TOUR = SCENARIOS / "tour.scenario"
+
+
+def trace_of(capsys, path: Path, name: str) -> list[str]:
+    """The `--trace` lines of the scenario called `name` in `path`."""
+    assert main(["run", str(path), "--trace"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    start = out.index(next(line for line in out if line.startswith(f'Trace of "{name}')))
+    end = next(k for k in range(start + 1, len(out)) if out[k].startswith("Final state"))
+    return out[start + 1:end]
+
+
+def line_at(lines: list[str], text: str, after: int = 0) -> int:
+    """Where the first line from `after` on that contains `text` is."""
+    return next(k for k in range(after, len(lines)) if text in lines[k])
+
+
+def depth(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def test_an_event_is_one_group_with_its_as_clauses_nested_and_the_settlement_after_the_writes(capsys):
+    # 702.26a/702.26g: the permanents phase out, and the `as x.phase becomes out` clauses
+    # (phased_out_under bookkeeping, the Aura's indirect phasing) happen in the same event;
+    # 702.26h settles the Aura's phased_indirectly, after the changes it settled
+    lines = trace_of(capsys, TOUR, "tour")
+    head = line_at(lines, 'event 1, caused by card "Teferi\'s Protection":')
+    own = line_at(lines, '[card "Teferi\'s Protection"] bear: phase: in -> out', head)
+    joined = line_at(lines, "as x.phase becomes out (702.26a untap-step-phasing) joined this event:", head)
+    bookkeeping = line_at(lines, "[702.26a untap-step-phasing] bear: phased_out_under: none -> Alice", head)
+    indirect = line_at(lines, "[702.26g indirect-phasing] strength: phased_indirectly: false -> true", head)
+    settled = line_at(lines, "settled: [702.26h indirect-wins] strength: phased_indirectly true wins over false", head)
+    wrath = line_at(lines, 'event 2, caused by card "Wrath of God":', head)
+    assert head < own < joined < bookkeeping < wrath, "the as clause's change is inside event 1, after its own changes"
+    assert depth(lines[own]) == depth(lines[joined]) == depth(lines[head]) + 2
+    assert depth(lines[bookkeeping]) == depth(lines[joined]) + 2, "nested under the clause that joined the event"
+    assert indirect < settled < wrath, "the 702.26h settlement is shown after the write it settled, in the same event"
+
+
+def test_bookkeeping_in_a_main_phase_is_credited_to_the_as_clause_that_joined_the_spells_event(capsys):
+    # 702.26a's `as x.phase becomes out` keeps phased_out_under whenever anything phases
+    # out: here Slip Away in Alice's main phase, not an untap step
+    lines = trace_of(capsys, SCENARIOS / "treated_as_nonexistent.scenario", "a target that phases out")
+    head = line_at(lines, 'caused by card "Slip Away":')
+    joined = line_at(lines, "as x.phase becomes out (702.26a untap-step-phasing) joined this event:", head)
+    write = line_at(lines, "[702.26a untap-step-phasing] bear: phased_out_under: none -> Alice", head)
+    assert head < joined < write and depth(lines[write]) > depth(lines[joined]) > depth(lines[head])
+    assert not any("untap step" in line for line in lines[:write]), "no untap step happened before it"
+
+
+def test_an_after_clause_is_a_new_group_that_says_which_event_it_follows(capsys):
+    # 610.4: the permanent phases in after Oubliette leaves the battlefield: a new event
+    # that follows the one in which it left (`after`), not part of it (`as`)
+    lines = trace_of(capsys, SCENARIOS / "phasing_effects.scenario", "a permanent phased out until Oubliette")
+    leaves = line_at(lines, "event 3, caused by scenario script:")
+    after = line_at(lines, "event 4: after y leaves the battlefield (610.4 phase-out-until) follows event 3:", leaves)
+    phase_in = line_at(lines, "[610.4 phase-out-until] bear: phase: out -> in", leaves)
+    assert leaves < line_at(lines, "oubliette: leaves the battlefield", leaves) < after < phase_in
+    assert depth(lines[after]) == depth(lines[leaves]), "a group of its own, not nested in event 3"
+
+
+def test_the_steps_of_the_turn_are_headers(capsys):
+    # 502.1 (the untap step) and the turn structure: each step a header line, the events of
+    # the untap step (702.26a phasing, then 502.3 untapping) under it
+    lines = trace_of(capsys, TOUR, "tour")
+    assert lines[0] == "  turn 1, Bob:"
+    untap = lines.index("  turn 2, Alice: untap step")
+    assert lines.index("  turn 2, Alice begins:") < untap
+    phasing = line_at(lines, "caused by 702.26a untap-step-phasing:", untap)
+    untapping = line_at(lines, "caused by 502.3 untap-permanents:", untap)
+    assert untap < phasing < untapping and depth(lines[phasing]) == depth(lines[untap]) + 2
+
+
+def test_events_of_one_batch_carry_its_number_and_the_settlement_follows_the_changes():
+    # 702.26h: the settlement is recorded after the changes of its batch, with the same number
+    cases, _ = collect([TOUR])
+    outcome = run_case(cases[0], load_version("2026-09-25"))
+    trace = list(outcome.trace)
+    settle = next(k for k, e in enumerate(trace) if e.kind == "settle")
+    batch = trace[settle].values()["batch"]
+    mine = [k for k, e in enumerate(trace) if e.data and e.values().get("batch") == batch]
+    assert trace[mine[0]].kind == "change" and settle == max(k for k in mine if trace[k].kind in ("change", "settle"))
+    bookkeeping = next(e for e in trace if e.kind == "change" and e.values()["attr"] == "phased_out_under")
+    assert bookkeeping.cause.role == "as x.phase becomes out" and bookkeeping.values()["batch"] == batch
+
+
+def test_run_json_keeps_the_structured_fields_of_a_change(capsys):
+    assert main(["run", str(TOUR), "--json"]) == 0
+    trace = json.loads(capsys.readouterr().out)[0]["trace"]
+    change = next(e for e in trace if e["kind"] == "change" and e["attribute"] == "phased_out_under")
+    assert {k: change[k] for k in ("object", "attribute", "old", "new")} == {
+        "object": "bear", "attribute": "phased_out_under", "old": None, "new": "Alice"}
+    assert change["cause"]["clause"] == "as x.phase becomes out" and change["cause"]["id"] == "702.26a"
+    first = next(e for e in trace if e["kind"] == "change")
+    assert change["batch"] == first["batch"], "the bookkeeping is part of the event that phased bear out"
+    tapped = next(e for e in trace if e["kind"] == "change" and e["attribute"] == "tapped")
+    assert (tapped["old"], tapped["new"]) == (True, False), "booleans stay booleans, not text"
+
+
+def test_grouping_reads_only_the_events():
+    # a hand-made trace: a step header, a batch with one write joined by an `as` clause, and
+    # an event outside any batch
+    out = Cause("rule", "1.1", "mover", role="")
+    joined = Cause("rule", "1.2", "keeper", role="as x.a becomes 1")
+    events = [
+        Event("step", "Ann", "end step", SCRIPT, 1, ("turn", 3)),
+        Event("change", "o", None, out, 1, ("attr", "a", "batch", 7, "new", 1, "old", 0)),
+        Event("change", "o", None, joined, 1, ("attr", "b", "batch", 7, "new", 2, "old", 0)),
+        Event("cast", "Ann", "casts X", SCRIPT, 2),
+    ]
+    assert grouped_lines(events) == [
+        "turn 3, Ann:",
+        "turn 3, Ann: end step",
+        "  event 1, caused by 1.1 mover:",
+        "    [1.1 mover] o: a: 0 -> 1",
+        "    as x.a becomes 1 (1.2 keeper) joined this event:",
+        "      [1.2 keeper] o: b: 0 -> 2",
+        "turn 3, Ann: script step 2",
+        "  [scenario script] Ann: casts X",
+    ]

@@ -1,0 +1,107 @@
+"""`phasing why SCENARIO OBJECT [--at STEP]` (issue 15, item 5): which selections skipped an
+object and which block made it invisible or exempt, and which blocks changed it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from interpreter.cli import main
+from interpreter.engine import Engine
+from interpreter.rulebook import load_version
+from interpreter.scenario import ScenarioRun
+from interpreter.suite import collect
+
+ROOT = Path(__file__).resolve().parent.parent
+NONEXISTENT = str(ROOT / "tests" / "scenarios" / "treated_as_nonexistent.scenario")
+EFFECTS = str(ROOT / "tests" / "scenarios" / "phasing_effects.scenario")
+
+WRATH_SKIPS = ('step 1: card "Wrath of God" (each x where x is a creature) skipped djinn: block 702.26b '
+               'treated-as-nonexistent treats it as though it does not exist (hide x where x.phase is out)')
+
+
+def why(capsys, *argv: str) -> tuple[int, str, str]:
+    status = main(["why", *argv])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_wrath_of_god_skipping_a_phased_out_creature_names_702_26b(capsys):
+    # 702.26b: a phased-out permanent is treated as though it does not exist, so "destroy
+    # all creatures" leaves it alone; why says which selection skipped it and which block
+    status, out, _ = why(capsys, NONEXISTENT, "djinn")
+    assert status == 0
+    assert 'why djinn: "destroy all creatures leaves a phased-out creature alone" under 2026-09-25' in out
+    assert WRATH_SKIPS in out
+    # 702.26a: it phases in in its controller's untap step; the bookkeeping joins that event
+    assert "step 4, event 2: phase: out -> in, by 702.26a untap-step-phasing" in out
+    assert ("step 4, event 2: phased_out_under: Bob -> none, by as x.phase becomes in (702.26a untap-step-phasing), "
+            "joining the event caused by 702.26a untap-step-phasing") in out
+
+
+def test_a_creature_wrath_destroys_was_not_left_out(capsys):
+    # 702.26b does not apply to a phased-in creature: Wrath of God destroys it
+    status, out, _ = why(capsys, NONEXISTENT, "bear", "--at", "1")
+    assert status == 0
+    block = out.split('why bear: "destroy all creatures leaves a phased-out creature alone"')[1].split("why bear:")[0]
+    assert "left out:\n    nothing left it out" in block
+    assert 'step 1, event 1: zone: battlefield -> graveyard, by card "Wrath of God"' in block
+
+
+def test_at_limits_the_answer_to_one_step_of_the_script(capsys):
+    status, out, _ = why(capsys, NONEXISTENT, "djinn", "--at", "4")
+    assert status == 0 and ", script step 4" in out
+    assert WRATH_SKIPS not in out and "left out:\n    nothing left it out" in out  # (the Wrath is step 1)
+    assert "phase: out -> in" in out
+    status, out, _ = why(capsys, NONEXISTENT, "djinn", "--at", "1")
+    assert WRATH_SKIPS in out and "phase: out -> in" not in out
+
+
+def test_a_count_skipping_a_phased_out_creature_is_named_too(capsys):
+    # 702.26b: "draw a card for each creature you control" does not count it
+    status, out, _ = why(capsys, NONEXISTENT, "bear3")
+    assert status == 0
+    assert ("a count (each x where x is a creature and x.controller is you) skipped bear3: block 702.26b "
+            "treated-as-nonexistent treats it as though it does not exist") in out
+
+
+def test_an_exempt_clause_is_named_as_what_left_it_out(capsys):
+    # 610.4: a permanent phased out until an event does not phase in in untap steps: 610.4's
+    # `exempt x from 702.26a` keeps it out of 702.26a's selection in Bob's untap step
+    status, out, _ = why(capsys, EFFECTS, "bear", "--at", "3")
+    assert status == 0
+    assert ("step 3: 702.26a untap-step-phasing (each x where x.phase is out and x.phased_out_under is P and not "
+            "x.phased_indirectly) skipped bear: block 610.4 phase-out-until exempts it "
+            "(exempt x from 702.26a where x.phase_until is not none)") in out
+
+
+def test_an_unknown_object_is_an_error_with_the_nearest_names(capsys):
+    status, _, err = why(capsys, NONEXISTENT, "djin")
+    assert status == 1
+    assert "no object 'djin'" in err and "did you mean djinn" in err and "treated_as_nonexistent.scenario:3:1" in err
+
+
+def test_a_step_the_script_does_not_have_is_an_error(capsys):
+    status, _, err = why(capsys, NONEXISTENT, "djinn", "--at", "99")
+    assert status == 1 and "no script step 99" in err
+    status, _, err = why(capsys, NONEXISTENT, "djinn", "--at", "0")
+    assert status == 1 and "expected a step number, 1 or more" in err
+
+
+def test_an_unknown_version_and_a_missing_file_are_errors(capsys):
+    status, out, err = why(capsys, NONEXISTENT, "djinn", "--rules", "no-such-version")
+    assert status == 1 and "unknown rules version or variant 'no-such-version'" in err and out == ""
+    status, _, err = why(capsys, str(ROOT / "nowhere.scenario"), "djinn")
+    assert status == 1 and "no such file" in err
+
+
+def test_recording_is_off_unless_asked():
+    # the engine keeps nothing of what its selections leave out unless `skips` is a list
+    cases, _ = collect([NONEXISTENT])
+    case = next(c for c in cases if c.scenario.name.startswith("destroy all creatures"))
+    run = ScenarioRun(case.scenario, load_version("2026-09-25").with_cards(case.cards), case.path)
+    run.play()
+    assert Engine.skips is None and run.engine.skips is None
+    run = ScenarioRun(case.scenario, load_version("2026-09-25").with_cards(case.cards), case.path)
+    run.engine.generated, run.engine.skips = False, []
+    run.play()
+    assert [(s.oid, s.kind, s.rule.id) for s in run.engine.skips] == [("djinn", "hidden", "702.26b")]
