@@ -233,3 +233,19 @@ def test_exit_code_is_0_when_they_do_not_differ(capsys):
 
 def test_without_exit_code_a_difference_exits_0(capsys):
     assert run(capsys, "diff", "2017-07-08", "2017-08-25", TOKENS[0])[0] == 0
+
+
+def test_without_an_accounting_block_a_witness_cites_the_blocks_that_changed_what_differs(tmp_path):
+    """When no single change accounts for a game, the blocks cited are those that changed an
+    object ending differently after the two games part: 702.26a phased the Breezekeeper out
+    (under both) and, under the variant, left it phased out for good."""
+    from interpreter.compare import comparable, differences, witness_cites
+    from interpreter.suite import run_case
+
+    a, b = load_version("2026-09-25"), load_version(str(write(tmp_path, "together.rules", TOGETHER)))
+    [case] = load_cases([write(tmp_path, "djinn.scenario", DJINN)])
+    oa, ob = run_case(case, a), run_case(case, b)
+    common = set(a.statuses) & set(b.statuses)
+    fields = differences(comparable(oa, common), comparable(ob, common))
+    assert witness_cites(a, b, (), oa, ob, fields) == ["702.26a"]
+    assert witness_cites(a, b, ("indirect-phasing",), oa, ob, fields) == ["702.26g"]
