@@ -541,7 +541,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=whole_number, default=6, help="scenarios listed per block")
     _budget_option(p)
     p.set_defaults(func=cmd_ablate)
-    fuzz.register(sub)  # `phasing fuzz`: its options live with the fuzzer
+    fuzz.register(sub, main)  # `phasing fuzz`: its options live with the fuzzer
     for command in sub.choices.values():  # every command may name versions and variants
         command.add_argument("--rules-path", action="append", type=path_text, metavar="DIR", default=None,
                              help="a folder of variants (NAME.rules) and versions (DATE/) searched before the "

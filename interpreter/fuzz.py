@@ -870,7 +870,7 @@ def run_command(argv: list[str] | tuple[str, ...], max_seconds: float = 10.0,
     """Run one `phasing` command in this process and judge what it did: within `max_seconds`
     (longer is a hang) and `memory_mb` more memory (more fails with MemoryError)."""
     if main is None:
-        from interpreter.cli import main
+        raise ValueError("run_command needs the command's entry point: main=interpreter.cli.main")
     out, err = io.StringIO(), io.StringIO()
     status, error, finding = None, "", None
     start = time.perf_counter()
@@ -1216,15 +1216,17 @@ def campaign(seconds: float, seed: int = 0, out_dir: Path | None = None, max_inp
 
 # ---------------------------------------------------------------- the command
 
-def register(subparsers) -> argparse.ArgumentParser:
-    """Add `phasing fuzz` to a command's subparsers."""
+def register(subparsers, entry: Callable[[list[str]], int]) -> argparse.ArgumentParser:
+    """Add `phasing fuzz` to a command's subparsers; `entry` is that command's own `main`,
+    which the campaign runs on every input (passed in, so this module never imports the
+    command line that registers it)."""
     p = subparsers.add_parser("fuzz", help="run generated and mutated inputs through every command; keep what crashes")
     p.add_argument("--minutes", type=float, default=1.0, help="how long to run (default 1)")
     p.add_argument("--out", default="fuzz-findings", help="folder for crashing inputs (default ./fuzz-findings)")
     p.add_argument("--seed", type=int, default=None, help="random seed (default: from the clock; printed)")
     p.add_argument("--max-input-seconds", type=float, default=10.0,
                    help="time limit of one command on one input; longer is reported as a hang (default 10)")
-    p.set_defaults(func=cmd_fuzz)
+    p.set_defaults(func=cmd_fuzz, entry=entry)
     return p
 
 
@@ -1248,7 +1250,7 @@ def cmd_fuzz(args) -> int:
     seconds = args.minutes * 60
     # shrinking a finding may take a tenth of the campaign, at most 20 s a finding
     report = campaign(seconds, seed, out_dir, args.max_input_seconds, minimize_seconds=min(20.0, seconds / 10),
-                      progress=say)
+                      progress=say, main=args.entry)
     for line in report.lines():
         print(line)
     return 1 if report.found else 0

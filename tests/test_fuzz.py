@@ -44,7 +44,7 @@ def describe(findings: list[fuzz.Finding]) -> str:
 
 
 def assert_clean(item: fuzz.Input) -> None:
-    results, findings = fuzz.judge(item, max_seconds=HANG_SECONDS)
+    results, findings = fuzz.judge(item, max_seconds=HANG_SECONDS, main=cli.main)
     assert results, "the input ran through no command"
     if findings:
         pytest.fail("every command must exit 0 or 1 without an internal error:\n" + describe(findings))
@@ -85,7 +85,7 @@ def test_saved_crash_gets_a_clean_answer(path):
     """Each file here once crashed a command (its comment says which and how); every command
     that takes it must now exit 0 or 1 with no internal error or traceback."""
     item = fuzz.load_input(path)
-    results, findings = fuzz.judge(item, max_seconds=HANG_SECONDS)
+    results, findings = fuzz.judge(item, max_seconds=HANG_SECONDS, main=cli.main)
     assert len(results) >= 5, "a saved input runs through check, run (plain, --trace, --json) and test at least"
     if findings:
         pytest.fail(describe(findings))
@@ -106,7 +106,7 @@ def test_generated_inputs_include_well_formed_files():
     parsed = 0
     for n in range(40):
         item = fuzz.grammar_input(random.Random(n))
-        results = fuzz.run_input(item, [("check", "{dir}/" + item.main)], max_seconds=30.0)
+        results = fuzz.run_input(item, [("check", "{dir}/" + item.main)], max_seconds=30.0, main=cli.main)
         parsed += "syntax error" not in results[0].stderr and "unexpected" not in results[0].stderr
     assert parsed >= 10
 
@@ -130,7 +130,7 @@ def test_oracle_flags_an_internal_error(monkeypatch):
     def broken(args):
         raise RuntimeError("a planted bug")
     monkeypatch.setattr(cli, "cmd_check", broken)
-    result = fuzz.run_command(["check", "x.scenario"])
+    result = fuzz.run_command(["check", "x.scenario"], main=cli.main)
     assert result.status == 2 and result.finding == "internal-error"
     assert "a planted bug" in result.stderr
 
@@ -140,7 +140,7 @@ def test_oracle_finds_the_planted_bug_through_judge(monkeypatch):
         raise KeyError("planted")
     monkeypatch.setattr(cli, "cmd_run", broken)
     item = fuzz.Input("scenario", (("input.scenario", b'scenario "s" { players A B turn 1 of A script { } }'),), "test")
-    _, findings = fuzz.judge(item)
+    _, findings = fuzz.judge(item, main=cli.main)
     assert {f.command[0] for f in findings} == {"run"}
     assert {f.kind for f in findings} == {"internal-error"}
     # located by the traceback of a rerun with PHASING_DEBUG=1: the planted function
@@ -194,7 +194,8 @@ def test_a_runaway_command_hits_the_memory_cap_not_the_machine():
 
 def fuzz_args(*argv: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="phasing")
-    fuzz.register(parser.add_subparsers(dest="command", required=True))
+    # the command's entry looked up at each call, so a test's monkeypatch of cli.main is seen
+    fuzz.register(parser.add_subparsers(dest="command", required=True), lambda argv: cli.main(argv))
     return parser.parse_args(["fuzz", *argv])
 
 
@@ -246,7 +247,7 @@ def test_fuzz_command_leaves_the_real_cache_alone(tmp_path, monkeypatch):
     """The campaign points PHASING_CACHE_DIR at a temporary folder of its own, and puts it back."""
     seen = []
     monkeypatch.setattr(cli, "main", lambda argv: seen.append(os.environ.get("PHASING_CACHE_DIR")) or 0)
-    fuzz.campaign(60, seed=0, max_inputs=3, generators=("grammar",))
+    fuzz.campaign(60, seed=0, max_inputs=3, generators=("grammar",), main=cli.main)
     assert seen and all(s and s != str(tmp_path / "cache") for s in seen)
     assert os.environ["PHASING_CACHE_DIR"] == str(tmp_path / "cache")
     assert not Path(seen[0]).exists()
@@ -259,5 +260,5 @@ def test_a_campaign_writes_nothing_into_the_current_folder(tmp_path, monkeypatch
     monkeypatch.delenv("HYPOTHESIS_STORAGE_DIRECTORY", raising=False)
     monkeypatch.setattr(configuration, "__hypothesis_home_directory", None)
     monkeypatch.setattr(cli, "main", lambda argv: 0)
-    fuzz.campaign(60, seed=0, max_inputs=2, generators=("lark",))
+    fuzz.campaign(60, seed=0, max_inputs=2, generators=("lark",), main=cli.main)
     assert [p.name for p in tmp_path.iterdir() if p.name != "cache"] == []  # "cache": this file's fixture
