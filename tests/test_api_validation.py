@@ -16,21 +16,12 @@ from dsl.diagnostics import Diagnostic, DiagnosticError
 from dsl.parser import parse_file
 from interpreter import api
 from interpreter.budget import Budget
+from samples import GOOD_SCENARIO
 
 ROOT = Path(__file__).resolve().parent.parent
 TOUR = ROOT / "tests" / "scenarios" / "tour.scenario"
 
-GOOD = """\
-scenario "a phasing creature phases out in its controller's untap step" {
-  players Alice Bob
-  turn 1 of Bob
-  permanent djinn = "Breezekeeper", controller Alice
-  script {
-    next turn
-    expect djinn.phase is out
-  }
-}
-"""
+GOOD = GOOD_SCENARIO
 
 
 def rejects(call, *names: str) -> Diagnostic:

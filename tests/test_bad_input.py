@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from samples import GOOD_SCENARIO
 
 ROOT = Path(__file__).resolve().parent.parent
 CURRENT = ROOT / "rules" / "2026-09-25"
@@ -112,17 +113,7 @@ def add_to_block(folder: Path, rule_id: str, *clauses: str) -> Path:
 
 RULES_FILE = "702.26.rules"
 
-GOOD = """
-scenario "a phasing creature phases out in its controller's untap step" {
-  players Alice Bob
-  turn 1 of Bob
-  permanent djinn = "Breezekeeper", controller Alice
-  script {
-    next turn
-    expect djinn.phase is out
-  }
-}
-"""
+GOOD = GOOD_SCENARIO
 
 
 def test_the_unbroken_copy_has_no_problems(version):

@@ -17,21 +17,12 @@ import pytest
 
 from interpreter import cli
 from interpreter.rulebook import RULES_ROOT
+from samples import GOOD_SCENARIO
 
 ROOT = Path(__file__).resolve().parent.parent
 TOUR = ROOT / "tests" / "scenarios" / "tour.scenario"
 
-GOOD = """\
-scenario "a phasing creature phases out in its controller's untap step" {
-  players Alice Bob
-  turn 1 of Bob
-  permanent djinn = "Breezekeeper", controller Alice
-  script {
-    next turn
-    expect djinn.phase is out
-  }
-}
-"""
+GOOD = GOOD_SCENARIO
 
 
 def run(capsys, *argv) -> tuple[int, str, str]:
