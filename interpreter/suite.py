@@ -143,16 +143,23 @@ def run_case(case: Case, book: Rulebook, budget: Budget | None = None, judge: st
     return run_scenario(case.scenario, full, case.path, budget=budget, judge=judge)
 
 
-def _load_for(case: Case, version: str, named: bool) -> Rulebook | Outcome:
-    """The rulebook `version`, or the failed outcome of a case that cannot run under it."""
-    try:
-        return load_version(version)
-    except DiagnosticError as exc:
-        where = next((e.span for e in case.scenario.entries
-                      if isinstance(e, (ast.ScenarioRules, ast.ScenarioRange))), case.scenario.span)
-        problems = exc.diagnostics if named or "unknown rules" not in exc.diagnostics[0].message else [
-            attrs.evolve(exc.diagnostics[0], span=where)]
-        return Outcome(case.scenario.name, case.path, version, False, tuple(problems), (), (), {})
+def _load_for(case: Case, version: str, named: bool,
+              failed: dict[str, list[Diagnostic]] | None = None) -> Rulebook | Outcome:
+    """The rulebook `version`, or the failed outcome of a case that cannot run under it.
+    `failed` keeps the errors of rulebooks that did not load, so a broken rulebook is read
+    and checked once, not once per scenario that names it."""
+    failed = failed if failed is not None else {}
+    if version not in failed:
+        try:
+            return load_version(version)
+        except DiagnosticError as exc:
+            failed[version] = exc.diagnostics
+    diagnostics = failed[version]
+    where = next((e.span for e in case.scenario.entries
+                  if isinstance(e, (ast.ScenarioRules, ast.ScenarioRange))), case.scenario.span)
+    problems = diagnostics if named or "unknown rules" not in diagnostics[0].message else [
+        attrs.evolve(diagnostics[0], span=where)]
+    return Outcome(case.scenario.name, case.path, version, False, tuple(problems), (), (), {})
 
 
 def run_all(cases: list[Case], override: list[str] | None = None,
@@ -167,9 +174,10 @@ def run_all(cases: list[Case], override: list[str] | None = None,
     else:
         runs = [Run(case, v, v) for case in cases
                 for v in (home_versions(case)[-1:] if newest_only else home_versions(case))]
+    failed: dict[str, list[Diagnostic]] = {}
     for run in runs:
         if run.spec not in books:
-            loaded = _load_for(run.case, run.spec, bool(override))
+            loaded = _load_for(run.case, run.spec, bool(override), failed)
             if isinstance(loaded, Outcome):
                 yield loaded
                 continue

@@ -221,3 +221,23 @@ def test_a_scenario_file_that_does_not_parse_is_reported_not_hidden_by_the_run_o
     assert f"{bad}:3:23: error: unexpected '}}'" in err
     assert "no scenario runs" not in err
     assert out.strip() == "0 passed, 1 failed"
+
+
+def test_a_rulebook_that_does_not_load_is_loaded_once_for_all_its_scenarios(tmp_path, monkeypatch):
+    """A broken variant stops every scenario run under it with its own errors, and is read and
+    checked once, not once per scenario (the fuzzer's two-thousand-errors input took seconds
+    per scenario that way)."""
+    from interpreter import suite
+
+    broken = tmp_path / "broken.rules"
+    broken.write_text('variant broken {\n  extends 2026-09-25\n  title "a variant with a mistake"\n}\n'
+                      'rule 100.1 oops "taps nothing at cleanup" {\n  during cleanup of P: tap nobody\n}\n',
+                      encoding="utf-8")
+    calls = []
+    real = suite.load_version
+    monkeypatch.setattr(suite, "load_version", lambda spec: calls.append(spec) or real(spec))
+    cases, problems = suite.collect([SUITE / "untap_step.scenario"])
+    outcomes = list(suite.run_all(cases, [str(broken)]))
+    assert not problems and len(outcomes) > 1
+    assert all(not o.passed and o.failures for o in outcomes)
+    assert calls.count(str(broken)) == 1
