@@ -96,7 +96,7 @@ def child(case: str, permanents: int, budget_text: str | None) -> dict:
         def run() -> tuple[float, str]:
             engine = Engine(book, game.copy(), budget)
             engine.settle()
-            engine.commits = 0  # the step begins
+            engine.begin_step()
             start = time.perf_counter()
             try:
                 engine.run_hook("untap step", player)

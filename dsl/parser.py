@@ -609,6 +609,10 @@ _BLOCK_LEVEL = frozenset({
 _INTEGER_TOKENS = frozenset({"INT", "SIGNED_INT"})
 
 
+def _too_deep(what: str, limit: int, span: Span, hint: str) -> DiagnosticError:
+    return DiagnosticError(Diagnostic("error", f"nested too deeply: {what} may nest at most {limit} levels", span, hint))
+
+
 def _check_limits(tree: lark.Tree, path: str) -> None:
     """Nesting depth and number length, measured on Lark's tree without recursion, before
     anything recursive (the builder, the printer, the checker, the interpreter) meets it."""
@@ -619,17 +623,13 @@ def _check_limits(tree: lark.Tree, path: str) -> None:
         if data in _EXPRESSION_LEVEL or (data == "and_" and len(node.children) > 1):
             expression += 1
             if expression > limits.MAX_EXPRESSION_DEPTH:
-                raise DiagnosticError(Diagnostic(
-                    "error", f"nested too deeply: expressions may nest at most {limits.MAX_EXPRESSION_DEPTH} levels",
-                    _span(path, node.meta),
-                    "remove redundant parentheses, or split the expression into simpler conditions"))
+                raise _too_deep("expressions", limits.MAX_EXPRESSION_DEPTH, _span(path, node.meta),
+                                "remove redundant parentheses, or split the expression into simpler conditions")
         if data in _BLOCK_LEVEL:
             block += 1
             if block > limits.MAX_BLOCK_DEPTH:
-                raise DiagnosticError(Diagnostic(
-                    "error", f"nested too deeply: blocks may nest at most {limits.MAX_BLOCK_DEPTH} levels",
-                    _span(path, node.meta),
-                    "move the inner statements into a verb (`verb name ... { ... }`) and call it with `do`"))
+                raise _too_deep("blocks", limits.MAX_BLOCK_DEPTH, _span(path, node.meta),
+                                "move the inner statements into a verb (`verb name ... { ... }`) and call it with `do`")
         for child in reversed(node.children):
             if type(child) is not Token:
                 stack.append((child, expression, block))

@@ -2,8 +2,8 @@
 
 A rule file cannot run Python, but it can ask for a great deal of work: selections nested in
 selections, or `count(...)` inside `count(...)`, visit every object for every object. The
-engine gives each step (a scenario step, or whatever a caller runs between resetting
-`Engine.commits`) a budget of
+engine gives each step (a scenario step, or whatever a caller runs after calling
+`Engine.begin_step()`) a budget of
 
 - *iterations*: objects visited by selections (`each`, `count`), counted once per
   selection, as the number of candidates it looks at;

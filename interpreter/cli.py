@@ -14,7 +14,7 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import Callable, NoReturn
 
 from rich.console import Console
 from rich.table import Table
@@ -168,14 +168,9 @@ def state_table(o: Outcome) -> Table:
     return table
 
 
-def _no_scenario(paths, cases, problems) -> list[Diagnostic]:
-    """Scenario files among `paths` that hold no scenario (and have no other problem)."""
-    return api.files_without_scenarios(paths, cases, problems)
-
-
 def cmd_run(args) -> int:
     cases, problems = collect([args.scenario])
-    problems += _no_scenario([args.scenario], cases, problems)
+    problems += api.files_without_scenarios([args.scenario], cases, problems)
     if problems:
         raise DiagnosticError(problems)
     # one run per scenario: the newest version it names (`phasing test` runs them all), or under each --rules
@@ -200,7 +195,7 @@ def cmd_run(args) -> int:
 def cmd_test(args) -> int:
     paths = args.paths or [api.default_suite()]
     cases, problems = collect(paths)
-    problems += _no_scenario(paths, cases, problems)
+    problems += api.files_without_scenarios(paths, cases, problems)
     if args.rules and (cases or not problems):  # what runs under each --rules is known first: nothing is an error
         plan(cases, args.rules)
     report_failures = Reporter()
@@ -223,7 +218,7 @@ def cmd_test(args) -> int:
 
 def cmd_why(args) -> int:
     cases, problems = collect([args.scenario])
-    problems += _no_scenario([args.scenario], cases, problems)
+    problems += api.files_without_scenarios([args.scenario], cases, problems)
     if problems:
         raise DiagnosticError(problems)
     for version in args.rules or ():
@@ -328,7 +323,7 @@ def cmd_history(args) -> int:
 def cmd_ablate(args) -> int:
     if args.paths:  # the scenarios named must be there and readable, or the ablation means nothing
         cases, problems = collect(args.paths)
-        problems += _no_scenario(args.paths, cases, problems)
+        problems += api.files_without_scenarios(args.paths, cases, problems)
         if problems:
             raise DiagnosticError(problems)
     result = ablation.ablate(args.version, args.paths or [api.default_suite()], budget=args.budget)
@@ -360,7 +355,7 @@ def cmd_diff(args) -> int:
     a, b = load_version(args.a), load_version(args.b)
     paths = args.paths or [api.default_suite()]
     cases, problems = collect(paths)
-    problems += _no_scenario(args.paths, cases, problems) if args.paths else []
+    problems += api.files_without_scenarios(args.paths, cases, problems) if args.paths else []
     if problems:
         raise DiagnosticError(problems)
     blocks = compare.rulebook_diff(a, b)
@@ -439,41 +434,33 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(self.prog, message, self.format_usage())
 
 
-def path_text(text: str) -> str:
-    """A path given on the command line: not empty (which would mean the current folder) and
-    without NUL characters (which no file name holds)."""
-    if not text or "\0" in text:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a path")
-    return text
+def text_argument(what: str, may_be_blank: bool = False) -> Callable[[str], str]:
+    """A reader of a name given on the command line (a path, a version, a block): not empty
+    (which would silently mean the current folder or the default), not blank unless
+    `may_be_blank` (a path may be), and without NUL characters (which no name holds)."""
+    def read(text: str) -> str:
+        if not (text if may_be_blank else text.strip()) or "\0" in text:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}")
+        return text
+    return read
 
 
-def rules_text(text: str) -> str:
-    """A version, variant or folder named on the command line: not empty (which would silently
-    mean the default, or the current folder) and without NUL characters."""
-    if not text.strip() or "\0" in text:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a version, variant or folder")
-    return text
+path_text = text_argument("a path", may_be_blank=True)
+rules_text = text_argument("a version, variant or folder")
+block_text = text_argument("a block id or slug")
 
 
-def block_text(text: str) -> str:
-    """A block's id or slug named on the command line: not empty, without NUL characters."""
-    if not text.strip() or "\0" in text:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a block id or slug")
-    return text
+def number_argument(least: int, what: str) -> Callable[[str], int]:
+    """A reader of an option's whole number, `least` or more, written in digits."""
+    def read(text: str) -> int:
+        if not text.isascii() or not text.isdigit() or len(text) > 12 or int(text) < least:
+            raise argparse.ArgumentTypeError(f"expected {what}, not {text!r}")
+        return int(text)
+    return read
 
 
-def whole_number(text: str) -> int:
-    """An option's value that must be a whole number, zero or more."""
-    if not text.isascii() or not text.isdigit() or len(text) > 12:
-        raise argparse.ArgumentTypeError(f"expected a whole number, zero or more, not {text!r}")
-    return int(text)
-
-
-def step_number(text: str) -> int:
-    """A script step's number: a whole number, one or more."""
-    if not text.isascii() or not text.isdigit() or len(text) > 12 or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"expected a step number, 1 or more, not {text!r}")
-    return int(text)
+whole_number = number_argument(0, "a whole number, zero or more")
+step_number = number_argument(1, "a step number, 1 or more")
 
 
 def _budget_option(p: argparse.ArgumentParser) -> None:

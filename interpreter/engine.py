@@ -209,7 +209,7 @@ class Engine(GameView):
     trace, event for event.
 
     Each step runs within `budget` (`interpreter.budget`; None: the default `Budget()`): a
-    step begins when `commits` is set to 0, as the scenario runner does before each step.
+    step begins with `begin_step()`, which the scenario runner calls before each step.
     Wrong argument types raise `DiagnosticError` at once, naming the argument.
     """
 
@@ -229,7 +229,7 @@ class Engine(GameView):
         self.watching = 0
         self.calls = 0  # verbs being called, one inside another
         self.cause_log: list[frozenset[str]] = []
-        self.commits = 0  # (a new step: its budget starts afresh)
+        self.begin_step()  # (batches committed in this step: `commits`; the step's budget)
         # every batch committed gets the next number; the numbers of those being committed,
         # outermost first (the trace groups events by them)
         self.batch_no = 0
@@ -242,20 +242,10 @@ class Engine(GameView):
 
     # ================================================================ budgets
 
-    @property
-    def commits(self) -> int:
-        """Batches committed in this step. Setting it to 0 begins a new step (`begin_step`)."""
-        return self._commits
-
-    @commits.setter
-    def commits(self, value: int) -> None:
-        self._commits = value
-        if value == 0:
-            self.begin_step()
-
     def begin_step(self) -> None:
-        """A new step: its budget (`interpreter.budget`) starts afresh, worked out for the game
-        as it is now."""
+        """A new step: no batch committed yet, and its budget (`interpreter.budget`) afresh,
+        worked out for the game as it is now."""
+        self.commits = 0
         self.limits = self.budget.limits(len(self.game.objects), len(self.game.players), self.statement_count())
         self.iterations_left = self.limits.iterations
         self.writes_left = self.limits.writes

@@ -233,7 +233,7 @@ class ScenarioRun:
         pending_error: Diagnostic | None = None
         for index, step in enumerate(steps, 1):
             self.engine.step = index
-            self.engine.commits = 0
+            self.engine.begin_step()
             if isinstance(step, ast.ExpectError):
                 ok = pending_error is not None and step.message in pending_error.message
                 self.expectations.append((f"error \"{step.message}\"", ok))

@@ -14,7 +14,7 @@ only the sources it can affect:
   changed or an object appeared.
 
 What a source gives is kept whether the game sees the source or not; `of()` leaves out, as
-it is read, what the sources the game doesn't see give. So a source that phases out or in is
+it is read, what the sources the game doesn't see give. So a source the game stops or starts seeing is
 not worked out again: the objects it gives something to are only read afresh.
 
 `refresh()` works the stale sources out again and reports the objects whose contributions

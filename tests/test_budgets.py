@@ -59,7 +59,7 @@ def engine(rules, game: Game, generated: bool, budget: Budget | None = None) -> 
 
 
 def untap_step(e: Engine) -> None:
-    e.commits = 0  # a new step
+    e.begin_step()
     e.run_hook("untap step", "Alice")
 
 

@@ -274,7 +274,7 @@ class GeneratedGame:
         before = snapshot(self.run)
         start = len(self.run.engine.trace)
         self.run.engine.step = len(self.script) + 1
-        self.run.engine.commits = 0
+        self.run.engine.begin_step()
         try:
             self.run.do(step)
         except RulesError as exc:
