@@ -375,9 +375,11 @@ def _probe(test) -> bool:
 
 
 def _named(spec: str) -> Source | None:
-    """The version or variant a name leads to, on the rules path or shipped."""
+    """The version or variant a name leads to, on the rules path or shipped (the first of
+    `sources()` with that name)."""
     if not (VERSION_RE.match(spec) or re.fullmatch(r"[A-Za-z0-9_-]+", spec)):
         return None
+    return next((source for source in sources() if source.name == spec), None)
     for folder in rules_path() + (RULES_ROOT,):
         if VERSION_RE.match(spec):
             candidate = folder / spec
