@@ -22,6 +22,15 @@ def node(cls):
     return attrs.frozen(cls)
 
 
+def clause(cls):
+    """Declare a clause of a rule block: a node whose last field is its optional label
+    (`clause NAME: ...`), the name a variant's `amend` changes it by. The label takes part in
+    equality (so the printer's round trip keeps it); what a clause means is read without it."""
+    cls.__annotations__["label"] = "str | None"
+    cls.label = attrs.field(default=None)
+    return node(cls)
+
+
 @functools.cache
 def _field_names(cls: type) -> tuple[str, ...]:
     """The fields of a node class that may hold children (all but its location)."""
@@ -383,80 +392,80 @@ class LeavesEvent(Node):
 Event = Union[Change, LeavesEvent]
 
 
-@node
+@clause
 class Hide(Node):
     var: str
     cond: Expr
 
 
-@node
+@clause
 class During(Node):
     hook: Hook
     body: Stmt
 
 
-@node
+@clause
 class Along(Node):
     change: Change
     body: Stmt
 
 
-@node
+@clause
 class After(Node):
     event: Event
     body: Stmt
 
 
-@node
+@clause
 class Prefer(Node):
     attr: str
     value: Expr
 
 
-@node
+@clause
 class Quiet(Node):
     attr: str
     kinds: tuple[str, ...]
     old: Expr | None = None  # only changes away from this value
 
 
-@node
+@clause
 class Exempt(Node):
     var: str
     rule: str
     cond: Expr
 
 
-@node
+@clause
 class Exclude(Node):
     var: str
     cond: Expr
 
 
-@node
+@clause
 class Lookback(Node):
     change: Change
 
 
-@node
+@clause
 class Order(Node):
     hook: str
     rules: tuple[str, ...]
 
 
-@node
+@clause
 class AssertAfter(Node):
     event: Event
     cond: Expr
 
 
-@node
+@clause
 class AssertOnce(Node):
     hook: Hook
     attr: str
 
 
-@node
+@clause
 class AssertSkipped(Node):
     hook: Hook
     attr: str
@@ -482,6 +491,50 @@ class Rule(Node):
         if all(isinstance(c, ASSERTIONS) for c in self.clauses):
             return "assertion"
         return "operative"
+
+
+# ------------------------------------------------------------------ amending a block
+
+
+@node
+class AmendSummary(Node):
+    """`summary "..."`: the block's summary, replaced."""
+
+    summary: str
+
+
+@node
+class ReplaceClause(Node):
+    """`replace clause LABEL: CLAUSE`: the clause labelled LABEL, replaced in its place
+    (`clause` carries the label)."""
+
+    clause: Clause
+
+
+@node
+class AddClause(Node):
+    """`add clause LABEL: CLAUSE`: a new clause after the block's others (`clause` carries the label)."""
+
+    clause: Clause
+
+
+@node
+class DropClause(Node):
+    """`drop clause LABEL`: the clause labelled LABEL, removed."""
+
+    label: str
+
+
+AmendEntry = Union[AmendSummary, ReplaceClause, AddClause, DropClause]
+
+
+@node
+class Amend(Node):
+    """`amend BLOCK { ... }`: changes to one inherited block (named by slug or rule id),
+    made in the rulebook that inherits it; the block keeps its id and slug."""
+
+    block: str
+    entries: tuple[AmendEntry, ...]
 
 
 # ------------------------------------------------------------------ vocabulary and versions
@@ -767,7 +820,7 @@ class Scenario(Node):
     entries: tuple[ScenarioEntry, ...]
 
 
-Item = Union[Version, ZoneDecl, StatusDecl, VerbDecl, Rule, Card, Scenario]
+Item = Union[Version, ZoneDecl, StatusDecl, VerbDecl, Rule, Card, Scenario, Amend]
 
 
 @node

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
+import attrs
 import lark
 from lark import Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
@@ -42,6 +43,19 @@ def _unquote(token: Token) -> str:
 
 def _names(tokens) -> tuple[str, ...]:
     return tuple(str(t) for t in tokens if isinstance(t, Token))
+
+
+def _distinct_labels(clauses, where: str) -> None:
+    """No two clauses of one block share a label: an `amend` could not tell them apart."""
+    first: dict[str, ast.Node] = {}
+    for clause in clauses:
+        if clause.label is None:
+            continue
+        if clause.label in first:
+            raise DiagnosticError(Diagnostic(
+                "error", f"{where} has two clauses labelled '{clause.label}'", clause.span,
+                f"labels name one clause each within a block; the first is at {first[clause.label].span}"))
+        first[clause.label] = clause
 
 
 class _Builder(Transformer):
@@ -143,7 +157,40 @@ class _Builder(Transformer):
     @v_args(meta=True)
     def rule(self, meta, c):
         rid, slug, summary, *clauses = c
+        _distinct_labels(clauses, f"block {rid}")
         return ast.Rule(str(rid), str(slug), _unquote(summary), tuple(clauses), **self._at(meta))
+
+    @v_args(meta=True)
+    def labelled(self, meta, c):
+        return self._label(meta, str(c[0]), c[1])
+
+    def _label(self, meta, label: str, clause: ast.Node) -> ast.Node:
+        """`clause NAME: CLAUSE`: the clause, carrying its label, spanning the label too."""
+        if clause.label is not None:
+            raise DiagnosticError(Diagnostic("error", f"this clause has two labels, '{label}' and '{clause.label}'",
+                                             clause.span, "a clause has one label: keep one 'clause NAME:'"))
+        return attrs.evolve(clause, label=label, **self._at(meta))
+
+    # --- amending a block
+    @v_args(meta=True)
+    def amend(self, meta, c):
+        return ast.Amend(str(c[0]), tuple(c[1:]), **self._at(meta))
+
+    @v_args(meta=True)
+    def amend_summary(self, meta, c):
+        return ast.AmendSummary(_unquote(c[0]), **self._at(meta))
+
+    @v_args(meta=True)
+    def amend_replace(self, meta, c):
+        return ast.ReplaceClause(self._label(meta, str(c[0]), c[1]), **self._at(meta))
+
+    @v_args(meta=True)
+    def amend_add(self, meta, c):
+        return ast.AddClause(self._label(meta, str(c[0]), c[1]), **self._at(meta))
+
+    @v_args(meta=True)
+    def amend_drop(self, meta, c):
+        return ast.DropClause(str(c[0]), **self._at(meta))
 
     @v_args(meta=True)
     def hide(self, meta, c):
@@ -561,7 +608,7 @@ _FRIENDLY = {
 }
 
 
-_TOP_LEVEL = {"version", "variant", "zone", "status", "verb", "rule", "card", "scenario"}
+_TOP_LEVEL = {"version", "variant", "zone", "status", "verb", "rule", "card", "scenario", "amend"}
 
 
 def _describe(expected: set[str]) -> str:
@@ -588,6 +635,8 @@ def parse(text: str, path: str = "<string>") -> ast.Module:
     try:
         return _Builder(path).build(tree)
     except VisitError as exc:  # a construct the builder cannot convert: point at it
+        if isinstance(exc.orig_exc, DiagnosticError):  # one it refuses, with its own diagnostic
+            raise exc.orig_exc from None
         meta = getattr(exc.obj, "meta", None)
         span = _token_span(path, exc.obj) if isinstance(exc.obj, Token) else _span(path, meta)
         raise DiagnosticError(Diagnostic("error", f"cannot read this: {exc.orig_exc}", span)) from None

@@ -216,6 +216,26 @@ def clause_lines(c: ast.Node) -> list[str]:
     raise TypeError(f"not a clause: {type(c).__name__}")
 
 
+def labelled_lines(c: ast.Node) -> list[str]:
+    """A clause as a block prints it: with its label, `clause NAME: ...`, when it has one
+    (`clause_lines` prints what the clause says, without it)."""
+    lines = clause_lines(c)
+    return [f"clause {c.label}: {lines[0]}"] + lines[1:] if c.label is not None else lines
+
+
+def amend_entry_lines(e: ast.Node) -> list[str]:
+    match e:
+        case ast.AmendSummary(summary=text):
+            return [f'summary "{text}"']
+        case ast.ReplaceClause(clause=c):
+            return ["replace " + line if n == 0 else line for n, line in enumerate(labelled_lines(c))]
+        case ast.AddClause(clause=c):
+            return ["add " + line if n == 0 else line for n, line in enumerate(labelled_lines(c))]
+        case ast.DropClause(label=label):
+            return [f"drop clause {label}"]
+    raise TypeError(f"not an amend entry: {type(e).__name__}")
+
+
 def _cites(cites: tuple[str, ...]) -> str:
     return f" cites {', '.join(cites)}" if cites else ""
 
@@ -345,8 +365,10 @@ def item_lines(item: ast.Node) -> list[str]:
             body = [line for s in item.body for line in stmt_lines(s, 0)]
             return _braced(f"verb {item.name}{params}{_cites(item.cites)}", body)
         case ast.Rule():
-            body = [line for c in item.clauses for line in clause_lines(c)]
+            body = [line for c in item.clauses for line in labelled_lines(c)]
             return _braced(f'rule {item.id} {item.slug} "{item.summary}"', body)
+        case ast.Amend():
+            return _braced(f"amend {item.block}", [line for e in item.entries for line in amend_entry_lines(e)])
         case ast.Card():
             return _braced(f'card "{item.name}"', [line for e in item.entries for line in _card_entry(e)])
         case ast.Scenario():

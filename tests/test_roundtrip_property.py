@@ -184,6 +184,37 @@ CLAUSES = register({
     A.AssertSkipped: st.builds(A.AssertSkipped, HOOKS, NAMES),
 })
 
+
+# Any clause may carry a label (`clause NAME: ...`); within one block the labels are distinct.
+def _with_label(strategy, labels):
+    return st.builds(lambda clause, label: attrs.evolve(clause, label=label), strategy, labels)
+
+
+_CLAUSE_CLASSES = (A.Hide, A.During, A.Along, A.After, A.Prefer, A.Quiet, A.Exempt, A.Exclude, A.Lookback, A.Order,
+                   A.AssertAfter, A.AssertOnce, A.AssertSkipped)
+CLAUSES = register({cls: _with_label(BY_CLASS[cls], optional(NAMES)) for cls in _CLAUSE_CLASSES})
+LABELLED_CLAUSES = st.one_of(*(_with_label(BY_CLASS[cls], NAMES) for cls in _CLAUSE_CLASSES))
+
+
+def distinct_labels(clauses: tuple) -> tuple:
+    """The clauses, each label after the first use of it taken off."""
+    seen: set[str] = set()
+    kept = []
+    for clause in clauses:
+        kept.append(attrs.evolve(clause, label=None) if clause.label in seen else clause)
+        seen.add(clause.label)
+    return tuple(kept)
+
+
+BLOCK_CLAUSES = tuples(CLAUSES, 0, 3).map(distinct_labels)
+
+AMEND_ENTRIES = register({
+    A.AmendSummary: st.builds(A.AmendSummary, TEXT),
+    A.ReplaceClause: st.builds(A.ReplaceClause, LABELLED_CLAUSES),
+    A.AddClause: st.builds(A.AddClause, LABELLED_CLAUSES),
+    A.DropClause: st.builds(A.DropClause, NAMES),
+})
+
 # ------------------------------------------------------------------ versions and vocabulary
 
 SECTIONS = register({A.Section: st.builds(A.Section, RULE_IDS, tuples(LETTERS, 1, 5))})
@@ -262,7 +293,8 @@ ITEMS = register({
     # `keeps all` is the keyword form; otherwise a list of names.
     A.ZoneDecl: st.builds(A.ZoneDecl, NAMES, st.just(("all",)) | tuples(NAMES, 1, 3), tuples(RULE_IDS, 0, 2)),
     A.VerbDecl: st.builds(A.VerbDecl, NAMES, tuples(NAMES, 0, 3), tuples(RULE_IDS, 0, 2), tuples(STMTS, 0, 3)),
-    A.Rule: st.builds(A.Rule, RULE_IDS, NAMES, TEXT, tuples(CLAUSES, 0, 3)),
+    A.Rule: st.builds(A.Rule, RULE_IDS, NAMES, TEXT, BLOCK_CLAUSES),
+    A.Amend: st.builds(A.Amend, RULE_IDS | NAMES, tuples(AMEND_ENTRIES, 0, 4)),
     A.Card: st.builds(A.Card, TEXT, tuples(CARD_ENTRIES, 0, 3)),
     A.Scenario: st.builds(A.Scenario, TEXT, tuples(SCENARIO_ENTRIES, 0, 3)),
 })
@@ -322,6 +354,8 @@ def context_of(cls):
         ({A.Types, A.PT, A.Keywords, A.Target, A.Static, A.Spell, A.Triggered}, in_card),
         ({A.ScenarioCites, A.ScenarioRules, A.ScenarioRange, A.Players, A.TurnDecl, A.PermanentDecl, A.Script}, in_scenario),
         ({A.Version, A.ZoneDecl, A.StatusDecl, A.VerbDecl, A.Rule, A.Card, A.Scenario}, as_item),
+        ({A.AmendSummary, A.ReplaceClause, A.AddClause, A.DropClause}, lambda e: as_item(A.Amend("s", (e,)))),
+        ({A.Amend}, as_item),
         ({A.Module}, lambda m: m),
     ]
     for classes, wrap in groups:
@@ -362,7 +396,7 @@ def test_generated_statements_in_sequence_round_trip_through_print_and_parse(stm
 
 
 @SETTINGS
-@given(st.builds(A.Rule, RULE_IDS, NAMES, TEXT, tuples(CLAUSES, 1, 4)))
+@given(st.builds(A.Rule, RULE_IDS, NAMES, TEXT, tuples(CLAUSES, 1, 4).map(distinct_labels)))
 def test_generated_rule_with_any_clauses_round_trips(rule):
     assert_roundtrip(as_item(rule))
 
