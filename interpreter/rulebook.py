@@ -21,6 +21,7 @@ from dsl import ast
 from dsl.checker import check_rulebook
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from dsl.parser import parse_file
+from interpreter.amending import Amendment, apply_amends
 from interpreter.statics import anchor_of
 
 RULES_ROOT = Path(shipped_rules.__file__).parent
@@ -65,6 +66,8 @@ class Rulebook:
     cards: dict[str, ast.Card]
     folder: Path | None = None
     zones: dict[str, ast.ZoneDecl] = attrs.field(factory=dict)
+    # The blocks an `amend` changed (here or in a rulebook this one extends), by slug, oldest first.
+    amendments: dict[str, tuple[Amendment, ...]] = attrs.field(factory=dict)
 
     @functools.cached_property
     def index(self) -> Index:
@@ -176,6 +179,14 @@ class Rulebook:
 
     def rule(self, key: str) -> ast.Rule | None:
         return next((r for r in self.rules if key in (r.id, r.slug)), None)
+
+    def amended_by(self, rule: ast.Rule, clause: ast.Node | None = None) -> Amendment | None:
+        """The amend that wrote `clause` into `rule` (None: the block's own file wrote it); with
+        no clause, the last amend of the block (None: it was never amended)."""
+        found = self.amendments.get(rule.slug, ())
+        if clause is None:
+            return found[-1] if found else None
+        return next((a for a in reversed(found) if a.span.path == clause.span.path), None)
 
     def without(self, key: str) -> "Rulebook":
         """The same rulebook with one block deleted (for ablation)."""
@@ -475,6 +486,7 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
     verbs: dict[str, ast.VerbDecl] = {}
     zones: dict[str, ast.ZoneDecl] = {}
     rules: dict[str, ast.Rule] = {}
+    amendments: dict[str, tuple[Amendment, ...]] = {}
     sections = manifest.sections
     if manifest.extends is not None:
         if manifest.extends in chain + (manifest.id,):
@@ -488,6 +500,7 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
         statuses.update(base.statuses)
         verbs.update(base.verbs)
         zones.update(base.zones)
+        amendments.update(base.amendments)
         for rule in base.rules:
             moved = _renumber_rule(rule, manifest.renumbers)
             rules[moved.slug] = moved
@@ -511,6 +524,11 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
     elif manifest.renumbers or manifest.drops:
         raise DiagnosticError(Diagnostic("error", "renumber and drop need an 'extends'", manifest.span))
     own = [i for m in modules for i in m.items if isinstance(i, ast.Rule)]
+    amends = [i for m in modules for i in m.items if isinstance(i, ast.Amend)]
+    if amends:  # made on the inherited blocks, before the rulebook's own blocks take their places
+        made = apply_amends(rules, amends, manifest, {r.slug: r for r in own})
+        for slug, amendment in made.items():
+            amendments[slug] = amendments.get(slug, ()) + (amendment,)
     for module in modules:
         for item in module.items:
             if isinstance(item, ast.StatusDecl):
@@ -529,7 +547,8 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
             replaced.add(rule.slug)
     ordered = tuple(sorted(rules.values(), key=lambda r: rule_key(r.id)))
     resolved = attrs.evolve(manifest, sections=sections)
-    book = Rulebook(resolved, statuses, verbs, ordered, dict(cards), folder, zones)
+    kept = {slug: amendments[slug] for slug in rules if slug in amendments and slug not in own_slugs}
+    book = Rulebook(resolved, statuses, verbs, ordered, dict(cards), folder, zones, kept)
     check_rulebook(book, modules, declared=declared)
     return book
 
