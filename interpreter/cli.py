@@ -272,7 +272,7 @@ def cmd_show(args) -> int:
     if args.json:
         rules = blocks if blocks is not None else list(book.rules)
         emit_json({"version": book.version.id, "title": book.version.title, "cr": cr and cr.date,
-                   "blocks": [{**reading.block_json(r), **({"cr": cr.text(r.id)} if cr else {})} for r in rules]})
+                   "blocks": [{**reading.block_json(r, book), **({"cr": cr.text(r.id)} if cr else {})} for r in rules]})
         return 0
     if blocks is None:
         say(f"# {book.version.title or book.version.id}")
@@ -283,7 +283,7 @@ def cmd_show(args) -> int:
     for n, rule in enumerate(blocks if blocks is not None else book.rules):
         if blocks is None or n:
             say()
-        say("\n".join(item_lines(rule) + (_cr_lines(cr, rule) if cr else [])))
+        say("\n".join(reading.block_lines(book, rule) + (_cr_lines(cr, rule) if cr else [])))
     return 0
 
 
@@ -385,7 +385,7 @@ def cmd_diff(args) -> int:
             if c.b_summary:
                 say(f"      {B}: {c.b_summary}")
         for clause in c.clauses:
-            say(f"      clause {clause.kind}: {clause.key}")
+            say(f"      clause {clause.kind}: {clause.name}")
             for mark, text in (("-", clause.a_text), ("+", clause.b_text)):
                 for line in (text or "").splitlines():
                     say(f"        {mark} {line}")

@@ -42,6 +42,12 @@ class ClauseChange:
     key: str
     a_text: str | None
     b_text: str | None
+    label: str | None = None  # the clause's label (`clause NAME: ...`), where it has one
+
+    @property
+    def name(self) -> str:
+        """How the diff names the clause: by its label where it has one, with what it is about."""
+        return f"{self.label} ({self.key})" if self.label else self.key
 
 
 @attrs.frozen
@@ -114,20 +120,31 @@ def clause_key(clause: ast.Node) -> str:
 
 
 def clause_diff(ra: ast.Rule, a: Rulebook, rb: ast.Rule, b: Rulebook) -> tuple[ClauseChange, ...]:
-    """The clauses of two versions of a block that differ. Clauses are aligned by `clause_key`
-    (references to other blocks compared by slug, so renumbering alone is no change); among
-    clauses with the same key, identical ones pair first, then the rest in order."""
+    """The clauses of two versions of a block that differ. Clauses with the same label on both
+    sides are each other's versions; the rest are aligned by `clause_key` (references to
+    other blocks compared by slug, so renumbering alone is no change); among clauses with the
+    same key, identical ones pair first, then the rest in order. A label takes no part in
+    what a clause means: a clause only labelled, or relabelled, is no change."""
     plain_a, plain_b = _by_slug(a), _by_slug(b)
+    found, removed, added = [], [], []
+    by_label = {c.label: c for c in rb.clauses if c.label is not None}
+    paired = [(ca, by_label[ca.label]) for ca in ra.clauses if ca.label is not None and ca.label in by_label]
+    for ca, cb in paired:
+        if clause_lines(plain_a(ca)) != clause_lines(plain_b(cb)):
+            key_a, key_b = clause_key(plain_a(ca)), clause_key(plain_b(cb))
+            found.append(ClauseChange("changed", key_a if key_a == key_b else f"{key_a} -> {key_b}",
+                                      _text(ca), _text(cb), cb.label))
+    rest_a = [c for c in ra.clauses if not any(c is p for p, _q in paired)]
+    rest_b = [c for c in rb.clauses if not any(c is q for _p, q in paired)]
 
-    def keyed(rule, plain):
+    def keyed(clauses, plain):
         groups: dict[str, list] = {}
-        for c in rule.clauses:
+        for c in clauses:
             p = plain(c)
-            groups.setdefault(clause_key(p), []).append((clause_lines(p), "\n".join(clause_lines(c))))
+            groups.setdefault(clause_key(p), []).append((clause_lines(p), c))
         return groups
 
-    ga, gb = keyed(ra, plain_a), keyed(rb, plain_b)
-    found, removed, added = [], [], []
+    ga, gb = keyed(rest_a, plain_a), keyed(rest_b, plain_b)
     for key in list(ga) + [k for k in gb if k not in ga]:
         left, right = list(ga.get(key, [])), list(gb.get(key, []))
         for entry in list(left):
@@ -135,28 +152,27 @@ def clause_diff(ra: ast.Rule, a: Rulebook, rb: ast.Rule, b: Rulebook) -> tuple[C
             if match is not None:
                 left.remove(entry)
                 right.remove(match)
-        for (_la, ta), (_lb, tb) in zip(left, right):
-            found.append(ClauseChange("changed", key, ta, tb))
-        removed += [(key, c, ta) for c, ta in _kinds(left[len(right):], ra.clauses, plain_a)]
-        added += [(key, c, tb) for c, tb in _kinds(right[len(left):], rb.clauses, plain_b)]
+        for (_la, ca), (_lb, cb) in zip(left, right):
+            found.append(ClauseChange("changed", key, _text(ca), _text(cb), cb.label or ca.label))
+        removed += [(key, c) for _lines, c in left[len(right):]]
+        added += [(key, c) for _lines, c in right[len(left):]]
     # A clause whose hook or pattern changed: the one clause of its kind left on each side.
-    for key_a, kind, ta in list(removed):
-        same_a = [r for r in removed if r[1] is kind]
-        same_b = [r for r in added if r[1] is kind]
+    for key_a, ca in list(removed):
+        same_a = [r for r in removed if type(r[1]) is type(ca)]
+        same_b = [r for r in added if type(r[1]) is type(ca)]
         if len(same_a) == 1 and len(same_b) == 1:
-            key_b, _kind, tb = same_b[0]
+            key_b, cb = same_b[0]
             removed.remove(same_a[0])
             added.remove(same_b[0])
-            found.append(ClauseChange("changed", f"{key_a} -> {key_b}", ta, tb))
-    found += [ClauseChange("removed", key, ta, None) for key, _kind, ta in removed]
-    found += [ClauseChange("added", key, None, tb) for key, _kind, tb in added]
+            found.append(ClauseChange("changed", f"{key_a} -> {key_b}", _text(ca), _text(cb), cb.label or ca.label))
+    found += [ClauseChange("removed", key, _text(c), None, c.label) for key, c in removed]
+    found += [ClauseChange("added", key, None, _text(c), c.label) for key, c in added]
     return tuple(found)
 
 
-def _kinds(entries, clauses, plain):
-    """The clause type of each (lines, text) entry left unpaired, found back by its text."""
-    by_text = {"\n".join(clause_lines(c)): type(c) for c in clauses}
-    return [(by_text[text], text) for _lines, text in entries]
+def _text(clause: ast.Node) -> str:
+    """A clause as the diff shows it: what it says (its label is the change's `label`)."""
+    return "\n".join(clause_lines(clause))
 
 
 def rulebook_diff(a: Rulebook, b: Rulebook) -> list[BlockChange]:

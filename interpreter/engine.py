@@ -606,8 +606,9 @@ class Engine(GameView):
         if known is None:
             # an `as` or `after` clause is named by its head, for the trace to say how it acted
             role = clause_lines(clause)[0].split(":")[0] if isinstance(clause, (ast.Along, ast.After)) else ""
+            amended = self.rb.amended_by(rule, clause)  # a clause a variant's `amend` wrote: say so
             known = self.rb.compiled[("cause", id(clause))] = (clause, Cause("rule", rule.id, rule.slug, clause.span,
-                                                                             role))
+                                                                             role, amended.describe(clause) if amended else ""))
         return known[1]
 
     def record(self, kind: str, subject: str, detail: str, cause: Cause, **data) -> Event:

@@ -70,9 +70,23 @@ def version_to_show(spec: str) -> Rulebook:
             Span(spec, 0, 0, 0, 0), f"phasing show {newest} {spec}")) from exc
 
 
-def block_json(rule: ast.Rule) -> dict:
-    return {"id": rule.id, "slug": rule.slug, "summary": rule.summary, "kind": rule.kind,
-            "text": "\n".join(item_lines(rule))}
+def block_json(rule: ast.Rule, book: Rulebook | None = None) -> dict:
+    """A block as data; with its rulebook, also the amends that changed it (`amended`)."""
+    found = {"id": rule.id, "slug": rule.slug, "summary": rule.summary, "kind": rule.kind,
+             "text": "\n".join(item_lines(rule))}
+    if book is not None and book.amendments.get(rule.slug):
+        found["amended"] = [{"by": a.by, "file": a.span.path, "line": a.span.line,
+                             "changes": [{"change": text, "line": span.line} for text, span in a.changes]}
+                            for a in book.amendments[rule.slug]]
+    return found
+
+
+def block_lines(book: Rulebook, rule: ast.Rule) -> list[str]:
+    """A block as `show` prints it: its text, after a comment line for each `amend` that
+    changed it (which rulebook, its file, and each change with its line), so what is printed
+    still reads as a rule file."""
+    notes = [f"# amended by {a.by} in {a.span.path}: {a.listing()}" for a in book.amendments.get(rule.slug, ())]
+    return notes + item_lines(rule)
 
 
 # ------------------------------------------------------------------ one block across versions
@@ -109,8 +123,18 @@ class History:
 
 
 # A printed block can differ while its id, summary and meaning do not: the ids it refers to
-# (in `order` and `exempt`) were renumbered with the blocks they name.
+# (in `order` and `exempt`) were renumbered with the blocks they name, or its clauses' labels
+# (`clause NAME: ...`) are not the same.
 REFERENCES = "references renumbered"
+LABELS = "clause labels changed"
+
+
+def _unlabelled(rule: ast.Rule) -> list[str]:
+    return item_lines(attrs.evolve(rule, clauses=tuple(attrs.evolve(c, label=None) for c in rule.clauses)))
+
+
+def _labels(rule: ast.Rule) -> tuple:
+    return tuple(c.label for c in rule.clauses)
 
 
 def history(slug: str, versions: list[str] | None = None) -> History:
@@ -136,7 +160,10 @@ def history(slug: str, versions: list[str] | None = None) -> History:
             changes: tuple[str, ...] = ()
             if previous is not None:
                 change = next((c for c in compare.rulebook_diff(previous[0], book) if c.slug == slug), None)
-                changes = change.kinds if change else ((REFERENCES,) if item_lines(rule) != item_lines(previous[1]) else ())
+                changes = change.kinds if change else (
+                    (REFERENCES,) if _unlabelled(rule) != _unlabelled(previous[1]) else ())
+                if _labels(rule) != _labels(previous[1]):
+                    changes += (LABELS,)
             since = (previous[0].version.id, previous[1].id) if previous else (None, None)
             stages.append(Stage((version,), rule, changes, *since))
         previous, gap = (book, rule), False

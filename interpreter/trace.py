@@ -18,17 +18,19 @@ from dsl.diagnostics import NOWHERE, Span
 @attrs.frozen
 class Cause:
     """Who did it: a rule block (`kind="rule"`, with its id and slug), a card, or the script.
-    `role`: for a block's `as` or `after` clause, the clause's head (`as x.A becomes V`)."""
+    `role`: for a block's `as` or `after` clause, the clause's head (`as x.A becomes V`).
+    `origin`: for a clause an `amend` wrote, which rulebook amended the block and where."""
 
     kind: str
     id: str
     label: str = ""
     span: Span = attrs.field(default=NOWHERE, eq=False)
     role: str = attrs.field(default="", eq=False)
+    origin: str = attrs.field(default="", eq=False)
 
     def __str__(self) -> str:
         if self.kind == "rule":
-            return f"{self.id} {self.label}".strip()
+            return f"{self.id} {self.label}".strip() + (f", {self.origin}" if self.origin else "")
         if self.kind == "card":
             return f"card \"{self.id}\""
         return self.label or self.id
@@ -82,7 +84,7 @@ class Event(NamedTuple):
             "subject": self.subject,
             "detail": self.detail,
             "cause": {"kind": self.cause.kind, "id": self.cause.id, "label": self.cause.label,
-                      "clause": self.cause.role},
+                      "clause": self.cause.role, **({"origin": self.cause.origin} if self.cause.origin else {})},
             "step": self.step,
         }
         values = self.values()

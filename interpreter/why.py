@@ -106,6 +106,8 @@ def answer(case: Case, oid: str, at: int | None, version: str | None = None) -> 
     for skip in engine.skips:
         if skip.oid == oid and (at is None or skip.step == at):
             line = skip_line(skip)
+            amended = book.amended_by(skip.rule, skip.clause)  # a clause a variant's `amend` wrote
+            line += f" ({amended.describe(skip.clause)})" if amended else ""
             if line not in skips:  # (a selection made again, as state checks are, says it once)
                 skips.append(line)
     heads = event_heads(trace)

@@ -164,7 +164,8 @@ def test_clause_changes_in_text_and_json(tmp_path, capsys):
     variant, scenario = write(tmp_path, "auras-plus.rules", AURAS_ONLY), write(tmp_path, "s.scenario", SPLITTER)
     status, out = run(capsys, "diff", "2026-09-25", variant, scenario)
     assert status == 0
-    assert "      clause changed: as phase becomes out" in out
+    # named by its label in 2026-09-25 (the variant's block has none), with what it is about
+    assert "      clause changed: attachments-go-along (as phase becomes out)" in out
     assert "        + as x.phase becomes out: each y where y.attached_to is x and y is an aura: {" in out
     assert "        - as x.phase becomes out: each y where y.attached_to is x: {" in out
     assert "      clause added: as phase becomes out" in out
