@@ -148,3 +148,14 @@ def apply_amends(rules: dict[str, ast.Rule], amends: list[ast.Amend], manifest: 
     if problems:
         raise DiagnosticError(problems)
     return done
+
+
+def stray_amends(module: ast.Module, where: str) -> None:
+    """An `amend` changes a block a rulebook inherits: in a file that is no part of a
+    rulebook (a scenario file, the card library) it would change nothing, so it is an
+    error there, not ignored."""
+    found = [i for i in module.items if isinstance(i, ast.Amend)]
+    if found:
+        raise DiagnosticError([Diagnostic("error", f"'amend {a.block}' in {where}: there is no rulebook here for it to change",
+                                          a.span, "put it in a variant file, after 'variant NAME { extends VERSION }'")
+                               for a in found])

@@ -21,7 +21,7 @@ from dsl import ast
 from dsl.checker import check_rulebook
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from dsl.parser import parse_file
-from interpreter.amending import Amendment, apply_amends
+from interpreter.amending import Amendment, apply_amends, stray_amends
 from interpreter.statics import anchor_of
 
 RULES_ROOT = Path(shipped_rules.__file__).parent
@@ -442,6 +442,7 @@ def _parse_all(paths: Iterable[Path]) -> list[ast.Module]:
 def load_cards() -> dict[str, ast.Card]:
     cards: dict[str, ast.Card] = {}
     for module in _parse_all(sorted(CARDS_DIR.glob("*.rules"))):
+        stray_amends(module, "the card library")
         for item in module.items:
             if isinstance(item, ast.Card):
                 cards[item.name] = item

@@ -15,6 +15,7 @@ from dsl import ast
 from dsl.builtins import ZONES, card_slug
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from dsl.parser import parse_file
+from interpreter.amending import stray_amends
 from interpreter.budget import Budget
 from interpreter.engine import LEGAL_TARGET_HINT, MISSING, Engine, Obj, PlayerRef, RulesError, TargetChoice, targets_of
 from interpreter.model import Game, Permanent, Player
@@ -434,6 +435,7 @@ def render_expr(expr: ast.Node) -> str:
 def load_scenarios(path: Path) -> tuple[list[ast.Scenario], tuple[ast.Card, ...]]:
     """Every scenario in a file, and the cards declared in the same file, which go with them."""
     module = parse_file(path)
+    stray_amends(module, "a scenario file")
     cards = tuple(i for i in module.items if isinstance(i, ast.Card))
     return [i for i in module.items if isinstance(i, ast.Scenario)], cards
 
