@@ -47,7 +47,9 @@ class Amendment:
 
 def _near(key: str, names, hint_all: str) -> str:
     close = difflib.get_close_matches(key, sorted(set(names)), n=3, cutoff=0.5)
-    return (f"did you mean {' or '.join(repr(c) for c in close)}? " if close else "") + hint_all
+    if not close:
+        return hint_all
+    return f"did you mean {' or '.join(repr(c) for c in close)}? {hint_all[:1].upper()}{hint_all[1:]}"
 
 
 def _entry_text(entry: ast.Node) -> str:

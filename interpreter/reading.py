@@ -3,8 +3,10 @@ the official Comprehensive Rules beside a block.
 
 `select_blocks` finds blocks by id or slug. `history` follows one slug through the versions in
 date order, grouping the versions in which the block prints the same and saying, at each step,
-what changed (with `compare.rulebook_diff`'s words: renumbered, reworded, changed). `read_cr`
-reads a user's own copy of the Comprehensive Rules plain-text file; the project ships none.
+what changed (with `compare.rulebook_diff`'s words: renumbered, reworded, changed; or only the
+labels of its clauses). `block_lines` prints a block as `show` does, saying which `amend`
+changed it. `read_cr` reads a user's own copy of the Comprehensive Rules plain-text file;
+the project ships none.
 """
 
 from __future__ import annotations
@@ -162,7 +164,7 @@ def history(slug: str, versions: list[str] | None = None) -> History:
                 change = next((c for c in compare.rulebook_diff(previous[0], book) if c.slug == slug), None)
                 changes = change.kinds if change else (
                     (REFERENCES,) if _unlabelled(rule) != _unlabelled(previous[1]) else ())
-                if _labels(rule) != _labels(previous[1]):
+                if _labels(rule) != _labels(previous[1]) and "changed" not in changes:  # (else: said already)
                     changes += (LABELS,)
             since = (previous[0].version.id, previous[1].id) if previous else (None, None)
             stages.append(Stage((version,), rule, changes, *since))

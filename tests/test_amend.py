@@ -9,15 +9,17 @@ the amended block keeps its id and slug, and what the amend wrote is traced to i
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-import attrs
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dsl import codec
 from dsl.diagnostics import DiagnosticError
 from dsl.parser import parse, parse_file
-from dsl.printer import clause_lines, print_module
+from dsl.printer import clause_lines, item_lines, labelled_lines, print_module
 from interpreter import api, cli, reading, why
 from interpreter.compare import comparable, rulebook_diff
 from interpreter.rulebook import VARIANTS_DIR, load_version
@@ -156,7 +158,6 @@ def test_show_names_the_amend(tmp_path, capsys):
     assert "  clause clear-mark-later: as x.phase becomes in: set x.phased_indirectly = false" in out
     parse(out, "<shown>")  # what show prints still reads as rule text
     assert cli.main(["show", str(path), "702.26g", "--json"]) == 0
-    import json
     [block] = json.loads(capsys.readouterr().out)["blocks"]
     assert block["amended"][0]["by"] == "mine" and block["amended"][0]["changes"][-1] == {
         "change": "add clause clear-mark-later", "line": 11}
@@ -311,3 +312,36 @@ rule 702.26p redundant-instances "Several instances of phasing on one permanent 
     finally:
         load_version.cache_clear()
     assert [s.changes for s in found.stages] == [(), (reading.LABELS,)]
+
+
+def test_a_mistake_in_an_amend_fails_check_with_exit_1(tmp_path, capsys):
+    path = write(tmp_path, "mine.rules", HEAD + "amend 702.26g {\n  drop clause clear-mark\n}\n")
+    assert cli.main(["check", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert f"{path}:6:3: error: block 702.26g indirect-phasing has no clause labelled 'clear-mark'" in err
+    assert "      drop clause clear-mark\n      ^^^^^^^^^^^^^^^^^^^^^^" in err
+    assert "hint: did you mean 'clear-indirect-mark'?" in err
+
+
+# ------------------------------------------------------------------ an invariant
+
+LABELLED = [(r.slug, c.label) for r in load_version("2026-09-25").rules for c in r.clauses if c.label is not None]
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.sampled_from(LABELLED), st.booleans())
+def test_replacing_a_clause_by_itself_changes_nothing(tmp_path_factory, target, by_id):
+    """An amend that replaces a labelled clause of 2026-09-25 by its own text (naming the block
+    by slug or by id) gives a rulebook that differs from 2026-09-25 in no block, and whose
+    amended block prints as the original."""
+    slug, label = target
+    base = load_version("2026-09-25")
+    rule = base.rule(slug)
+    [clause] = [c for c in rule.clauses if c.label == label]
+    text = "\n".join(labelled_lines(clause))
+    path = write(tmp_path_factory.mktemp("same"), "mine.rules",
+                 HEAD + f"amend {rule.id if by_id else slug} {{\n  replace {text}\n}}\n")
+    book = load_version(str(path))
+    assert rulebook_diff(base, book) == []
+    assert item_lines(book.rule(slug)) == item_lines(rule)
+    assert book.amended_by(book.rule(slug)).by == "mine"
