@@ -158,6 +158,6 @@ def stray_amends(module: ast.Module, where: str) -> None:
     error there, not ignored."""
     found = [i for i in module.items if isinstance(i, ast.Amend)]
     if found:
-        raise DiagnosticError([Diagnostic("error", f"'amend {a.block}' in {where}: there is no rulebook here for it to change",
-                                          a.span, "put it in a variant file, after 'variant NAME { extends VERSION }'")
-                               for a in found])
+        raise DiagnosticError([Diagnostic(
+            "error", f"'amend {a.block}' in {where}: there is no rulebook here for it to change", a.span,
+            "put it in a variant file, after 'variant NAME { extends VERSION }'") for a in found])

@@ -173,6 +173,7 @@ def test_the_trace_and_why_name_the_variant_file_and_line():
     assert step and all(e.cause.origin == "amended by end-step-phasing at end-step-phasing.rules:12" for e in step)
     assert "[702.26a untap-step-phasing, amended by end-step-phasing at end-step-phasing.rules:12] djinn: phase:" \
         in step[0].render()
+    assert step[0].to_json()["cause"]["origin"] == "amended by end-step-phasing at end-step-phasing.rules:12"
     answer = why.answer(case, "djinn", None, "end-step-phasing")
     assert any("amended by end-step-phasing at end-step-phasing.rules:12" in line for line in answer.lines)
     # the clauses the amend did not touch are the block's own

@@ -287,7 +287,7 @@ def test_exempt_keeps_a_phase_out_until_permanent_out_in_untap_steps(book):
     """610.4: a permanent phased out until Oubliette leaves doesn't phase in at its controller's
     untap step (the `exempt ... from 702.26a` clause); without that clause it does."""
     setup = '  permanent bear = "Grizzly Bears", controller Bob'
-    exemptless = variant({"support.rules": [("  exempt x from 702.26a where x.phase_until is not none\n", "")]})
+    exemptless = variant({"support.rules": [("  clause not-at-untap: exempt x from 702.26a where x.phase_until is not none\n", "")]})
     phases = []
     for rules in (book, exemptless):
         run = start(rules, setup)
@@ -318,8 +318,9 @@ def test_assertion_702_26d_fires_when_phasing_changes_counters(book):
     a permanent's counters as it phases out (the language has no statement that removes counters,
     so it adds one) makes the 702.26d assertion raise a RulesError naming 702.26d."""
     broken = variant({"702.26.rules": [(
-        "  as x.phase becomes out: set x.phased_out_under = x.controller\n",
-        "  as x.phase becomes out: {\n    set x.phased_out_under = x.controller\n    put 1 p1p1 counters on x\n  }\n",
+        "  clause remember-controller: as x.phase becomes out: set x.phased_out_under = x.controller\n",
+        "  clause remember-controller: as x.phase becomes out: {\n    set x.phased_out_under = x.controller\n"
+        "    put 1 p1p1 counters on x\n  }\n",
     )]})
     setup = '  permanent djinn = "Breezekeeper", controller Alice, counter p1p1 = 2'
     with pytest.raises(RulesError) as info:
@@ -340,7 +341,8 @@ def test_assertion_702_26p_fires_when_phasing_happens_twice_in_one_untap_step(bo
     """702.26p (assertion): a permanent phases at most once per untap step. If 702.26a's two halves
     were not simultaneous, a permanent with phasing would phase out and straight back in: the
     assertion raises a RulesError naming 702.26p."""
-    broken = variant({"702.26.rules": [("  during untap step of P: simultaneously {\n", "  during untap step of P: {\n")]})
+    broken = variant({"702.26.rules": [("  clause phase-out-and-in: during untap step of P: simultaneously {\n",
+                                        "  clause phase-out-and-in: during untap step of P: {\n")]})
     with pytest.raises(RulesError) as info:
         step(start(broken, '  permanent djinn = "Breezekeeper", controller Alice', active="Bob"), "next turn")
     message = info.value.diagnostics[0].message
@@ -361,8 +363,8 @@ def test_assertion_702_26c_fires_when_a_phased_in_permanent_stays_hidden(book):
 def test_assertion_702_26i_fires_when_phasing_in_moves_an_attachment(book):
     """702.26i (assertion): a directly phased-out Aura phases in attached to what it was attached to.
     A variant that unattaches whatever phases in makes the assertion raise a RulesError naming 702.26i."""
-    broken = variant({"702.26.rules": [("  as x.phase becomes in: set x.phased_indirectly = false\n",
-                                        "  as x.phase becomes in: set x.phased_indirectly = false\n"
+    broken = variant({"702.26.rules": [("  clause clear-indirect-mark: as x.phase becomes in: set x.phased_indirectly = false\n",
+                                        "  clause clear-indirect-mark: as x.phase becomes in: set x.phased_indirectly = false\n"
                                         "  as x.phase becomes in: unattach x\n")]})
     run = start(broken, ENCHANTED)
     step(run, 'cast "Slip Away" by Alice targeting strength', "next turn")
@@ -374,8 +376,8 @@ def test_assertion_702_26m_fires_when_a_skipped_untap_step_still_phases(book):
     """702.26m (assertion): a skipped untap step means no phasing that turn. A variant that does
     702.26a's phasing at the beginning of the turn instead of in the untap step phases a Breezekeeper
     out in a turn whose untap step is skipped; the 702.26m assertion should raise a RulesError."""
-    broken = variant({"702.26.rules": [("  during untap step of P: simultaneously {\n",
-                                        "  during beginning of turn of P: simultaneously {\n")]})
+    broken = variant({"702.26.rules": [("  clause phase-out-and-in: during untap step of P: simultaneously {\n",
+                                        "  clause phase-out-and-in: during beginning of turn of P: simultaneously {\n")]})
     run = start(broken, '  permanent djinn = "Breezekeeper", controller Alice', active="Bob")
     raised = None
     try:
