@@ -11,7 +11,7 @@ rulebook amended a block, where, and what it changed, for `show`, the trace and 
 
 Every mistake is a positioned error at the amend or the entry: a block no inherited block
 is, one the same rulebook also restates or drops, one amended twice, a label the block does
-not have (or, for `add`, already has), a summary given twice.
+not have (or, for `add`, already has), a summary given twice, an amend with no entry.
 """
 
 from __future__ import annotations
@@ -144,6 +144,11 @@ def apply_amends(rules: dict[str, ast.Rule], amends: list[ast.Amend], manifest: 
         if slug in done:
             problems.append(Diagnostic("error", f"block {slug} is amended twice in {manifest.id}", amend.span,
                                        f"the first amend is at {done[slug].span}: put all its changes there"))
+            continue
+        if not amend.entries:
+            problems.append(Diagnostic("error", f"this amend of {slug} changes nothing", amend.span,
+                                       "give it an entry: summary \"...\", replace clause LABEL: ..., "
+                                       "add clause LABEL: ..., or drop clause LABEL"))
             continue
         rules[slug] = amend_block(rules[slug], amend, problems)
         done[slug] = Amendment(manifest.id, amend.span, tuple((_entry_text(e), e.span) for e in amend.entries))

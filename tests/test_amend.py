@@ -214,6 +214,7 @@ amend no-zone-change {
      "the first is at"),
     ('amend 702.26g {\n  summary "a"\n}\namend indirect-phasing {\n  summary "b"\n}\n', 8,
      "block indirect-phasing is amended twice in mine", "put all its changes there"),
+    ("amend indirect-wins {\n}\n", 5, "this amend of indirect-wins changes nothing", "give it an entry"),
     ('amend 702.26h {\n  summary "a"\n}\n\nrule 702.26h indirect-wins "b" {\n  prefer phased_indirectly = true\n}\n', 5,
      "block indirect-wins is both restated (at", "amend it, or restate it whole"),
 ])
