@@ -73,7 +73,8 @@ class _Checker:
             case ast.Attr(obj=obj, name=name):
                 return self.attr(e, self.expr(obj, env))
             case ast.Count(var=var, cond=cond):  # count(y where ...) binds y inside its condition only
-                self.cond(cond, {**env, var: types.OBJECT})
+                if cond is not None:
+                    self.cond(cond, {**env, var: types.OBJECT})
                 return types.NUMBER
             case ast.Add(left=left, right=right):
                 for side in (left, right):
@@ -255,7 +256,8 @@ class _Checker:
                     self.stmt(inner, env)
             case ast.Each(var=v, cond=c, body=b):
                 inner = {**env, v: types.OBJECT}
-                self.cond(c, inner)
+                if c is not None:
+                    self.cond(c, inner)
                 self.stmt(b, inner)
             case ast.If(cond=c, body=b):
                 self.cond(c, env)

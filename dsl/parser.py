@@ -249,6 +249,16 @@ class _Builder(Transformer):
         return ast.Each(str(c[0]), c[1], c[2], True, **self._at(meta))
 
     @v_args(meta=True)
+    def each_hidden(self, meta, c):
+        cond = c[1] if len(c) > 2 else None
+        return ast.Each(str(c[0]), cond, c[-1], False, True, **self._at(meta))
+
+    @v_args(meta=True)
+    def each_object_hidden(self, meta, c):
+        cond = c[1] if len(c) > 2 else None
+        return ast.Each(str(c[0]), cond, c[-1], True, True, **self._at(meta))
+
+    @v_args(meta=True)
     def if_stmt(self, meta, c):
         return ast.If(c[0], c[1], **self._at(meta))
 
@@ -403,6 +413,10 @@ class _Builder(Transformer):
     @v_args(meta=True)
     def count(self, meta, c):
         return ast.Count(str(c[0]), c[1], **self._at(meta))
+
+    @v_args(meta=True)
+    def count_hidden(self, meta, c):
+        return ast.Count(str(c[0]), c[1] if len(c) > 1 else None, True, **self._at(meta))
 
     # --- cards
     @v_args(meta=True)
@@ -599,12 +613,12 @@ BOM = "\ufeff"
 # `or_` always: it stands for each expression slot and each parenthesis).
 _EXPRESSION_LEVEL = frozenset({
     "or_", "not_", "is_", "is_not", "is_a", "is_not_a", "has", "visible", "unchanged", "compare", "add", "attr",
-    "count",
+    "count", "count_hidden",
 })
 # Lark rules whose statements are one block deeper than the construct itself.
 _BLOCK_LEVEL = frozenset({
     "verb_decl", "during", "along", "after", "static", "spell", "triggered",
-    "each", "each_object", "if_stmt", "simultaneously", "delayed",
+    "each", "each_object", "each_hidden", "each_object_hidden", "if_stmt", "simultaneously", "delayed",
 })
 _INTEGER_TOKENS = frozenset({"INT", "SIGNED_INT"})
 

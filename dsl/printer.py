@@ -40,8 +40,8 @@ def expr_text(e: ast.Node) -> str:
             return f'"{v}"'
         case ast.Attr(obj=o, name=n):
             return f"{_wrap(o, _ATOM)}.{n}"
-        case ast.Count(var=v, cond=c):
-            return f"count({v} where {expr_text(c)})"
+        case ast.Count(var=v, cond=c, hidden=hidden):
+            return f"count({v}{_selection(c, hidden)})"
         case ast.Add(left=l, right=r):
             return f"{_wrap(l, _ADD)} + {_wrap(r, _ATOM)}"
         case ast.Is(left=l, right=r, negated=neg):
@@ -64,6 +64,12 @@ def expr_text(e: ast.Node) -> str:
         case ast.Or(items=items):
             return " or ".join(_wrap(i, _AND) for i in items)
     raise TypeError(f"not an expression: {type(e).__name__}")
+
+
+def _selection(cond: ast.Node | None, hidden: bool) -> str:
+    """What follows a query's variable: ` including hidden`, ` where C`, or both."""
+    text = " including hidden" if hidden else ""
+    return text + (f" where {expr_text(cond)}" if cond is not None else "")
 
 
 def duration_text(d: ast.Node | None) -> str:
@@ -106,9 +112,9 @@ def stmt_lines(s: ast.Node, depth: int = 0) -> list[str]:
             for inner in stmts:
                 lines += [INDENT * (depth + 1) + line for line in stmt_lines(inner, depth + 1)]
             return lines + [INDENT * depth + "}"]
-        case ast.Each(var=v, cond=c, body=b, every_zone=every):
+        case ast.Each(var=v, cond=c, body=b, every_zone=every, hidden=hidden):
             scope = "object " if every else ""
-            return _join(f"each {scope}{v} where {expr_text(c)}:", _body(b, depth))
+            return _join(f"each {scope}{v}{_selection(c, hidden)}:", _body(b, depth))
         case ast.If(cond=c, body=b):
             return _join(f"if {expr_text(c)}:", _body(b, depth))
         case ast.Set(assigns=assigns):

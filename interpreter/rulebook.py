@@ -207,7 +207,7 @@ def attributes_read(node: ast.Node) -> set[str]:
 def _local(body: ast.Node) -> bool:
     if not isinstance(body, ast.Each):
         return False
-    for n in body.cond.walk():
+    for n in (body.cond.walk() if body.cond is not None else ()):
         if isinstance(n, ast.Count):
             return False
         if isinstance(n, ast.Attr) and isinstance(n.obj, ast.Attr):
