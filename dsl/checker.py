@@ -19,6 +19,7 @@ from dsl import ast, types
 from dsl.builtins import (CARD_TYPES, CONSTANTS, OBJECT_ATTRS, PERCEPTIONS, PLAYER_ATTRS, STATUS_TYPES, SUBTYPES,
                           WRITABLE, ZONES, card_slug)
 from dsl.diagnostics import Diagnostic, DiagnosticError
+from dsl.parser import keywords
 from dsl.types import Type
 
 
@@ -521,6 +522,10 @@ def check_rulebook(book, modules: list[ast.Module], allow_missing: frozenset[str
                     checker.error(f"verb '{item.name}' is declared twice", item, f"first declared at {seen_verb[item.name].span}")
                 seen_verb.setdefault(item.name, item)
                 own_verbs.append(item)
+                if item.name in keywords():
+                    checker.error(f"a verb cannot be named '{item.name}': it is a word of the language", item,
+                                  f"a verb is called by its name ('{item.name} x'), which would read as that word; "
+                                  f"give it another name, such as {item.name}_it")
                 for param in repeated(item.params):
                     checker.error(f"verb '{item.name}' names its parameter '{param}' twice", item,
                                   "give each parameter its own name: verb "

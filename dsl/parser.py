@@ -20,6 +20,15 @@ GRAMMAR = Path(__file__).with_name("grammar.lark")
 
 
 @functools.cache
+def keywords() -> frozenset[str]:
+    """The grammar's words (`each`, `tap`, `draws`, ...): a name spelt like one may be read as
+    that word where the grammar allows it, so a verb cannot be named so and called without `do`."""
+    import re
+
+    return frozenset(re.findall(r'"([A-Za-z_][A-Za-z0-9_\-]*)"', GRAMMAR.read_text(encoding="utf-8")))
+
+
+@functools.cache
 def _parser() -> lark.Lark:
     # From the analysed tables shipped as data (`dsl/tables.py`): no pickle, no grammar cache
     # in the temporary folder, and no half-second table construction on a cold start.
@@ -383,6 +392,11 @@ class _Builder(Transformer):
         return ast.Visible(c[0], **self._at(meta))
 
     @v_args(meta=True)
+    def not_visible(self, meta, c):
+        """`x is not visible`: the same tree as `not (x is visible)`."""
+        return ast.Not(ast.Visible(c[0], **self._at(meta)), **self._at(meta))
+
+    @v_args(meta=True)
     def unchanged(self, meta, c):
         return ast.Unchanged(c[0], **self._at(meta))
 
@@ -612,7 +626,7 @@ BOM = "\ufeff"
 # Lark rules that are one level of expression (`and_` only when it joins two or more parts;
 # `or_` always: it stands for each expression slot and each parenthesis).
 _EXPRESSION_LEVEL = frozenset({
-    "or_", "not_", "is_", "is_not", "is_a", "is_not_a", "has", "visible", "unchanged", "compare", "add", "attr",
+    "or_", "not_", "is_", "is_not", "is_a", "is_not_a", "has", "visible", "not_visible", "unchanged", "compare", "add", "attr",
     "count", "count_hidden",
 })
 # Lark rules whose statements are one block deeper than the construct itself.

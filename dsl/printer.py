@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dsl import ast
+from dsl.parser import keywords
 
 INDENT = "  "
 
@@ -53,6 +54,8 @@ def expr_text(e: ast.Node) -> str:
             return f"{_wrap(l, _ADD)} has {k}"
         case ast.Visible(obj=o):
             return f"{_wrap(o, _ADD)} is visible"
+        case ast.Not(item=ast.Visible(obj=o)):  # (read back as the same tree)
+            return f"{_wrap(o, _ADD)} is not visible"
         case ast.Unchanged(value=v):
             return f"{_wrap(v, _ADD)} is unchanged"
         case ast.Compare(op=op, left=l, right=r):
@@ -85,6 +88,11 @@ def duration_text(d: ast.Node | None) -> str:
         case ast.UntilLeaves(obj=o):
             return f" until {o} leaves the battlefield"
     raise TypeError(f"not a duration: {type(d).__name__}")
+
+
+def _agree(subject: ast.Node, verb: str) -> str:
+    """The verb as its subject takes it: `you draw`, `P draws`."""
+    return verb if isinstance(subject, ast.Name) and subject.id == "you" else verb + "s"
 
 
 def _body(stmt: ast.Node, depth: int) -> list[str]:
@@ -154,23 +162,26 @@ def stmt_lines(s: ast.Node, depth: int = 0) -> list[str]:
         case ast.DealDamage(amount=n, obj=o):
             return [f"deal {n} damage to {expr_text(o)}"]
         case ast.Pump(obj=o, power=p, toughness=t, duration=d):
-            return [f"{expr_text(o)} gets {p:+d}/{t:+d}{duration_text(d)}"]
+            return [f"{expr_text(o)} {_agree(o, 'get')} {p:+d}/{t:+d}{duration_text(d)}"]
         case ast.SetBase(obj=o, power=p, toughness=t, duration=d):
-            return [f"{expr_text(o)} becomes {p}/{t}{duration_text(d)}"]
+            return [f"{expr_text(o)} {_agree(o, 'become')} {p}/{t}{duration_text(d)}"]
         case ast.Grant(obj=o, keyword=k, duration=d):
-            return [f"{expr_text(o)} gains {k}{duration_text(d)}"]
+            return [f"{expr_text(o)} {_agree(o, 'gain')} {k}{duration_text(d)}"]
         case ast.GainControl(player=p, obj=o, duration=d):
-            return [f"{expr_text(p)} gains control of {expr_text(o)}{duration_text(d)}"]
+            return [f"{expr_text(p)} {_agree(p, 'gain')} control of {expr_text(o)}{duration_text(d)}"]
         case ast.Draw(player=p, amount=a):
-            return [f"{expr_text(p)} draws {expr_text(a)}"]
+            return [f"{expr_text(p)} {_agree(p, 'draw')} {expr_text(a)}"]
         case ast.GainLife(player=p, amount=a):
-            return [f"{expr_text(p)} gains {expr_text(a)} life"]
+            return [f"{expr_text(p)} {_agree(p, 'gain')} {expr_text(a)} life"]
         case ast.AddCounters(amount=n, kind=k, obj=o):
             return [f"put {n} {k} counters on {expr_text(o)}"]
         case ast.AttackWith(obj=o):
             return [f"attack with {expr_text(o)}"]
         case ast.Call(verb=v, args=args):
-            return [f"do {v} " + ", ".join(expr_text(a) for a in args)]
+            # a verb is called like a built-in statement, unless its name is one of the
+            # language's words (which would be read as that word): then with `do`
+            head = f"do {v}" if v in keywords() else v
+            return [f"{head} " + ", ".join(expr_text(a) for a in args)]
     raise TypeError(f"not a statement: {type(s).__name__}")
 
 

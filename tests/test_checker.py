@@ -508,3 +508,27 @@ def test_a_variant_that_drops_the_inherited_block_may_put_a_block_of_another_slu
     path.write_text(VARIANT_TYPO.replace("extends 2026-09-25\n", "extends 2026-09-25\n  drop indirect-phasing\n"),
                     encoding="utf-8")
     assert main(["check", str(path)]) == 0, capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ verbs called like built-ins (issue 15 item 8)
+
+
+def test_a_verb_called_without_do_is_the_same_call(tmp_path):
+    """`phase_out x` and `do phase_out x` both run the declared verb."""
+    bare = Book(tmp_path, probe("during cleanup of P: each x where x.controller is P: phase_out x")).assemble()
+    rule = next(r for r in bare.rules if r.id == "999.1")
+    call = rule.clauses[0].body.body
+    assert call.verb == "phase_out" and [a.id for a in call.args] == ["x"]
+
+
+@pytest.mark.parametrize("name", ["tap", "draw", "each", "hidden"])
+def test_a_verb_named_like_a_word_of_the_language_is_rejected_at_the_verb(tmp_path, name):
+    """Called as `NAME x`, such a verb would be read as the word itself."""
+    b = Book(tmp_path, f"\nverb {name} x {{\n  untap x\n}}\n")
+    d = b.error_at(f"a verb cannot be named '{name}'", f"verb {name}")
+    assert d.hint and f"{name}_it" in d.hint
+
+
+def test_an_unknown_verb_called_without_do_is_rejected_at_the_call(tmp_path):
+    b = Book(tmp_path, probe("during cleanup of P: each x where x.controller is P: vanish x"))
+    b.error_at("unknown action 'vanish'", "vanish x")
