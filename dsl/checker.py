@@ -15,7 +15,7 @@ import difflib
 from collections import Counter
 from typing import Iterable
 
-from dsl import ast, types
+from dsl import ast, constant, types
 from dsl.builtins import (CARD_TYPES, CONSTANTS, OBJECT_ATTRS, PERCEPTIONS, PLAYER_ATTRS, STATUS_TYPES, SUBTYPES,
                           WRITABLE, ZONES, card_slug)
 from dsl.diagnostics import Diagnostic, DiagnosticError
@@ -44,6 +44,7 @@ class _Checker:
         self._needs: dict[str, dict[str, tuple[Type, ast.Node]]] | None = None
         self._verb: str | None = None  # the verb whose body is being read for what it needs
         self._needing: dict[str, tuple[Type, ast.Node]] = {}
+        self._selecting: list[str] = []  # the variables of the selections whose condition is being read
 
     def error(self, message: str, node: ast.Node, hint: str | None = None) -> None:
         if self._verb is None:  # (not while a verb body is read for what it needs)
@@ -75,7 +76,7 @@ class _Checker:
                 return self.attr(e, self.expr(obj, env))
             case ast.Count(var=var, cond=cond):  # count(y where ...) binds y inside its condition only
                 if cond is not None:
-                    self.cond(cond, {**env, var: types.OBJECT})
+                    self.selection_cond(var, cond, {**env, var: types.OBJECT})
                 return types.NUMBER
             case ast.Add(left=left, right=right):
                 for side in (left, right):
@@ -126,6 +127,49 @@ class _Checker:
         if not types.condition(t):
             self.error(f"{ast_text(e)} is {t.describe()}, which is never false: as a condition it always holds", e,
                        "compare it with a value: " + (f"{ast_text(e)} is {t.values[0]}" if t.kind == "enum" else f"{ast_text(e)} is ..."))
+            return
+        self.decided(e, env)
+
+    # ---------------------------------------------------------------- conditions the text decides
+
+    def status_values(self, env: dict[str, Type]) -> constant.ValuesOf:
+        """What `X.S` can be, for X a variable holding an object and S an enum or bool status
+        or attribute (None otherwise): what `dsl.constant` needs."""
+        def values_of(attr: ast.Attr) -> tuple[str, ...] | None:
+            if not (isinstance(attr.obj, ast.Name) and env.get(attr.obj.id) == types.OBJECT):
+                return None
+            decl = self.statuses.get(attr.name)
+            t = types.status_type(decl) if decl is not None else types.object_attr(attr.name)
+            if t is None:
+                return None
+            return t.values if t.kind == "enum" else ("true", "false") if t.kind == "bool" else None
+        return values_of
+
+    def decided(self, e: ast.Node, env: dict[str, Type]) -> None:
+        """Reject a condition that always or never holds, whatever the game (`dsl.constant`)."""
+        found = constant.constant(e, self.status_values(env))
+        if found is None:
+            return
+        if found.outcome == "always":
+            if found.status is not None and isinstance(found.status.obj, ast.Name) and found.status.obj.id in self._selecting:
+                var = found.status.obj.id
+                hint = (f"to reach every object, those the game treats as not existing included, write "
+                        f"'each {var} including hidden' (or 'count({var} including hidden)') and leave this test out; "
+                        f"'phasing fmt --write' rewrites it so")
+            else:
+                hint = "leave the test out, or write the one that was meant"
+            self.error(f"this condition is always true: {found.why}", e, hint)
+        else:
+            self.error(f"this condition is never true: {found.why}", e,
+                       "what it guards can never happen; write the test that was meant")
+
+    def selection_cond(self, var: str, cond: ast.Node, env: dict[str, Type]) -> None:
+        """The condition of `each VAR where ...` or `count(VAR where ...)`."""
+        self._selecting.append(var)
+        try:
+            self.cond(cond, env)
+        finally:
+            self._selecting.pop()
 
     def attr(self, e: ast.Attr, of: Type) -> Type:
         name = e.name
@@ -258,7 +302,7 @@ class _Checker:
             case ast.Each(var=v, cond=c, body=b):
                 inner = {**env, v: types.OBJECT}
                 if c is not None:
-                    self.cond(c, inner)
+                    self.selection_cond(v, c, inner)
                 self.stmt(b, inner)
             case ast.If(cond=c, body=b):
                 self.cond(c, env)
