@@ -70,3 +70,13 @@ def test_without_including_hidden_the_same_selection_skips_the_hidden_creature(t
     (outcome,) = api.run_file(tmp_path / "s.scenario", rules=str(tmp_path / "v.rules"))
     assert not outcome.passed
     assert [text for text, held in outcome.expectations if not held] == ["bear.damage is 0"]
+
+
+def test_why_names_a_selection_including_hidden_as_written():
+    from dsl import ast
+    from interpreter.why import selection_text
+
+    tap = ast.Tap(ast.Name("x"))
+    assert selection_text(ast.Each("x", None, tap, False, True)) == "each x including hidden"
+    assert selection_text(ast.Each("x", ast.Attr(ast.Name("x"), "token"), tap, False, True)) == \
+        "each x including hidden where x.token"
