@@ -657,7 +657,7 @@ def _check_limits(tree: lark.Tree, path: str) -> None:
             block += 1
             if block > limits.MAX_BLOCK_DEPTH:
                 raise _too_deep("blocks", limits.MAX_BLOCK_DEPTH, _span(path, node.meta),
-                                "move the inner statements into a verb (`verb name ... { ... }`) and call it with `do`")
+                                "move the inner statements into a verb (`verb name ... { ... }`) and call it by its name (`name ...`)")
         for child in reversed(node.children):
             if type(child) is not Token:
                 stack.append((child, expression, block))
