@@ -30,7 +30,7 @@ NEEDS_ROUNDS = 4
 
 class _Checker:
     def __init__(self, statuses: dict, verbs: dict, rule_ids: set[str], allow_missing: frozenset[str] = frozenset(),
-                 zones: Iterable[str] = (), card_types: Iterable[str] = ()):
+                 zones: Iterable[str] = (), card_types: Iterable[str] = (), hiding: Iterable[str] = ()):
         self.statuses = statuses
         self.zones = set(ZONES) | set(zones)
         self.verbs = verbs
@@ -45,6 +45,7 @@ class _Checker:
         self._verb: str | None = None  # the verb whose body is being read for what it needs
         self._needing: dict[str, tuple[Type, ast.Node]] = {}
         self._selecting: list[str] = []  # the variables of the selections whose condition is being read
+        self.hiding = frozenset(hiding)  # the statuses a hide clause reads
 
     def error(self, message: str, node: ast.Node, hint: str | None = None) -> None:
         if self._verb is None:  # (not while a verb body is read for what it needs)
@@ -151,7 +152,8 @@ class _Checker:
         if found is None:
             return
         if found.outcome == "always":
-            if found.status is not None and isinstance(found.status.obj, ast.Name) and found.status.obj.id in self._selecting:
+            if (found.status is not None and found.status.name in self.hiding
+                    and isinstance(found.status.obj, ast.Name) and found.status.obj.id in self._selecting):
                 var = found.status.obj.id
                 hint = (f"to reach every object, those the game treats as not existing included, write "
                         f"'each {var} including hidden' (or 'count({var} including hidden)') and leave this test out; "
@@ -518,8 +520,9 @@ def card_vocabulary(cards: Iterable[ast.Card]) -> set[str]:
 
 
 def _checker(book, cards: Iterable[ast.Card] = (), allow_missing: frozenset[str] = frozenset()) -> _Checker:
+    hiding = {name for rule in book.rules for c in rule.clauses if isinstance(c, ast.Hide) for name in ast.names_in(c.cond)}
     return _Checker(book.statuses, book.verbs, {r.id for r in book.rules}, allow_missing, book.zones,
-                    card_vocabulary(list(book.cards.values()) + list(cards)))
+                    card_vocabulary(list(book.cards.values()) + list(cards)), hiding)
 
 
 def verb_cycles(verbs: dict[str, ast.VerbDecl]) -> list[tuple[ast.Call, list[str]]]:

@@ -568,6 +568,15 @@ def test_the_514_2_tautology_comes_with_a_hint_to_write_including_hidden(tmp_pat
     assert "each x including hidden" in d.hint and "phasing fmt" in d.hint
 
 
+def test_a_test_of_every_value_of_a_status_no_hide_rule_reads_is_not_sent_to_including_hidden(tmp_path):
+    """`including hidden` would change what such a query selects: the hint does not offer it."""
+    b = Book(tmp_path, probe("during cleanup of P: each x where x.phased_indirectly is true or "
+                             "x.phased_indirectly is false: untap x"), rules=RULES.replace(
+        "status phased_out_under: player = none", "status phased_out_under: player = none\nstatus phased_indirectly: bool = false"))
+    d = b.error_at("this condition is always true", "x.phased_indirectly is true or")
+    assert "including hidden" not in d.hint
+
+
 def test_the_same_tautology_in_a_count_points_at_including_hidden_too(tmp_path):
     b = Book(tmp_path, probe("during cleanup of P: if count(y where y.phase is out or y.phase is in) > 1: untap P"))
     d = b.error_at("this condition is always true", "y.phase is out or")
