@@ -199,3 +199,10 @@ def test_a_path_fmt_cannot_use_is_an_error_with_exit_1(tmp_path, capsys, make, m
 def test_fmt_needs_a_path_and_takes_one_mode(capsys):
     assert run(capsys, "fmt")[0] == 1
     assert run(capsys, "fmt", "--check", "--write", "rules")[0] == 1
+
+
+def test_the_shipped_rules_and_scenarios_are_in_the_current_forms(capsys):
+    """Migrated with `phasing fmt --write rules tests/scenarios`: nothing is left to rewrite."""
+    status, out, _err = run(capsys, "fmt", "--check", str(ROOT / "rules"), str(ROOT / "tests" / "scenarios"))
+    assert status == 0, out
+    assert out.strip() == "0 files would be changed"
