@@ -80,8 +80,12 @@ class String(Node):
 
 @node
 class Count(Node):
+    """`count(x where C)`; `hidden`: written `including hidden`, it counts objects a hide
+    rule hides too (then `cond` may be None: every object)."""
+
     var: str
-    cond: "Expr"
+    cond: "Expr | None"
+    hidden: bool = False
 
 
 @node
@@ -184,10 +188,15 @@ class Simultaneously(Node):
 
 @node
 class Each(Node):
+    """`each x where C: body`; `every_zone`: `each object`, beyond the battlefield; `hidden`:
+    written `including hidden`, it selects objects a hide rule hides too (then `cond` may be
+    None: every object)."""
+
     var: str
-    cond: Expr
+    cond: Expr | None
     body: "Stmt"
     every_zone: bool = False
+    hidden: bool = False
 
 
 @node
@@ -828,11 +837,16 @@ class Module(Node):
     items: tuple[Item, ...]
 
 
-def conjuncts(expr: Node) -> tuple[Node, ...]:
-    """The parts of a condition joined by `and` (the condition itself when it is not one)."""
+def conjuncts(expr: Node | None) -> tuple[Node, ...]:
+    """The parts of a condition joined by `and` (the condition itself when it is not one;
+    none for no condition)."""
+    if expr is None:
+        return ()
     return expr.items if isinstance(expr, And) else (expr,)
 
 
-def names_in(expr: Node) -> set[str]:
+def names_in(expr: Node | None) -> set[str]:
     """Every attribute name an expression reads (used to tell which queries name a status)."""
+    if expr is None:
+        return set()
     return {n.name for n in expr.walk() if isinstance(n, Attr)}

@@ -15,10 +15,11 @@ import difflib
 from collections import Counter
 from typing import Iterable
 
-from dsl import ast, types
+from dsl import ast, constant, types
 from dsl.builtins import (CARD_TYPES, CONSTANTS, OBJECT_ATTRS, PERCEPTIONS, PLAYER_ATTRS, STATUS_TYPES, SUBTYPES,
                           WRITABLE, ZONES, card_slug)
 from dsl.diagnostics import Diagnostic, DiagnosticError
+from dsl.parser import keywords
 from dsl.types import Type
 
 
@@ -29,7 +30,7 @@ NEEDS_ROUNDS = 4
 
 class _Checker:
     def __init__(self, statuses: dict, verbs: dict, rule_ids: set[str], allow_missing: frozenset[str] = frozenset(),
-                 zones: Iterable[str] = (), card_types: Iterable[str] = ()):
+                 zones: Iterable[str] = (), card_types: Iterable[str] = (), hiding: Iterable[str] = ()):
         self.statuses = statuses
         self.zones = set(ZONES) | set(zones)
         self.verbs = verbs
@@ -43,6 +44,8 @@ class _Checker:
         self._needs: dict[str, dict[str, tuple[Type, ast.Node]]] | None = None
         self._verb: str | None = None  # the verb whose body is being read for what it needs
         self._needing: dict[str, tuple[Type, ast.Node]] = {}
+        self._selecting: list[str] = []  # the variables of the selections whose condition is being read
+        self.hiding = frozenset(hiding)  # the statuses a hide clause reads
 
     def error(self, message: str, node: ast.Node, hint: str | None = None) -> None:
         if self._verb is None:  # (not while a verb body is read for what it needs)
@@ -73,7 +76,8 @@ class _Checker:
             case ast.Attr(obj=obj, name=name):
                 return self.attr(e, self.expr(obj, env))
             case ast.Count(var=var, cond=cond):  # count(y where ...) binds y inside its condition only
-                self.cond(cond, {**env, var: types.OBJECT})
+                if cond is not None:
+                    self.selection_cond(var, cond, {**env, var: types.OBJECT})
                 return types.NUMBER
             case ast.Add(left=left, right=right):
                 for side in (left, right):
@@ -124,6 +128,50 @@ class _Checker:
         if not types.condition(t):
             self.error(f"{ast_text(e)} is {t.describe()}, which is never false: as a condition it always holds", e,
                        "compare it with a value: " + (f"{ast_text(e)} is {t.values[0]}" if t.kind == "enum" else f"{ast_text(e)} is ..."))
+            return
+        self.decided(e, env)
+
+    # ---------------------------------------------------------------- conditions the text decides
+
+    def status_values(self, env: dict[str, Type]) -> constant.ValuesOf:
+        """What `X.S` can be, for X a variable holding an object and S an enum or bool status
+        or attribute (None otherwise): what `dsl.constant` needs."""
+        def values_of(attr: ast.Attr) -> tuple[str, ...] | None:
+            if not (isinstance(attr.obj, ast.Name) and env.get(attr.obj.id) == types.OBJECT):
+                return None
+            decl = self.statuses.get(attr.name)
+            t = types.status_type(decl) if decl is not None else types.object_attr(attr.name)
+            if t is None:
+                return None
+            return t.values if t.kind == "enum" else ("true", "false") if t.kind == "bool" else None
+        return values_of
+
+    def decided(self, e: ast.Node, env: dict[str, Type]) -> None:
+        """Reject a condition that always or never holds, whatever the game (`dsl.constant`)."""
+        found = constant.constant(e, self.status_values(env))
+        if found is None:
+            return
+        if found.outcome == "always":
+            if (found.status is not None and found.status.name in self.hiding
+                    and isinstance(found.status.obj, ast.Name) and found.status.obj.id in self._selecting):
+                var = found.status.obj.id
+                hint = (f"to reach every object, those the game treats as not existing included, write "
+                        f"'each {var} including hidden' (or 'count({var} including hidden)') and leave this test out; "
+                        f"'phasing fmt --write' rewrites it so")
+            else:
+                hint = "leave the test out, or write the one that was meant"
+            self.error(f"this condition is always true: {found.why}", e, hint)
+        else:
+            self.error(f"this condition is never true: {found.why}", e,
+                       "what it guards can never happen; write the test that was meant")
+
+    def selection_cond(self, var: str, cond: ast.Node, env: dict[str, Type]) -> None:
+        """The condition of `each VAR where ...` or `count(VAR where ...)`."""
+        self._selecting.append(var)
+        try:
+            self.cond(cond, env)
+        finally:
+            self._selecting.pop()
 
     def attr(self, e: ast.Attr, of: Type) -> Type:
         name = e.name
@@ -255,7 +303,8 @@ class _Checker:
                     self.stmt(inner, env)
             case ast.Each(var=v, cond=c, body=b):
                 inner = {**env, v: types.OBJECT}
-                self.cond(c, inner)
+                if c is not None:
+                    self.selection_cond(v, c, inner)
                 self.stmt(b, inner)
             case ast.If(cond=c, body=b):
                 self.cond(c, env)
@@ -471,8 +520,9 @@ def card_vocabulary(cards: Iterable[ast.Card]) -> set[str]:
 
 
 def _checker(book, cards: Iterable[ast.Card] = (), allow_missing: frozenset[str] = frozenset()) -> _Checker:
+    hiding = {name for rule in book.rules for c in rule.clauses if isinstance(c, ast.Hide) for name in ast.names_in(c.cond)}
     return _Checker(book.statuses, book.verbs, {r.id for r in book.rules}, allow_missing, book.zones,
-                    card_vocabulary(list(book.cards.values()) + list(cards)))
+                    card_vocabulary(list(book.cards.values()) + list(cards)), hiding)
 
 
 def verb_cycles(verbs: dict[str, ast.VerbDecl]) -> list[tuple[ast.Call, list[str]]]:
@@ -519,6 +569,10 @@ def check_rulebook(book, modules: list[ast.Module], allow_missing: frozenset[str
                     checker.error(f"verb '{item.name}' is declared twice", item, f"first declared at {seen_verb[item.name].span}")
                 seen_verb.setdefault(item.name, item)
                 own_verbs.append(item)
+                if item.name in keywords():
+                    checker.error(f"a verb cannot be named '{item.name}': it is a word of the language", item,
+                                  f"a verb is called by its name ('{item.name} x'), which would read as that word; "
+                                  f"give it another name, such as {item.name}_it")
                 for param in repeated(item.params):
                     checker.error(f"verb '{item.name}' names its parameter '{param}' twice", item,
                                   "give each parameter its own name: verb "

@@ -21,6 +21,15 @@ GRAMMAR = Path(__file__).with_name("grammar.lark")
 
 
 @functools.cache
+def keywords() -> frozenset[str]:
+    """The grammar's words (`each`, `tap`, `draws`, ...): a name spelt like one may be read as
+    that word where the grammar allows it, so a verb cannot be named so and called without `do`."""
+    import re
+
+    return frozenset(re.findall(r'"([A-Za-z_][A-Za-z0-9_\-]*)"', GRAMMAR.read_text(encoding="utf-8")))
+
+
+@functools.cache
 def _parser() -> lark.Lark:
     # From the analysed tables shipped as data (`dsl/tables.py`): no pickle, no grammar cache
     # in the temporary folder, and no half-second table construction on a cold start.
@@ -296,6 +305,16 @@ class _Builder(Transformer):
         return ast.Each(str(c[0]), c[1], c[2], True, **self._at(meta))
 
     @v_args(meta=True)
+    def each_hidden(self, meta, c):
+        cond = c[1] if len(c) > 2 else None
+        return ast.Each(str(c[0]), cond, c[-1], False, True, **self._at(meta))
+
+    @v_args(meta=True)
+    def each_object_hidden(self, meta, c):
+        cond = c[1] if len(c) > 2 else None
+        return ast.Each(str(c[0]), cond, c[-1], True, True, **self._at(meta))
+
+    @v_args(meta=True)
     def if_stmt(self, meta, c):
         return ast.If(c[0], c[1], **self._at(meta))
 
@@ -420,6 +439,11 @@ class _Builder(Transformer):
         return ast.Visible(c[0], **self._at(meta))
 
     @v_args(meta=True)
+    def not_visible(self, meta, c):
+        """`x is not visible`: the same tree as `not (x is visible)`."""
+        return ast.Not(ast.Visible(c[0], **self._at(meta)), **self._at(meta))
+
+    @v_args(meta=True)
     def unchanged(self, meta, c):
         return ast.Unchanged(c[0], **self._at(meta))
 
@@ -450,6 +474,10 @@ class _Builder(Transformer):
     @v_args(meta=True)
     def count(self, meta, c):
         return ast.Count(str(c[0]), c[1], **self._at(meta))
+
+    @v_args(meta=True)
+    def count_hidden(self, meta, c):
+        return ast.Count(str(c[0]), c[1] if len(c) > 1 else None, True, **self._at(meta))
 
     # --- cards
     @v_args(meta=True)
@@ -647,13 +675,13 @@ BOM = "\ufeff"
 # Lark rules that are one level of expression (`and_` only when it joins two or more parts;
 # `or_` always: it stands for each expression slot and each parenthesis).
 _EXPRESSION_LEVEL = frozenset({
-    "or_", "not_", "is_", "is_not", "is_a", "is_not_a", "has", "visible", "unchanged", "compare", "add", "attr",
-    "count",
+    "or_", "not_", "is_", "is_not", "is_a", "is_not_a", "has", "visible", "not_visible", "unchanged", "compare", "add", "attr",
+    "count", "count_hidden",
 })
 # Lark rules whose statements are one block deeper than the construct itself.
 _BLOCK_LEVEL = frozenset({
     "verb_decl", "during", "along", "after", "static", "spell", "triggered",
-    "each", "each_object", "if_stmt", "simultaneously", "delayed",
+    "each", "each_object", "each_hidden", "each_object_hidden", "if_stmt", "simultaneously", "delayed",
 })
 _INTEGER_TOKENS = frozenset({"INT", "SIGNED_INT"})
 
@@ -678,7 +706,7 @@ def _check_limits(tree: lark.Tree, path: str) -> None:
             block += 1
             if block > limits.MAX_BLOCK_DEPTH:
                 raise _too_deep("blocks", limits.MAX_BLOCK_DEPTH, _span(path, node.meta),
-                                "move the inner statements into a verb (`verb name ... { ... }`) and call it with `do`")
+                                "move the inner statements into a verb (`verb name ... { ... }`) and call it by its name (`name ...`)")
         for child in reversed(node.children):
             if type(child) is not Token:
                 stack.append((child, expression, block))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dsl import ast
+from dsl.parser import keywords
 
 INDENT = "  "
 
@@ -40,8 +41,8 @@ def expr_text(e: ast.Node) -> str:
             return f'"{v}"'
         case ast.Attr(obj=o, name=n):
             return f"{_wrap(o, _ATOM)}.{n}"
-        case ast.Count(var=v, cond=c):
-            return f"count({v} where {expr_text(c)})"
+        case ast.Count(var=v, cond=c, hidden=hidden):
+            return f"count({v}{_selection(c, hidden)})"
         case ast.Add(left=l, right=r):
             return f"{_wrap(l, _ADD)} + {_wrap(r, _ATOM)}"
         case ast.Is(left=l, right=r, negated=neg):
@@ -53,6 +54,8 @@ def expr_text(e: ast.Node) -> str:
             return f"{_wrap(l, _ADD)} has {k}"
         case ast.Visible(obj=o):
             return f"{_wrap(o, _ADD)} is visible"
+        case ast.Not(item=ast.Visible(obj=o)):  # (read back as the same tree)
+            return f"{_wrap(o, _ADD)} is not visible"
         case ast.Unchanged(value=v):
             return f"{_wrap(v, _ADD)} is unchanged"
         case ast.Compare(op=op, left=l, right=r):
@@ -64,6 +67,12 @@ def expr_text(e: ast.Node) -> str:
         case ast.Or(items=items):
             return " or ".join(_wrap(i, _AND) for i in items)
     raise TypeError(f"not an expression: {type(e).__name__}")
+
+
+def _selection(cond: ast.Node | None, hidden: bool) -> str:
+    """What follows a query's variable: ` including hidden`, ` where C`, or both."""
+    text = " including hidden" if hidden else ""
+    return text + (f" where {expr_text(cond)}" if cond is not None else "")
 
 
 def duration_text(d: ast.Node | None) -> str:
@@ -79,6 +88,11 @@ def duration_text(d: ast.Node | None) -> str:
         case ast.UntilLeaves(obj=o):
             return f" until {o} leaves the battlefield"
     raise TypeError(f"not a duration: {type(d).__name__}")
+
+
+def _agree(subject: ast.Node, verb: str) -> str:
+    """The verb as its subject takes it: `you draw`, `P draws`."""
+    return verb if isinstance(subject, ast.Name) and subject.id == "you" else verb + "s"
 
 
 def _body(stmt: ast.Node, depth: int) -> list[str]:
@@ -106,9 +120,9 @@ def stmt_lines(s: ast.Node, depth: int = 0) -> list[str]:
             for inner in stmts:
                 lines += [INDENT * (depth + 1) + line for line in stmt_lines(inner, depth + 1)]
             return lines + [INDENT * depth + "}"]
-        case ast.Each(var=v, cond=c, body=b, every_zone=every):
+        case ast.Each(var=v, cond=c, body=b, every_zone=every, hidden=hidden):
             scope = "object " if every else ""
-            return _join(f"each {scope}{v} where {expr_text(c)}:", _body(b, depth))
+            return _join(f"each {scope}{v}{_selection(c, hidden)}:", _body(b, depth))
         case ast.If(cond=c, body=b):
             return _join(f"if {expr_text(c)}:", _body(b, depth))
         case ast.Set(assigns=assigns):
@@ -148,23 +162,26 @@ def stmt_lines(s: ast.Node, depth: int = 0) -> list[str]:
         case ast.DealDamage(amount=n, obj=o):
             return [f"deal {n} damage to {expr_text(o)}"]
         case ast.Pump(obj=o, power=p, toughness=t, duration=d):
-            return [f"{expr_text(o)} gets {p:+d}/{t:+d}{duration_text(d)}"]
+            return [f"{expr_text(o)} {_agree(o, 'get')} {p:+d}/{t:+d}{duration_text(d)}"]
         case ast.SetBase(obj=o, power=p, toughness=t, duration=d):
-            return [f"{expr_text(o)} becomes {p}/{t}{duration_text(d)}"]
+            return [f"{expr_text(o)} {_agree(o, 'become')} {p}/{t}{duration_text(d)}"]
         case ast.Grant(obj=o, keyword=k, duration=d):
-            return [f"{expr_text(o)} gains {k}{duration_text(d)}"]
+            return [f"{expr_text(o)} {_agree(o, 'gain')} {k}{duration_text(d)}"]
         case ast.GainControl(player=p, obj=o, duration=d):
-            return [f"{expr_text(p)} gains control of {expr_text(o)}{duration_text(d)}"]
+            return [f"{expr_text(p)} {_agree(p, 'gain')} control of {expr_text(o)}{duration_text(d)}"]
         case ast.Draw(player=p, amount=a):
-            return [f"{expr_text(p)} draws {expr_text(a)}"]
+            return [f"{expr_text(p)} {_agree(p, 'draw')} {expr_text(a)}"]
         case ast.GainLife(player=p, amount=a):
-            return [f"{expr_text(p)} gains {expr_text(a)} life"]
+            return [f"{expr_text(p)} {_agree(p, 'gain')} {expr_text(a)} life"]
         case ast.AddCounters(amount=n, kind=k, obj=o):
             return [f"put {n} {k} counters on {expr_text(o)}"]
         case ast.AttackWith(obj=o):
             return [f"attack with {expr_text(o)}"]
         case ast.Call(verb=v, args=args):
-            return [f"do {v} " + ", ".join(expr_text(a) for a in args)]
+            # a verb is called like a built-in statement, unless its name is one of the
+            # language's words (which would be read as that word): then with `do`
+            head = f"do {v}" if v in keywords() else v
+            return [f"{head} " + ", ".join(expr_text(a) for a in args)]
     raise TypeError(f"not a statement: {type(s).__name__}")
 
 

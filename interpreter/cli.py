@@ -1,4 +1,4 @@
-"""The `phasing` command: check, run, test, versions, show, diff, ablate.
+"""The `phasing` command: check, run, test, why, versions, show, history, diff, ablate, fmt.
 
 Everything printed here that a user wrote (names, messages, rule text, paths) is printed as
 text: the consoles read no markup, no emoji codes and highlight nothing, and table cells and
@@ -20,12 +20,14 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from dsl import ast, migrate
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
+from dsl.parser import _encoding_diagnostic, parse
 from dsl.printer import item_lines
 from interpreter import ablation, api, compare, reading
 from interpreter import fuzz, why
 from interpreter.budget import Budget
-from interpreter.rulebook import lineage, load_version, rules_path, set_rules_path, sources
+from interpreter.rulebook import files_of, lineage, load_version, rules_path, set_rules_path, sources
 from interpreter.scenario import Outcome
 from interpreter.suite import collect, current_version, plan, run_all
 from interpreter.trace import grouped_lines, show_value
@@ -463,6 +465,64 @@ whole_number = number_argument(0, "a whole number, zero or more")
 step_number = number_argument(1, "a step number, 1 or more")
 
 
+def _fmt_vocabulary(folder: Path, base: "migrate.Vocabulary", known: dict) -> "migrate.Vocabulary":
+    """What `phasing fmt` knows of statuses for a file in `folder`: the newest version's, with
+    what the folder's own rule files declare taking precedence (a version folder's own)."""
+    if folder not in known:
+        modules = []
+        for sibling in sorted(folder.glob("*.rules")):
+            try:
+                modules.append(parse(migrate.read(sibling), str(sibling)))
+            except (DiagnosticError, OSError, UnicodeDecodeError):
+                continue  # (reported when it is one of the files to rewrite)
+        known[folder] = base.merged(migrate.Vocabulary.of(modules))
+    return known[folder]
+
+
+def cmd_fmt(args) -> int:
+    """Rewrite older forms of the language (`dsl.migrate`): show the diff, check or write."""
+    paths, problems = migrate.files(args.paths)
+    if problems:
+        raise DiagnosticError(problems)
+    # the newest version's statuses, read without checking it: what fmt rewrites may be exactly
+    # what its checker rejects (a condition that is always true)
+    known: dict = {}
+    newest = files_of(current_version())
+    base = _fmt_vocabulary(newest[0].parent, migrate.Vocabulary({}, frozenset()), known) if newest else \
+        migrate.Vocabulary({}, frozenset())
+    known.clear()
+    changed: list[tuple[Path, str, str]] = []
+    for path in paths:
+        try:
+            before = migrate.read(path)
+        except UnicodeDecodeError as exc:
+            problems.append(_encoding_diagnostic(exc, str(path)))
+            continue
+        try:
+            after = migrate.rewrite(before, str(path), _fmt_vocabulary(path.parent, base, known))
+        except DiagnosticError as exc:
+            problems.extend(exc.diagnostics)
+            continue
+        if after != before:
+            changed.append((path, before, after))
+    if problems:  # nothing is written while any file does not read
+        report(problems)
+        err.print(plain(f"{len(problems)} error(s): no file was changed"))
+        return 1
+    files = f"{len(changed)} file{'' if len(changed) == 1 else 's'}"
+    if args.write:
+        for path, _before, after in changed:
+            migrate.write(path, after)
+            say(f"wrote {path}")
+        say(f"{files} written")
+        return 0
+    for path, before, after in changed:
+        for line in migrate.diff(path, before, after):
+            say(line)
+    say(f"{files} would be changed")
+    return 1 if args.check and changed else 0
+
+
 def _budget_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--budget", metavar="VALUE",
                    help="per-step limits on the work rules may do: a scale N (default 64), or "
@@ -528,6 +588,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=whole_number, default=6, help="scenarios listed per block")
     _budget_option(p)
     p.set_defaults(func=cmd_ablate)
+    p = sub.add_parser("fmt", help="rewrite older forms of the language in rule files and scenarios to the current ones")
+    p.add_argument("paths", nargs="+", type=path_text, metavar="PATH", help="files, or folders to walk for .rules and .scenario files")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--check", action="store_true", help="exit 1 when a file would be changed (nothing is written)")
+    mode.add_argument("--write", action="store_true", help="rewrite the files in place")
+    p.set_defaults(func=cmd_fmt)
     fuzz.register(sub, main)  # `phasing fuzz`: its options live with the fuzzer
     for command in sub.choices.values():  # every command may name versions and variants
         command.add_argument("--rules-path", action="append", type=path_text, metavar="DIR", default=None,

@@ -191,8 +191,8 @@ def compile_expr(e: ast.Node, missing: object) -> Compiled:
         case ast.Add(left=l, right=r):
             fl, fr = compile_expr(l, missing), compile_expr(r, missing)
             return lambda eng, env: add(eng, fl(eng, env), fr(eng, env), e)
-        case ast.Count(var=var, cond=cond):
-            query = ast.Each(var, cond, ast.Block(()), span=e.span)  # (its selection, counted against the budget)
+        case ast.Count(var=var, cond=cond, hidden=hidden):
+            query = ast.Each(var, cond, ast.Block(()), hidden=hidden, span=e.span)  # (its selection, counted against the budget)
             return lambda eng, env: len(eng.select(query, env, None))
         case ast.Visible(obj=inner):
             of = compile_expr(inner, missing)

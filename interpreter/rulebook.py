@@ -218,7 +218,7 @@ def attributes_read(node: ast.Node) -> set[str]:
 def _local(body: ast.Node) -> bool:
     if not isinstance(body, ast.Each):
         return False
-    for n in body.cond.walk():
+    for n in (body.cond.walk() if body.cond is not None else ()):
         if isinstance(n, ast.Count):
             return False
         if isinstance(n, ast.Attr) and isinstance(n.obj, ast.Attr):
@@ -424,6 +424,11 @@ def _locate(spec: str, names_only: bool = False) -> list[Path]:
         return [candidate]
     raise DiagnosticError(Diagnostic("error", f"unknown rules version or variant '{spec}'", Span(spec, 0, 0, 0, 0),
                                      f"known: {known}"))
+
+
+def files_of(spec: str) -> list[Path]:
+    """The rule files of a version, variant, or user's folder or file, found as `--rules` finds them."""
+    return _locate(spec)
 
 
 def _parse_all(paths: Iterable[Path]) -> list[ast.Module]:

@@ -78,7 +78,8 @@ class Event(NamedTuple):
     def to_json(self) -> dict:
         """The event as plain data: a change keeps its structured fields (`object`,
         `attribute`, `old`, `new`, as stored values), and an event made in a batch its number
-        (`batch`) and that of the batch it was made during (`follows`)."""
+        (`batch`) and that of the batch it was made during (`follows`); one an `as` clause made,
+        also `joins`: the event it is part of (its own batch)."""
         data = {
             "kind": self.kind,
             "subject": self.subject,
@@ -94,6 +95,8 @@ class Event(NamedTuple):
         for name in ("batch", "follows", "turn"):
             if name in values:
                 data[name] = values[name]
+        if "batch" in values and joins(self.cause):
+            data["joins"] = values["batch"]  # (an `as` clause's change is part of the event that woke it)
         return data
 
 
@@ -213,10 +216,10 @@ def grouped_lines(events: Sequence[Event], final_turn: int | None = None, indent
     step`), and a header for each step of the scenario's script that does something outside
     them (`turn N, player: script step S`); each event (batch) as one group under its cause
     (`event K, caused by C:`), with the changes it made, then the `as` clauses it woke each nested under
-    the clause that joined the event, then what a `prefer` settled among them, then what the
-    game saw happen (leaving, entering, attaching, effects). A batch made by an `after`
-    clause (or otherwise while another was committed) is a group of its own that says which
-    event it follows. Events outside any batch (casting, resolving) are lines of their own.
+    the clause, which says it joined event K (the same event, at the same time), then what a
+    `prefer` settled among them, then what the game saw happen (leaving, entering, attaching,
+    effects). A batch made by an `after` clause (or otherwise while another was committed) is
+    a group of its own that says which event it follows (a new event, once that one is done). Events outside any batch (casting, resolving) are lines of their own.
     Every event is written as `Event.render` writes it. `final_turn`: the turn the game ended
     in, for the first header when no step of the turn says it."""
     lines: list[str] = []
@@ -264,7 +267,7 @@ def group_lines(group: list[Event], batch: int, follows: int | None, numbers: di
     head = next((e.cause for e in group if not joins(e.cause)), group[0].cause)
     where = f"event {shown}"
     if follows in numbers and head.role.startswith("after "):
-        title = f"{where}: {clause_name(head)} follows event {numbers[follows]}:"
+        title = f"{where}: {clause_name(head)} follows event {numbers[follows]} (a new event, once it is done):"
     elif follows in numbers:
         title = f"{where}, caused by {head} during event {numbers[follows]}:"
     else:
@@ -282,7 +285,7 @@ def group_lines(group: list[Event], batch: int, follows: int | None, numbers: di
     inner = indent * 2
     lines = [indent + title] + [inner + e.render() for e in own]
     for events in joined.values():
-        lines.append(inner + f"{clause_name(events[0].cause)} joined this event:")
+        lines.append(inner + f"{clause_name(events[0].cause)} joined event {shown} (the same event, at the same time):")
         lines.extend(inner + indent + e.render() for e in events)
     lines.extend(inner + "settled: " + e.render() for e in settled)
     lines.extend(inner + e.render() for e in seen)

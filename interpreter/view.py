@@ -44,7 +44,8 @@ PLAIN_FIELDS = frozenset(BUILTIN_ATTRS) - {"controller", "owner", "attached_to",
 @attrs.frozen(slots=False)
 class Query:
     """An `each x where ...` as the interpreter runs it: the index plans that find candidates
-    and its compiled conjuncts, and whether it sees hidden objects (it names a hiding status)."""
+    and its compiled conjuncts, and whether it sees hidden objects (it is written `including
+    hidden`, or names a hiding status)."""
 
     each: ast.Each
     plan: QueryPlan
@@ -569,8 +570,9 @@ class GameView:
             flags = {"token"} | {name for name, decl in self.rb.statuses.items() if decl.type == "bool"}
             known = self.rb.plans[id(each)] = Query(
                 each, plan_query(each.var, each.cond, indexable, flags, MISSING),
-                # a query that names a hiding status sees the objects that status hides
-                aware=bool(ast.names_in(each.cond) & self.ix.hiding_attrs))
+                # a query written `including hidden` sees the objects hide rules hide, and so
+                # does one whose condition names a hiding status
+                aware=each.hidden or bool(ast.names_in(each.cond) & self.ix.hiding_attrs))
         return known
 
     def candidates(self, q: Query, env: dict, raw_reads: bool,

@@ -42,7 +42,8 @@ def selection_text(each: ast.Each | None) -> str:
     """How a selection is named: `each x where COND` (None: an action on one object)."""
     if each is None:
         return "an action"
-    return f"each {each.var} where {expr_text(each.cond)}" if each.cond is not None else f"each {each.var}"
+    head = f"each {each.var}" + (" including hidden" if each.hidden else "")
+    return f"{head} where {expr_text(each.cond)}" if each.cond is not None else head
 
 
 def skip_line(skip: Skip) -> str:

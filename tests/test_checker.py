@@ -508,3 +508,97 @@ def test_a_variant_that_drops_the_inherited_block_may_put_a_block_of_another_slu
     path.write_text(VARIANT_TYPO.replace("extends 2026-09-25\n", "extends 2026-09-25\n  drop indirect-phasing\n"),
                     encoding="utf-8")
     assert main(["check", str(path)]) == 0, capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ verbs called like built-ins (issue 15 item 8)
+
+
+def test_a_verb_called_without_do_is_the_same_call(tmp_path):
+    """`phase_out x` and `do phase_out x` both run the declared verb."""
+    bare = Book(tmp_path, probe("during cleanup of P: each x where x.controller is P: phase_out x")).assemble()
+    rule = next(r for r in bare.rules if r.id == "999.1")
+    call = rule.clauses[0].body.body
+    assert call.verb == "phase_out" and [a.id for a in call.args] == ["x"]
+
+
+@pytest.mark.parametrize("name", ["tap", "draw", "each", "hidden"])
+def test_a_verb_named_like_a_word_of_the_language_is_rejected_at_the_verb(tmp_path, name):
+    """Called as `NAME x`, such a verb would be read as the word itself."""
+    b = Book(tmp_path, f"\nverb {name} x {{\n  untap x\n}}\n")
+    d = b.error_at(f"a verb cannot be named '{name}'", f"verb {name}")
+    assert d.hint and f"{name}_it" in d.hint
+
+
+def test_an_unknown_verb_called_without_do_is_rejected_at_the_call(tmp_path):
+    b = Book(tmp_path, probe("during cleanup of P: each x where x.controller is P: vanish x"))
+    b.error_at("unknown action 'vanish'", "vanish x")
+
+
+# ------------------------------------------------------------------ conditions the text decides (issue 15 item 8)
+# A condition that always holds reads as if it could be deleted; one that never holds makes
+# what it guards dead. The checker knows each status's values from its declaration.
+
+
+@pytest.mark.parametrize("condition, fragment", [
+    # phase is `in | out` (RULES above): testing both values covers every value
+    ("x.phase is in or x.phase is out", "always true: x.phase (in | out) always has one"),
+    ("x.tapped or x.phase is out or x.phase is in", "always true: x.phase (in | out)"),
+    ("x.phase is not in or x.phase is not out", "always true: x.phase (in | out) cannot have two values"),
+    ("x.tapped or not x.tapped", "always true: it joins x.tapped and its opposite"),
+    ("x is a creature or not (x is a creature)", "always true: it joins x is a creature and its opposite"),
+    ("x is x", "always true: x is always itself"),
+    ("x.phase is in and x.phase is out", "never true: x.phase (in | out) cannot have two values"),
+    ("x.phase is not in and x.phase is not out", "never true: x.phase (in | out) always has one of the values it is tested not"),
+    ("x.tapped and not x.tapped", "never true: it joins x.tapped and its opposite"),
+    ("x.phase is in and x.phase is not in", "never true: it joins x.phase is in and its opposite"),
+    ("x is not x", "never true: x is always itself"),
+    ("x.tapped is true or x.tapped is false", "always true: x.tapped (true | false)"),
+])
+def test_a_condition_that_always_or_never_holds_is_rejected_where_it_is(tmp_path, condition, fragment):
+    b = Book(tmp_path, probe(f"during cleanup of P: each x where x.controller is P: if {condition}: tap x"))
+    d = b.error_at(fragment, condition)
+    assert d.hint
+
+
+def test_the_514_2_tautology_comes_with_a_hint_to_write_including_hidden(tmp_path):
+    """514.2 once read `each x where x.phase is in or x.phase is out`: a reader deletes the
+    condition and loses the phased-out permanents (702.26b). The hint names the form made for it."""
+    b = Book(tmp_path, probe("during cleanup of P: each x where x.phase is in or x.phase is out: remove damage from x"))
+    d = b.error_at("this condition is always true", "x.phase is in or")
+    assert "each x including hidden" in d.hint and "phasing fmt" in d.hint
+
+
+def test_a_test_of_every_value_of_a_status_no_hide_rule_reads_is_not_sent_to_including_hidden(tmp_path):
+    """`including hidden` would change what such a query selects: the hint does not offer it."""
+    b = Book(tmp_path, probe("during cleanup of P: each x where x.phased_indirectly is true or "
+                             "x.phased_indirectly is false: untap x"), rules=RULES.replace(
+        "status phased_out_under: player = none", "status phased_out_under: player = none\nstatus phased_indirectly: bool = false"))
+    d = b.error_at("this condition is always true", "x.phased_indirectly is true or")
+    assert "including hidden" not in d.hint
+
+
+def test_the_same_tautology_in_a_count_points_at_including_hidden_too(tmp_path):
+    b = Book(tmp_path, probe("during cleanup of P: if count(y where y.phase is out or y.phase is in) > 1: untap P"))
+    d = b.error_at("this condition is always true", "y.phase is out or")
+    assert "count(y including hidden)" in d.hint
+
+
+@pytest.mark.parametrize("condition", [
+    "x.phase is in or x.tapped",  # a value left untested
+    "x.attached_to.phase is in or x.attached_to.phase is out",  # x.attached_to may be none or a player
+    "x.phase is in and x.phase is in",  # the same value twice: merely redundant
+    "x is x.attached_to",
+])
+def test_conditions_that_can_go_either_way_pass(tmp_path, condition):
+    Book(tmp_path, probe(f"during cleanup of P: each x where x.controller is P: if {condition}: tap x")).assemble()
+
+
+def test_the_command_line_rejects_a_tautology_with_exit_status_1(tmp_path, capsys):
+    from interpreter.cli import main
+
+    (tmp_path / "v.rules").write_text(
+        "variant v {\n  extends 2026-09-25\n}\n" + probe("during cleanup of P: each x where x.phase is in or x.phase is out: untap x"),
+        encoding="utf-8")
+    assert main(["check", str(tmp_path / "v.rules")]) == 1
+    err = capsys.readouterr().err
+    assert "v.rules:6:" in err and "always true" in err and "including hidden" in err

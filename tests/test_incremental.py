@@ -43,7 +43,7 @@ def queries(book) -> list[ast.Each]:
 
 
 def free_names(each: ast.Each) -> list[str]:
-    names = {n.id for n in each.cond.walk() if isinstance(n, ast.Name)}
+    names = {n.id for n in each.cond.walk() if isinstance(n, ast.Name)} if each.cond is not None else set()
     return sorted(names - {each.var} - CONSTANT_NAMES)
 
 
@@ -56,7 +56,7 @@ def by_brute_force(view: GameView, each: ast.Each, env: dict) -> list[Obj]:
             continue
         if not aware and view.is_hidden(oid):
             continue
-        if view.eval(each.cond, {**env, each.var: Obj(oid, aware)}) not in FALSY:
+        if each.cond is None or view.eval(each.cond, {**env, each.var: Obj(oid, aware)}) not in FALSY:
             chosen.append(Obj(oid, aware))
     return chosen
 

@@ -9,7 +9,7 @@ import pytest
 
 from dsl import ast as A
 from dsl.parser import parse
-from dsl.printer import expr_text, print_module
+from dsl.printer import expr_text, print_module, stmt_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = sorted((ROOT / "rules").rglob("*.rules")) + sorted((ROOT / "tests" / "scenarios").glob("*.scenario"))
@@ -77,6 +77,10 @@ def test_empty_module_prints_as_empty_text():
     (A.IsA(N("x"), "aura", True), "x is not a aura"),
     (A.Count("y", A.Or((N("a"), N("b")))), "count(y where a or b)"),
     (A.String("two words"), '"two words"'),
+    (A.Not(A.Visible(N("x"))), "x is not visible"),
+    (A.Not(A.Not(A.Visible(N("x")))), "not x is not visible"),
+    (A.Count("y", None, True), "count(y including hidden)"),
+    (A.Count("y", N("a"), True), "count(y including hidden where a)"),
 ])
 def test_expression_prints_with_minimal_parentheses_and_reparses_equal(tree, text):
     assert expr_text(tree) == text
@@ -86,7 +90,8 @@ def test_expression_prints_with_minimal_parentheses_and_reparses_equal(tree, tex
 def test_parenthesised_not_of_or_survives_a_round_trip_from_source():
     source = "x is an aura and (x.attached_to is none or not (x.attached_to is visible))"
     tree = expr_of(source)
-    assert expr_text(tree) == "x is an aura and (x.attached_to is none or not x.attached_to is visible)"
+    # (issue 15 item 8: `not (X is visible)` prints as the form made for it, `X is not visible`)
+    assert expr_text(tree) == "x is an aura and (x.attached_to is none or x.attached_to is not visible)"
     assert expr_of(expr_text(tree)) == tree
 
 
@@ -194,3 +199,42 @@ def test_pump_prints_signs_on_both_numbers():
     module = parse('card "C" { spell: x gets +0/-2 }')
     assert "x gets +0/-2" in print_module(module)
     assert roundtrip(module) == module
+
+
+# ------------------------------------------------------------------ uniform verbs (issue 15 item 8)
+
+
+@pytest.mark.parametrize("tree, text", [
+    (A.Call("phase_in", (N("x"),)), "phase_in x"),  # a declared verb is called like a built-in
+    (A.Call("tap", (N("x"),)), "do tap x"),  # (one named like a word of the language keeps `do`)
+    (A.Draw(N("you"), A.Number(1)), "you draw 1"),  # the verb agrees with its subject
+    (A.Draw(N("P"), A.Number(1)), "P draws 1"),
+    (A.GainLife(N("you"), A.Number(3)), "you gain 3 life"),
+    (A.GainLife(N("P"), A.Number(3)), "P gains 3 life"),
+    (A.Grant(N("x"), "flying"), "x gains flying"),
+    (A.GainControl(N("you"), N("x")), "you gain control of x"),
+    (A.Pump(N("x"), 1, 1), "x gets +1/+1"),
+    (A.SetBase(N("x"), 2, 2), "x becomes 2/2"),
+    (A.Each("x", None, A.Tap(N("x")), False, True), "each x including hidden: tap x"),
+])
+def test_statements_print_in_the_current_form_and_reparse_equal(tree, text):
+    assert stmt_lines(tree) == [text]
+    (verb,) = parse(f"verb v x {{ {text} }}").items
+    assert verb.body == (tree,)
+
+
+@pytest.mark.parametrize("old, new", [
+    ("do phase_in x", "phase_in x"),
+    ("you draws 1", "you draw 1"),
+    ("P draw 1", "P draws 1"),
+    ("you gains 3 life", "you gain 3 life"),
+    ("you gains control of x", "you gain control of x"),
+    ("x get +1/+1", "x gets +1/+1"),
+    ("x become 2/2", "x becomes 2/2"),
+    ("x gain flying", "x gains flying"),
+])
+def test_either_agreement_and_the_old_do_are_read_as_the_same_statement(old, new):
+    (a,) = parse(f"verb v x {{ {old} }}").items
+    (b,) = parse(f"verb v x {{ {new} }}").items
+    assert a.body == b.body
+    assert stmt_lines(a.body[0]) == [new]

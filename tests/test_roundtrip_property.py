@@ -88,7 +88,8 @@ EXPR_LEAVES = register({
 def _expr_forms(children) -> dict[type, st.SearchStrategy]:
     return {
         A.Attr: st.builds(A.Attr, children, NAMES),
-        A.Count: st.builds(A.Count, NAMES, children),
+        A.Count: st.builds(A.Count, NAMES, children, st.booleans())
+        | st.builds(lambda v: A.Count(v, None, True), NAMES),  # `count(x including hidden)`
         A.Add: st.builds(A.Add, children, children),
         A.Is: st.builds(A.Is, children, children, st.booleans()),
         A.IsA: st.builds(A.IsA, children, NAMES, st.booleans()),
@@ -151,7 +152,8 @@ def _compound_stmts(stmts) -> dict[type, st.SearchStrategy]:
     body = stmts | st.builds(A.Block, tuples(stmts, 0, 3))
     return {
         A.Simultaneously: st.builds(A.Simultaneously, tuples(stmts, 0, 3)),
-        A.Each: st.builds(A.Each, NAMES, EXPRS, body, st.booleans()),
+        A.Each: st.builds(A.Each, NAMES, EXPRS, body, st.booleans(), st.booleans())
+        | st.builds(lambda v, b, every: A.Each(v, None, b, every, True), NAMES, body, st.booleans()),
         A.If: st.builds(A.If, EXPRS, body),
         A.Delayed: st.builds(A.Delayed, HOOK_KINDS, body),
     }

@@ -44,7 +44,7 @@ def test_an_event_is_one_group_with_its_as_clauses_nested_and_the_settlement_aft
     lines = trace_of(capsys, TOUR, "tour")
     head = line_at(lines, 'event 1, caused by card "Teferi\'s Protection":')
     own = line_at(lines, '[card "Teferi\'s Protection"] bear: phase: in -> out', head)
-    joined = line_at(lines, "as x.phase becomes out (702.26a untap-step-phasing) joined this event:", head)
+    joined = line_at(lines, "as x.phase becomes out (702.26a untap-step-phasing) joined event 1 (the same event, at the same time):", head)
     bookkeeping = line_at(lines, "[702.26a untap-step-phasing] bear: phased_out_under: none -> Alice", head)
     indirect = line_at(lines, "[702.26g indirect-phasing] strength: phased_indirectly: false -> true", head)
     settled = line_at(lines, "settled: [702.26h indirect-wins] strength: phased_indirectly true wins over false", head)
@@ -60,7 +60,9 @@ def test_bookkeeping_in_a_main_phase_is_credited_to_the_as_clause_that_joined_th
     # out: here Slip Away in Alice's main phase, not an untap step
     lines = trace_of(capsys, SCENARIOS / "treated_as_nonexistent.scenario", "a target that phases out")
     head = line_at(lines, 'caused by card "Slip Away":')
-    joined = line_at(lines, "as x.phase becomes out (702.26a untap-step-phasing) joined this event:", head)
+    joined = line_at(lines, "as x.phase becomes out (702.26a untap-step-phasing) joined event ", head)
+    assert lines[joined].endswith("(the same event, at the same time):")
+    assert lines[joined].split("joined ")[1].split(" (")[0] == lines[head].strip().split(",")[0], "the event it is under"
     write = line_at(lines, "[702.26a untap-step-phasing] bear: phased_out_under: none -> Alice", head)
     assert head < joined < write and depth(lines[write]) > depth(lines[joined]) > depth(lines[head])
     assert not any("untap step" in line for line in lines[:write]), "no untap step happened before it"
@@ -71,7 +73,7 @@ def test_an_after_clause_is_a_new_group_that_says_which_event_it_follows(capsys)
     # that follows the one in which it left (`after`), not part of it (`as`)
     lines = trace_of(capsys, SCENARIOS / "phasing_effects.scenario", "a permanent phased out until Oubliette")
     leaves = line_at(lines, "event 3, caused by scenario script:")
-    after = line_at(lines, "event 4: after y leaves the battlefield (610.4 phase-out-until) follows event 3:", leaves)
+    after = line_at(lines, "event 4: after y leaves the battlefield (610.4 phase-out-until) follows event 3 (a new event, once it is done):", leaves)
     phase_in = line_at(lines, "[610.4 phase-out-until] bear: phase: out -> in", leaves)
     assert leaves < line_at(lines, "oubliette: leaves the battlefield", leaves) < after < phase_in
     assert depth(lines[after]) == depth(lines[leaves]), "a group of its own, not nested in event 3"
@@ -111,6 +113,9 @@ def test_run_json_keeps_the_structured_fields_of_a_change(capsys):
     assert change["cause"]["clause"] == "as x.phase becomes out" and change["cause"]["id"] == "702.26a"
     first = next(e for e in trace if e["kind"] == "change")
     assert change["batch"] == first["batch"], "the bookkeeping is part of the event that phased bear out"
+    # (added for issue 15 item 8) an `as` clause's change says which event it joined; a change
+    # a block made itself does not
+    assert change["joins"] == first["batch"] and "joins" not in first
     tapped = next(e for e in trace if e["kind"] == "change" and e["attribute"] == "tapped")
     assert (tapped["old"], tapped["new"]) == (True, False), "booleans stay booleans, not text"
 
@@ -131,7 +136,7 @@ def test_grouping_reads_only_the_events():
         "turn 3, Ann: end step",
         "  event 1, caused by 1.1 mover:",
         "    [1.1 mover] o: a: 0 -> 1",
-        "    as x.a becomes 1 (1.2 keeper) joined this event:",
+        "    as x.a becomes 1 (1.2 keeper) joined event 1 (the same event, at the same time):",
         "      [1.2 keeper] o: b: 0 -> 2",
         "turn 3, Ann: script step 2",
         "  [scenario script] Ann: casts X",
