@@ -153,7 +153,7 @@ class Board:
                     else:
                         host.children = [o]
                 pending.append(o)
-            elif o.token or o.aura:
+            elif o.aura:  # (an Aura attached to nothing; a token on the battlefield needs no check)
                 pending.append(o)
             if o.phasing:
                 phasing.setdefault(o.controller, set()).add(o)
