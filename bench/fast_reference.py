@@ -35,7 +35,8 @@ The indexes (`Board`):
   new `out_under[P]`;
 - tapped permanents by controller (`Board.tapped`): 502.3 looks at nothing else;
 - the permanents the next state check must look at (`Board.pending`). A board as it comes
-  in has not been checked, so that is every attachment and token; `settle()` checks them.
+  in has not been checked, so that is every attachment and Aura on the battlefield and every
+  token elsewhere; `settle()` checks them.
   After that only a permanent that phased in can have become subject to 704.5m or 704.5n
   in a step (a phased-in permanent attached to one that phases out goes with it), and
   within the checks only what was moved and what was attached to it.
