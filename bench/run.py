@@ -9,8 +9,11 @@ Prints one table (or, with --json, one JSON object) of medians of several runs:
   only `load_version`'s cache cleared; and the first load of a new process, which is what a
   second start pays when an on-disk cache exists);
 - one untap step on boards of 1,000, 10,000 and 100,000 permanents (bench/boards.py), by
-  the interpreter under the 2026-09-25 rulebook and by bench/reference.py, timed in turn in
-  the same run, with the ratio between them and how each scales from 10,000 to 100,000;
+  the interpreter under the 2026-09-25 rulebook, by bench/reference.py and by
+  bench/fast_reference.py (the honest yardstick), timed in turn in the same run, with the
+  ratios between them (`ratio_fast_10k`, `ratio_fast_100k`: interpreter / fast reference,
+  the median over rounds), how each scales from 10,000 to 100,000, and each one's setup
+  (timed apart from its step) beside its step at 100,000;
 - scenario runs per second over the whole conformance suite;
 - peak memory around the 100,000-permanent board.
 
@@ -216,26 +219,31 @@ def measure_loads(specs: list[str], quick: bool, progress) -> dict[str, Any]:
 
 
 def interpreter_run(book, game, player: str, cap: float) -> dict[str, Any]:
-    """One untap step by the interpreter, capped at `cap` seconds: the time, or how it ended."""
+    """One untap step by the interpreter, capped at `cap` seconds: the time, or how it ended;
+    and its setup's time (making the Engine on a copy of the game, and its first state check)."""
     from bench.engines import prepare
     from interpreter.engine import RulesError
 
+    gc.collect()
+    t0 = time.perf_counter()
     engine = prepare(book, game)
     engine.settle()  # the board as play leaves it before the step: state-based actions checked
+    setup = time.perf_counter() - t0
     gc.collect()
     t0 = time.perf_counter()
     try:
         with time_limit(cap):
             engine.run_hook("untap step", player)
     except OverBudget:
-        return {"over": cap}
+        return {"over": cap, "setup": setup}
     except RulesError as exc:
-        return {"error": exc.diagnostics[0].message, "after": time.perf_counter() - t0}
-    return {"time": time.perf_counter() - t0, "objects": engine.game.objects}
+        return {"error": exc.diagnostics[0].message, "after": time.perf_counter() - t0, "setup": setup}
+    return {"time": time.perf_counter() - t0, "objects": engine.game.objects, "setup": setup}
 
 
 def reference_run(game, player: str, state_based: bool) -> tuple[float, dict]:
-    """One untap step by the reference: the time, and the objects it leaves."""
+    """One untap step by the reference: the time, and the objects it leaves. (It reads the
+    game as it is and makes new objects for what changes, so it has no setup.)"""
     from bench.reference import untap_step
 
     gc.collect()
@@ -244,34 +252,63 @@ def reference_run(game, player: str, state_based: bool) -> tuple[float, dict]:
     return time.perf_counter() - t0, objects
 
 
+def fast_run(game, player: str, state_based: bool) -> tuple[float, float, Any]:
+    """One untap step by the fast reference: its setup's time (the conversion of the game into
+    its own objects and indexes, and with `state_based` a first state check of everything, as
+    the interpreter's setup makes), the step's time, and the board it leaves."""
+    from bench.fast_reference import Board
+
+    gc.collect()
+    t0 = time.perf_counter()
+    board = Board.from_game(game)
+    if state_based:
+        board.settle()
+    setup = time.perf_counter() - t0
+    gc.collect()
+    t0 = time.perf_counter()
+    board.untap_step(player, state_based=state_based)
+    return setup, time.perf_counter() - t0, board
+
+
 def measure_in_turn(book, game, player: str, state_based: bool, *, cap: float, budget: float,
-                    max_rounds: int) -> tuple[list[float], dict[str, Any]]:
-    """The reference and the interpreter timed in turn, one run of each per round (`repeat`),
-    so that both see the machine as it is at the time: its speed drifts. The interpreter's
-    first run is checked against the reference's result. (reference times, interpreter
-    entry: its times and whether the states agree, or how its run ended.)"""
+                    max_rounds: int) -> tuple[list[float], dict[str, Any], dict[str, Any]]:
+    """The reference, the fast reference and the interpreter timed in turn, one run of each per
+    round (`repeat`), so that all see the machine as it is at the time: its speed drifts. The
+    first runs of the fast reference and of the interpreter are checked against the reference's
+    result. (reference times; fast reference entry: its times, setup times and whether the
+    states agree; interpreter entry: its times, setup times, the ratio to the fast reference
+    of each round, and whether the states agree, or how its run ended.)"""
     from bench.engines import observed
 
     ref_times: list[float] = []
-    interp: dict[str, Any] = {"times": []}
+    fast: dict[str, Any] = {"times": [], "setup": []}
+    interp: dict[str, Any] = {"times": [], "setup": [], "ratio_fast": []}
 
     def one_round() -> float | None:
         ref_time, ref_objects = reference_run(game, player, state_based)
         ref_times.append(ref_time)
         expected = observed(ref_objects) if not interp["times"] else None
-        del ref_objects  # (freed before the interpreter's clock starts)
+        del ref_objects  # (freed before the next clock starts)
+        fast_setup, fast_time, board = fast_run(game, player, state_based)
+        fast["times"].append(fast_time)
+        fast["setup"].append(fast_setup)
+        if expected is not None:
+            fast["same"] = board.observed() == expected
+        del board
         run = interpreter_run(book, game, player, cap)
+        interp["setup"].append(run["setup"])
         if "time" not in run:
-            if not interp["times"]:
-                interp.update(run)  # stopped at its cap, or an error: no time to show
+            if not interp["times"]:  # stopped at its cap, or an error: no time to show
+                interp.update((k, v) for k, v in run.items() if k != "setup")
             return None
         if expected is not None:
             interp["same"] = observed(run["objects"]) == expected
         interp["times"].append(run["time"])
-        return ref_time + run["time"]
+        interp["ratio_fast"].append(run["time"] / fast_time)
+        return ref_time + fast_time + run["time"]
 
     repeat(one_round, max_runs=max_rounds, budget=budget)
-    return ref_times, interp
+    return ref_times, fast, interp
 
 
 def measure_untap(boards: dict[int, Any], clock: Clock, quick: bool, progress) -> dict[str, Any]:
@@ -290,10 +327,11 @@ def measure_untap(boards: dict[int, Any], clock: Clock, quick: bool, progress) -
             progress(f"untap step, {n:,} permanents, {'full rulebook' if name == 'full' else 'without state checks'}")
             share = max(2.0, (clock.left() - reserve) / measurements_left)
             cap = min(caps[n], share)
-            ref_times, interp = measure_in_turn(books[name], game, player, state_based, cap=cap, budget=share,
-                                                max_rounds=3 if quick else 7)
+            ref_times, fast, interp = measure_in_turn(books[name], game, player, state_based, cap=cap,
+                                                      budget=share, max_rounds=3 if quick else 7)
             measurements_left -= 1
-            results[f"{n}/{name}"] = {"n": n, "variant": name, "reference": ref_times, "interpreter": interp}
+            results[f"{n}/{name}"] = {"n": n, "variant": name, "reference": ref_times, "fast": fast,
+                                      "interpreter": interp}
     return results
 
 
@@ -393,14 +431,22 @@ def fmt_bytes(n: float | None) -> str:
 
 def untap_figures(entry: dict) -> dict[str, Any]:
     interp = entry["interpreter"]
+    fast = entry["fast"]
     ref = median(entry["reference"])
-    fig: dict[str, Any] = {"reference_s": ref, "reference_runs": len(entry["reference"])}
+    fast_t = median(fast["times"])
+    fig: dict[str, Any] = {"reference_s": ref, "reference_runs": len(entry["reference"]),
+                           "fast_reference_s": fast_t, "fast_reference_runs": len(fast["times"]),
+                           "fast_reference_setup_s": median(fast["setup"]),
+                           "fast_reference_same_result": fast["same"],
+                           "reference_over_fast_reference": ref / fast_t,
+                           "interpreter_setup_s": median(interp["setup"]) if interp["setup"] else None}
     if interp["times"]:
         t = median(interp["times"])
         fig.update(interpreter_s=t, interpreter_runs=len(interp["times"]), ratio=t / ref,
-                   same_result=interp["same"])
+                   ratio_fast=median(interp["ratio_fast"]), same_result=interp["same"])
     elif "over" in interp:
-        fig.update(interpreter_s=None, interpreter_over_s=interp["over"], ratio_over=interp["over"] / ref)
+        fig.update(interpreter_s=None, interpreter_over_s=interp["over"], ratio_over=interp["over"] / ref,
+                   ratio_fast_over=interp["over"] / fast_t)
     else:
         fig.update(interpreter_s=None, interpreter_error=interp["error"], error_after_s=interp["after"])
     return fig
@@ -437,10 +483,11 @@ def summarise(loads, untap, suite, memory, boards_info, elapsed, quick) -> dict[
     for variant in ("full", "no-sba"):
         small, big = figures.get(f"10000/{variant}"), figures.get(f"100000/{variant}")
         if small and big:
-            for who in ("interpreter", "reference"):
+            for who in ("interpreter", "reference", "fast_reference"):
                 exact, lower = scaling(small, big, who)
                 scale[f"{who}/{variant}"] = {"factor": exact, "at_least": lower}
     ten = figures.get("10000/full", {})
+    hundred = figures.get("100000/full", {})
     suite_time = median(suite["times"])
     return {
         "quick": quick,
@@ -458,6 +505,19 @@ def summarise(loads, untap, suite, memory, boards_info, elapsed, quick) -> dict[
         "scaling_interpreter": scale.get("interpreter/full", {}).get("factor"),
         "scaling_interpreter_at_least": scale.get("interpreter/full", {}).get("at_least"),
         "scaling_reference": scale.get("reference/full", {}).get("factor"),
+        "ratio_fast_10k": ten.get("ratio_fast"),
+        "ratio_fast_10k_at_least": ten.get("ratio_fast_over"),
+        "ratio_fast_10k_without_state_checks": figures.get("10000/no-sba", {}).get("ratio_fast"),
+        "ratio_fast_100k": hundred.get("ratio_fast"),
+        "ratio_fast_100k_at_least": hundred.get("ratio_fast_over"),
+        "scaling_fast_reference": scale.get("fast_reference/full", {}).get("factor"),
+        "setup_100k": {
+            "interpreter": {"setup_s": hundred.get("interpreter_setup_s"), "step_s": hundred.get("interpreter_s"),
+                            "step_over_s": hundred.get("interpreter_over_s")},
+            "fast_reference": {"setup_s": hundred.get("fast_reference_setup_s"),
+                               "step_s": hundred.get("fast_reference_s")},
+            "reference": {"setup_s": 0.0 if hundred else None, "step_s": hundred.get("reference_s")},
+        },
         "scaling": scale,
         "suite": {"scenarios": suite["scenarios"], "runs": suite["runs"], "passed": suite["passed"],
                   "seconds": suite_time, "runs_per_second": suite["runs"] / suite_time,
@@ -469,64 +529,85 @@ def summarise(loads, untap, suite, memory, boards_info, elapsed, quick) -> dict[
 def print_table(s: dict[str, Any]) -> None:
     from rich import box
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     console = Console() if sys.stdout.isatty() else Console(width=132)
     table = Table(box=box.SIMPLE_HEAD, title="phasing-rules benchmark" + (" (--quick)" if s["quick"] else ""),
                   title_justify="left", show_header=False)
-    for name, justify in (("", "left"), ("interpreter", "right"), ("reference", "right"), ("ratio", "right"),
-                          ("notes", "left")):
+    for name, justify in (("", "left"), ("interpreter", "right"), ("reference", "right"), ("fast reference", "right"),
+                          ("ratio", "right"), ("ratio fast", "right"), ("notes", "left")):
         table.add_column(name, justify=justify)
 
     def head(*cells: str) -> None:
         table.add_row(*[f"[bold cyan]{c}[/]" for c in cells])
 
-    head("load (median)", "cold", "warm¹", "new process²", "runs cold/warm/new")
+    def times(x: float | None) -> str:
+        return "—" if x is None else f"{x:.1f}×" if x < 10 else f"{x:,.0f}×"
+
+    head("load (median)", "cold", "warm¹", "new process²", "", "", "runs cold/warm/new")
     for spec, row in s["loads"].items():
         table.add_row(spec, fmt_time(row["cold_ms"] / 1e3), fmt_time(row["warm_same_process_ms"] / 1e3),
                       fmt_time(row["warm_new_process_ms"] / 1e3) if row["warm_new_process_ms"] is not None else "",
-                      "/".join(map(str, row["runs"])))
+                      "", "", "/".join(map(str, row["runs"])))
     table.add_section()
-    head("untap step (median)³", "interpreter", "reference", "ratio", "runs interp/ref, result check")
+    head("untap step (median)³", "interpreter", "reference", "fast ref.⁵", "÷ ref.", "÷ fast⁵",
+         "runs interp/ref/fast, result check")
     labels = {"full": "full rulebook", "no-sba": "no state checks"}
     for key, f in s["untap"].items():
         n, variant = key.split("/")
         label = f"{int(n):,} · {labels[variant]}"
         ref = fmt_time(f["reference_s"])
+        fast = fmt_time(f["fast_reference_s"])
+        fast_check = "" if f["fast_reference_same_result"] else "; [red]FAST REFERENCE: DIFFERENT STATE[/]"
         if f["interpreter_s"] is not None:
             check = "same state" if f["same_result"] else "[red]DIFFERENT STATE[/]"
-            table.add_row(label, fmt_time(f["interpreter_s"]), ref, f"{f['ratio']:.1f}×" if f["ratio"] < 10 else f"{f['ratio']:,.0f}×",
-                          f"{f['interpreter_runs']}/{f['reference_runs']}, {check}")
+            table.add_row(label, fmt_time(f["interpreter_s"]), ref, fast, times(f["ratio"]), times(f["ratio_fast"]),
+                          f"{f['interpreter_runs']}/{f['reference_runs']}/{f['fast_reference_runs']}, {check}"
+                          + fast_check)
         elif "interpreter_over_s" in f:
-            table.add_row(label, f"> {f['interpreter_over_s']:.0f} s", ref, f"> {f['ratio_over']:,.0f}×",
-                          f"stopped at its time budget/{f['reference_runs']}")
+            table.add_row(label, f"> {f['interpreter_over_s']:.0f} s", ref, fast, f"> {f['ratio_over']:,.0f}×",
+                          f"> {f['ratio_fast_over']:,.0f}×",
+                          f"stopped at its time budget/{f['reference_runs']}/{f['fast_reference_runs']}" + fast_check)
         else:
-            table.add_row(label, f"error after {fmt_time(f['error_after_s'])}", ref, "—",
-                          f"[red]{f['interpreter_error'][:60]}[/]")
+            table.add_row(label, f"error after {fmt_time(f['error_after_s'])}", ref, fast, "—", "—",
+                          f"[red]{escape(f['interpreter_error'][:60])}[/]")
     for variant in ("full", "no-sba"):
-        ip = s["scaling"].get(f"interpreter/{variant}", {})
-        rf = s["scaling"].get(f"reference/{variant}", {})
-        shown = (f"{ip['factor']:.1f}×" if ip.get("factor") is not None
-                 else f"> {ip['at_least']:.1f}×" if ip.get("at_least") is not None else "—")
-        table.add_row(f"100k ÷ 10k · {labels[variant]}", shown,
-                      f"{rf['factor']:.1f}×" if rf.get("factor") is not None else "—", "",
-                      "scaling: linear would be 10×")
+        shown = []
+        for who in ("interpreter", "reference", "fast_reference"):
+            sc = s["scaling"].get(f"{who}/{variant}", {})
+            shown.append(f"{sc['factor']:.1f}×" if sc.get("factor") is not None
+                         else f"> {sc['at_least']:.1f}×" if sc.get("at_least") is not None else "—")
+        table.add_row(f"100k ÷ 10k · {labels[variant]}", *shown, "", "", "scaling: linear would be 10×")
+    head("setup, 100,000 (median)⁶", "interpreter", "reference", "fast ref.", "", "", "")
+    for variant in ("full", "no-sba"):
+        f = s["untap"].get(f"100000/{variant}")
+        if not f:
+            continue
+        ratios = []
+        for who, name in (("interpreter", "interp."), ("fast_reference", "fast")):
+            setup, step = f.get(f"{who}_setup_s"), f.get(f"{who}_s")
+            if setup is not None and step:
+                ratios.append(f"{name} {times(setup / step)}")
+        steps = ", ".join(ratios) + " its step" if ratios else ""
+        table.add_row(f"100,000 · {labels[variant]}", fmt_time(f["interpreter_setup_s"]), "none",
+                      fmt_time(f["fast_reference_setup_s"]), "", "", steps)
     table.add_section()
     su = s["suite"]
-    head("conformance suite", "runs / s", "", "", "")
-    table.add_row(f"{su['scenarios']} scenarios, {su['runs']} runs", f"{su['runs_per_second']:,.1f}", "", "",
+    head("conformance suite", "runs / s", "", "", "", "", "")
+    table.add_row(f"{su['scenarios']} scenarios, {su['runs']} runs", f"{su['runs_per_second']:,.1f}", "", "", "", "",
                   f"{su['passed']}/{su['runs']} pass, {fmt_time(su['seconds'])} per suite, {su['repeats']} repeats⁴")
     table.add_section()
     m = s["memory"]
-    head("memory, 100,000 permanents", "interpreter", "reference", "", "")
-    table.add_row("the board itself", fmt_bytes(m["board_100k_bytes"]), "", "", "tracemalloc, while building it")
+    head("memory, 100,000 permanents", "interpreter", "reference", "", "", "", "")
+    table.add_row("the board itself", fmt_bytes(m["board_100k_bytes"]), "", "", "", "", "tracemalloc, while building it")
     interp_peak = fmt_bytes(m["interpreter_peak"])
     if m.get("interpreter_over"):
         interp_peak = f"≥ {interp_peak}"
-    table.add_row("peak during one untap step", interp_peak, fmt_bytes(m["reference_peak"]), "",
+    table.add_row("peak during one untap step", interp_peak, fmt_bytes(m["reference_peak"]), "", "", "",
                   "tracemalloc, above the board" + (f"; interpreter stopped at {m['interpreter_over']:.0f} s"
                                                      if m.get("interpreter_over") else ""))
-    table.add_row("process max RSS", fmt_bytes(m["max_rss"]), "", "", "whole run (getrusage)")
+    table.add_row("process max RSS", fmt_bytes(m["max_rss"]), "", "", "", "", "whole run (getrusage)")
     console.print(table)
     notes = [
         "¹ warm: a second load in the same process, only load_version's cache cleared (the cards and the "
@@ -543,10 +624,18 @@ def print_table(s: dict[str, Any]) -> None:
         "checks' is the same rulebook without its state-check blocks, so the run only phases and untaps. The engine "
         "has checked state-based actions on the board once before the clock starts, as play would have. reference: "
         "bench/reference.py, with its 704.5m/n/d pass for 'full rulebook' and without it for 'no state checks'. "
-        "The two are timed in turn (a reference run, then an interpreter run, each round), so that both see the "
-        "machine at the same speed. The state after the first interpreter run is compared with the reference's "
-        "(phase, phased_indirectly, phased_out_under, tapped, attached_to, zone of every object).",
+        "The three are timed in turn (a reference run, a fast reference run, then an interpreter run, each round), "
+        "so that all see the machine at the same speed. The states after the first interpreter and fast reference "
+        "runs are compared with the reference's (phase, phased_indirectly, phased_out_under, tapped, attached_to, "
+        "zone of every object).",
         "⁴ scenario runs: every scenario under every version it names; rulebooks already loaded.",
+        "⁵ fast reference: bench/fast_reference.py, the same rules on its own mutable objects with indexes kept "
+        "across steps, its state checks only for what changed: the honest yardstick. '÷ fast' is the median over "
+        "rounds of interpreter ÷ fast reference in the same round (ratio_fast_10k and ratio_fast_100k in --json).",
+        "⁶ setup: what each takes before its clock starts, timed apart. interpreter: Engine(rulebook, copy of the "
+        "game) and its first state check (Engine.settle). fast reference: the conversion of the game into its "
+        "objects and indexes (Board.from_game), and for 'full rulebook' a first state check of everything. "
+        "reference: none, it reads the game's frozen objects as they are.",
         f"boards: seed {SEED}; " + "; ".join(f"{int(n):,}: {b['players']} players, {b['attachments']:,} attached, "
                                               f"{b['with_phasing']:,} with phasing, {b['phased_out']:,} phased out"
                                               for n, b in s["boards"].items()) + ".",
