@@ -20,7 +20,7 @@ PLAYER_ATTR_KINDS = {"life": "number", "hand": "number", "in_game": "bool"}
 OBJECT_ATTRS = frozenset(OBJECT_ATTR_KINDS)
 PLAYER_ATTRS = frozenset(PLAYER_ATTR_KINDS)
 # Attributes a `set` statement may write directly (others change through actions or effects).
-WRITABLE = frozenset({"tapped", "attacking", "damage", "attached_to"})
+WRITABLE = frozenset({"tapped", "attacking", "damage", "attached_to", "entered_turn"})
 ZONES = ("battlefield", "graveyard", "exile", "hand", "library", "outside", "nowhere")
 # What the rest of the game sees when an object stops or starts being seen.
 PERCEPTIONS = ("zone-change", "control-change", "attachment-change")
