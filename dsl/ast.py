@@ -293,6 +293,14 @@ class EndLimited(Node):
 
 
 @node
+class LoseDelayed(Node):
+    """Delayed triggered abilities made so far no longer reach an object: where one refers to
+    it, that reference now finds nothing, so its actions on it do nothing."""
+
+    obj: Expr
+
+
+@node
 class EndControl(Node):
     player: Expr
 
@@ -371,7 +379,7 @@ class Call(Node):
 
 Stmt = Union[
     Block, Simultaneously, Each, If, Set, Attach, Unattach, Tap, Untap, RemoveFromCombat, RemoveDamage,
-    Destroy, Move, Cease, EndTracking, EndUntilEndOfTurn, EndUntilNextTurn, EndFailed, EndLimited, EndControl, Delayed,
+    Destroy, Move, Cease, EndTracking, EndUntilEndOfTurn, EndUntilNextTurn, EndFailed, EndLimited, LoseDelayed, EndControl, Delayed,
     DealDamage, Pump, SetBase, Grant, GainControl, Draw, GainLife, AddCounters, AttackWith, Call,
 ]
 
@@ -593,6 +601,8 @@ class Version(Node):
     renumbers: tuple[tuple[str, str], ...] = ()
     drops: tuple[str, ...] = ()
     kind: str = "version"
+    # for a version rebuilt from other sources than its own text: what was rebuilt, and from what
+    reconstructed: str | None = None
 
 
 # ------------------------------------------------------------------ cards

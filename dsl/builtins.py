@@ -13,14 +13,14 @@ import re
 OBJECT_ATTR_KINDS = {
     "controller": "player", "owner": "player", "zone": "zone", "tapped": "bool", "power": "number",
     "toughness": "number", "damage": "number", "attached_to": "ref", "token": "bool", "timestamp": "number",
-    "entered_turn": "number", "entered_this_turn": "bool", "summoning_sick": "bool", "attacking": "bool",
+    "entered_turn": "number", "controlled_since": "number", "entered_this_turn": "bool", "summoning_sick": "bool", "attacking": "bool",
     "counters": "counters", "stickers": "counters", "card": "text", "types": "names", "keywords": "names",
 }
 PLAYER_ATTR_KINDS = {"life": "number", "hand": "number", "in_game": "bool"}
 OBJECT_ATTRS = frozenset(OBJECT_ATTR_KINDS)
 PLAYER_ATTRS = frozenset(PLAYER_ATTR_KINDS)
 # Attributes a `set` statement may write directly (others change through actions or effects).
-WRITABLE = frozenset({"tapped", "attacking", "damage", "attached_to"})
+WRITABLE = frozenset({"tapped", "attacking", "damage", "attached_to", "entered_turn", "controlled_since"})
 ZONES = ("battlefield", "graveyard", "exile", "hand", "library", "outside", "nowhere")
 # What the rest of the game sees when an object stops or starts being seen.
 PERCEPTIONS = ("zone-change", "control-change", "attachment-change")

@@ -110,7 +110,9 @@ class _Builder(Transformer):
         notes = tuple(v for k, v in pairs if k == "note")
         renumbers = tuple(v for k, v in pairs if k == "renumber")
         drops = tuple(v for k, v in pairs if k == "drop")
-        return ast.Version(str(vid), title, extends, sections, notes, renumbers, drops, kind, **self._at(meta))
+        reconstructed = next((v for k, v in pairs if k == "reconstructed"), None)
+        return ast.Version(str(vid), title, extends, sections, notes, renumbers, drops, kind, reconstructed,
+                           **self._at(meta))
 
     @v_args(meta=True)
     def version(self, meta, children):
@@ -134,6 +136,9 @@ class _Builder(Transformer):
 
     def note(self, c):
         return ("note", _unquote(c[0]))
+
+    def reconstructed(self, c):
+        return ("reconstructed", _unquote(c[0]))
 
     @v_args(meta=True)
     def section(self, meta, c):
@@ -347,6 +352,7 @@ class _Builder(Transformer):
     end_failed = _simple(ast.EndFailed)
     end_control = _simple(ast.EndControl)
     end_limited = _simple(ast.EndLimited)
+    lose_delayed = _simple(ast.LoseDelayed)
     draw = _simple(ast.Draw)
     gain_life = _simple(ast.GainLife)
     attack = _simple(ast.AttackWith)

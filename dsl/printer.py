@@ -155,6 +155,8 @@ def stmt_lines(s: ast.Node, depth: int = 0) -> list[str]:
             return ["end effects whose condition fails"]
         case ast.EndLimited(obj=o):
             return [f"end limited effects on {expr_text(o)}"]
+        case ast.LoseDelayed(obj=o):
+            return [f"delayed triggers lose {expr_text(o)}"]
         case ast.EndControl(player=p):
             return [f"end control effects for {expr_text(p)}"]
         case ast.Delayed(hook=h, body=b):
@@ -371,6 +373,8 @@ def item_lines(item: ast.Node) -> list[str]:
             body += [f"drop {d}" for d in item.drops]
             body += [f"section {s.rule} subrules {' '.join(s.letters)}" for s in item.sections]
             body += [f'note "{n}"' for n in item.notes]
+            if item.reconstructed is not None:
+                body.append(f'reconstructed "{item.reconstructed}"')
             return _braced(f"{item.kind} {item.id}", body)
         case ast.ZoneDecl():
             return [f"zone {item.name} keeps {', '.join(item.keeps)}{_cites(item.cites)}"]

@@ -248,6 +248,8 @@ def cmd_versions(args) -> int:
             table.add_row(*(plain(cell) for cell in (name, "", "", "", origin, "does not load: see the errors below")))
             continue
         sections = ", ".join(s.rule for s in book.version.sections)
+        if book.version.reconstructed is not None:  # a kind of version: rebuilt, not read from its own text
+            name += " (reconstructed)"
         cells = (name, sections, book.version.extends or "", str(len(book.rules)), origin, " ".join(book.version.notes))
         table.add_row(*(plain(cell) for cell in cells))
     out.print(table)
@@ -274,10 +276,13 @@ def cmd_show(args) -> int:
     if args.json:
         rules = blocks if blocks is not None else list(book.rules)
         emit_json({"version": book.version.id, "title": book.version.title, "cr": cr and cr.date,
+                   "reconstructed": book.version.reconstructed,
                    "blocks": [{**reading.block_json(r, book), **({"cr": cr.text(r.id)} if cr else {})} for r in rules]})
         return 0
     if blocks is None:
         say(f"# {book.version.title or book.version.id}")
+        if book.version.reconstructed is not None:
+            say(f"# reconstructed: {book.version.reconstructed}")
         for decl in book.statuses.values():
             say("\n".join(item_lines(decl)))
         for verb in book.verbs.values():

@@ -37,6 +37,7 @@ from dsl.printer import clause_lines
 from interpreter import codegen
 from interpreter.codegen import ANY_OLD, SIMPLE_WRITES
 from interpreter.budget import Budget
+from interpreter.delayed import lose_reference
 from interpreter.model import DelayedTrigger, Effect, Game, Permanent, Watcher
 from interpreter.rulebook import Rulebook
 from interpreter.trace import SCRIPT, Cause, Event, Trace, change_event, show_value
@@ -514,6 +515,11 @@ class Engine(GameView):
                 if isinstance(ref, Obj):
                     batch.op(cause, "its effects with a limited duration end", ref.id,
                              lambda: self.end_effects(lambda e: ref.id in e.affected and e.duration != "forever", cause), "effect-ends")
+            case ast.LoseDelayed(obj=o):
+                ref = self.eval(o, env)
+                if isinstance(ref, Obj) and self.game.delayed:
+                    batch.op(cause, "delayed triggers lose track of it", ref.id,
+                             lambda: lose_reference(self.game, ref.id), "effect-ends")
             case ast.EndControl(player=p):
                 who = self.player_arg(p, env)
                 batch.op(cause, f"effects giving {who} control end", who,

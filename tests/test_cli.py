@@ -19,12 +19,33 @@ def run(capsys, *argv: str) -> tuple[int, str]:
     return status, capsys.readouterr().out
 
 
-def test_versions_lists_fourteen_versions_and_the_variants(capsys):
+def test_versions_lists_fifteen_versions_and_the_variants(capsys):
     status, out = run(capsys, "versions")
     assert status == 0
     for version in ("2005-02-01", "2011-02-04", "2017-07-08", "2017-08-25", "2020-08-07", "2026-09-25"):
         assert version in out
     assert out.count("(variant)") >= 4
+    # the one version rebuilt from other sources than its own text is marked as such
+    assert out.count("(reconstructed)") == 1 and "2009-07-10 (reconstructed)" in out
+
+
+def test_show_prints_what_a_reconstructed_version_was_rebuilt_from(capsys):
+    status, out = run(capsys, "show", "2009-07-10")
+    assert status == 0
+    assert "# reconstructed: " in out and "Update Bulletin" in out
+    status, out = run(capsys, "show", "2011-02-04")
+    assert "# reconstructed" not in out
+    status, out = run(capsys, "show", "2009-07-10", "702.23b", "--json")
+    assert status == 0 and "Update Bulletin" in json.loads(out)["reconstructed"]
+    status, out = run(capsys, "show", "2011-02-04", "702.23b", "--json")
+    assert json.loads(out)["reconstructed"] is None
+
+
+def test_diff_finds_a_witness_for_the_magic_2010_change(capsys):
+    # the zone-to-status change of the Magic 2010 update (bulletin of July 2009) parts the two
+    status, out = run(capsys, "diff", "2005-02-01", "2009-07-10", "--search", "2000")
+    assert status == 0
+    assert 'scenario "witness: 2005-02-01 and 2009-07-10 part here"' in out
 
 
 def test_show_prints_the_resolved_rulebook_in_its_own_numbering(capsys):

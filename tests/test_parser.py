@@ -91,6 +91,12 @@ def test_version_with_renumbers_and_drops_of_ids_and_names():
     )
 
 
+def test_reconstructed_version_says_what_was_rebuilt_and_from_what():
+    item = one_item('version 2009-07-10 { extends 2011-02-04 reconstructed "from a bulletin" }')
+    assert item == A.Version("2009-07-10", None, "2011-02-04", (), (), reconstructed="from a bulletin")
+    assert one_item("version 2026-09-25 { }").reconstructed is None
+
+
 def test_variant_is_a_manifest_named_by_a_name_that_may_extend_a_name():
     item = one_item('variant house_rules { title "ours" extends other_variant drop hidden }')
     assert item == A.Version("house_rules", "ours", "other_variant", (), (), (), ("hidden",), "variant")
@@ -359,6 +365,7 @@ X = N("x")
     ("end effects whose condition fails", A.EndFailed()),
     ("end control effects for P", A.EndControl(N("P"))),
     ("end limited effects on x", A.EndLimited(X)),
+    ("delayed triggers lose x", A.LoseDelayed(X)),
     ("at next cleanup: destroy x", A.Delayed("cleanup", A.Destroy(X))),
     ("at next untap step: { }", A.Delayed("untap step", A.Block(()))),
     ("deal 2 damage to x", A.DealDamage(2, X)),

@@ -127,9 +127,10 @@ def test_history_groups_consecutive_versions_that_print_the_same():
 
 def test_history_marks_a_change_of_meaning():
     found = reading.history("indirect-phasing")
-    # 2005's 502.15i moved objects to a zone; from 2011 (702.23f) it sets a status instead
+    # 2005's 502.15i moved objects to a zone; from the Magic 2010 update (702.23f, the
+    # reconstructed 2009-07-10 version) it sets a status instead
     second = found.stages[1]
-    assert second.since == "2005-02-01" and second.versions[0] == "2011-02-04"
+    assert second.since == "2005-02-01" and second.versions[:2] == ("2009-07-10", "2011-02-04")
     assert "changed" in second.changes and "renumbered" in second.changes
 
 
@@ -148,13 +149,13 @@ def test_history_lists_the_versions_without_the_block():
 def test_history_command_prints_each_group_under_its_dates(capsys):
     status, out, err = run(capsys, "history", "indirect-phasing")
     assert status == 0, err
-    assert "History of indirect-phasing: in 14 of 14 versions" in out
+    assert "History of indirect-phasing: in 15 of 15 versions" in out
     assert "== 2005-02-01 (1 version); first version with it" in out
-    assert "since 2005-02-01: renumbered 502.15i -> 702.23f, summary reworded, MEANING CHANGED" in out
+    assert "== 2009-07-10 .. 2011-02-04 (2 versions); since 2005-02-01: renumbered 502.15i -> 702.23f, summary reworded, MEANING CHANGED" in out
     assert "== 2021-04-22 .. 2026-09-25 (4 versions); since 2020-08-07: renumbered 702.25g -> 702.26g" in out
     assert "Not in:" not in out
     # a group that differs only in its head line shows the head and points at the clauses above
-    assert 'rule 702.26g indirect-phasing "Auras' in out and "(clauses as shown for 2011-02-04)" in out
+    assert 'rule 702.26g indirect-phasing "Auras' in out and "(clauses as shown for 2009-07-10 .. 2011-02-04)" in out
     assert out.count("as x.phase becomes out") == 1  # the 2011-2026 clauses are printed once
 
 

@@ -133,6 +133,7 @@ SIMPLE_STMTS = register({
     A.EndUntilNextTurn: st.builds(A.EndUntilNextTurn, EXPRS),
     A.EndFailed: st.builds(A.EndFailed),
     A.EndLimited: st.builds(A.EndLimited, EXPRS),
+    A.LoseDelayed: st.builds(A.LoseDelayed, EXPRS),
     A.EndControl: st.builds(A.EndControl, EXPRS),
     A.DealDamage: st.builds(A.DealDamage, SMALL, EXPRS),
     A.Pump: st.builds(A.Pump, EXPRS, SIGNED, SIGNED, MAYBE_DURATION),
@@ -286,6 +287,7 @@ SCENARIO_ENTRIES = register({
 _MANIFEST_PARTS = dict(
     title=optional(TEXT), extends=optional(RULES_REFS), sections=tuples(SECTIONS, 0, 2), notes=tuples(TEXT, 0, 2),
     renumbers=tuples(st.tuples(RULE_IDS, RULE_IDS), 0, 2), drops=tuples(RULE_IDS | NAMES, 0, 2),
+    reconstructed=optional(TEXT),
 )
 ITEMS = register({
     # A dated version manifest, or a variant named by a NAME.

@@ -8,9 +8,9 @@ from dsl.diagnostics import DiagnosticError
 from interpreter.rulebook import available_variants, available_versions, load_version
 
 
-def test_fourteen_versions_and_at_least_four_variants_are_shipped():
+def test_fifteen_versions_and_at_least_four_variants_are_shipped():
     assert available_versions() == [
-        "2005-02-01", "2011-02-04", "2011-09-30", "2015-01-23", "2016-07-22", "2017-07-08", "2017-08-25",
+        "2005-02-01", "2009-07-10", "2011-02-04", "2011-09-30", "2015-01-23", "2016-07-22", "2017-07-08", "2017-08-25",
         "2017-09-29", "2018-07-13", "2020-08-07", "2021-04-22", "2022-10-07", "2025-02-07", "2026-09-25",
     ]
     assert len(available_variants()) >= 4

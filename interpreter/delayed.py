@@ -1,0 +1,29 @@
+"""Delayed triggered abilities that stop reaching an object (`delayed triggers lose X`).
+
+A delayed trigger keeps the bindings its statement saw when it was made: the names of the
+objects it will act on. Some rules say that, after some event, such an ability can no
+longer affect an object it names even if that object is still around. Losing the object
+rebinds each name that refers to it to MISSING, the value an illegal target has: an action
+on it then finds nothing and does nothing, while the rest of the ability still happens.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from interpreter.model import Game
+from interpreter.refs import MISSING, Obj
+
+
+def lose_reference(game: Game, oid: str) -> bool:
+    """Make every delayed trigger of `game` lose object `oid`; True when one referred to it."""
+    changed = False
+    kept = []
+    for d in game.delayed:
+        if any(isinstance(v, Obj) and v.id == oid for _k, v in d.bindings):
+            d = attrs.evolve(d, bindings=tuple((k, MISSING if isinstance(v, Obj) and v.id == oid else v)
+                                               for k, v in d.bindings))
+            changed = True
+        kept.append(d)
+    game.delayed = kept
+    return changed
