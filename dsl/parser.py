@@ -67,8 +67,10 @@ def _distinct_labels(clauses, where: str) -> None:
         first[clause.label] = clause
 
 
+@v_args(meta=True)  # every callback takes (meta, children): one decorator for the class
 class _Builder(Transformer):
-    """Turns Lark's parse tree into `dsl.ast` nodes, each with its span."""
+    """Turns Lark's parse tree into `dsl.ast` nodes, each with its span. Every rule callback
+    takes the node's position (`meta`) and its children."""
 
     def __init__(self, path: str):
         super().__init__()
@@ -77,7 +79,7 @@ class _Builder(Transformer):
     def _at(self, meta):
         return {"span": _span(self.path, meta)}
 
-    def build(self, tree: lark.Tree):
+    def _build_tree(self, tree: lark.Tree):
         """`transform`, without recursion: children first, each result handed to its parent."""
         results: list = []
         work: list = [(tree, False)]
@@ -97,7 +99,6 @@ class _Builder(Transformer):
         return module
 
     # --- module and vocabulary
-    @v_args(meta=True)
     def start(self, meta, items):
         return ast.Module(tuple(items), **self._at(meta))
 
@@ -114,52 +115,47 @@ class _Builder(Transformer):
         return ast.Version(str(vid), title, extends, sections, notes, renumbers, drops, kind, reconstructed,
                            **self._at(meta))
 
-    @v_args(meta=True)
     def version(self, meta, children):
         return self._manifest(meta, children, "version")
 
-    @v_args(meta=True)
     def variant(self, meta, children):
         return self._manifest(meta, children, "variant")
 
-    def renumber(self, c):
+    def renumber(self, _meta, c):
         return ("renumber", (str(c[0]), str(c[1])))
 
-    def drop(self, c):
+    def drop(self, _meta, c):
         return ("drop", str(c[0]))
 
-    def title(self, c):
+    def title(self, _meta, c):
         return ("title", _unquote(c[0]))
 
-    def extends(self, c):
+    def extends(self, _meta, c):
         return ("extends", str(c[0]))
 
-    def note(self, c):
+    def note(self, _meta, c):
         return ("note", _unquote(c[0]))
 
-    def reconstructed(self, c):
+    def reconstructed(self, _meta, c):
         return ("reconstructed", _unquote(c[0]))
 
-    @v_args(meta=True)
     def section(self, meta, c):
         return ast.Section(str(c[0]), _names(c[1:]), **self._at(meta))
 
-    @v_args(meta=True)
     def status_decl(self, meta, c):
         name, (kind, values), default, *rest = c
         cites = rest[0] if rest else ()
         return ast.StatusDecl(str(name), kind, values, default, cites, **self._at(meta))
 
-    def enum_type(self, c):
+    def enum_type(self, _meta, c):
         return ("enum", _names(c))
 
-    def named_type(self, c):
+    def named_type(self, _meta, c):
         return (str(c[0]), ())
 
-    def cites(self, c):
+    def cites(self, _meta, c):
         return _names(c)
 
-    @v_args(meta=True)
     def verb_decl(self, meta, c):
         name = str(c[0])
         params = tuple(str(t) for t in c[1:] if isinstance(t, Token))
@@ -168,13 +164,11 @@ class _Builder(Transformer):
         return ast.VerbDecl(name, params, cites, body, **self._at(meta))
 
     # --- rules
-    @v_args(meta=True)
     def rule(self, meta, c):
         rid, slug, summary, *clauses = c
         _distinct_labels(clauses, f"block {rid}")
         return ast.Rule(str(rid), str(slug), _unquote(summary), tuple(clauses), **self._at(meta))
 
-    @v_args(meta=True)
     def labelled(self, meta, c):
         return self._label(meta, str(c[0]), c[1])
 
@@ -186,153 +180,121 @@ class _Builder(Transformer):
         return attrs.evolve(clause, label=label, **self._at(meta))
 
     # --- amending a block
-    @v_args(meta=True)
     def amend(self, meta, c):
         return ast.Amend(str(c[0]), tuple(c[1:]), **self._at(meta))
 
-    @v_args(meta=True)
     def amend_summary(self, meta, c):
         return ast.AmendSummary(_unquote(c[0]), **self._at(meta))
 
-    @v_args(meta=True)
     def amend_replace(self, meta, c):
         return ast.ReplaceClause(self._label(meta, str(c[0]), c[1]), **self._at(meta))
 
-    @v_args(meta=True)
     def amend_add(self, meta, c):
         return ast.AddClause(self._label(meta, str(c[0]), c[1]), **self._at(meta))
 
-    @v_args(meta=True)
     def amend_drop(self, meta, c):
         return ast.DropClause(str(c[0]), **self._at(meta))
 
-    @v_args(meta=True)
     def hide(self, meta, c):
         return ast.Hide(str(c[0]), c[1], **self._at(meta))
 
-    @v_args(meta=True)
     def during(self, meta, c):
         return ast.During(c[0], c[1], **self._at(meta))
 
-    @v_args(meta=True)
     def along(self, meta, c):
         return ast.Along(c[0], c[1], **self._at(meta))
 
-    @v_args(meta=True)
     def after(self, meta, c):
         return ast.After(c[0], c[1], **self._at(meta))
 
-    @v_args(meta=True)
     def prefer(self, meta, c):
         return ast.Prefer(str(c[0]), c[1], **self._at(meta))
 
-    @v_args(meta=True)
     def quiet(self, meta, c):
         old = next((x[1] for x in c[1:] if isinstance(x, tuple)), None)
         return ast.Quiet(str(c[0]), _names(c[1:]), old, **self._at(meta))
 
-    @v_args(meta=True)
     def exempt(self, meta, c):
         return ast.Exempt(str(c[0]), str(c[1]), c[2], **self._at(meta))
 
-    @v_args(meta=True)
     def exclude(self, meta, c):
         return ast.Exclude(str(c[0]), c[1], **self._at(meta))
 
-    @v_args(meta=True)
     def lookback(self, meta, c):
         return ast.Lookback(c[0], **self._at(meta))
 
-    @v_args(meta=True)
     def order(self, meta, c):
         return ast.Order(c[0], _names(c[1:]), **self._at(meta))
 
-    @v_args(meta=True)
     def assert_after(self, meta, c):
         return ast.AssertAfter(c[0], c[1], **self._at(meta))
 
-    @v_args(meta=True)
     def assert_once(self, meta, c):
         return ast.AssertOnce(c[0], str(c[1]), **self._at(meta))
 
-    @v_args(meta=True)
     def assert_skipped(self, meta, c):
         return ast.AssertSkipped(c[0], str(c[1]), **self._at(meta))
 
-    @v_args(meta=True)
     def hook(self, meta, c):
         var = str(c[1]) if len(c) > 1 else None
         return ast.Hook(c[0], var, **self._at(meta))
 
-    def hook_kind(self, c):
+    def hook_kind(self, _meta, c):
         return " ".join(str(t) for t in c)
 
-    @v_args(meta=True)
     def change(self, meta, c):
         var, attr, value, *rest = c
         old = next((x[1] for x in rest if isinstance(x, tuple)), None)
         cond = next((x for x in rest if not isinstance(x, tuple)), None)
         return ast.Change(str(var), str(attr), value, cond, old, **self._at(meta))
 
-    def change_from(self, c):
+    def change_from(self, _meta, c):
         return ("from", c[0])
 
-    @v_args(meta=True)
     def zone_decl(self, meta, c):
         cites = c[2] if len(c) > 2 else ()
         return ast.ZoneDecl(str(c[0]), c[1], cites, **self._at(meta))
 
-    def keeps_all(self, c):
+    def keeps_all(self, _meta, c):
         return ("all",)
 
-    def keeps_some(self, c):
+    def keeps_some(self, _meta, c):
         return _names(c)
 
-    @v_args(meta=True)
     def leaves_event(self, meta, c):
         return ast.LeavesEvent(str(c[0]), **self._at(meta))
 
     # --- statements
-    @v_args(meta=True)
     def block(self, meta, c):
         return ast.Block(tuple(c), **self._at(meta))
 
-    @v_args(meta=True)
     def simultaneously(self, meta, c):
         return ast.Simultaneously(tuple(c), **self._at(meta))
 
-    @v_args(meta=True)
     def each(self, meta, c):
         return ast.Each(str(c[0]), c[1], c[2], **self._at(meta))
 
-    @v_args(meta=True)
     def each_object(self, meta, c):
         return ast.Each(str(c[0]), c[1], c[2], True, **self._at(meta))
 
-    @v_args(meta=True)
     def each_hidden(self, meta, c):
         cond = c[1] if len(c) > 2 else None
         return ast.Each(str(c[0]), cond, c[-1], False, True, **self._at(meta))
 
-    @v_args(meta=True)
     def each_object_hidden(self, meta, c):
         cond = c[1] if len(c) > 2 else None
         return ast.Each(str(c[0]), cond, c[-1], True, True, **self._at(meta))
 
-    @v_args(meta=True)
     def if_stmt(self, meta, c):
         return ast.If(c[0], c[1], **self._at(meta))
 
-    @v_args(meta=True)
     def set_stmt(self, meta, c):
         return ast.Set(tuple(c), **self._at(meta))
 
-    @v_args(meta=True)
     def assign(self, meta, c):
         return ast.Assign(str(c[0]), str(c[1]), c[2], **self._at(meta))
 
     def _simple(cls):
-        @v_args(meta=True)
         def build(self, meta, c):
             return cls(*c, **self._at(meta))
 
@@ -359,150 +321,115 @@ class _Builder(Transformer):
     until_end_of_turn = _simple(ast.UntilEndOfTurn)
     for_as_long_as = _simple(ast.ForAsLongAs)
 
-    @v_args(meta=True)
     def move(self, meta, c):
         return ast.Move(c[0], str(c[1]), c[2] if len(c) > 2 else None, **self._at(meta))
 
-    @v_args(meta=True)
     def delayed(self, meta, c):
         return ast.Delayed(c[0], c[1], **self._at(meta))
 
-    @v_args(meta=True)
     def deal_damage(self, meta, c):
         return ast.DealDamage(int(c[0]), c[1], **self._at(meta))
 
-    @v_args(meta=True)
     def pump(self, meta, c):
         return ast.Pump(c[0], int(c[1]), int(c[2]), c[3] if len(c) > 3 else None, **self._at(meta))
 
-    @v_args(meta=True)
     def set_base(self, meta, c):
         return ast.SetBase(c[0], int(c[1]), int(c[2]), c[3] if len(c) > 3 else None, **self._at(meta))
 
-    @v_args(meta=True)
     def grant(self, meta, c):
         return ast.Grant(c[0], str(c[1]), c[2] if len(c) > 2 else None, **self._at(meta))
 
-    @v_args(meta=True)
     def gain_control(self, meta, c):
         return ast.GainControl(c[0], c[1], c[2] if len(c) > 2 else None, **self._at(meta))
 
-    @v_args(meta=True)
     def add_counters(self, meta, c):
         return ast.AddCounters(int(c[0]), str(c[1]), c[2], **self._at(meta))
 
-    @v_args(meta=True)
     def call(self, meta, c):
         return ast.Call(str(c[0]), tuple(c[1:]), **self._at(meta))
 
-    @v_args(meta=True)
     def until_next_turn(self, meta, c):
         return ast.UntilNextTurn(str(c[0]), **self._at(meta))
 
-    @v_args(meta=True)
     def until_leaves(self, meta, c):
         return ast.UntilLeaves(str(c[0]), **self._at(meta))
 
     # --- expressions
-    @v_args(meta=True)
     def or_(self, meta, c):
         if len(c) == 1:
             return c[0]
         return ast.Or(tuple(c), **self._at(meta))
 
-    @v_args(meta=True)
     def and_(self, meta, c):
         if len(c) == 1:
             return c[0]
         return ast.And(tuple(c), **self._at(meta))
 
-    @v_args(meta=True)
     def not_(self, meta, c):
         return ast.Not(c[0], **self._at(meta))
 
-    @v_args(meta=True)
     def is_(self, meta, c):
         return ast.Is(c[0], c[1], **self._at(meta))
 
-    @v_args(meta=True)
     def is_not(self, meta, c):
         return ast.Is(c[0], c[1], True, **self._at(meta))
 
-    @v_args(meta=True)
     def is_a(self, meta, c):
         return ast.IsA(c[0], str(c[1]), **self._at(meta))
 
-    @v_args(meta=True)
     def is_not_a(self, meta, c):
         return ast.IsA(c[0], str(c[1]), True, **self._at(meta))
 
-    @v_args(meta=True)
     def has(self, meta, c):
         return ast.Has(c[0], str(c[1]), **self._at(meta))
 
-    @v_args(meta=True)
     def visible(self, meta, c):
         return ast.Visible(c[0], **self._at(meta))
 
-    @v_args(meta=True)
     def not_visible(self, meta, c):
         """`x is not visible`: the same tree as `not (x is visible)`."""
         return ast.Not(ast.Visible(c[0], **self._at(meta)), **self._at(meta))
 
-    @v_args(meta=True)
     def unchanged(self, meta, c):
         return ast.Unchanged(c[0], **self._at(meta))
 
-    @v_args(meta=True)
     def compare(self, meta, c):
         return ast.Compare(str(c[1]), c[0], c[2], **self._at(meta))
 
-    @v_args(meta=True)
     def add(self, meta, c):
         return ast.Add(c[0], c[1], **self._at(meta))
 
-    @v_args(meta=True)
     def name(self, meta, c):
         return ast.Name(str(c[0]), **self._at(meta))
 
-    @v_args(meta=True)
     def attr(self, meta, c):
         return ast.Attr(c[0], str(c[1]), **self._at(meta))
 
-    @v_args(meta=True)
     def number(self, meta, c):
         return ast.Number(int(c[0]), **self._at(meta))
 
-    @v_args(meta=True)
     def string(self, meta, c):
         return ast.String(_unquote(c[0]), **self._at(meta))
 
-    @v_args(meta=True)
     def count(self, meta, c):
         return ast.Count(str(c[0]), c[1], **self._at(meta))
 
-    @v_args(meta=True)
     def count_hidden(self, meta, c):
         return ast.Count(str(c[0]), c[1] if len(c) > 1 else None, True, **self._at(meta))
 
     # --- cards
-    @v_args(meta=True)
     def card(self, meta, c):
         return ast.Card(_unquote(c[0]), tuple(c[1:]), **self._at(meta))
 
-    @v_args(meta=True)
     def types(self, meta, c):
         return ast.Types(_names(c), **self._at(meta))
 
-    @v_args(meta=True)
     def pt(self, meta, c):
         return ast.PT(int(c[0]), int(c[1]), **self._at(meta))
 
-    @v_args(meta=True)
     def keywords(self, meta, c):
         return ast.Keywords(_names(c), **self._at(meta))
 
-    @v_args(meta=True)
     def target(self, meta, c):
         return ast.Target(str(c[0]), c[1], **self._at(meta))
 
@@ -511,104 +438,79 @@ class _Builder(Transformer):
     triggered = _simple(ast.Triggered)
     on_change = _simple(ast.OnChange)
 
-    @v_args(meta=True)
     def on_enters(self, meta, c):
         return ast.OnEnters(str(c[0]), **self._at(meta))
 
-    @v_args(meta=True)
     def on_leaves(self, meta, c):
         return ast.OnLeaves(str(c[0]), **self._at(meta))
 
-    @v_args(meta=True)
     def on_attached(self, meta, c):
         return ast.OnAttached(str(c[0]), **self._at(meta))
 
-    @v_args(meta=True)
     def on_unattached(self, meta, c):
         return ast.OnUnattached(str(c[0]), **self._at(meta))
 
     # --- scenarios
-    @v_args(meta=True)
     def scenario(self, meta, c):
         return ast.Scenario(_unquote(c[0]), tuple(c[1:]), **self._at(meta))
 
-    @v_args(meta=True)
     def scenario_cites(self, meta, c):
         return ast.ScenarioCites(_names(c), **self._at(meta))
 
-    @v_args(meta=True)
     def scenario_rules(self, meta, c):
         return ast.ScenarioRules(_names(c), **self._at(meta))
 
-    @v_args(meta=True)
     def scenario_range(self, meta, c):
         return ast.ScenarioRange(str(c[0]), str(c[1]) if len(c) > 1 else None, **self._at(meta))
 
-    @v_args(meta=True)
     def players(self, meta, c):
         return ast.Players(_names(c), **self._at(meta))
 
-    @v_args(meta=True)
     def turn(self, meta, c):
         return ast.TurnDecl(int(c[0]), str(c[1]), **self._at(meta))
 
-    @v_args(meta=True)
     def permanent(self, meta, c):
         return ast.PermanentDecl(str(c[0]), _unquote(c[1]), tuple(c[2:]), **self._at(meta))
 
-    @v_args(meta=True)
     def flag(self, meta, c):
         return ast.Flag(str(c[0]), **self._at(meta))
 
-    @v_args(meta=True)
     def prop_player(self, meta, c):
         return ast.PropPlayer(str(c[0]), str(c[1]), **self._at(meta))
 
-    @v_args(meta=True)
     def prop_attached(self, meta, c):
         return ast.PropAttached(str(c[0]), **self._at(meta))
 
-    @v_args(meta=True)
     def prop_counter(self, meta, c):
         return ast.PropCounter(str(c[0]), str(c[1]), int(c[2]), **self._at(meta))
 
-    @v_args(meta=True)
     def prop_status(self, meta, c):
         return ast.PropStatus(str(c[0]), c[1], **self._at(meta))
 
-    @v_args(meta=True)
     def prop_damage(self, meta, c):
         return ast.PropDamage(int(c[0]), **self._at(meta))
 
-    @v_args(meta=True)
     def prop_entered(self, meta, c):
         return ast.PropEntered(int(c[0]), **self._at(meta))
 
-    @v_args(meta=True)
     def script(self, meta, c):
         return ast.Script(tuple(c), **self._at(meta))
 
-    @v_args(meta=True)
     def next_turn(self, meta, c):
         return ast.NextTurn(False, **self._at(meta))
 
-    @v_args(meta=True)
     def next_turn_skip(self, meta, c):
         return ast.NextTurn(True, **self._at(meta))
 
-    @v_args(meta=True)
     def cast(self, meta, c):
         return ast.Cast(_unquote(c[0]), str(c[1]), _names(c[2:]), False, **self._at(meta))
 
-    @v_args(meta=True)
     def hold(self, meta, c):
         return ast.Cast(_unquote(c[0]), str(c[1]), _names(c[2:]), True, **self._at(meta))
 
-    @v_args(meta=True)
     def choose(self, meta, c):
         return ast.Choose(_unquote(c[0]), _names(c[1:]), **self._at(meta))
 
-    @v_args(meta=True)
     def expect_for(self, meta, c):
         return ast.Expect(c[-1], _names(c[:-1]), **self._at(meta))
 
@@ -616,19 +518,15 @@ class _Builder(Transformer):
     cleanup_step = _simple(ast.CleanupStep)
     expect = _simple(ast.Expect)
 
-    @v_args(meta=True)
     def expect_error(self, meta, c):
         return ast.ExpectError(_unquote(c[0]), **self._at(meta))
 
-    @v_args(meta=True)
     def attack_step(self, meta, c):
         return ast.AttackStep(_names(c), **self._at(meta))
 
-    @v_args(meta=True)
     def player_leaves(self, meta, c):
         return ast.PlayerLeaves(str(c[0]), **self._at(meta))
 
-    @v_args(meta=True)
     def move_step(self, meta, c):
         return ast.MoveStep(str(c[0]), str(c[1]), **self._at(meta))
 
@@ -667,7 +565,7 @@ def parse(text: str, path: str = "<string>") -> ast.Module:
         raise DiagnosticError(_syntax_diagnostic(exc, text, path)) from None
     _check_limits(tree, path)
     try:
-        return _Builder(path).build(tree)
+        return _Builder(path)._build_tree(tree)
     except VisitError as exc:  # a construct the builder cannot convert: point at it
         if isinstance(exc.orig_exc, DiagnosticError):  # one it refuses, with its own diagnostic
             raise exc.orig_exc from None
