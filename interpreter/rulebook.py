@@ -22,7 +22,6 @@ from dsl.checker import check_rulebook
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from dsl.parser import parse_file
 from interpreter.amending import Amendment, apply_amends, stray_amends
-from interpreter.statics import anchor_of
 
 RULES_ROOT = Path(shipped_rules.__file__).parent
 CARDS_DIR = RULES_ROOT / "cards"
@@ -201,6 +200,29 @@ class Rulebook:
         merged = dict(self.cards)
         merged.update({c.name: c for c in cards})
         return attrs.evolve(self, cards=merged)
+
+
+def anchor_of(entry: ast.Static) -> str | None:
+    """The attribute A when the ability is `each x where this.A is x ...` and reads only
+    `this`, `x` and `you` (one level deep); None when it may reach anything."""
+    each = entry.body
+    if not isinstance(each, ast.Each):
+        return None
+    allowed = {"this", "you", each.var, "none", "true", "false"}
+    for n in each.walk():
+        if isinstance(n, (ast.Count, ast.Each)) and n is not each:
+            return None
+        if isinstance(n, ast.Name) and n.id not in allowed:
+            return None
+        if isinstance(n, ast.Attr) and not isinstance(n.obj, ast.Name):
+            return None
+    for c in ast.conjuncts(each.cond):
+        if isinstance(c, ast.Is) and not c.negated:
+            for side, other in ((c.left, c.right), (c.right, c.left)):
+                if (isinstance(side, ast.Attr) and isinstance(side.obj, ast.Name) and side.obj.id == "this"
+                        and isinstance(other, ast.Name) and other.id == each.var):
+                    return side.name
+    return None
 
 
 def attributes_read(node: ast.Node) -> set[str]:

@@ -24,44 +24,42 @@ changed, so that their characteristics are read afresh and state checks look at 
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Protocol, Sequence
 
 from dsl import ast
 from interpreter.refs import Obj, PlayerRef
 from interpreter.write_bits import HIDES, REACHES, SOURCES
 
 if TYPE_CHECKING:
-    from interpreter.model import Permanent
-    from interpreter.view import GameView
+    from interpreter.indexes import Indexes
+    from interpreter.model import Game, Permanent
+    from interpreter.rulebook import Rulebook
+
+
+class StaticsHost(Protocol):
+    """What static abilities need from the game view that owns them (`interpreter.view.GameView`
+    is one): the game, its indexes and rulebook, sight and control, and a way to say that the
+    contributions to some objects changed. Written as a protocol so that this module does not
+    import the view that imports it."""
+
+    game: "Game"
+    indexes: "Indexes"
+    rb: "Rulebook"
+    dirty_scope: set[str] | None
+
+    def visible(self, oid: str) -> bool: ...
+
+    def controller(self, oid: str) -> str: ...
+
+    def collect_static(self, stmt: ast.Node, env: dict, out: dict) -> None: ...
+
+    def contributions_changed(self, oids: Iterable[str]) -> None: ...
 
 Contribution = tuple[str, Any]  # ("pump", (p, t)) or ("grant", keyword)
 
 
-def anchor_of(entry: ast.Static) -> str | None:
-    """The attribute A when the ability is `each x where this.A is x ...` and reads only
-    `this`, `x` and `you` (one level deep); None when it may reach anything."""
-    each = entry.body
-    if not isinstance(each, ast.Each):
-        return None
-    allowed = {"this", "you", each.var, "none", "true", "false"}
-    for n in each.walk():
-        if isinstance(n, (ast.Count, ast.Each)) and n is not each:
-            return None
-        if isinstance(n, ast.Name) and n.id not in allowed:
-            return None
-        if isinstance(n, ast.Attr) and not isinstance(n.obj, ast.Name):
-            return None
-    for c in ast.conjuncts(each.cond):
-        if isinstance(c, ast.Is) and not c.negated:
-            for side, other in ((c.left, c.right), (c.right, c.left)):
-                if (isinstance(side, ast.Attr) and isinstance(side.obj, ast.Name) and side.obj.id == "this"
-                        and isinstance(other, ast.Name) and other.id == each.var):
-                    return side.name
-    return None
-
-
 class Statics:
-    def __init__(self, view: "GameView"):
+    def __init__(self, view: StaticsHost):
         self.view = view
         rb = view.rb
         self.cards = rb.static_cards
