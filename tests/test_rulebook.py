@@ -25,11 +25,13 @@ def test_each_version_resolves_to_its_own_numbering_with_one_block_per_subrule(v
 
 
 def test_renumbering_carries_slugs_and_references():
-    """702.26a of 2026 is 702.23a in 2011; 502.1's untap order follows the renumbering."""
+    """702.26a of 2026 is 702.23a in 2011, and the untap action 502.3 of 2026 is 502.2 (CR 2011-02-04
+    502.2; 502.3 only once day and night took 502.2, 2022-10-07): 502.1's untap order follows both."""
     old = load_version("2011-02-04")
     assert old.rule("untap-step-phasing").id == "702.23a"
+    assert old.rule("untap-permanents").id == "502.2"
     order = [c for c in old.rule("502.1").clauses][0]
-    assert order.rules == ("702.23a", "502.3")
+    assert order.rules == ("702.23a", "502.2")
 
 
 def test_2018_has_neither_the_resolved_effects_rule_nor_phase_out_until():
