@@ -189,11 +189,18 @@ def rulebook_diff(a: Rulebook, b: Rulebook) -> list[BlockChange]:
     for kind, table_a, table_b in (("status", a.statuses, b.statuses), ("verb", a.verbs, b.verbs)):
         for name in sorted(table_a.keys() | table_b.keys()):
             da, db = table_a.get(name), table_b.get(name)
-            text = lambda d: None if d is None else "\n".join(item_lines(attrs.evolve(d, cites=())))  # noqa: E731
-            if text(da) != text(db):
+            if text_of(da) != text_of(db):
                 what = "added" if da is None else "removed" if db is None else "changed"
-                changes.append(BlockChange(f"{kind} {name}", (what,), None, None, text(da), text(db)))
+                changes.append(BlockChange(f"{kind} {name}", (what,), None, None, text_of(da), text_of(db)))
+            elif da is not None and db is not None and da.cites != db.cites:
+                # the same declaration citing other numbers: the rules it stands for were renumbered
+                changes.append(BlockChange(f"{kind} {name}", ("renumbered",), ", ".join(da.cites), ", ".join(db.cites)))
     return changes
+
+
+def text_of(decl: ast.StatusDecl | ast.VerbDecl | None) -> str | None:
+    """A status or verb declaration as text without its citations (what it means, not what it cites)."""
+    return None if decl is None else "\n".join(item_lines(attrs.evolve(decl, cites=())))
 
 
 # ------------------------------------------------------------------ behaviour
