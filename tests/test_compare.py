@@ -107,3 +107,12 @@ def test_diff_command_prints_the_support_renumbering(capsys):
     assert main(["diff", "2021-04-22", "2022-10-07"]) == 0
     line = next(l for l in capsys.readouterr().out.splitlines() if l.strip().startswith("untap-permanents"))
     assert line.split()[1:] == ["renumbered", "502.2", "->", "502.3"]
+
+
+def test_diff_shows_a_zone_declared_in_one_version_only():
+    """The 2005 rules put a phased-out permanent in a zone of its own (217.8a of that time);
+    from the Magic 2010 rules on phasing is a status (110.6 in CR 2011-02-04), with no such zone:
+    diff lists the zone as removed, with its declaration."""
+    found = {c.slug: c for c in rulebook_diff(load_version("2005-02-01"), load_version("2011-02-04"))}
+    assert found["zone phased_out"].kinds == ("removed",)
+    assert found["zone phased_out"].a_summary == "zone phased_out keeps all"

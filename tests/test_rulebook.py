@@ -76,3 +76,18 @@ def test_extending_an_unknown_version_is_a_positioned_error(tmp_path):
     with pytest.raises(DiagnosticError) as err:
         load_version(str(path))
     assert err.value.diagnostics[0].span.line == 1
+
+
+def test_renumber_moves_every_citation_of_what_is_inherited(tmp_path, monkeypatch):
+    """A renumbered rule is renumbered wherever an inherited declaration cites it: a zone's
+    citations follow `renumber` as a status's do (the status rule, 110.5 in CR 2020-08-07, is
+    110.6 in CR 2018-07-13)."""
+    (tmp_path / "zone-base.rules").write_text(
+        'variant zone-base {\n  extends 2026-09-25\n}\n\nzone limbo keeps all cites 217.8a\n', encoding="utf-8")
+    (tmp_path / "zone-moved.rules").write_text(
+        'variant zone-moved {\n  extends zone-base\n  renumber 217.8 as 217.9\n  renumber 110.5 as 110.6\n}\n',
+        encoding="utf-8")
+    monkeypatch.setenv("PHASING_RULES_PATH", str(tmp_path))
+    book = load_version("zone-moved")
+    assert book.zones["limbo"].cites == ("217.9a",)
+    assert book.statuses["phase"].cites == ("110.6",)
