@@ -58,11 +58,7 @@ def copied(book, cr_runs) -> list[str]:
             for where, text in texts if text and runs(text) & cr_runs]
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param("2005-02-01", marks=pytest.mark.xfail(
-        strict=True, reason="issue 16: the 2005 summaries (217.8d, 502.15m) are being rewritten on another "
-                            "branch; remove this mark when that lands (strict: it fails once they pass)")),
-    *[v for v in VERSIONS if v != "2005-02-01"], *VARIANTS])
+@pytest.mark.parametrize("name", [*VERSIONS, *VARIANTS])
 def test_no_summary_note_or_title_copies_the_cr(name, cr_runs):
     assert copied(load_version(name), cr_runs) == []
 
