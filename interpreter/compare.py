@@ -202,14 +202,21 @@ def rulebook_diff(a: Rulebook, b: Rulebook) -> list[BlockChange]:
                              "\n".join(clause_lines(c)[0] for c in rb.clauses)),)
         if kinds:
             changes.append(BlockChange(slug, tuple(kinds), ra.id, rb.id, ra.summary, rb.summary, clauses))
-    for kind, table_a, table_b in (("status", a.statuses, b.statuses), ("verb", a.verbs, b.verbs)):
+    for kind, table_a, table_b in (("status", a.statuses, b.statuses), ("verb", a.verbs, b.verbs), ("zone", a.zones, b.zones)):
         for name in sorted(table_a.keys() | table_b.keys()):
             da, db = table_a.get(name), table_b.get(name)
-            text = lambda d: None if d is None else "\n".join(item_lines(attrs.evolve(d, cites=())))  # noqa: E731
-            if text(da) != text(db):
+            if text_of(da) != text_of(db):
                 what = "added" if da is None else "removed" if db is None else "changed"
-                changes.append(BlockChange(f"{kind} {name}", (what,), None, None, text(da), text(db)))
+                changes.append(BlockChange(f"{kind} {name}", (what,), None, None, text_of(da), text_of(db)))
+            elif da is not None and db is not None and da.cites != db.cites:
+                # the same declaration citing other numbers: the rules it stands for were renumbered
+                changes.append(BlockChange(f"{kind} {name}", ("renumbered",), ", ".join(da.cites), ", ".join(db.cites)))
     return changes
+
+
+def text_of(decl: ast.StatusDecl | ast.VerbDecl | ast.ZoneDecl | None) -> str | None:
+    """A status, verb or zone declaration as text without its citations (what it means, not what it cites)."""
+    return None if decl is None else "\n".join(item_lines(attrs.evolve(decl, cites=())))
 
 
 # ------------------------------------------------------------------ behaviour
@@ -277,15 +284,15 @@ def _check(book: Rulebook) -> bool:
 
 def swapped(a: Rulebook, b: Rulebook, change: BlockChange) -> Rulebook | None:
     """`a` with one change of `b` made: a block as `b` has it (replacing `a`'s block with its
-    slug), added, or deleted (as ablation deletes one); or a status or verb declared as `b`
+    slug), added, or deleted (as ablation deletes one); or a status, verb or zone declared as `b`
     declares it. A block taken from `b` keeps `a`'s number when `a` has the block, and refers
     to other blocks by `a`'s numbers; an added block keeps `b`'s number unless `a` gives that
     number to another block, when it is marked `NUMBER'` (and runs after `a`'s numbered blocks
     in a hook with no `order`). None when the change cannot be made on its own: `a` with it
     does not pass the checker (the block uses a status or verb only `b` has, say)."""
-    if " " in change.slug:  # "status NAME" or "verb NAME": slugs have no spaces
+    if " " in change.slug:  # "status NAME", "verb NAME" or "zone NAME": slugs have no spaces
         kind, name = change.slug.split(" ", 1)
-        field = {"status": "statuses", "verb": "verbs"}[kind]
+        field = {"status": "statuses", "verb": "verbs", "zone": "zones"}[kind]
         table = dict(getattr(a, field))
         new = getattr(b, field).get(name)
         if new is None:

@@ -535,7 +535,7 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
         if not sections:  # inherited: a problem with them is this manifest's to fix
             sections = tuple(attrs.evolve(s, rule=_renumbered(s.rule, manifest.renumbers), span=manifest.span)
                              for s in base.version.sections)
-        for table in (statuses, verbs):
+        for table in (statuses, verbs, zones):
             for name, decl in list(table.items()):
                 table[name] = attrs.evolve(decl, cites=tuple(_renumbered(c, manifest.renumbers) for c in decl.cites))
         for dropped in manifest.drops:

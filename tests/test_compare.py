@@ -67,3 +67,52 @@ def test_search_finds_a_witness_that_passes_under_a_and_fails_under_b():
 
 def test_search_finds_nothing_between_identical_rules():
     assert search_witness(load_version("2011-02-04"), load_version("2011-09-30"), 60) is None
+
+
+def ids(a: str, b: str) -> dict[str, tuple[str | None, str | None]]:
+    return {c.slug: (c.a_id, c.b_id) for c in rulebook_diff(load_version(a), load_version(b)) if "renumbered" in c.kinds}
+
+
+def test_diff_shows_support_blocks_renumbered():
+    """Support rules keep each version's numbers, and diff lists their renumberings like the
+    phasing blocks': the untap action is 502.2 in CR 2021-04-22 and 502.3 in CR 2022-10-07 (day
+    and night took 502.2); the look-back rule moved from 603.6d (CR 2016-07-22) to 603.10b (CR
+    2017-07-08); the Aura and Equipment state-based actions from 704.5n/704.5p (CR 2017-08-25,
+    702.25h's cross-reference) to 704.5m/704.5n (CR 2017-09-29)."""
+    assert ids("2021-04-22", "2022-10-07") == {"untap-permanents": ("502.2", "502.3")}
+    assert ids("2016-07-22", "2017-07-08")["phase-out-triggers-look-back"] == ("603.6d", "603.10b")
+    moved = ids("2017-08-25", "2017-09-29")
+    assert moved["illegal-aura"] == ("704.5n", "704.5m") and moved["illegal-equipment"] == ("704.5p", "704.5n")
+
+
+def test_diff_shows_a_declaration_citing_renumbered_rules():
+    """The status rule is 110.6 in CR 2018-07-13 and 110.5 in CR 2020-08-07: the `phase` status
+    means the same and cites the new number, which diff shows as a renumbering (not a change)."""
+    found = {c.slug: c for c in rulebook_diff(load_version("2018-07-13"), load_version("2020-08-07"))}
+    assert found["status phase"].kinds == ("renumbered",)
+    assert (found["status phase"].a_id, found["status phase"].b_id) == ("110.6", "110.5")
+    assert not found["status phase"].of_meaning
+
+
+def test_800_4c_arrives_after_2011():
+    """The 2011 texts' 800.4c is about objects created for a player who left; the exile of a
+    permanent whose default controller left (800.4c) is first in CR 2015-01-23 of the texts kept."""
+    assert kinds("2011-09-30", "2015-01-23")["default-controller-left"] == ("added",)
+    assert load_version("2011-02-04").rule("default-controller-left") is None
+
+
+def test_diff_command_prints_the_support_renumbering(capsys):
+    from interpreter.cli import main
+
+    assert main(["diff", "2021-04-22", "2022-10-07"]) == 0
+    line = next(l for l in capsys.readouterr().out.splitlines() if l.strip().startswith("untap-permanents"))
+    assert line.split()[1:] == ["renumbered", "502.2", "->", "502.3"]
+
+
+def test_diff_shows_a_zone_declared_in_one_version_only():
+    """The 2005 rules put a phased-out permanent in a zone of its own (217.8a of that time);
+    from the Magic 2010 rules on phasing is a status (110.6 in CR 2011-02-04), with no such zone:
+    diff lists the zone as removed, with its declaration."""
+    found = {c.slug: c for c in rulebook_diff(load_version("2005-02-01"), load_version("2011-02-04"))}
+    assert found["zone phased_out"].kinds == ("removed",)
+    assert found["zone phased_out"].a_summary == "zone phased_out keeps all"

@@ -25,11 +25,13 @@ def test_each_version_resolves_to_its_own_numbering_with_one_block_per_subrule(v
 
 
 def test_renumbering_carries_slugs_and_references():
-    """702.26a of 2026 is 702.23a in 2011; 502.1's untap order follows the renumbering."""
+    """702.26a of 2026 is 702.23a in 2011, and the untap action 502.3 of 2026 is 502.2 (CR 2011-02-04
+    502.2; 502.3 only once day and night took 502.2, 2022-10-07): 502.1's untap order follows both."""
     old = load_version("2011-02-04")
     assert old.rule("untap-step-phasing").id == "702.23a"
+    assert old.rule("untap-permanents").id == "502.2"
     order = [c for c in old.rule("502.1").clauses][0]
-    assert order.rules == ("702.23a", "502.3")
+    assert order.rules == ("702.23a", "502.2")
 
 
 def test_2018_has_neither_the_resolved_effects_rule_nor_phase_out_until():
@@ -74,3 +76,18 @@ def test_extending_an_unknown_version_is_a_positioned_error(tmp_path):
     with pytest.raises(DiagnosticError) as err:
         load_version(str(path))
     assert err.value.diagnostics[0].span.line == 1
+
+
+def test_renumber_moves_every_citation_of_what_is_inherited(tmp_path, monkeypatch):
+    """A renumbered rule is renumbered wherever an inherited declaration cites it: a zone's
+    citations follow `renumber` as a status's do (the status rule, 110.5 in CR 2020-08-07, is
+    110.6 in CR 2018-07-13)."""
+    (tmp_path / "zone-base.rules").write_text(
+        'variant zone-base {\n  extends 2026-09-25\n}\n\nzone limbo keeps all cites 217.8a\n', encoding="utf-8")
+    (tmp_path / "zone-moved.rules").write_text(
+        'variant zone-moved {\n  extends zone-base\n  renumber 217.8 as 217.9\n  renumber 110.5 as 110.6\n}\n',
+        encoding="utf-8")
+    monkeypatch.setenv("PHASING_RULES_PATH", str(tmp_path))
+    book = load_version("zone-moved")
+    assert book.zones["limbo"].cites == ("217.9a",)
+    assert book.statuses["phase"].cites == ("110.6",)
