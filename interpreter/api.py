@@ -5,10 +5,12 @@
     outcome = api.run_file("tests/scenarios/untap_step.scenario")[0]
     for event in outcome.trace: print(event.render())
 
-    game = api.game_from_scenario(scenario, book) # or build a `model.Game` yourself
-    engine = api.Engine(book, game)
-    engine.next_turn()                            # apply events: turns, spells (via ScenarioRun), leaving
-    engine.trace                                  # what happened, each event naming its rule block
+    play = api.new_game("2026-09-25", players=["Alice", "Bob"], permanents=[
+        {"name": "bear", "card": "Grizzly Bears", "controller": "Alice"}])
+    play.cast("Slip Away", "Alice", ["bear"])    # the game's actions (interpreter.actions)
+    play.next_turn()
+    play.state()["permanents"]["bear"]            # the board as plain data
+    play.trace                                    # what happened, each event naming its rule block
 
 Errors. Every function here raises one exception type for bad input, whether the input is a
 file (a syntax error, an unknown name, an unknown version) or an argument (None, or a value
@@ -34,14 +36,16 @@ from dsl import ast
 from dsl.checker import check_cards, check_scenario
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from dsl.parser import parse_file
+from interpreter.actions import Actions, check_attachments, guarded, permanent_from_spec
 from interpreter.budget import Budget
 from interpreter.engine import Engine  # noqa: F401  (re-exported)
 from interpreter.rulebook import (RULES_ROOT, VARIANTS_DIR, Rulebook, available_variants, available_versions,
                                   lineage, load_cards, load_version, rules_path, shipped_sources)
+from interpreter.model import Game, Player
 from interpreter.scenario import Outcome, build_game, scenario_versions
 from interpreter.suite import SCENARIO_SUFFIX, Case, collect, current_version, run_all
 
-__all__ = ["load", "run_file", "game_from_scenario", "check_paths", "default_suite", "outcome_json",
+__all__ = ["load", "new_game", "Actions", "run_file", "game_from_scenario", "check_paths", "default_suite", "outcome_json",
            "diagnostic_json", "files_without_scenarios", "os_error_diagnostic", "Engine", "DiagnosticError"]
 
 PathLike = (str, os.PathLike)
@@ -99,6 +103,45 @@ def _budget(function: str, value: Any) -> Budget | None:
 def load(version: str | None = None) -> Rulebook:
     """A version by date (default: the newest) or by folder, parsed, checked and indexed."""
     return load_version(_version("load", "version", version) or current_version())
+
+
+def new_game(rules: str | Rulebook | None = None, players: list[str] | tuple[str, ...] = ("Alice", "Bob"),
+             permanents: list[dict] | tuple[dict, ...] = (), active: str | None = None, turn: int = 1,
+             budget: Budget | str | None = None) -> Actions:
+    """A game built from Python, without a scenario file, and its actions.
+
+    `rules`: a version, variant or folder (as `load` takes), or a loaded Rulebook; default the
+    newest. `players`: their names, in turn order. `permanents`: one dict each, with `name`
+    and `card` (a card of the rulebook's library) and any of `owner`, `controller`,
+    `attached_to`, `tapped`, `token`, `attacking`, `damage`, `entered_turn`, `keywords` (a
+    list), `counters` and `stickers` (kind -> number) and `statuses` (status -> value, e.g.
+    `{"phase": "out"}`). `active` (default the first player) and `turn` say whose turn it is.
+
+    The initial state is settled (state-based actions, static abilities) before it is handed
+    back. The result's methods are the game's actions (`cast`, `resolve`, `choose_targets`,
+    `attack`, `move`, `next_turn`, `cleanup`, `leave`), `state()` and `trace`; its `engine`
+    is the engine they act on."""
+    where = Span("new_game()", 0, 0, 0, 0)
+    book = rules if isinstance(rules, Rulebook) else load(_version("new_game", "rules", rules))
+    if isinstance(players, str) or not isinstance(players, (list, tuple)) or not players or \
+            not all(isinstance(n, str) and n.isidentifier() for n in players) or len(set(players)) != len(players):
+        raise _bad_argument("new_game", "players", players, "a non-empty list of distinct names",
+                            "e.g. ['Alice', 'Bob'] (letters, digits and _ only)")
+    if active is not None and active not in players:
+        raise _bad_argument("new_game", "active", active, "one of the players, or None", f"players: {', '.join(players)}")
+    if not isinstance(turn, int) or isinstance(turn, bool) or turn < 1:
+        raise _bad_argument("new_game", "turn", turn, "a whole number of 1 or more", "e.g. 1")
+    if isinstance(permanents, (str, dict)) or not isinstance(permanents, (list, tuple)):
+        raise _bad_argument("new_game", "permanents", permanents, "a list of dicts, one per permanent",
+                            "e.g. [{'name': 'bear', 'card': 'Grizzly Bears'}]")
+    game = Game({n: Player(n) for n in players}, tuple(players), active or players[0], turn)
+    for spec in permanents:
+        permanent = permanent_from_spec(spec, game, book, where)
+        game.objects[permanent.id] = permanent
+    check_attachments(game, {oid: where for oid in game.objects})
+    play = Actions(Engine(book, game, _budget("new_game", budget)))
+    guarded(play.engine.settle)
+    return play
 
 
 def game_from_scenario(scenario: ast.Scenario, book: Rulebook):

@@ -12,15 +12,15 @@ from pathlib import Path
 import attrs
 
 from dsl import ast
-from dsl.builtins import ZONES, card_slug
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from dsl.parser import parse_file
 from interpreter.amending import stray_amends
 from interpreter.budget import Budget
-from interpreter.engine import LEGAL_TARGET_HINT, MISSING, Engine, Obj, PlayerRef, RulesError, TargetChoice, targets_of
+from interpreter.actions import Actions, card_named, check_attachments, guarded, new_permanent
+from interpreter.engine import Engine, Obj, PlayerRef, RulesError
 from interpreter.model import Game, Permanent, Player
 from interpreter.rulebook import Rulebook, available_versions
-from interpreter.trace import SCRIPT, Cause, Event, show_value
+from interpreter.trace import Event, show_value
 
 FLAGS = {"tapped", "token", "attacking"}
 PLAYER_PROPS = {"owner", "controller"}
@@ -43,13 +43,6 @@ class Outcome:
     def signature(self) -> tuple:
         """What ablation and diff compare: which expectations held, and the error if any."""
         return (self.expectations, tuple(f.message for f in self.failures if not f.message.startswith("expected")))
-
-
-def card_named(book: Rulebook, name: str, span: Span) -> ast.Card:
-    card = book.cards.get(name)
-    if card is None:
-        raise _err(f"unknown card \"{name}\"", span, "cards live in rules/cards/ or in the scenario file")
-    return card
 
 
 def entries(scn: ast.Scenario, kind) -> list:
@@ -91,35 +84,13 @@ def build_game(scn: ast.Scenario, book: Rulebook) -> Game:
         if d.name in players or d.name in game.objects:
             raise _err(f"the name '{d.name}' is already used", d.span, "give every permanent its own name")
         game.objects[d.name] = _permanent(d, card_named(book, d.card, d.span), game, book, names)
-    for d in decls:
-        for p in d.props:
-            if isinstance(p, ast.PropAttached):
-                if p.target not in game.objects and p.target not in players:
-                    raise _err(f"'{d.name}' is attached to '{p.target}', which does not exist", p.span,
-                               "attach to a permanent or player declared in this scenario")
-                if p.target == d.name:
-                    raise _err(f"'{d.name}' cannot be attached to itself", p.span,
-                               "attach it to another permanent or to a player")
-    for d in decls:
-        seen, current = [d.name], game.objects[d.name].attached_to
-        while current in game.objects:
-            if current in seen:
-                raise _err(f"attachment cycle: {' -> '.join(seen + [current])}", d.span,
-                           "an attachment chain must end at a permanent or player that is attached to nothing")
-            seen.append(current)
-            current = game.objects[current].attached_to
+    attached_at = {d.name: next((p.span for p in d.props if isinstance(p, ast.PropAttached)), d.span) for d in decls}
+    check_attachments(game, {d.name: d.span for d in decls}, attached_at)
     return game
 
 
 def _permanent(d: ast.PermanentDecl, card: ast.Card, game: Game, book: Rulebook, names) -> Permanent:
-    types, keywords, power, toughness = frozenset(), (), None, None
-    for entry in card.entries:
-        if isinstance(entry, ast.Types):
-            types = frozenset(t.lower() for t in entry.names)
-        elif isinstance(entry, ast.Keywords):
-            keywords = entry.names
-        elif isinstance(entry, ast.PT):
-            power, toughness = entry.power, entry.toughness
+    keywords: tuple[str, ...] = ()
     owner = controller = None
     fields: dict = {}
     status: dict = {}
@@ -161,16 +132,8 @@ def _permanent(d: ast.PermanentDecl, card: ast.Card, game: Game, book: Rulebook,
             case ast.PropEntered(turn=n):
                 fields["entered_turn"] = n
                 fields["controlled_since"] = n
-    # Without a word about it, a permanent belongs to whoever controls it, by default the active player.
-    controller = controller or owner or game.active
-    owner = owner or controller
-    stamp = game.tick()
-    return Permanent(
-        id=d.name, card=card.name, owner=owner, controller=controller, types=types, power=power,
-        toughness=toughness, keywords=tuple(keywords), timestamp=stamp,
-        counters=tuple(sorted(counters.items())), stickers=tuple(sorted(stickers.items())),
-        status=tuple(sorted(status.items())), **fields,
-    )
+    return new_permanent(d.name, card, game, owner=owner, controller=controller, extra_keywords=keywords,
+                         status=status, counters=counters, stickers=stickers, **fields)
 
 
 def _status_value(decl: ast.StatusDecl, value: ast.Node, game: Game, span: Span):
@@ -194,20 +157,6 @@ def _status_value(decl: ast.StatusDecl, value: ast.Node, game: Game, span: Span)
     return raw
 
 
-TOO_DEEP = "the rules nest too deeply to run: changes, abilities and verbs reach further than Python's stack"
-
-
-def guarded(action, *args) -> None:
-    """`action(*args)`, a RecursionError (rules whose reactions, abilities and verbs together
-    nest deeper than Python's stack, though each is within its own limit) turned into a
-    RulesError of the game as a whole; the step it happens in is where it is reported."""
-    try:
-        action(*args)
-    except RecursionError:
-        raise RulesError(Diagnostic("error", TOO_DEEP, Span("<game>", 0, 0, 0, 0),
-                                    "simplify the rules, or make fewer of them react to each other")) from None
-
-
 class ScenarioRun:
     """Plays one scenario under one rulebook."""
 
@@ -219,6 +168,7 @@ class ScenarioRun:
         self.path = path
         self.game = build_game(scn, self.book)
         self.engine = Engine(self.book, self.game, budget)
+        self.actions = Actions(self.engine)
         try:
             guarded(self.engine.settle)
         except RulesError as exc:
@@ -259,127 +209,31 @@ class ScenarioRun:
                 return
         if pending_error is not None:
             self.failures.append(pending_error)
-        for card, unused in self.engine.target_choices.items():
-            for choice in unused:
-                self.failures.append(Diagnostic(
-                    "error", f"targets chosen for \"{card}\" were never used: no ability of it triggered with targets to choose",
-                    choice.span, "remove the step, or play on until the ability triggers"))
+        self.failures.extend(self.actions.unused_target_choices())
 
     def do(self, step) -> None:
-        e = self.engine
+        """One script step: an action of the game (`interpreter.actions`), or an expectation."""
+        act, at = self.actions, step.span
         match step:
             case ast.NextTurn(skip_untap=skip):
-                e.next_turn(skip)
+                act.next_turn(skip, span=at)
             case ast.CleanupStep():
-                e.cleanup()
-            case ast.Cast():
-                self.cast(step)
-            case ast.Choose():
-                self.choose(step)
+                act.cleanup(span=at)
+            case ast.Cast(card=card, player=player, targets=targets, hold=hold):
+                act.cast(card, player, targets, hold=hold, span=at)
+            case ast.Choose(card=card, targets=targets):
+                act.choose_targets(card, targets, span=at)
             case ast.Resolve():
-                if not e.stack:
-                    raise _err("there is nothing on the stack to resolve", step.span, "put a spell there with 'hold'")
-                self.resolve(*e.stack.pop())
+                act.resolve(span=at)
             case ast.AttackStep(names=names):
-                for name in names:
-                    self.known(name, step.span)
-                    e.run(ast.AttackWith(ast.Name(name)), {}, SCRIPT)
-                e.settle()
+                act.attack(names, span=at)
             case ast.PlayerLeaves(player=who):
-                if who not in self.game.players:
-                    raise _err(f"unknown player '{who}'", step.span, f"players are: {', '.join(self.game.order)}")
-                if not self.game.players[who].in_game:
-                    raise _err(f"'{who}' has already left the game", step.span,
-                               "a player leaves the game once; remove this step")
-                e.player_leaves(who)
+                act.leave(who, span=at)
             case ast.MoveStep(name=name, zone=zone):
-                self.known(name, step.span)
-                zones = set(ZONES) | set(self.book.zones)
-                if zone not in zones:
-                    raise _err(f"unknown zone '{zone}'", step.span, f"zones: {', '.join(sorted(zones))}")
-                e.run(ast.Move(ast.Name(name), zone), {}, SCRIPT)
-                e.settle()
-                e.resolve_triggers()
+                act.move(name, zone, span=at)
             case ast.Expect(cond=cond, versions=versions):
                 if not versions or self.judge in versions:
                     self.expect(cond, step)
-
-    def known(self, name: str, span: Span) -> None:
-        if name not in self.game.objects:
-            raise _err(f"unknown permanent '{name}'", span, "name a permanent declared in this scenario")
-
-    def targets_named(self, card: ast.Card, names: tuple[str, ...], span: Span) -> list[ast.Target]:
-        """The card's targets, one for each name a step gives."""
-        decls = targets_of(card)
-        if len(decls) != len(names):
-            raise _err(f"\"{card.name}\" needs {len(decls)} target(s), {len(names)} given", span,
-                       "name its targets with 'targeting A, B'" if decls else "drop the 'targeting' part")
-        return decls
-
-    def cast(self, step: ast.Cast) -> None:
-        card = card_named(self.book, step.card, step.span)
-        if step.player not in self.game.players or not self.game.players[step.player].in_game:
-            raise _err(f"'{step.player}' cannot cast anything", step.span, "name a player still in the game")
-        decls = self.targets_named(card, step.targets, step.span)
-        env = {"you": PlayerRef(step.player)}
-        for decl, name in zip(decls, step.targets):
-            self.known(name, step.span)
-            if not self.engine.legal_target(decl, name, env):
-                raise RulesError(Diagnostic("error", f"'{name}' cannot be a target of \"{card.name}\" now", step.span,
-                                            LEGAL_TARGET_HINT))
-        self.engine.record("cast", step.player, f"casts {card.name}", Cause("card", card.name))
-        if step.hold:
-            self.engine.stack.append((card, step.player, step.targets, step.span))
-        else:
-            self.resolve(card, step.player, step.targets, step.span)
-
-    def choose(self, step: ast.Choose) -> None:
-        """Targets for the next triggered ability of a card that needs them; they are checked
-        when it triggers (603.3d)."""
-        card = card_named(self.book, step.card, step.span)
-        if not targets_of(card) or not any(isinstance(t, ast.Triggered) for t in card.entries):
-            raise _err(f"\"{card.name}\" has no triggered ability with targets", step.span,
-                       "targets of a spell are chosen as it is cast: 'cast \"Card\" by P targeting A'")
-        self.targets_named(card, step.targets, step.span)
-        for name in step.targets:
-            self.known(name, step.span)
-        self.engine.target_choices[card.name].append(TargetChoice(step.targets, step.span))
-
-    def resolve(self, card: ast.Card, player: str, targets, span) -> None:
-        e = self.engine
-        cause = Cause("card", card.name)
-        env: dict = {"you": PlayerRef(player)}
-        decls = targets_of(card)
-        legal = 0
-        for decl, name in zip(decls, targets):
-            if self.engine.legal_target(decl, name, env):
-                env[decl.var] = Obj(name)
-                legal += 1
-            else:
-                env[decl.var] = MISSING
-                e.record("fails", name, "is no longer a legal target", cause)
-        if decls and not legal:
-            e.record("fails", card.name, "does nothing: every target is illegal", cause)
-            return
-        e.record("resolve", player, f"{card.name} resolves", cause)
-        types = {t.lower() for entry in card.entries if isinstance(entry, ast.Types) for t in entry.names}
-        if types & {"creature", "artifact", "enchantment", "land", "planeswalker"} and not types & {"aura"}:
-            oid = card_slug(card.name)
-            n = 2
-            while oid in self.game.objects:
-                oid, n = f"{card_slug(card.name)}_{n}", n + 1
-            d = ast.PermanentDecl(oid, card.name, (ast.PropPlayer("owner", player),))
-            self.game.objects[oid] = attrs.evolve(_permanent(d, card, self.game, self.book, self.game.order), zone="hand")
-            e.invalidate()
-            e.run(ast.Move(ast.Name(oid), "battlefield"), {}, cause)
-            for trig in e.pending:
-                trig.env.update({k: v for k, v in env.items() if k != "you"})
-        else:
-            for entry in card.entries:
-                if isinstance(entry, ast.Spell):
-                    e.run(entry.body, env, cause)
-        e.settle()
-        e.resolve_triggers()
 
     def expect(self, cond: ast.Node, step: ast.Expect) -> None:
         e = self.engine
@@ -409,21 +263,7 @@ class ScenarioRun:
         return ""
 
     def final_state(self) -> dict:
-        e = self.engine
-        out = {"turn": self.game.turn, "active": self.game.active, "players": {}, "permanents": {},
-               "status_defaults": {name: e.status_default(name) for name in self.book.statuses}}
-        for name, p in self.game.players.items():
-            out["players"][name] = {"life": p.life, "hand": p.hand, "in_game": p.in_game}
-        for oid, o in self.game.objects.items():
-            entry = {"card": o.card, "zone": o.zone, "owner": o.owner}
-            if o.zone == "battlefield":
-                c = e.chars(oid)
-                entry.update(controller=c["controller"], tapped=o.tapped, attached_to=o.attached_to,
-                             power=c["power"], toughness=c["toughness"], damage=o.damage,
-                             counters=dict(o.counters), attacking=o.attacking, visible=e.visible(oid))
-                entry["statuses"] = {name: o.get_status(name, e.status_default(name)) for name in self.book.statuses}
-            out["permanents"][oid] = entry
-        return out
+        return self.actions.state()
 
 
 def render_expr(expr: ast.Node) -> str:

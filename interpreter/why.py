@@ -22,7 +22,8 @@ from dsl import ast
 from dsl.checker import check_scenario
 from dsl.diagnostics import Diagnostic, DiagnosticError
 from dsl.printer import clause_lines, expr_text
-from interpreter.scenario import ScenarioRun, entries, guarded
+from interpreter.actions import guarded
+from interpreter.scenario import ScenarioRun, entries
 from interpreter.suite import Case, home_versions
 from interpreter.rulebook import load_version
 from interpreter.trace import Event, clause_name, joins

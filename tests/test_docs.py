@@ -46,7 +46,7 @@ from interpreter.rulebook import load_version
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
-PAGES = ("reference.md", "guide.md", "commands.md")
+PAGES = ("reference.md", "guide.md", "commands.md", "api.md")
 GRAMMAR = ROOT / "dsl" / "grammar.lark"
 TAGS = ("rules", "rules-fragment", "syntax", "scenario", "console", "python")
 

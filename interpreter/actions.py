@@ -1,0 +1,389 @@
+"""The game's actions: what a player, or a scenario's script, does to a game in progress.
+
+Casting a spell, with its targets checked as it is cast (601.2c); holding it on the stack;
+resolving the top of the stack, its targets checked again (608.2b); choosing targets for a
+card's next triggered ability (603.3d); attacking; moving an object to a zone; the next turn;
+the cleanup step; a player leaving the game. Each is one call on an `Actions` bound to an
+engine. The scenario runner calls them for the steps of a script, and a Python user calls
+the same ones (`interpreter.api.new_game` builds a game and hands back its `Actions`).
+
+Bad arguments (an unknown card, player, permanent or zone; targets a card cannot take;
+nothing on the stack) raise `DiagnosticError` at `span`: the script step's position, or,
+from Python, a span named after the call (`cast()`). An error of the rules as they run is a
+`RulesError` (a `DiagnosticError` too).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable, Iterable, Sequence
+
+from dsl import ast
+from dsl.builtins import ZONES, card_slug
+from dsl.diagnostics import Diagnostic, DiagnosticError, Span
+from interpreter.engine import LEGAL_TARGET_HINT, MISSING, Engine, Obj, PlayerRef, RulesError, TargetChoice, targets_of
+from interpreter.model import Game, Permanent
+from interpreter.rulebook import Rulebook
+from interpreter.trace import SCRIPT, Cause
+
+TOO_DEEP = "the rules nest too deeply to run: changes, abilities and verbs reach further than Python's stack"
+PERMANENT_TYPES = frozenset({"creature", "artifact", "enchantment", "land", "planeswalker"})
+
+
+def _err(message: str, span: Span, hint: str | None = None) -> DiagnosticError:
+    return DiagnosticError(Diagnostic("error", message, span, hint))
+
+
+def call_span(name: str) -> Span:
+    """Where an error of a Python call is reported: the call's name, line 0."""
+    return Span(f"{name}()", 0, 0, 0, 0)
+
+
+def guarded(action: Callable, *args, **kwargs) -> Any:
+    """`action(...)`, a RecursionError (rules whose reactions, abilities and verbs together
+    nest deeper than Python's stack, though each is within its own limit) turned into a
+    RulesError of the game as a whole; the step it happens in is where it is reported."""
+    try:
+        return action(*args, **kwargs)
+    except RecursionError:
+        raise RulesError(Diagnostic("error", TOO_DEEP, Span("<game>", 0, 0, 0, 0),
+                                    "simplify the rules, or make fewer of them react to each other")) from None
+
+
+def _action(method: Callable) -> Callable:
+    """A public action: its span defaults to the call's name, and it runs `guarded`."""
+    @functools.wraps(method)
+    def run(self: "Actions", *args, span: Span | None = None, **kwargs):
+        return guarded(method, self, *args, span=span or call_span(method.__name__), **kwargs)
+    return run
+
+
+def card_named(book: Rulebook, name: str, span: Span) -> ast.Card:
+    """The card called `name` in the rulebook's card library (and a scenario's own cards)."""
+    card = book.cards.get(name) if isinstance(name, str) else None
+    if card is None:
+        raise _err(f"unknown card \"{name}\"", span, "cards live in rules/cards/ or in the scenario file")
+    return card
+
+
+def new_permanent(name: str, card: ast.Card, game: Game, *, owner: str | None = None, controller: str | None = None,
+                  extra_keywords: Iterable[str] = (), status: dict | None = None, counters: dict | None = None,
+                  stickers: dict | None = None, **fields: Any) -> Permanent:
+    """A permanent of `card` called `name`, with its printed types, keywords and power and
+    toughness, and a fresh timestamp. Without a word about it, a permanent belongs to whoever
+    controls it, by default the active player. `fields` are `Permanent` fields (tapped, token,
+    attacking, attached_to, damage, entered_turn, controlled_since, zone)."""
+    types, keywords, power, toughness = frozenset(), (), None, None
+    for entry in card.entries:
+        if isinstance(entry, ast.Types):
+            types = frozenset(t.lower() for t in entry.names)
+        elif isinstance(entry, ast.Keywords):
+            keywords = entry.names
+        elif isinstance(entry, ast.PT):
+            power, toughness = entry.power, entry.toughness
+    controller = controller or owner or game.active
+    owner = owner or controller
+    return Permanent(
+        id=name, card=card.name, owner=owner, controller=controller, types=types, power=power,
+        toughness=toughness, keywords=tuple(keywords) + tuple(extra_keywords), timestamp=game.tick(),
+        counters=tuple(sorted((counters or {}).items())), stickers=tuple(sorted((stickers or {}).items())),
+        status=tuple(sorted((status or {}).items())), **fields,
+    )
+
+
+def check_attachments(game: Game, spans: dict[str, Span], attached_at: dict[str, Span] | None = None) -> None:
+    """Every attachment names an object or player of the game, not itself, and no chain of
+    attachments comes back to where it started. `spans` says where each permanent was
+    declared, `attached_at` where its attachment was written (default: the same)."""
+    attached_at = attached_at or spans
+    for oid, o in game.objects.items():
+        if o.attached_to is None:
+            continue
+        if o.attached_to not in game.objects and o.attached_to not in game.players:
+            raise _err(f"'{oid}' is attached to '{o.attached_to}', which does not exist", attached_at[oid],
+                       "attach to a permanent or player declared in this game")
+        if o.attached_to == oid:
+            raise _err(f"'{oid}' cannot be attached to itself", attached_at[oid],
+                       "attach it to another permanent or to a player")
+    for oid in game.objects:
+        seen, current = [oid], game.objects[oid].attached_to
+        while current in game.objects:
+            if current in seen:
+                raise _err(f"attachment cycle: {' -> '.join(seen + [current])}", spans[oid],
+                           "an attachment chain must end at a permanent or player that is attached to nothing")
+            seen.append(current)
+            current = game.objects[current].attached_to
+
+
+SPEC_FLAGS = ("tapped", "token", "attacking")
+SPEC_NUMBERS = ("damage", "entered_turn")
+SPEC_KEYS = ("name", "card", "owner", "controller", "attached_to", "keywords", "counters", "stickers", "statuses",
+             *SPEC_FLAGS, *SPEC_NUMBERS)
+
+
+def status_value(decl: ast.StatusDecl, raw: Any, game: Game, span: Span) -> Any:
+    """A status value given from Python, checked against its declaration: one of an enum's
+    values, True/False for a bool, a player's name for a player status, or None."""
+    if raw is None:
+        return None
+    if decl.type == "enum" and raw in decl.values:
+        return raw
+    if decl.type == "bool" and isinstance(raw, bool):
+        return raw
+    if decl.type == "player" and isinstance(raw, str) and raw in game.players:
+        return raw
+    if decl.type not in ("enum", "bool", "player") and isinstance(raw, (str, int)) and not isinstance(raw, bool):
+        return raw
+    wanted = {"enum": f"one of {', '.join(decl.values)}", "bool": "True or False",
+              "player": f"a player: {', '.join(game.order)}"}.get(decl.type, "a name or a number")
+    raise _err(f"status '{decl.name}' cannot be {raw!r}", span, f"give {wanted}, or None")
+
+
+def permanent_from_spec(spec: Any, game: Game, book: Rulebook, span: Span) -> Permanent:
+    """A permanent described by a dictionary (see `interpreter.api.new_game`), each entry checked."""
+    if not isinstance(spec, dict):
+        raise _err(f"a permanent is described by a dict, not {type(spec).__name__}", span,
+                   "e.g. {'name': 'bear', 'card': 'Grizzly Bears', 'controller': 'Alice'}")
+    unknown = sorted(str(k) for k in spec if k not in SPEC_KEYS)
+    if unknown:
+        raise _err(f"unknown key(s) {', '.join(map(repr, unknown))} in a permanent", span, f"keys: {', '.join(SPEC_KEYS)}")
+    name = spec.get("name")
+    if not isinstance(name, str) or not name or name in game.players or name in game.objects:
+        raise _err(f"a permanent needs a name of its own, not {name!r}", span,
+                   "give every permanent a distinct name that is not a player's")
+    card = card_named(book, spec.get("card"), span)
+    people = {}
+    for key in ("owner", "controller"):
+        who = spec.get(key)
+        if who is not None and (not isinstance(who, str) or who not in game.players or not game.players[who].in_game):
+            raise _err(f"'{name}': {key} {who!r} is not a player in the game", span, f"players are: {', '.join(game.order)}")
+        people[key] = who
+    fields: dict[str, Any] = {}
+    for key in SPEC_FLAGS:
+        if key in spec:
+            if not isinstance(spec[key], bool):
+                raise _err(f"'{name}': {key} is True or False, not {spec[key]!r}", span)
+            fields[key] = spec[key]
+    for key in SPEC_NUMBERS:
+        if key in spec:
+            if not isinstance(spec[key], int) or isinstance(spec[key], bool) or spec[key] < 0:
+                raise _err(f"'{name}': {key} is a whole number of 0 or more, not {spec[key]!r}", span)
+            fields[key] = spec[key]
+    if "entered_turn" in fields:
+        fields["controlled_since"] = fields["entered_turn"]
+    if spec.get("attached_to") is not None:
+        if not isinstance(spec["attached_to"], str):
+            raise _err(f"'{name}': attached_to names a permanent or player, not {spec['attached_to']!r}", span)
+        fields["attached_to"] = spec["attached_to"]
+    keywords = spec.get("keywords", ())
+    if isinstance(keywords, str) or not isinstance(keywords, (list, tuple)) or not all(isinstance(k, str) for k in keywords):
+        raise _err(f"'{name}': keywords is a list of names", span, "e.g. ['phasing']")
+    tallies = {}
+    for key in ("counters", "stickers"):
+        given = spec.get(key, {})
+        if not isinstance(given, dict) or not all(isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool)
+                                                  and v >= 0 for k, v in given.items()):
+            raise _err(f"'{name}': {key} maps a kind to a whole number", span, "e.g. {'+1/+1': 2}")
+        tallies[key] = given
+    statuses = spec.get("statuses", {})
+    if not isinstance(statuses, dict):
+        raise _err(f"'{name}': statuses maps a status to its value", span, "e.g. {'phase': 'out'}")
+    status = {}
+    for key, raw in statuses.items():
+        decl = book.statuses.get(key) if isinstance(key, str) else None
+        if decl is None:
+            raise _err(f"'{name}': unknown status {key!r}", span, f"statuses of this version: {', '.join(sorted(book.statuses))}")
+        status[key] = status_value(decl, raw, game, span)
+    return new_permanent(name, card, game, owner=people["owner"], controller=people["controller"],
+                         extra_keywords=keywords, status=status, **tallies, **fields)
+
+
+class Actions:
+    """The actions of one game in progress, each an operation on `engine`."""
+
+    def __init__(self, engine: Engine):
+        if not isinstance(engine, Engine):
+            raise _err(f"Actions() needs an Engine, not {type(engine).__name__}", call_span("Actions"),
+                       "build one with interpreter.api.new_game(...), or Engine(book, game)")
+        self.engine = engine
+
+    @property
+    def game(self) -> Game:
+        return self.engine.game
+
+    @property
+    def book(self) -> Rulebook:
+        return self.engine.rb
+
+    # ------------------------------------------------------------------ checks
+
+    def _known(self, name: Any, span: Span) -> str:
+        if not isinstance(name, str) or name not in self.game.objects:
+            raise _err(f"unknown permanent '{name}'", span, "name a permanent declared in this game")
+        return name
+
+    def _targets(self, card: ast.Card, names: Any, span: Span) -> tuple[list[ast.Target], tuple[str, ...]]:
+        """The card's target declarations and the names given for them, one for each."""
+        if isinstance(names, str) or not isinstance(names, (list, tuple)):
+            raise _err(f"targets are a list of permanent names, not {type(names).__name__}", span,
+                       "e.g. targets=['bear']")
+        decls = targets_of(card)
+        if len(decls) != len(names):
+            raise _err(f"\"{card.name}\" needs {len(decls)} target(s), {len(names)} given", span,
+                       "name its targets with 'targeting A, B'" if decls else "drop the 'targeting' part")
+        for name in names:
+            self._known(name, span)
+        return decls, tuple(names)
+
+    # ------------------------------------------------------------------ spells and abilities
+
+    @_action
+    def cast(self, card: str, player: str, targets: Sequence[str] = (), *, hold: bool = False,
+             span: Span) -> None:
+        """`player` casts `card` targeting `targets` (checked now: 601.2c). It resolves at
+        once, or with `hold` waits on the stack for `resolve` (so something can happen first)."""
+        found = card_named(self.book, card, span)
+        if not isinstance(player, str) or player not in self.game.players or not self.game.players[player].in_game:
+            raise _err(f"'{player}' cannot cast anything", span, "name a player still in the game")
+        decls, names = self._targets(found, targets, span)
+        env = {"you": PlayerRef(player)}
+        for decl, name in zip(decls, names):
+            if not self.engine.legal_target(decl, name, env):
+                raise RulesError(Diagnostic("error", f"'{name}' cannot be a target of \"{found.name}\" now", span,
+                                            LEGAL_TARGET_HINT))
+        self.engine.record("cast", player, f"casts {found.name}", Cause("card", found.name))
+        if hold:
+            self.engine.stack.append((found, player, names, span))
+        else:
+            self._resolve_spell(found, player, names)
+
+    @_action
+    def resolve(self, *, span: Span) -> None:
+        """The top of the stack resolves (its targets checked again: 608.2b)."""
+        if not self.engine.stack:
+            raise _err("there is nothing on the stack to resolve", span, "put a spell there with 'hold'")
+        card, player, targets, _cast_at = self.engine.stack.pop()
+        self._resolve_spell(card, player, targets)
+
+    @_action
+    def choose_targets(self, card: str, targets: Sequence[str], *, span: Span) -> None:
+        """Targets for the next triggered ability of `card` that needs them; they are checked
+        when it triggers (603.3d)."""
+        found = card_named(self.book, card, span)
+        if not targets_of(found) or not any(isinstance(t, ast.Triggered) for t in found.entries):
+            raise _err(f"\"{found.name}\" has no triggered ability with targets", span,
+                       "targets of a spell are chosen as it is cast: 'cast \"Card\" by P targeting A'")
+        _decls, names = self._targets(found, targets, span)
+        self.engine.target_choices[found.name].append(TargetChoice(names, span))
+
+    def unused_target_choices(self) -> list[Diagnostic]:
+        """Targets chosen for abilities that never triggered: a script that says more than happened."""
+        return [Diagnostic("error", f"targets chosen for \"{card}\" were never used: no ability of it triggered with "
+                                    "targets to choose", choice.span, "remove the step, or play on until the ability triggers")
+                for card, unused in self.engine.target_choices.items() for choice in unused]
+
+    def _resolve_spell(self, card: ast.Card, player: str, targets: tuple[str, ...]) -> None:
+        e = self.engine
+        cause = Cause("card", card.name)
+        env: dict = {"you": PlayerRef(player)}
+        decls = targets_of(card)
+        legal = 0
+        for decl, name in zip(decls, targets):
+            if e.legal_target(decl, name, env):
+                env[decl.var] = Obj(name)
+                legal += 1
+            else:
+                env[decl.var] = MISSING
+                e.record("fails", name, "is no longer a legal target", cause)
+        if decls and not legal:
+            e.record("fails", card.name, "does nothing: every target is illegal", cause)
+            return
+        e.record("resolve", player, f"{card.name} resolves", cause)
+        types = {t.lower() for entry in card.entries if isinstance(entry, ast.Types) for t in entry.names}
+        if types & PERMANENT_TYPES and "aura" not in types:
+            oid = card_slug(card.name)
+            n = 2
+            while oid in self.game.objects:
+                oid, n = f"{card_slug(card.name)}_{n}", n + 1
+            self.game.objects[oid] = new_permanent(oid, card, self.game, owner=player, zone="hand")
+            e.invalidate()
+            e.run(ast.Move(ast.Name(oid), "battlefield"), {}, cause)
+            for trig in e.pending:
+                trig.env.update({k: v for k, v in env.items() if k != "you"})
+        else:
+            for entry in card.entries:
+                if isinstance(entry, ast.Spell):
+                    e.run(entry.body, env, cause)
+        e.settle()
+        e.resolve_triggers()
+
+    # ------------------------------------------------------------------ the board and the turn
+
+    @_action
+    def attack(self, names: Sequence[str], *, span: Span) -> None:
+        """The permanents named attack."""
+        if isinstance(names, str) or not isinstance(names, (list, tuple)) or not names:
+            raise _err("attack() takes a non-empty list of permanent names", span, "e.g. attack(['bear'])")
+        for name in names:
+            self._known(name, span)
+            self.engine.run(ast.AttackWith(ast.Name(name)), {}, SCRIPT)
+        self.engine.settle()
+
+    @_action
+    def move(self, name: str, zone: str, *, span: Span) -> None:
+        """Put the permanent named into `zone` (a zone of the game or one the rulebook declares)."""
+        self._known(name, span)
+        zones = set(ZONES) | set(self.book.zones)
+        if zone not in zones:
+            raise _err(f"unknown zone '{zone}'", span, f"zones: {', '.join(sorted(zones))}")
+        self.engine.run(ast.Move(ast.Name(name), zone), {}, SCRIPT)
+        self.engine.settle()
+        self.engine.resolve_triggers()
+
+    @_action
+    def next_turn(self, skip_untap: bool = False, *, span: Span) -> None:
+        """The next player's turn begins (with its untap step, unless `skip_untap`)."""
+        if not isinstance(skip_untap, bool):
+            raise _err("skip_untap is True or False", span)
+        self.engine.next_turn(skip_untap)
+
+    @_action
+    def cleanup(self, *, span: Span) -> None:
+        """The active player's cleanup step."""
+        self.engine.cleanup()
+
+    @_action
+    def leave(self, player: str, *, span: Span) -> None:
+        """`player` leaves the game (800.4)."""
+        if not isinstance(player, str) or player not in self.game.players:
+            raise _err(f"unknown player '{player}'", span, f"players are: {', '.join(self.game.order)}")
+        if not self.game.players[player].in_game:
+            raise _err(f"'{player}' has already left the game", span, "a player leaves the game once; remove this step")
+        self.engine.player_leaves(player)
+
+    # ------------------------------------------------------------------ reading
+
+    def state(self) -> dict:
+        """The game as plain data: turn, active player, players, and every object with its
+        zone; a permanent on the battlefield with its controller, characteristics after
+        effects, statuses, and whether the game sees it."""
+        e, book = self.engine, self.book
+        out = {"turn": self.game.turn, "active": self.game.active, "players": {}, "permanents": {},
+               "status_defaults": {name: e.status_default(name) for name in book.statuses}}
+        for name, p in self.game.players.items():
+            out["players"][name] = {"life": p.life, "hand": p.hand, "in_game": p.in_game}
+        for oid, o in self.game.objects.items():
+            entry = {"card": o.card, "zone": o.zone, "owner": o.owner}
+            if o.zone == "battlefield":
+                c = e.chars(oid)
+                entry.update(controller=c["controller"], tapped=o.tapped, attached_to=o.attached_to,
+                             power=c["power"], toughness=c["toughness"], damage=o.damage,
+                             counters=dict(o.counters), attacking=o.attacking, visible=e.visible(oid))
+                entry["statuses"] = {name: o.get_status(name, e.status_default(name)) for name in book.statuses}
+            out["permanents"][oid] = entry
+        return out
+
+    @property
+    def trace(self):
+        """What happened so far, each event naming its cause."""
+        return self.engine.trace

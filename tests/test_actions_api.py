@@ -1,0 +1,162 @@
+"""The game's actions through the Python API alone (issue 17 item 3): build a game, cast a
+spell, hold it and resolve it, run turns, with no scenario file and no scenario runner.
+
+Each expectation is an outcome of the rules it cites.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from dsl.diagnostics import DiagnosticError
+from interpreter import api
+from interpreter import scenario as scenario_runner
+from interpreter.rulebook import load_version
+
+
+@pytest.fixture
+def no_scenario_runner(monkeypatch):
+    """The scenario runner is not used: any call into it fails the test."""
+    def refuse(*_args, **_kwargs):
+        raise AssertionError("the API test must not go through the scenario runner")
+    monkeypatch.setattr(scenario_runner.ScenarioRun, "__init__", refuse)
+    monkeypatch.setattr(scenario_runner, "build_game", refuse)
+
+
+def board():
+    return api.new_game("2026-09-25", players=["Alice", "Bob"], permanents=[
+        {"name": "bear", "card": "Grizzly Bears", "controller": "Alice"},
+        {"name": "djinn", "card": "Breezekeeper", "controller": "Bob"},
+    ])
+
+
+@pytest.mark.usefixtures("no_scenario_runner")
+def test_build_cast_hold_resolve_and_run_a_turn():
+    play = board()
+    assert play.state()["active"] == "Alice" and play.state()["turn"] == 1
+
+    # Cast with the spell held on the stack: nothing has happened to its target yet.
+    play.cast("Slip Away", "Alice", ["bear"], hold=True)
+    assert play.state()["permanents"]["bear"]["statuses"]["phase"] == "in"
+    play.resolve()
+    bear = play.state()["permanents"]["bear"]
+    # 702.26b: once phased out, the game treats it as though it does not exist; 702.26d: it
+    # stays on the battlefield (no zone change).
+    assert bear["statuses"]["phase"] == "out" and not bear["visible"] and bear["zone"] == "battlefield"
+    # 702.26a: phased out by an effect, it phases out under its controller, Alice.
+    assert bear["statuses"]["phased_out_under"] == "Alice"
+
+    # Bob's turn: his Breezekeeper (phasing) phases out in his untap step (702.26a); the bear,
+    # phased out under Alice, stays out.
+    play.next_turn()
+    state = play.state()
+    assert state["active"] == "Bob"
+    assert state["permanents"]["djinn"]["statuses"]["phase"] == "out"
+    assert state["permanents"]["bear"]["statuses"]["phase"] == "out"
+
+    # Alice's next untap step: what phased out under her phases in (702.26a).
+    play.next_turn()
+    assert play.state()["permanents"]["bear"]["statuses"]["phase"] == "in"
+    assert play.state()["permanents"]["bear"]["visible"]
+    assert any(e.kind == "resolve" and "Slip Away" in e.detail for e in play.trace)
+
+
+@pytest.mark.usefixtures("no_scenario_runner")
+def test_a_permanent_spell_resolves_onto_the_battlefield():
+    """A creature spell that resolves becomes a permanent its caster owns and controls (608.3)."""
+    play = board()
+    play.cast("Phasing Sentinel", "Bob")
+    sentinel = play.state()["permanents"]["phasing_sentinel"]
+    assert (sentinel["zone"], sentinel["owner"], sentinel["controller"]) == ("battlefield", "Bob", "Bob")
+
+
+@pytest.mark.usefixtures("no_scenario_runner")
+def test_a_held_spell_whose_target_phased_out_does_nothing():
+    """608.2b: a target that phased out is illegal on resolution (702.26b), so Shock deals no damage."""
+    play = board()
+    play.cast("Shock", "Alice", ["djinn"], hold=True)
+    play.cast("Slip Away", "Bob", ["djinn"])
+    play.resolve()
+    assert play.state()["permanents"]["djinn"]["damage"] == 0
+    assert any(e.kind == "fails" for e in play.trace)
+
+
+@pytest.mark.usefixtures("no_scenario_runner")
+def test_a_phased_out_permanent_is_not_a_legal_target_when_cast():
+    """702.26b: a phased-out permanent can't be targeted; casting at it is an error of the rules."""
+    play = api.new_game(players=["Alice", "Bob"], permanents=[
+        {"name": "bear", "card": "Grizzly Bears", "statuses": {"phase": "out", "phased_out_under": "Alice"}}])
+    with pytest.raises(DiagnosticError, match="cannot be a target"):
+        play.cast("Shock", "Bob", ["bear"])
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda p: p.cast("No Such Card", "Alice"), 'unknown card "No Such Card"'),
+    (lambda p: p.cast("Shock", "Carol", ["bear"]), "'Carol' cannot cast anything"),
+    (lambda p: p.cast("Shock", "Alice", []), "needs 1 target(s), 0 given"),
+    (lambda p: p.cast("Shock", "Alice", "bear"), "targets are a list of permanent names"),
+    (lambda p: p.cast("Shock", "Alice", ["ghost"]), "unknown permanent 'ghost'"),
+    (lambda p: p.resolve(), "nothing on the stack"),
+    (lambda p: p.move("bear", "nowhere_at_all"), "unknown zone"),
+    (lambda p: p.attack([]), "non-empty list"),
+    (lambda p: p.leave("Carol"), "unknown player 'Carol'"),
+    (lambda p: p.choose_targets("Shock", ["bear"]), "no triggered ability with targets"),
+])
+def test_bad_actions_are_diagnostics_named_after_the_call(call, message):
+    play = board()
+    with pytest.raises(DiagnosticError) as caught:
+        call(play)
+    (diag,) = caught.value.diagnostics
+    assert message in diag.message
+    assert diag.span.path.endswith("()")  # the call's name: cast(), resolve(), ...
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"players": []}, "players"),
+    ({"players": ["Alice", "Alice"]}, "players"),
+    ({"players": "Alice"}, "players"),
+    ({"active": "Zed"}, "active"),
+    ({"turn": 0}, "turn"),
+    ({"permanents": {"name": "bear"}}, "permanents"),
+    ({"permanents": [{"name": "bear"}]}, 'unknown card "None"'),
+    ({"permanents": [{"name": "bear", "card": "Grizzly Bears", "colour": "green"}]}, "unknown key"),
+    ({"permanents": [{"name": "bear", "card": "Grizzly Bears", "statuses": {"phase": 7}}]}, "status 'phase' cannot be 7"),
+    ({"permanents": [{"name": "bear", "card": "Grizzly Bears", "statuses": {"phaze": "out"}}]}, "unknown status"),
+    ({"permanents": [{"name": "bear", "card": "Grizzly Bears", "tapped": "yes"}]}, "tapped is True or False"),
+    ({"permanents": [{"name": "bear", "card": "Grizzly Bears", "controller": "Zed"}]}, "not a player"),
+    ({"permanents": [{"name": "bear", "card": "Grizzly Bears", "attached_to": "ghost"}]}, "which does not exist"),
+    ({"permanents": [{"name": "Alice", "card": "Grizzly Bears"}]}, "name of its own"),
+    ({"rules": "1999-01-01"}, "1999-01-01"),
+])
+def test_bad_games_are_diagnostics(kwargs, message):
+    with pytest.raises(DiagnosticError) as caught:
+        api.new_game(**kwargs)
+    assert message in caught.value.diagnostics[0].message
+
+
+def test_the_scenario_runner_and_the_api_make_the_same_game(tmp_path):
+    """The runner reads a script and calls these actions: the same steps give the same trace."""
+    text = '''
+scenario "Slip Away, then two turns" {
+  rules 2026-09-25
+  players Alice Bob
+  permanent bear = "Grizzly Bears", controller Alice
+  permanent djinn = "Breezekeeper", controller Bob
+  script {
+    cast "Slip Away" by Alice targeting bear
+    next turn
+    next turn
+  }
+}
+'''
+    path = tmp_path / "same_game.scenario"
+    path.write_text(text)
+    scenarios, cards = scenario_runner.load_scenarios(path)
+    outcome = scenario_runner.run_scenario(scenarios[0], load_version("2026-09-25"), str(path), cards)
+    play = board()
+    play.cast("Slip Away", "Alice", ["bear"])
+    play.next_turn()
+    play.next_turn()
+    assert [e.render() for e in play.trace if e.kind != "step"] == \
+           [e.render() for e in outcome.trace if e.kind != "step"]
+    assert play.state()["permanents"] == outcome.final["permanents"]
