@@ -632,7 +632,7 @@ def check_rulebook(book, modules: list[ast.Module], allow_missing: frozenset[str
 
 def check_cards(cards: Iterable[ast.Card], book) -> list[Diagnostic]:
     """Cards are checked against the rulebook they are played under: a card may use a verb
-    (say, "phase out until") that an older version does not have."""
+    (say, a verb only newer rules declare) that an older version does not have."""
     cards = list(cards)
     checker = _checker(book, cards)
     for card in cards:
