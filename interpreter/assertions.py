@@ -68,6 +68,8 @@ class Assertions:
         return only_unchanged and read.isdisjoint(attrs_written)
 
     def check_assertions(self, changes, before_values, attrs_written: set[str]) -> None:
+        """Check the assertions that wait on this batch's changes (`changes`, by the change
+        waited on), with what `is unchanged` parts read before them (`before_values`)."""
         for rule, clause, key in self.eng.reactions.waiting_on_changes("assert"):
             if key not in changes or self.holds_unread(clause, attrs_written):
                 continue
@@ -101,6 +103,8 @@ class Assertions:
         return known[1]
 
     def check_hook_assertions(self, kind: str, player: str, counts: HookLog, skipped: bool) -> None:
+        """Check the assertions about what changed during a `kind` step (`counts`), or
+        during one that was skipped."""
         for rule, clause in self.eng.ix.assertions:
             if isinstance(clause, ast.AssertOnce) and not skipped and clause.hook.kind == kind:
                 changed = counts.get(clause.attr)

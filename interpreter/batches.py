@@ -81,9 +81,11 @@ class Batch:
         return (merged + writes[done:])[:limit]
 
     def write(self, cause: Cause, oid: str, attr: str, value: Any) -> None:
+        """Add a write of `value` to attribute `attr` of object `oid`."""
         self.writes.append(Write(oid, attr, value, cause))
 
     def op(self, cause: Cause, describe: str, subject: str, apply: Callable[[], bool], kind: str = "effect") -> None:
+        """Add an operation (`apply` does it and says whether anything happened)."""
         self.ops.append(Op(describe, subject, apply, cause, kind))
         if kind == "effect":
             self.makes_effects = True
@@ -123,6 +125,7 @@ class Committer:
             self.eng.batch_ids.pop()
 
     def apply_batch(self, batch: Batch) -> bool:
+        """`commit` once the batch is on the stack of batches being committed."""
         eng = self.eng
         if not batch.writes and not batch.ops:
             return False  # nothing happens (what `kept` holds changes nothing): nothing to perceive, check or follow up
@@ -182,10 +185,10 @@ class Committer:
         eng.trace.changes(eng.step, changes, ids[-1], ids[-2] if len(ids) > 1 else 0)
         for subject, text, cause in settled:  # (after the changes it settled)
             eng.record("settle", subject, text, cause)
-        if eng._hook_log and not eng.rb.step_counted.isdisjoint(attrs_written):
+        if eng.hook_logs and not eng.rb.step_counted.isdisjoint(attrs_written):
             for attr in eng.rb.step_counted & attrs_written:
                 changed_objects = [w.obj for w in changes if w.attr == attr]
-                for log in eng._hook_log:
+                for log in eng.hook_logs:
                     log[attr].update(changed_objects)
         for o in batch.ops:
             if o.apply():
@@ -303,6 +306,7 @@ class Committer:
                 self.apply_write(w)
 
     def apply_write(self, w: Write) -> None:
+        """Apply one write to its object (a zone change through `change_zone`)."""
         o = self.eng.obj(w.obj)
         if w.attr in self.eng.rb.statuses:
             self.eng.writer.put(w.obj, o.with_status(w.attr, w.value))
@@ -329,6 +333,8 @@ class Committer:
             self.eng.writer.put(o.id, attrs.evolve(self.eng.game.objects[o.id], **kept))
 
     def new_object(self, o: Permanent, zone: str) -> None:
+        """Object `o` as a new object in `zone` (400.7): leaving the battlefield it loses what
+        it had there and the effects on it; entering, it gets a new timestamp."""
         if o.zone == "battlefield":
             fresh = attrs.evolve(o, zone=zone, tapped=False, counters=(), damage=0, attached_to=None,
                                  attacking=False, status=(), controller=o.owner)

@@ -32,6 +32,9 @@ class ContinuousEffects:
                      lambda: self.end_effects(lambda e: oid in e.tracked, cause), "effect-ends")
 
     def create_effect(self, stmt: ast.Node, env: dict, batch: Batch, cause: Cause) -> None:
+        """Add to `batch` the operation that starts the continuous effect `stmt` makes (a pump,
+        a base, a keyword, control) with its duration; nothing when its object is gone, not on
+        the battlefield, or left out by an `exclude` clause."""
         ref = self.eng.eval(stmt.obj, env)
         if not isinstance(ref, Obj) or ref.id not in self.eng.game.objects:
             return
@@ -86,6 +89,7 @@ class ContinuousEffects:
         batch.op(cause, f"{text} ({duration})", ref.id, make, "effect")
 
     def end_effects(self, which: Callable[[Effect], bool], cause: Cause) -> bool:
+        """End the continuous effects `which` picks, each recorded; whether any ended."""
         if not self.eng.game.effects:
             return False
         ending = [e for e in self.eng.game.effects.values() if which(e)]

@@ -17,6 +17,12 @@ Every change is recorded as an `Event` naming its cause. Each step runs within a
 (`interpreter.budget`: objects visited by selections, changes written, effects and triggers
 created); changes that keep causing changes are stopped when they come back to a state they
 had ("the rules never settle", naming the blocks involved), or nest too deeply.
+
+`Engine` is the façade: it owns the game, the view it reads it through (`GameView`, which it
+extends) and one part per concern, each holding a reference to the engine:
+`statements` (`interpreter.statements`), `continuous` (`interpreter.effects`), `committer`
+(`interpreter.batches`), `reactions`, `assertions`, `perception`, `triggers`, `checks`
+(`interpreter.state_checks`) and `turns` (see docs/architecture.md, "The engine today").
 """
 
 from __future__ import annotations
@@ -107,7 +113,7 @@ class Engine(GameView):
         self.batch_ids: list[int] = []
         # per step (or turn start) being run: attribute -> how often each object's changed, for
         # the assertions that count them (`Rulebook.step_counted`)
-        self._hook_log: list[HookLog] = []
+        self.hook_logs: list[HookLog] = []
         self.stack: list[tuple] = []
         self.target_choices: dict[str, list[TargetChoice]] = defaultdict(list)
 

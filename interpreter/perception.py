@@ -84,6 +84,7 @@ class Perception:
         return events
 
     def attachment_neighbours(self, oids: set[str]) -> set[str]:
+        """What the objects `oids` are attached to, and what is attached to them."""
         eng = self.eng
         out = set()
         for oid in oids:
@@ -109,6 +110,8 @@ class Perception:
         return out
 
     def perceive_attachments(self, by_object, before, after) -> list[Event]:
+        """An attachment the game starts (or stops) seeing is seen to be made (or broken),
+        unless a rule says the change is not perceived as one: the events."""
         events = []
         for kind, edges in (("attached", after - before), ("unattached", before - after)):
             for a, host in sorted(edges):
@@ -122,6 +125,8 @@ class Perception:
         return events
 
     def on_presence_event(self, event: Event) -> None:
+        """What waits on an object leaving: a return at the end of an `until` effect (610.3),
+        and the `after` clauses that wait on it leaving."""
         if event.kind != "leaves":
             return
         for w in [w for w in self.eng.game.watchers if w.watched == event.subject]:

@@ -166,6 +166,7 @@ class Selector:
         return found, exact
 
     def affected_by(self, kind: str) -> set[str]:
+        """The objects the continuous effects of kind `kind` affect."""
         return {oid for e in self.view.game.effects.values() if e.kind == kind for oid in e.affected}
 
     def exemptions(self, rule_id: str) -> tuple:
@@ -189,6 +190,8 @@ class Selector:
         return self.candidates(q, env, raw_reads=q.aware or skip_hidden)
 
     def select(self, each: ast.Each, env: dict, cause: Cause | None, hidden_too: bool = False) -> list[Obj]:
+        """The objects selection `each` chooses with environment `env`, in game order, run for
+        `cause` (`hidden_too`: hidden objects too); what it visits counts against the step's budget."""
         view = self.view
         q = self.query(each)
         aware = q.aware

@@ -69,6 +69,7 @@ class Statements:
         return self.eng.reachable(self.eng.eval(expr, env), expr.span, cause)
 
     def player_arg(self, expr: ast.Node, env: dict) -> str:
+        """The name of the player expression `expr` stands for (else an error at it)."""
         v = self.eng.eval(expr, env)
         if isinstance(v, PlayerRef):
             return v.name

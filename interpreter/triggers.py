@@ -73,6 +73,8 @@ class Triggers:
                         eng.record("trigger", oid, f"ability of {card.name} triggers", Cause("card", card.name))
 
     def trigger_matches(self, trigger, oid, event: Event, vis_before: dict) -> bool:
+        """Does `event` trigger `trigger`, an ability of object `oid`? (`vis_before`: whether
+        the game saw each object before the batch: a leaving, or a look-back, triggers on that.)"""
         eng = self.eng
         was_visible = vis_before.get(oid, eng.visible(oid))
         match trigger:
@@ -96,6 +98,8 @@ class Triggers:
         return False
 
     def resolve_triggers(self) -> None:
+        """Resolve the pending triggered abilities, first triggered first, watching for a
+        run of them that never ends."""
         resolved = 0
         with contextlib.ExitStack() as stack:
             again = None

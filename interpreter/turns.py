@@ -46,14 +46,19 @@ class Turns:
         self.eng = eng  # the engine it is part of
 
     def update_player(self, name: str, **changes) -> bool:
+        """Player `name` with `changes` (life, cards in hand, in the game or not): true, as an
+        operation of a batch that happened."""
         self.eng.game.players[name] = attrs.evolve(self.eng.game.players[name], **changes)
         if "in_game" in changes:  # what is attached to or controlled by a player may be affected
             self.eng.invalidate()
         return True
 
     def run_hook(self, kind: str, player: str | None) -> None:
+        """Run the blocks hooked to `kind` (for `player`, the active one or the one leaving),
+        then the delayed triggers waiting on it; check the assertions about what changed
+        during it, and settle."""
         with collector_paused():
-            self.eng._hook_log.append(HookLog(Counter))
+            self.eng.hook_logs.append(HookLog(Counter))
             try:
                 for rule, during in self.eng.ix.hooks.get(kind, ()):
                     env = {during.hook.var: PlayerRef(player)} if during.hook.var and player else {}
@@ -62,7 +67,7 @@ class Turns:
                     self.eng.game.delayed.remove(delayed)
                     self.eng.run(delayed.body, dict(delayed.bindings), Cause("card", delayed.cause))
             finally:
-                counts = self.eng._hook_log.pop()
+                counts = self.eng.hook_logs.pop()
             self.eng.assertions.check_hook_assertions(kind, player or "", counts, skipped=False)
             self.eng.checks.settle()
 
@@ -82,6 +87,8 @@ class Turns:
         self.eng.triggers.resolve_triggers()
 
     def next_turn(self, skip_untap: bool = False) -> None:
+        """End this turn (unless it is cleaned up) and begin the next player's still in the
+        game: the beginning of the turn, then its untap step (or the untap step skipped)."""
         if not self.eng.game.cleanup_done:
             self.cleanup()
         current = self.eng.game.active
@@ -95,11 +102,11 @@ class Turns:
         self.eng.game.turn += 1
         self.eng.game.cleanup_done = False
         self.eng.record("step", current, f"turn {self.eng.game.turn} begins", SCRIPT, turn=self.eng.game.turn)
-        self.eng._hook_log.append(HookLog(Counter))  # what changes as the turn begins, for a skipped untap step
+        self.eng.hook_logs.append(HookLog(Counter))  # what changes as the turn begins, for a skipped untap step
         try:
             self.run_hook("beginning of turn", current)
         finally:
-            turn_start = self.eng._hook_log.pop()
+            turn_start = self.eng.hook_logs.pop()
         if skip_untap:
             self.skip_hook("untap step", current, turn_start)
         else:
@@ -108,6 +115,7 @@ class Turns:
         self.eng.triggers.resolve_triggers()
 
     def player_leaves(self, name: str) -> None:
+        """Player `name` leaves the game; what is hooked to a player leaving runs."""
         self.update_player(name, in_game=False)
         self.eng.record("step", name, "leaves the game", SCRIPT)
         self.run_hook("leaving the game", name)
