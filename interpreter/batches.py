@@ -18,12 +18,10 @@ from interpreter.view import RulesError
 
 UNREAD = object()  # a write's old value before anyone has read it
 
-
 # Rounds of state checks in one settling, or triggered abilities resolved in one go, after
 # which the engine watches for the game coming back to a state it had (`never_settles`).
 # Before that nothing is watched; however long it goes on, the step's budget bounds it.
 MAX_SETTLE_ROUNDS = 64
-
 
 MAX_REACTION_DEPTH = 100  # changes causing changes causing changes ... (after clauses, returns)
 

@@ -19,7 +19,6 @@ from interpreter.write_sites import contested
 
 Runner = Callable[[Any, dict, Batch, Cause], None]  # (engine, env, batch, cause)
 
-
 MAX_CALL_DEPTH = 32  # verbs calling verbs (the ones that can call themselves are never inlined)
 
 
