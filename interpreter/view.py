@@ -3,8 +3,10 @@
 `GameView` holds a game and a rulebook and answers questions about the state: an object's
 characteristics after continuous effects, whether a hide rule makes the game treat it as not
 existing (and then what its last known information says), what an expression evaluates to,
-which objects a query selects. It keeps indexes and caches right as objects are replaced.
-The engine (`interpreter.engine`) builds on it to change the state.
+which objects a query selects. Its parts, each holding the view: `selector` (selections,
+`interpreter.selection`), `hiding` (hide rules, `interpreter.hiding`) and `writer` (objects
+replaced, with indexes and caches kept right, `interpreter.writing`). The engine
+(`interpreter.engine`) builds on it to change the state.
 """
 
 from __future__ import annotations
@@ -78,6 +80,8 @@ def literal(expr: ast.Node) -> Any:
 
 
 class GameView:
+    """Reads a game under a rulebook (see the module's docstring); the engine extends it."""
+
     # What the step may still do (`interpreter.budget`; the engine sets them for each step):
     # unlimited for a view that only reads.
     iterations_left = writes_left = objects_left = 1 << 62
