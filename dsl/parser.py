@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
+from typing import Callable
 
 import attrs
 import lark
-from lark import Token, Transformer, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+from lark import Token
+from lark.exceptions import GrammarError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from dsl import ast, cache, limits, tables
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
@@ -67,36 +68,35 @@ def _distinct_labels(clauses, where: str) -> None:
         first[clause.label] = clause
 
 
-@v_args(meta=True)  # every callback takes (meta, children): one decorator for the class
-class _Builder(Transformer):
-    """Turns Lark's parse tree into `dsl.ast` nodes, each with its span. Every rule callback
-    takes the node's position (`meta`) and its children."""
+def _simple(cls):
+    """The callback of a rule whose node takes its children as they are."""
+    def build(self, meta, c):
+        return cls(*c, **self._at(meta))
+
+    return build
+
+
+class _Callbacks:
+    """What the callbacks of one part of the language share: the path of the file, for spans.
+    Each public method is the callback of the grammar rule of its name, taking the node's
+    position (`meta`) and its children (already built)."""
 
     def __init__(self, path: str):
-        super().__init__()
         self.path = path
 
     def _at(self, meta):
         return {"span": _span(self.path, meta)}
 
-    def _build_tree(self, tree: lark.Tree):
-        """`transform`, without recursion: children first, each result handed to its parent."""
-        results: list = []
-        work: list = [(tree, False)]
-        while work:
-            node, ready = work.pop()
-            if not isinstance(node, lark.Tree):
-                results.append(node)  # tokens pass through; the rule callbacks convert them
-            elif ready:
-                count = len(node.children)
-                children = results[len(results) - count:] if count else []
-                del results[len(results) - count:]
-                results.append(self._call_userfunc(node, children))
-            else:
-                work.append((node, True))
-                work.extend((child, False) for child in reversed(node.children))
-        (module,) = results
-        return module
+    def _label(self, meta, label: str, clause: ast.Node) -> ast.Node:
+        """`clause NAME: CLAUSE`: the clause, carrying its label, spanning the label too."""
+        if clause.label is not None:
+            raise DiagnosticError(Diagnostic("error", f"this clause has two labels, '{label}' and '{clause.label}'",
+                                             clause.span, "a clause has one label: keep one 'clause NAME:'"))
+        return attrs.evolve(clause, label=label, **self._at(meta))
+
+
+class _Declarations(_Callbacks):
+    """Files and declarations: versions and variants, sections, statuses, verbs and rule blocks."""
 
     # --- module and vocabulary
     def start(self, meta, items):
@@ -172,12 +172,9 @@ class _Builder(Transformer):
     def labelled(self, meta, c):
         return self._label(meta, str(c[0]), c[1])
 
-    def _label(self, meta, label: str, clause: ast.Node) -> ast.Node:
-        """`clause NAME: CLAUSE`: the clause, carrying its label, spanning the label too."""
-        if clause.label is not None:
-            raise DiagnosticError(Diagnostic("error", f"this clause has two labels, '{label}' and '{clause.label}'",
-                                             clause.span, "a clause has one label: keep one 'clause NAME:'"))
-        return attrs.evolve(clause, label=label, **self._at(meta))
+
+class _Clauses(_Callbacks):
+    """The clauses of a rule block (hooks, `as`, `after`, `prefer`, hide, assertions ...), zones, and `amend`."""
 
     # --- amending a block
     def amend(self, meta, c):
@@ -264,6 +261,10 @@ class _Builder(Transformer):
     def leaves_event(self, meta, c):
         return ast.LeavesEvent(str(c[0]), **self._at(meta))
 
+
+class _Statements(_Callbacks):
+    """Statements and durations."""
+
     # --- statements
     def block(self, meta, c):
         return ast.Block(tuple(c), **self._at(meta))
@@ -293,12 +294,6 @@ class _Builder(Transformer):
 
     def assign(self, meta, c):
         return ast.Assign(str(c[0]), str(c[1]), c[2], **self._at(meta))
-
-    def _simple(cls):
-        def build(self, meta, c):
-            return cls(*c, **self._at(meta))
-
-        return build
 
     attach = _simple(ast.Attach)
     unattach = _simple(ast.Unattach)
@@ -353,6 +348,10 @@ class _Builder(Transformer):
 
     def until_leaves(self, meta, c):
         return ast.UntilLeaves(str(c[0]), **self._at(meta))
+
+
+class _Expressions(_Callbacks):
+    """Expressions."""
 
     # --- expressions
     def or_(self, meta, c):
@@ -417,6 +416,10 @@ class _Builder(Transformer):
     def count_hidden(self, meta, c):
         return ast.Count(str(c[0]), c[1] if len(c) > 1 else None, True, **self._at(meta))
 
+
+class _Cards(_Callbacks):
+    """Cards: their characteristics, abilities, targets and triggers."""
+
     # --- cards
     def card(self, meta, c):
         return ast.Card(_unquote(c[0]), tuple(c[1:]), **self._at(meta))
@@ -449,6 +452,10 @@ class _Builder(Transformer):
 
     def on_unattached(self, meta, c):
         return ast.OnUnattached(str(c[0]), **self._at(meta))
+
+
+class _Scenarios(_Callbacks):
+    """Scenarios: the board, the script and its expectations."""
 
     # --- scenarios
     def scenario(self, meta, c):
@@ -531,6 +538,62 @@ class _Builder(Transformer):
         return ast.MoveStep(str(c[0]), str(c[1]), **self._at(meta))
 
 
+_PARTS = (_Declarations, _Clauses, _Statements, _Expressions, _Cards, _Scenarios)
+
+
+@functools.cache
+def _callback_names(part: type) -> tuple[str, ...]:
+    """The rule callbacks a part of the builder defines: its public methods."""
+    return tuple(name for name, value in vars(part).items() if callable(value) and not name.startswith("_"))
+
+
+class _Builder:
+    """Turns Lark's parse tree into `dsl.ast` nodes, each with its span: each node is built by
+    the callback named after its grammar rule, found in the part of the language the rule
+    belongs to (`_PARTS`)."""
+
+    def __init__(self, path: str):
+        self.callbacks: dict[str, Callable] = {}
+        for part in _PARTS:
+            built = part(path)
+            for name in _callback_names(part):
+                assert name not in self.callbacks, name  # (one callback per rule)
+                self.callbacks[name] = getattr(built, name)
+
+    def build_node(self, node: lark.Tree, children: list):
+        """The callback of `node`'s rule on its built children; an exception it raises comes
+        out as Lark's `VisitError` naming the node (a rule without a callback stays a tree)."""
+        callback = self.callbacks.get(node.data)
+        if callback is None:
+            return lark.Tree(node.data, children, node.meta)
+        try:
+            return callback(node.meta, children)
+        except GrammarError:
+            raise
+        except Exception as exc:
+            raise VisitError(node.data, node, exc)
+
+    def build(self, tree: lark.Tree):
+        """The module a parse tree stands for, built without recursion: children first, each
+        result handed to its parent."""
+        results: list = []
+        work: list = [(tree, False)]
+        while work:
+            node, ready = work.pop()
+            if not isinstance(node, lark.Tree):
+                results.append(node)  # tokens pass through; the rule callbacks convert them
+            elif ready:
+                count = len(node.children)
+                children = results[len(results) - count:] if count else []
+                del results[len(results) - count:]
+                results.append(self.build_node(node, children))
+            else:
+                work.append((node, True))
+                work.extend((child, False) for child in reversed(node.children))
+        (module,) = results
+        return module
+
+
 _FRIENDLY = {
     "NAME": "a name", "STRING": "a quoted string", "RULEID": "a rule id such as 702.26a",
     "VERSION_ID": "a version date such as 2026-09-25", "INT": "a number", "SIGNED_INT": "a signed number such as +1",
@@ -565,7 +628,7 @@ def parse(text: str, path: str = "<string>") -> ast.Module:
         raise DiagnosticError(_syntax_diagnostic(exc, text, path)) from None
     _check_limits(tree, path)
     try:
-        return _Builder(path)._build_tree(tree)
+        return _Builder(path).build(tree)
     except VisitError as exc:  # a construct the builder cannot convert: point at it
         if isinstance(exc.orig_exc, DiagnosticError):  # one it refuses, with its own diagnostic
             raise exc.orig_exc from None

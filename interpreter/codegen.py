@@ -1,6 +1,6 @@
 """Rule-block bodies compiled to Python source, once per rulebook.
 
-The closures of `interpreter.compiled` and `Engine.compile_statement` are the definition of
+The closures of `interpreter.compiled` and `Statements.compile_statement` are the definition of
 what a statement does; this module writes the same thing out as one Python function per
 body, so that running it costs a function call, not a closure call per node, an environment
 dictionary per binding and a `reachable` check per write. It compiles:
@@ -8,7 +8,7 @@ dictionary per binding and a `reachable` check per write. It compiles:
 - a statement the engine runs with a cause, a block's body with its block's cause
   (`compile_runner`): a function `(engine, env, batch, cause)`, like the closures; the
   block's `exempt x from R where ...` clauses are written into its selections;
-- `Engine.expand` with every `as` clause written in (`compile_expander`): a function
+- `Reactions.expand` with every `as` clause written in (`compile_expander`): a function
   `(engine, batch, limit)` that runs, for each change of the batch some clauses wait on,
   their bodies in rulebook order;
 - one `after` clause (`compile_reactions`): a function `(engine, object id, old value, batch)`;
@@ -34,7 +34,7 @@ nothing changes while a batch is made, and selections keep only what an action c
 compares the traces event for event. Each function keeps its source (`fn.source`).
 
 Each selection's loop counts its candidates against the step's budget, once before it runs,
-and checks the batch's writes against it (`interpreter.budget`), as `GameView.select` does.
+and checks the batch's writes against it (`interpreter.budget`), as `Selector.select` does.
 
 Python cannot take every function: statements nested deeper than its tokenizer's 100 levels
 of indentation or its 20 nested loops, or expressions deeper than its parser or compiler
@@ -464,15 +464,15 @@ class Emitter:
         return "zone != 'nowhere'" if each.every_zone else "zone == 'battlefield'"
 
     def each(self, each: ast.Each, scope: dict[str, Binding], base: str | None, depth: int) -> tuple[Binding, int]:
-        """Emit `Engine.select` for `each` as a loop; returns the binding of each chosen object
+        """Emit `Selector.select` for `each` as a loop; returns the binding of each chosen object
         and the depth the body goes at. Candidates come from the same indexes and
         plans; the checks made on each are written out."""
-        q = self.eng.query(each)
+        q = self.eng.selector.query(each)
         skip_hidden = not q.aware
         env, ids, residual, oid, ref = (self.fresh(n) for n in ("env", "ids", "residual", "oid", each.var))
         probe = q.probe
         unseen_out = skip_hidden and not each.every_zone  # (the loop still skips what is hidden)
-        find = f"{ids}, {residual} = eng.candidates({self.const(q, 'query')}, {env}, {q.aware or skip_hidden}, {unseen_out})"
+        find = f"{ids}, {residual} = eng.selector.candidates({self.const(q, 'query')}, {env}, {q.aware or skip_hidden}, {unseen_out})"
         if probe is not None:  # the commonest answer first: an index says no object can match
             found = self.fresh("probe")
             value = "True" if probe.source is None else self.stored_value(probe.source, scope, base)
@@ -549,7 +549,7 @@ class Emitter:
                     oid, inner = self.reach(ast.Name(a.var, span=a.span), scope, base, a, depth)
                     self.write(inner, scope.get(a.var), oid, a.attr, self.stored_value(a.value, scope, base),
                                self.value_token(a.value, scope, base))
-            case ast.Call(verb=verb_name, args=args) if inlined < MAX_INLINE_DEPTH and verb_name not in self.eng.recursive_verbs():
+            case ast.Call(verb=verb_name, args=args) if inlined < MAX_INLINE_DEPTH and verb_name not in self.eng.statements.recursive_verbs():
                 verb = self.eng.rb.verbs[verb_name]
                 inner_scope = dict(scope)
                 for param, arg in zip(verb.params, args):
@@ -565,7 +565,7 @@ class Emitter:
                     self.line(depth, "pass")
             case ast.EndTracking(obj=o):
                 self.opaque = True  # (what ending an effect's tracking does is the engine's)
-                self.line(depth, f"eng.end_tracking({self.expr(o, scope, base)}, batch, cause)")
+                self.line(depth, f"eng.continuous.end_tracking({self.expr(o, scope, base)}, batch, cause)")
             case _ if type(s) in SIMPLE_WRITES:
                 attr, value = SIMPLE_WRITES[type(s)]
                 oid, inner = self.reach(s.obj, scope, base, s.obj, depth)
@@ -573,7 +573,7 @@ class Emitter:
                 self.write(inner, bound, oid, attr, repr(value), ("literal", value))
             case _:  # the closure that defines it
                 self.opaque = True
-                run = self.const(self.eng.runner(s), "run")
+                run = self.const(self.eng.statements.runner(s), "run")
                 self.line(depth, f"{run}(eng, {self.env_dict(scope, base)}, batch, cause)")
 
 
@@ -615,7 +615,7 @@ def compile_reactions(eng: Any, clauses: list[tuple[ast.Change, ast.Node, Any, A
 
 @or_cannot
 def compile_expander(eng: Any, keyed: dict[tuple[str, Any], list[tuple]], writer: Callable, unread: Any) -> Callable:
-    """`Engine.expand` with every `as` clause written in: a function `(engine, batch, limit)`
+    """`Reactions.expand` with every `as` clause written in: a function `(engine, batch, limit)`
     that goes through the batch's writes in order, taking in those the clauses add, and for
     each change some clauses wait on (`keyed`: (attribute, stored value) -> the clauses, as
     `compile_reactions` takes them), the first time it is met, runs their bodies; it fails

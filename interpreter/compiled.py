@@ -193,7 +193,7 @@ def compile_expr(e: ast.Node, missing: object) -> Compiled:
             return lambda eng, env: add(eng, fl(eng, env), fr(eng, env), e)
         case ast.Count(var=var, cond=cond, hidden=hidden):
             query = ast.Each(var, cond, ast.Block(()), hidden=hidden, span=e.span)  # (its selection, counted against the budget)
-            return lambda eng, env: len(eng.select(query, env, None))
+            return lambda eng, env: len(eng.selector.select(query, env, None))
         case ast.Visible(obj=inner):
             of = compile_expr(inner, missing)
             return lambda eng, env: is_visible(eng, of(eng, env))

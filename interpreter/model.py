@@ -193,7 +193,7 @@ class Game:
         """A hash of what the game is, leaving out when things happened (timestamps, the clock,
         effect ids, last known information): two states that differ only in those behave
         alike, so a run of changes that comes back to a fingerprint it had goes round in a
-        circle (`Engine.never_settles`). Worked out over every object: for occasional use."""
+        circle (`Committer.never_settles`). Worked out over every object: for occasional use."""
         objects = tuple((oid, o.card, o.owner, o.controller, o.types, o.power, o.toughness, o.keywords, o.token,
                          o.zone, o.tapped, o.counters, o.stickers, o.damage, o.attached_to, o.attacking, o.status)
                         for oid, o in self.objects.items())

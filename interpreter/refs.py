@@ -30,6 +30,9 @@ player_ref = partial(tuple.__new__, PlayerRef)
 MISSING = object()  # a target that became illegal
 
 
+# The values a condition counts as false.
+FALSY = (None, False, 0, MISSING)
+
 def stored(value):
     """How a value is kept in a game object: a reference as the object's id or the player's name."""
     if type(value) is Obj or type(value) is PlayerRef:

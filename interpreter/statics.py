@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 class StaticsHost(Protocol):
     """What static abilities need from the game view that owns them (`interpreter.view.GameView`
     is one): the game, its indexes and rulebook, sight and control, and a way to say that the
-    contributions to some objects changed. Written as a protocol so that this module does not
+    contributions to some objects changed (its `writer`). Written as a protocol so that this module does not
     import the view that imports it."""
 
     game: "Game"
@@ -53,7 +53,15 @@ class StaticsHost(Protocol):
 
     def collect_static(self, stmt: ast.Node, env: dict, out: dict) -> None: ...
 
+    writer: "ContributionsListener"
+
+
+class ContributionsListener(Protocol):
+    """What is told that static abilities now give some objects something else
+    (`interpreter.writing.ObjectWriter` is one)."""
+
     def contributions_changed(self, oids: Iterable[str]) -> None: ...
+
 
 Contribution = tuple[str, Any]  # ("pump", (p, t)) or ("grant", keyword)
 
@@ -94,7 +102,7 @@ class Statics:
                 self.stale.add(oid)  # what it reaches, or who "you" is, may have changed
             if bits & HIDES and oid in self.reached:
                 # seen or not, it gives the same; whether what it gives counts is read with it
-                self.view.contributions_changed(self.reached[oid])
+                self.view.writer.contributions_changed(self.reached[oid])
         if not reach_changed and old is not None:
             return  # nothing any ability reads of `oid` changed: it reaches what it reached
         indexes = self.view.indexes
@@ -179,7 +187,7 @@ class Statics:
                     self.merged.pop(target, None)
             if not per_source:
                 self.by_target.pop(target, None)
-        view.contributions_changed(changed)
+        view.writer.contributions_changed(changed)
         return changed
 
     def compute(self, src: str) -> list[tuple[str, Contribution]]:

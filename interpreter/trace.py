@@ -12,7 +12,9 @@ from typing import Any, NamedTuple
 
 import attrs
 
+from dsl import ast
 from dsl.diagnostics import NOWHERE, Span
+from dsl.printer import clause_lines
 
 
 @attrs.frozen
@@ -37,6 +39,19 @@ class Cause:
 
 
 SCRIPT = Cause("script", "script", "scenario script")
+
+
+def rule_cause(rb: Any, rule: ast.Rule, clause: ast.Node) -> Cause:
+    """The cause naming a rule block of rulebook `rb`, pointing at one of its clauses (made
+    once per clause)."""
+    known = rb.compiled.get(("cause", id(clause)))
+    if known is None:
+        # an `as` or `after` clause is named by its head, for the trace to say how it acted
+        role = clause_lines(clause)[0].split(":")[0] if isinstance(clause, (ast.Along, ast.After)) else ""
+        amended = rb.amended_by(rule, clause)  # a clause a variant's `amend` wrote: say so
+        known = rb.compiled[("cause", id(clause))] = (clause, Cause("rule", rule.id, rule.slug, clause.span,
+                                                                    role, amended.describe(clause) if amended else ""))
+    return known[1]
 
 
 def show_value(value: Any) -> str:

@@ -1,7 +1,7 @@
 """What a write to an attribute can change, as bits, worked out once per attribute and
 rulebook and or-ed together over an object's writes.
 
-`GameView.put_all` reads them to know which caches and checks a batch reaches, and
+`ObjectWriter.put_all` reads them to know which caches and checks a batch reaches, and
 `Statics.touched` to know whether a static ability's source or reach changed.
 """
 

@@ -211,7 +211,7 @@ def test_the_budget_starts_afresh_each_step():
 def test_the_default_budget_is_the_documented_scale():
     e = engine(book(""), board(3), True)
     assert e.budget == Budget() and e.budget.scale == DEFAULT_SCALE
-    assert e.limits.iterations == DEFAULT_SCALE * (3 + 2 + 1) * max(1, e.statement_count())
+    assert e.limits.iterations == DEFAULT_SCALE * (3 + 2 + 1) * max(1, e.statements.statement_count())
 
 
 # ---------------------------------------------------------------- never settles: repetition, not size

@@ -17,7 +17,7 @@ from dsl.parser import parse
 from interpreter.engine import Engine, Obj, RulesError
 from interpreter.rulebook import RULES_ROOT, Rulebook, assemble, load_cards, load_version
 from interpreter.scenario import ScenarioRun
-from interpreter.trace import SCRIPT, Cause
+from interpreter.trace import SCRIPT, Cause, rule_cause
 from interpreter.view import hidden_by_status
 from interpreter.write_sites import WriteSites
 
@@ -193,12 +193,12 @@ def test_a_batch_keeps_writes_that_change_nothing_only_for_contested_attributes(
     engine = run.engine
     (untap,) = [during.body for rule, during in book.index.hooks["untap step"] if rule.id == "502.3"]
     (phasing,) = [during.body for rule, during in book.index.hooks["untap step"] if rule.id == "702.26a"]
-    cause = engine.rule_cause(*next((r, d) for r, d in book.index.hooks["untap step"] if r.id == "502.3"))
-    runner = engine.body_runner(untap, cause)
+    cause = rule_cause(engine.rb, *next((r, d) for r, d in book.index.hooks["untap step"] if r.id == "502.3"))
+    runner = engine.statements.body_runner(untap, cause)
     assert runner.write_sites == WriteSites({"tapped": frozenset({("literal", False)})}, opaque=False)
-    assert "tapped" not in engine.contested_by((runner,))
-    cause = engine.rule_cause(*next((r, d) for r, d in book.index.hooks["untap step"] if r.id == "702.26a"))
-    assert {"phase", "phased_indirectly"} <= engine.contested_by((engine.body_runner(phasing, cause),))
+    assert "tapped" not in engine.statements.contested_by((runner,))
+    cause = rule_cause(engine.rb, *next((r, d) for r, d in book.index.hooks["untap step"] if r.id == "702.26a"))
+    assert {"phase", "phased_indirectly"} <= engine.statements.contested_by((engine.statements.body_runner(phasing, cause),))
 
 
 def test_simultaneous_selection_is_made_before_anything_changes(book):
@@ -523,7 +523,7 @@ def test_static_abilities_read_the_types_their_is_a_tests_name(book):
 
 
 def test_a_hide_rule_read_straight_off_the_object_agrees_with_evaluating_it(book):
-    """702.26b's `x.phase is out` is read off the stored status (GameView.status_test); for every
+    """702.26b's `x.phase is out` is read off the stored status (Hiding.status_test); for every
     object, phased in or out, that is what evaluating the rule says."""
     run = start(book, TWO_BEARS + """
   permanent under = "Grizzly Bears", controller Bob, set phase = out, set phased_out_under = Bob
@@ -538,7 +538,7 @@ def test_a_hide_rule_read_straight_off_the_object_agrees_with_evaluating_it(book
         seen[oid] = evaluated
     assert seen == {"bear": False, "away": True, "under": True}
     # put_all reads the same off each object it makes (hidden_by_status), the names checked once
-    tests = engine.stored_hide_tests()
+    tests = engine.hiding.stored_hide_tests()
     assert tests == (("phase", "in", "out"),)
     assert {oid: hidden_by_status(o, tests) for oid, o in run.game.objects.items()} == seen
 
@@ -550,7 +550,7 @@ def test_a_hide_rule_whose_value_names_an_object_is_not_read_off_statuses(book):
     run = start(book, TWO_BEARS + """
   permanent out = "Grizzly Bears", controller Bob
 """)
-    assert run.engine.stored_hide_tests() is None
+    assert run.engine.hiding.stored_hide_tests() is None
 
 
 def test_a_selection_that_skips_hidden_objects_leaves_them_out_through_the_indexes(book):
@@ -563,9 +563,9 @@ def test_a_selection_that_skips_hidden_objects_leaves_them_out_through_the_index
 """)
     engine = run.engine
     untap = next(during.body for rule, during in book.index.hooks["untap step"] if rule.id == "502.3")
-    q, env = engine.query(untap), {"P": engine.value_of("Alice", {})}
-    everything, _ = engine.candidates(q, env, True)
-    seen, _ = engine.candidates(q, env, True, unseen_out=True)
+    q, env = engine.selector.query(untap), {"P": engine.value_of("Alice", {})}
+    everything, _ = engine.selector.candidates(q, env, True)
+    seen, _ = engine.selector.candidates(q, env, True, unseen_out=True)
     assert "under" in everything and "under" not in seen
     assert list(seen) == [oid for oid in everything if not engine.is_hidden(oid)]
 

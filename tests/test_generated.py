@@ -3,7 +3,7 @@
 The engine runs rule bodies (with their blocks' exemptions), `as` and `after` clauses,
 assertions after a change and the state checks made again for changed objects (in one pass)
 as Python written from the rule files once per rulebook (`Engine.generated`). The closures
-of `interpreter.compiled` and `Engine.compile_statement` stay the definition. These tests run
+of `interpreter.compiled` and `Statements.compile_statement` stay the definition. These tests run
 both and ask for the same outcome and the same trace, event for event, on:
 
 - every scenario of the conformance suite, under every version and variant it names
@@ -27,7 +27,7 @@ from bench.engines import full_book, prepare  # noqa: E402
 from dsl import ast  # noqa: E402
 from interpreter.engine import Engine  # noqa: E402
 from interpreter.refs import Obj  # noqa: E402
-from interpreter.trace import SCRIPT, Cause  # noqa: E402
+from interpreter.trace import SCRIPT, Cause, rule_cause  # noqa: E402
 from interpreter.rulebook import available_variants, available_versions, load_version  # noqa: E402
 from interpreter.suite import collect, run_case, versions_for  # noqa: E402
 from tests import test_engine  # noqa: E402
@@ -85,8 +85,8 @@ def test_the_generated_source_is_kept_for_reading():
     rule = book.rule("702.26a")
     during = next(c for c in rule.clauses if type(c).__name__ == "During")
     engine = prepare(book, build_board(30))
-    source = engine.body_runner(during.body, engine.rule_cause(rule, during)).source
-    assert source.startswith("def run_") and "eng.candidates(" in source and "'phase'" in source
+    source = engine.statements.body_runner(during.body, rule_cause(engine.rb, rule, during)).source
+    assert source.startswith("def run_") and "eng.selector.candidates(" in source and "'phase'" in source
 
 
 @pytest.mark.parametrize("generated", [True, False], ids=["generated", "closures"])
@@ -135,18 +135,18 @@ def test_every_shipped_rulebook_and_card_compiles_to_python(spec):
     for rule in book.rules:
         for clause in rule.clauses:
             if isinstance(clause, ast.During):
-                functions.append(engine.body_runner(clause.body, engine.rule_cause(rule, clause)))
+                functions.append(engine.statements.body_runner(clause.body, rule_cause(engine.rb, rule, clause)))
             elif isinstance(clause, ast.AssertAfter) and isinstance(clause.event, ast.Change):
-                functions.append(engine.assertion_test(clause))
-    functions += [engine.expander()] + [fn for _key, fn, _idle in engine.follow_ups()]
-    one_pass, bodies = engine.check_pass()  # the state checks made again for changed objects
+                functions.append(engine.assertions.assertion_test(clause))
+    functions += [engine.reactions.expander()] + [fn for _key, fn, _idle in engine.reactions.follow_ups()]
+    one_pass, bodies = engine.checks.check_pass()  # the state checks made again for changed objects
     functions += [one_pass] + [run for _k, run in bodies.values()]
     for card in book.cards.values():
         if any(isinstance(n, ast.Call) and n.verb not in book.verbs for n in card.walk()):
             continue  # a card this version's words cannot say (the checker refuses it in a scenario)
         for entry in card.entries:
             if isinstance(entry, (ast.Spell, ast.Triggered)):
-                functions.append(engine.body_runner(entry.body, Cause("card", card.name)))
+                functions.append(engine.statements.body_runner(entry.body, Cause("card", card.name)))
     assert functions and all(callable(fn) and fn.source.startswith("def ") for fn in functions)
 
 
@@ -156,7 +156,7 @@ AURA_CHECK = "rule 704.5m illegal-aura"
 @pytest.mark.parametrize("generated", [True, False], ids=["generated", "closures"])
 def test_an_exemption_from_a_state_check_holds_when_the_check_is_made_again(monkeypatch, generated):
     """`exempt x from R where ...` (as 610.4 writes one for 702.26a) on a state check: made again
-    only for the objects that changed (with generated Python, in one pass: Engine.check_pass),
+    only for the objects that changed (with generated Python, in one pass: StateChecks.check_pass),
     the check still leaves the exempted ones out. A variant exempts token Auras from 704.5m;
     Wrath of God destroys the bear two Auras enchant: the token Aura stays on the battlefield,
     the other goes to the graveyard."""

@@ -49,7 +49,7 @@ def free_names(each: ast.Each) -> list[str]:
 
 def by_brute_force(view: GameView, each: ast.Each, env: dict) -> list[Obj]:
     """The objects the query selects, evaluating its whole condition on every object."""
-    aware = view.query(each).aware
+    aware = view.selector.query(each).aware
     chosen = []
     for oid, o in view.game.objects.items():
         if (o.zone != "battlefield" and not each.every_zone) or o.zone == "nowhere":
@@ -90,7 +90,7 @@ def check_against_a_fresh_engine(engine: Engine, data, where: str) -> None:
         for name in free_names(each):
             if data.draw(st.booleans(), label=f"bind {name}"):
                 env[name] = data.draw(st.sampled_from(values), label=name)
-        indexed = engine.select(each, env, None)
+        indexed = engine.selector.select(each, env, None)
         assert indexed == by_brute_force(engine, each, env), (
             f"the query at {each.span.line}:{each.span.col} selects {indexed} through indexes "
             f"but {by_brute_force(engine, each, env)} by its condition, with {env}{where}")

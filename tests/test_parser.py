@@ -819,7 +819,7 @@ def test_any_other_failure_in_the_builder_is_reported_at_the_node_not_at_1_1(mon
     def refuse(self, meta, children):
         raise ValueError("no numbers today")
 
-    monkeypatch.setattr(P._Builder, "number", P.v_args(meta=True)(refuse))
+    monkeypatch.setattr(P._Expressions, "number", refuse)  # (the callbacks of expressions)
     diagnostic = syntax_error('rule 702.26a s "x" {\n  hide p where p.x >   42\n}\n', "n.rules")
     assert "no numbers today" in diagnostic.message
     assert (diagnostic.span.line, diagnostic.span.column) == (2, 24)  # the 42

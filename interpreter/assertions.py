@@ -1,0 +1,118 @@
+"""Checked assertions: `assert after` a change (with `is unchanged` read before it), and the
+assertions about what changes during a step (`once`, `skipped`)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from dsl import ast
+from interpreter import codegen
+from interpreter.refs import obj_ref
+from interpreter.turns import HookLog
+
+
+# Stored fields of an object that change only when a batch writes them (the engine itself
+# stamps timestamp, entered_turn and controlled_since when an object is seen to enter).
+CHANGED_ONLY_BY_WRITES = frozenset({"zone", "tapped", "counters", "stickers", "damage", "attached_to", "attacking",
+                                    "token", "card", "owner", "types"})
+
+
+class Assertions:
+    """Checks the rulebook's assertions: those after a change (reading what `is unchanged`
+    compares with before the batch is applied) and those about what changes during a step."""
+
+    def __init__(self, eng: Any):
+        self.eng = eng  # the engine it is part of
+
+    def assertion_before(self, clause: ast.AssertAfter, changes: list, written: set[tuple[str, str]]) -> dict:
+        """What the `is unchanged` parts of an assertion read before `changes` (those it waits on)."""
+        values = {}
+        pattern = clause.event
+        for w in changes:  # judged after the change: read for every match
+            if self.eng.reactions.matches(pattern, w.attr, w.old, w.value):
+                env = {pattern.var: obj_ref((w.obj, True))}
+                new_object = (w.obj, "zone") in written
+                for n, attr in self.unchanged_parts(clause)[0]:
+                    if attr is not None and not new_object and (w.obj, attr) not in written:
+                        continue  # only a write changes it, and this batch makes none: it holds, unread
+                    values[(w.obj, id(n.value))] = self.eng.eval(n.value, env)
+        return values
+
+    def unchanged_parts(self, clause: ast.AssertAfter) -> tuple[list, bool, frozenset[str]]:
+        """The `is unchanged` nodes of an assertion, each with the stored attribute it reads (if
+        it reads one); whether the condition is nothing but such nodes joined by `and`; and the
+        stored attributes they read, with `zone` (a zone change makes a new object, which
+        changes them all)."""
+        known = self.eng.rb.compiled.get(("unchanged", id(clause)))
+        if known is None:
+            var = clause.event.var
+            parts = [(n, self.stored_attribute(n.value, var)) for n in clause.cond.walk() if isinstance(n, ast.Unchanged)]
+            only = all(isinstance(c, ast.Unchanged) and self.stored_attribute(c.value, var)
+                       for c in ast.conjuncts(clause.cond))
+            read = frozenset(attr for _n, attr in parts if attr) | {"zone"}
+            known = self.eng.rb.compiled[("unchanged", id(clause))] = (clause, (parts, only, read))
+        return known[1]
+
+    def stored_attribute(self, expr: ast.Node, var: str) -> str | None:
+        """A when `expr` is `var.A` and A changes only when written (a status, or a stored field
+        other than those the engine stamps when an object is seen to enter)."""
+        if isinstance(expr, ast.Attr) and isinstance(expr.obj, ast.Name) and expr.obj.id == var and (
+                expr.name in self.eng.rb.statuses or expr.name in CHANGED_ONLY_BY_WRITES):
+            return expr.name
+        return None
+
+    def holds_unread(self, clause: ast.AssertAfter, attrs_written: set[str]) -> bool:
+        """True when the assertion is only `is unchanged` parts on stored attributes, and the
+        batch wrote none of them (nor a zone: a new object) to any object: it holds unread."""
+        _parts, only_unchanged, read = self.unchanged_parts(clause)
+        return only_unchanged and read.isdisjoint(attrs_written)
+
+    def check_assertions(self, changes, before_values, attrs_written: set[str]) -> None:
+        """Check the assertions that wait on this batch's changes (`changes`, by the change
+        waited on), with what `is unchanged` parts read before them (`before_values`)."""
+        for rule, clause, key in self.eng.reactions.waiting_on_changes("assert"):
+            if key not in changes or self.holds_unread(clause, attrs_written):
+                continue
+            parts, only_unchanged, _read = self.unchanged_parts(clause)
+            holds_for = self.assertion_test(clause) if self.eng.generated else None
+            for w in changes.get(key, ()):
+                before = before_values.get(w.obj, {})
+                if only_unchanged and not any(id(n.value) in before for n, _stored in parts):
+                    continue  # every part reads a stored attribute this batch didn't write: it holds
+                if holds_for is not None:
+                    holds = holds_for(self.eng, w.obj, w.old, before)
+                elif (env := self.eng.reactions.fits(clause.event, w)) is None:
+                    continue
+                else:
+                    holds = self.eng.truthy(self.eng.eval(clause.cond, env, before))
+                if not holds:
+                    raise self.eng.fail(f"assertion of {rule.id} {rule.slug} does not hold for {w.obj}", clause.span,
+                                    "the blocks this assertion restates no longer produce what it states")
+
+    def assertion_test(self, clause: ast.AssertAfter) -> Callable[["Any", str, Any, dict], bool] | None:
+        """An assertion after a change as a generated function `(engine, object id, old
+        value, values read before) -> bool`: false when the change fits it and it fails
+        (None when Python cannot take it: the closures judge it)."""
+        known = self.eng.rb.compiled.get(("assertion", id(clause)))
+        if known is None:
+            try:
+                fn = codegen.compile_assertion(self.eng, clause, self.eng.reactions.came_from(clause.event))
+            except codegen.CannotCompile:  # (nested too deeply for Python: judged as the closures judge it)
+                fn = None
+            known = self.eng.rb.compiled[("assertion", id(clause))] = (clause, fn)
+        return known[1]
+
+    def check_hook_assertions(self, kind: str, player: str, counts: HookLog, skipped: bool) -> None:
+        """Check the assertions about what changed during a `kind` step (`counts`), or
+        during one that was skipped."""
+        for rule, clause in self.eng.ix.assertions:
+            if isinstance(clause, ast.AssertOnce) and not skipped and clause.hook.kind == kind:
+                changed = counts.get(clause.attr)
+                if changed and max(changed.values()) > 1:
+                    oid, n = next((oid, n) for oid, n in changed.items() if n > 1)  # the first, in order
+                    raise self.eng.fail(f"assertion of {rule.id} {rule.slug}: {oid}.{clause.attr} changed {n} times during one {kind}",
+                                    clause.span)
+            if isinstance(clause, ast.AssertSkipped) and skipped and clause.hook.kind == kind:
+                if counts.get(clause.attr):
+                    raise self.eng.fail(f"assertion of {rule.id} {rule.slug}: {clause.attr} changed during a skipped {kind}",
+                                    clause.span)

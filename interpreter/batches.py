@@ -1,0 +1,352 @@
+"""A batch's writes: what one event does is gathered in a `Batch` (its writes and operations),
+then committed together: expanded by the `as` clauses, conflicts settled by `prefer`,
+applied, and then perceived and reacted to."""
+
+from __future__ import annotations
+
+import contextlib
+from collections import defaultdict
+from operator import itemgetter
+from typing import Any, Callable, Iterable
+
+import attrs
+
+from interpreter.model import Permanent
+from interpreter.trace import Cause, Event, rule_cause, show_value
+from interpreter.view import RulesError
+
+
+UNREAD = object()  # a write's old value before anyone has read it
+
+# Rounds of state checks in one settling, or triggered abilities resolved in one go, after
+# which the engine watches for the game coming back to a state it had (`never_settles`).
+# Before that nothing is watched; however long it goes on, the step's budget bounds it.
+MAX_SETTLE_ROUNDS = 64
+
+MAX_REACTION_DEPTH = 100  # changes causing changes causing changes ... (after clauses, returns)
+
+
+@attrs.define
+class Write:
+    obj: str
+    attr: str
+    value: Any
+    cause: Cause
+    old: Any = UNREAD  # the value it replaces: read as generated code writes it, else on expanding or applying
+
+
+@attrs.define
+class Op:
+    describe: str
+    subject: str
+    apply: Callable[[], bool]
+    cause: Cause
+    kind: str = "effect"
+
+
+@attrs.define
+class Batch:
+    """What one event does, gathered before anything changes.
+
+    `writes` may hold writes that leave their value as it is. Generated code, which reads the
+    value a write replaces as it writes, keeps those apart in `kept` as (how many writes came
+    before it, (object, attribute), value, cause): they change nothing and wake no `as` clause,
+    and matter only when a write in `writes` sets the same attribute to something else
+    (a conflict, `settle_conflicts`), so they are kept only for the attributes in `contested`
+    (when the batch's writers are known, `Statements.contested_by`)."""
+
+    writes: list[Write] = attrs.field(factory=list)
+    ops: list[Op] = attrs.field(factory=list)
+    makes_effects: bool = False  # whether an op so far starts a continuous effect
+    kept: list[tuple] = attrs.field(factory=list)
+    # the attributes two writes of the batch could set to different values (`write_sites`):
+    # generated code keeps a write that changes nothing only for those; None: for any
+    contested: frozenset[str] | None = None
+
+    def in_order(self, limit: int | None = None) -> list[Write]:
+        """Every write (or the first `limit`), `kept` ones included, in the order they were made."""
+        writes = self.writes
+        if not self.kept:
+            return writes[:limit]
+        merged: list[Write] = []
+        done = 0  # how many of `writes` are in `merged`
+        for position, (oid, attr), value, cause in self.kept:
+            merged += writes[done:position]
+            done = position
+            merged.append(Write(oid, attr, value, cause, value))
+            if limit is not None and len(merged) >= limit:
+                return merged[:limit]
+        return (merged + writes[done:])[:limit]
+
+    def write(self, cause: Cause, oid: str, attr: str, value: Any) -> None:
+        """Add a write of `value` to attribute `attr` of object `oid`."""
+        self.writes.append(Write(oid, attr, value, cause))
+
+    def op(self, cause: Cause, describe: str, subject: str, apply: Callable[[], bool], kind: str = "effect") -> None:
+        """Add an operation (`apply` does it and says whether anything happened)."""
+        self.ops.append(Op(describe, subject, apply, cause, kind))
+        if kind == "effect":
+            self.makes_effects = True
+
+
+KEPT_KEY = itemgetter(1)  # the (object, attribute) of an entry of `Batch.kept`
+
+
+def causes_of(batches: Iterable[Batch]) -> frozenset[str]:
+    """The causes of the writes and operations of some batches, as they are named."""
+    return frozenset(str(w.cause) for b in batches for w in b.writes) | {str(o.cause) for b in batches for o in b.ops}
+
+
+class Committer:
+    """Commits a batch: expands it by the `as` clauses, settles conflicting writes with the
+    `prefer` rules, applies what changes (a zone change makes a new object, 400.7), and then has
+    the changes perceived, checked by assertions, triggering abilities and followed up by the
+    `after` clauses. Watches reactions that never settle."""
+
+    def __init__(self, eng: Any):
+        self.eng = eng  # the engine it is part of
+
+    def commit(self, batch: Batch) -> bool:
+        """Expand, settle conflicts, apply, then let everything that watches the changes react."""
+        self.eng.commits += 1
+        if self.eng.depth > MAX_REACTION_DEPTH:  # each change caused by the one before, ever deeper
+            raise self.never_settles(causes_of(self.eng.batches + [batch]))
+        self.eng.depth += 1
+        self.eng.batches.append(batch)
+        self.eng.batch_no += 1
+        self.eng.batch_ids.append(self.eng.batch_no)
+        try:
+            return self.apply_batch(batch)
+        finally:
+            self.eng.depth -= 1
+            self.eng.batches.pop()
+            self.eng.batch_ids.pop()
+
+    def apply_batch(self, batch: Batch) -> bool:
+        """`commit` once the batch is on the stack of batches being committed."""
+        eng = self.eng
+        if not batch.writes and not batch.ops:
+            return False  # nothing happens (what `kept` holds changes nothing): nothing to perceive, check or follow up
+        eng.reactions.expand(batch)
+        eng.writes_left -= len(batch.writes)
+        if eng.writes_left < 0:
+            cause = batch.writes[-1].cause
+            raise eng.over_budget("writes", cause.span, cause)
+        if eng.watching:
+            eng.cause_log.append(causes_of([batch]))
+        final, settled = self.settle_conflicts(batch)
+        changes: list[Write] = []  # the writes that change something (each knows the value it replaces)
+        by_object: dict[str, list[Write]] = defaultdict(list)
+        attrs_written: set[str] = set()
+        # the changes by (attribute, new value), in batch order, for the assertions and `after`
+        # clauses that wait on them (only those some clause waits on)
+        keyed: dict[tuple[str, Any], list[Write]] = defaultdict(list)
+        attrs_waited, waited = eng.reactions.waited_on()
+        for w in final:
+            old, value, attr = w.old, w.value, w.attr
+            if old is UNREAD:
+                old = w.old = eng.raw(w.obj, attr)
+            if old != value:
+                changes.append(w)
+                by_object[w.obj].append(w)
+                attrs_written.add(attr)
+                if attr in attrs_waited and (attr, value) in waited:
+                    keyed[(attr, value)].append(w)
+        if not changes and not batch.ops:
+            return False  # every write leaves its value as it was: nothing happens
+        touched = by_object.keys()
+        # Can this batch change what the game sees, or what is attached to what? With hide rules
+        # that look only at their own object (and nothing static abilities change), only a write
+        # to something they read can (or an effect that starts or ends).
+        sight = bool(batch.ops) or not eng.rb.sight_follows_writes or not eng.rb.hide_inputs.isdisjoint(attrs_written)
+        perceived = (sight or "attached_to" in attrs_written) and not eng.perception.unperceived(changes, attrs_written, batch)
+        if perceived:
+            watch: Iterable[str] = touched | eng.perception.attachment_neighbours(touched)
+        else:  # what the game sees of the objects changed, for their last known information
+            watch = touched if sight else ()
+        vis_before = eng.hiding.sight(watch)
+        edges_before = eng.perception.edges(watch, vis_before) if perceived else set()
+        if sight:  # last known information, of what the game may stop seeing
+            eng.writer.remember([oid for oid in touched if vis_before[oid]])
+        before_values: dict[str, dict] = defaultdict(dict)
+        written: set[tuple[str, str]] | None = None  # (object, attribute) of every change, when an assertion asks
+        for _rule, clause, key in eng.reactions.waiting_on_changes("assert"):
+            if key not in keyed or eng.assertions.holds_unread(clause, attrs_written) or not eng.assertions.unchanged_parts(clause)[0]:
+                continue  # (nothing to read before: no `is unchanged` part, or none that can fail)
+            if written is None:
+                written = {(w.obj, w.attr) for w in changes}
+            for (oid, node), value in eng.assertions.assertion_before(clause, keyed[key], written).items():
+                before_values[oid][node] = value
+        self.apply_writes(by_object, attrs_written)
+        changed = bool(changes)
+        ids = eng.batch_ids
+        eng.trace.changes(eng.step, changes, ids[-1], ids[-2] if len(ids) > 1 else 0)
+        for subject, text, cause in settled:  # (after the changes it settled)
+            eng.record("settle", subject, text, cause)
+        if eng.hook_logs and not eng.rb.step_counted.isdisjoint(attrs_written):
+            for attr in eng.rb.step_counted & attrs_written:
+                changed_objects = [w.obj for w in changes if w.attr == attr]
+                for log in eng.hook_logs:
+                    log[attr].update(changed_objects)
+        for o in batch.ops:
+            if o.apply():
+                changed = True
+                eng.record(o.kind, o.subject, o.describe, o.cause)
+                if o.kind in ("effect", "effect-ends"):
+                    eng.invalidate()
+        zone_events: list[Event] = []
+        attach_events: list[Event] = []
+        if perceived:
+            vis_after = eng.hiding.sight(watch)
+            zone_events = eng.perception.perceive_presence(by_object, vis_before, vis_after)
+            attach_events = eng.perception.perceive_attachments(by_object, edges_before, eng.perception.edges(watch, vis_after))
+        eng.assertions.check_assertions(keyed, before_values, attrs_written)
+        for event in zone_events:
+            eng.perception.on_presence_event(event)
+        eng.triggers.collect_triggers(changes, zone_events + attach_events, vis_before)
+        eng.reactions.run_afters(keyed)
+        return changed
+
+    def never_settles(self, involved: Iterable[str]) -> RulesError:
+        """The error for changes that keep causing further changes: a state that comes back
+        (`watched`), or reactions nested ever deeper; `involved`: the causes of the changes
+        that went round."""
+        named = sorted(set(involved)) or ["(no change was written: only effects and triggers)"]
+        return self.eng.fail("the rules never settle: changes keep causing further changes", None,
+                         "blocks involved: " + "; ".join(named))
+
+    @contextlib.contextmanager
+    def watched(self):
+        """Watch a loop (rounds of state checks, triggered abilities resolving) for coming back
+        to where it was: yields `again(key)`, to be called at the top of each turn of the loop
+        with what, besides the game (`Game.fingerprint`), decides what the loop does next; it
+        raises `never_settles`, naming the causes of every batch since then, when the loop has
+        been there before."""
+        seen: dict[int, int] = {}  # fingerprint -> how many batches the log held then
+        self.eng.watching += 1
+
+        def again(key: Any) -> None:
+            try:
+                fingerprint = hash((self.eng.game.fingerprint(), key))
+            except TypeError:  # (a value that cannot be hashed: compared as written)
+                fingerprint = hash((self.eng.game.fingerprint(), repr(key)))
+            if fingerprint in seen:
+                raise self.never_settles(set().union(*self.eng.cause_log[seen[fingerprint]:]))
+            seen[fingerprint] = len(self.eng.cause_log)
+        try:
+            yield again
+        finally:
+            self.eng.watching -= 1
+            if not self.eng.watching:
+                self.eng.cause_log.clear()
+
+    def settle_conflicts(self, batch: Batch) -> tuple[list[Write], list[tuple]]:
+        """The batch's writes with one per (object, attribute): where two set different
+        values, the `prefer` rule for the attribute says which stands, else the batch fails;
+        and what the `prefer` rules settled (subject, text, cause), for the trace to show after
+        the changes."""
+        final, settled, clash = self.settled(batch.writes)
+        if batch.kept and not final.keys().isdisjoint(map(KEPT_KEY, batch.kept)):
+            # a write that keeps its value meets one that changes it: settle them all in order
+            final, settled, clash = self.settled(batch.in_order())
+        if clash is not None:
+            for subject, text, cause in settled:
+                self.eng.record("settle", subject, text, cause)
+            other, w = clash
+            raise self.eng.fail(
+                f"conflicting simultaneous changes: {w.obj}.{w.attr} set to {show_value(other.value)} by {other.cause} "
+                f"and to {show_value(w.value)} by {w.cause}",
+                w.cause.span if w.cause.span.line else None,
+                f"add a rule that says which wins ('prefer {w.attr} = ...')",
+            )
+        return list(final.values()), settled
+
+    def settled(self, writes: list[Write]) -> tuple[dict[tuple, Write], list[tuple], tuple | None]:
+        """`settle_conflicts` without its effects: the write that stands per (object,
+        attribute) so far, what the `prefer` rules settled (subject, text, cause), and the
+        first two writes nothing settles, if any (there it stops)."""
+        eng = self.eng
+        final: dict[tuple, Write] = {}
+        settled: list[tuple] = []
+        for w in writes:
+            key = (w.obj, w.attr)
+            other = final.setdefault(key, w)
+            if other is w:
+                continue  # the first write to it
+            if other.value == w.value:
+                continue  # the same value twice: the first write stands
+            preferred = eng.ix.prefers.get(w.attr)
+            if preferred is not None:
+                rule, clause = preferred
+                wanted = eng.reactions.constant(clause.value)
+                if wanted in (w.value, other.value):
+                    loser = other if w.value == wanted else w
+                    final[key] = w if w.value == wanted else other
+                    settled.append((w.obj, f"{w.attr} {show_value(wanted)} wins over {show_value(loser.value)} "
+                                    f"(from {loser.cause})", rule_cause(eng.rb, rule, clause)))
+                    continue
+            return final, settled, (other, w)
+        return final, settled, None
+
+    def apply_writes(self, per_object: dict[str, list[Write]], attrs_written: set[str]) -> None:
+        """One new object for each object the batch changes (`put_all`); an object whose zone
+        changes (a new object, 400.7) takes its changes one at a time, in batch order."""
+        eng = self.eng
+        if "zone" not in attrs_written:
+            eng.writer.put_all(list(per_object.items()))
+            return
+        staying, moving = [], []
+        for oid, ws in per_object.items():
+            (moving if any(w.attr == "zone" for w in ws) else staying).append((oid, ws))
+        eng.writer.put_all(staying)
+        for _oid, ws in moving:
+            for w in ws:
+                self.apply_write(w)
+
+    def apply_write(self, w: Write) -> None:
+        """Apply one write to its object (a zone change through `change_zone`)."""
+        o = self.eng.obj(w.obj)
+        if w.attr in self.eng.rb.statuses:
+            self.eng.writer.put(w.obj, o.with_status(w.attr, w.value))
+            return
+        if w.attr == "zone":
+            self.change_zone(o, w.value)
+            return
+        self.eng.writer.put(w.obj, o.replace(**{w.attr: w.value}))
+
+    def change_zone(self, o: Permanent, zone: str) -> None:
+        """A real zone change makes a new object (400.7): it forgets its status, counters and effects.
+
+        A zone a version declares may say what an object keeps moving between it and the
+        battlefield; `keeps all` makes it the same object throughout.
+        """
+        declared = self.eng.rb.zones.get(zone) or self.eng.rb.zones.get(o.zone)
+        if declared is not None and "battlefield" in (o.zone, zone) and "all" in declared.keeps:
+            self.eng.writer.put(o.id, attrs.evolve(o, zone=zone))
+            return
+        self.new_object(o, zone)
+        if declared is not None and "battlefield" in (o.zone, zone):
+            kept = {name: getattr(o, name) for name in declared.keeps if name in attrs.fields_dict(Permanent)}
+            kept["status"] = tuple((k, v) for k, v in o.status if k in declared.keeps)
+            self.eng.writer.put(o.id, attrs.evolve(self.eng.game.objects[o.id], **kept))
+
+    def new_object(self, o: Permanent, zone: str) -> None:
+        """Object `o` as a new object in `zone` (400.7): leaving the battlefield it loses what
+        it had there and the effects on it; entering, it gets a new timestamp."""
+        if o.zone == "battlefield":
+            fresh = attrs.evolve(o, zone=zone, tapped=False, counters=(), damage=0, attached_to=None,
+                                 attacking=False, status=(), controller=o.owner)
+            for eid, e in list(self.eng.game.effects.items()):
+                if o.id in e.affected:
+                    remaining = e.affected - {o.id}
+                    if remaining:
+                        self.eng.game.effects[eid] = attrs.evolve(e, affected=remaining)
+                    else:
+                        del self.eng.game.effects[eid]
+            self.eng.writer.put(o.id, fresh)
+        elif zone == "battlefield":
+            stamp = self.eng.game.tick()
+            self.eng.writer.put(o.id, attrs.evolve(o, zone=zone, timestamp=stamp, entered_turn=self.eng.game.turn,
+                                        controlled_since=self.eng.game.turn, controller=o.owner))
+        else:
+            self.eng.writer.put(o.id, attrs.evolve(o, zone=zone))

@@ -1,0 +1,92 @@
+"""Hide rules: whether the game treats a battlefield object as not existing, worked out
+from the rulebook's hide clauses (read through a status when each is one)."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from dsl import ast
+from interpreter.compiled import symbol_value
+from interpreter.model import Permanent
+from interpreter.refs import FALSY, obj_ref
+
+
+def hidden_by_status(o: Permanent, tests: tuple[tuple[str, Any, Any], ...]) -> bool:
+    """Whether a hide rule hides battlefield object `o`, when every hide test reads one of its
+    statuses (`Hiding.stored_hide_tests`)."""
+    if o.zone != "battlefield":
+        return False
+    for name, default, hides in tests:
+        if o.get_status(name, default) == hides:
+            return True
+    return False
+
+
+class Hiding:
+    """Answers whether hide rules hide an object, working out the hide tests of the rulebook (a
+    test that only reads a stored status is read off the object), and which hide clause hides
+    it. `GameView.is_hidden` and `GameView.visible` cache its answers."""
+
+    def __init__(self, view: Any):
+        self.view = view  # the game view it reads and writes through
+
+    def hidden_by_rules(self, oid: str, o: Permanent | None) -> bool:
+        """`is_hidden` of object `o` (id `oid`), worked out (not read from the cache)."""
+        view = self.view
+        hidden = False
+        if o is not None and o.zone == "battlefield":
+            game = view.game
+            for var, test, shape in view.hide_tests:
+                if shape is not None and shape[2] not in game.objects and shape[2] not in game.players:
+                    if o.get_status(shape[0], shape[1]) == shape[3]:  # `x.S is V`, read off the object
+                        hidden = True
+                        break
+                    continue
+                if test(view, {var: obj_ref((oid, True))}) not in FALSY:
+                    hidden = True
+                    break
+        return hidden
+
+    def stored_hide_tests(self) -> tuple[tuple[str, Any, Any], ...] | None:
+        """The hide tests as (status, its default, the stored value that hides) when each is
+        `x.S is V` with V naming no object or player now (`status_test`); else None."""
+        view = self.view
+        game, tests = view.game, []
+        for _var, _test, shape in view.hide_tests:
+            if shape is None or shape[2] in game.objects or shape[2] in game.players:
+                return None
+            tests.append((shape[0], shape[1], shape[3]))
+        return tuple(tests)
+
+    def status_test(self, var: str, cond: ast.Node) -> tuple | None:
+        """(status, its default, the name V, what V stands for) when `cond` is `var.S is V` for a
+        status S stored as a plain value (not a reference) and V a name: then, unless V names an
+        object or a player, the condition is the stored value equal to V's."""
+        match cond:
+            case ast.Is(left=ast.Attr(obj=ast.Name(id=name), name=status), right=ast.Name(id=symbol), negated=False) if (
+                    name == var and status in self.view.defaults and status not in self.view.reference_statuses
+                    and symbol not in (var, "turn")):
+                return status, self.view.defaults[status], symbol, symbol_value(symbol)
+        return None
+
+    def sight(self, oids: Iterable[str]) -> dict[str, bool]:
+        """`visible` for many objects at once: whether the game sees each of them."""
+        view = self.view
+        objects, hidden, is_hidden = view.game.objects, view._hidden, view.is_hidden
+        seen = {}
+        for oid in oids:
+            o = objects.get(oid)
+            if o is None or o.zone != "battlefield":
+                seen[oid] = False
+            else:
+                known = hidden.get(oid)
+                seen[oid] = not (is_hidden(oid) if known is None else known)
+        return seen
+
+    def hiding_clause(self, oid: str) -> tuple[ast.Rule, ast.Hide] | None:
+        """The first hide clause that hides object `oid` (None: none does)."""
+        view = self.view
+        for (rule, hide), (var, test, _shape) in zip(view.ix.hides, view.hide_tests):
+            if test(view, {var: obj_ref((oid, True))}) not in FALSY:
+                return rule, hide
+        return None

@@ -1,0 +1,139 @@
+"""What the game perceives after a batch is applied: objects entering or leaving (as the
+game sees them) and attachments made or broken, except the kinds the rules say a change
+is not perceived as (`changes of X are not ...`)."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+import attrs
+
+from dsl import ast
+from dsl.builtins import PERCEPTIONS
+from interpreter.batches import Batch, Write
+from interpreter.refs import Obj
+from interpreter.trace import SCRIPT, Cause, Event, rule_cause
+
+
+class Perception:
+    """Works out what the game perceives of an applied batch: objects it starts or stops
+    seeing enter or leave (even when no zone changed), and attachments it starts or stops
+    seeing, unless the rules say the change is not perceived as such."""
+
+    def __init__(self, eng: Any):
+        self.eng = eng  # the engine it is part of
+
+    def unperceived(self, changes: list[Write], attrs_written: set[str], batch: Batch) -> bool:
+        """True when no object can be perceived to enter, leave, change control or become
+        attached or unattached: no zone or attachment is written, no effect starts or ends,
+        whether the game sees an object follows its own writes, and every write that can
+        change that is one the rules say is none of those (`changes of ... are not ...`)."""
+        eng = self.eng
+        if batch.ops or not eng.rb.sight_follows_writes or "zone" in attrs_written or "attached_to" in attrs_written:
+            return False
+        hide_inputs = eng.rb.hide_inputs
+        judged = set()
+        for w in changes:
+            if w.attr in hide_inputs and (w.attr, w.old) not in judged:
+                if not self.not_perceived_as(w.attr, w.old).issuperset(PERCEPTIONS):
+                    return False
+                judged.add((w.attr, w.old))
+        return True
+
+    def not_perceived_kinds(self, writes: Iterable[Write]) -> frozenset[str]:
+        """The perceptions that these changes, by the rules' `changes of ... are not ...`, do not produce."""
+        quiets = self.eng.ix.quiets
+        kinds: frozenset[str] = frozenset()
+        for w in writes:
+            if w.attr in quiets:
+                kinds = kinds | self.not_perceived_as(w.attr, w.old) if kinds else self.not_perceived_as(w.attr, w.old)
+        return kinds
+
+    def not_perceived_as(self, attr: str, old: Any) -> frozenset[str]:
+        """What a change of `attr` from `old` is not perceived as (worked out once per value)."""
+        key = ("quiet", attr, type(old), old)
+        known = self.eng.rb.compiled.get(key)
+        if known is None:
+            kinds = frozenset(k for clause in self.eng.ix.quiets.get(attr, ())
+                              if clause.old is None or old == self.eng.reactions.constant(clause.old) for k in clause.kinds)
+            known = self.eng.rb.compiled[key] = (None, kinds)
+        return known[1]
+
+    def perceive_presence(self, by_object, vis_before, vis_after) -> list[Event]:
+        """An object the game stops (or starts) seeing is, unless a rule says otherwise, seen to leave (or enter)."""
+        eng = self.eng
+        events = []
+        for oid, writes in by_object.items():
+            if vis_before.get(oid) == vis_after.get(oid):
+                continue
+            real = any(w.attr == "zone" for w in writes)
+            quiet = self.not_perceived_kinds(writes)
+            cause = writes[0].cause
+            entering = vis_after[oid]
+            if "zone-change" not in quiet:
+                if entering and not real:
+                    o = eng.obj(oid)
+                    # seen as a new object on the battlefield: new timestamp, and new to its controller too
+                    eng.writer.put(oid, attrs.evolve(o, entered_turn=eng.game.turn, timestamp=eng.game.tick(),
+                                               controlled_since=eng.game.turn))
+                events.append(eng.record("enters" if entering else "leaves", oid,
+                                          ("enters the battlefield" if entering else "leaves the battlefield")
+                                          + ("" if real else " (as the game sees it)"), cause))
+            if entering and "control-change" not in quiet and not real:
+                eng.writer.put(oid, attrs.evolve(eng.obj(oid), controlled_since=eng.game.turn))
+        return events
+
+    def attachment_neighbours(self, oids: set[str]) -> set[str]:
+        """What the objects `oids` are attached to, and what is attached to them."""
+        eng = self.eng
+        out = set()
+        for oid in oids:
+            o = eng.game.objects.get(oid)
+            if o is not None and o.attached_to in eng.game.objects:
+                out.add(o.attached_to)
+            out |= eng.indexes.attached(oid)
+        return out
+
+    def edges(self, oids: set[str], seen: dict[str, bool]) -> set[tuple[str, str]]:
+        """(attachment, host) for each of `oids` attached to something the game sees, both
+        seen; `seen` says for the objects it holds whether the game sees them."""
+        eng = self.eng
+        out = set()
+        objects = eng.game.objects
+        for oid in oids:
+            o = objects.get(oid)
+            if o is None or o.attached_to is None or not seen.get(oid, False):
+                continue
+            host = o.attached_to
+            if (host in objects and (seen[host] if host in seen else eng.visible(host))) or eng.player_in_game(host):
+                out.add((oid, host))
+        return out
+
+    def perceive_attachments(self, by_object, before, after) -> list[Event]:
+        """An attachment the game starts (or stops) seeing is seen to be made (or broken),
+        unless a rule says the change is not perceived as one: the events."""
+        events = []
+        for kind, edges in (("attached", after - before), ("unattached", before - after)):
+            for a, host in sorted(edges):
+                writes = by_object.get(a, []) + by_object.get(host, [])
+                real = any(w.attr == "attached_to" for w in writes)
+                if not real and "attachment-change" in self.not_perceived_kinds(writes):
+                    continue
+                cause = writes[0].cause if writes else SCRIPT
+                events.append(self.eng.record(kind, a, f"{'becomes attached to' if kind == 'attached' else 'becomes unattached from'} {host}"
+                                          + ("" if real else " (as the game sees it)"), cause, host=host))
+        return events
+
+    def on_presence_event(self, event: Event) -> None:
+        """What waits on an object leaving: a return at the end of an `until` effect (610.3),
+        and the `after` clauses that wait on it leaving."""
+        if event.kind != "leaves":
+            return
+        for w in [w for w in self.eng.game.watchers if w.watched == event.subject]:
+            self.eng.game.watchers.remove(w)
+            if self.eng.obj(w.obj).zone != "battlefield":
+                batch = Batch([Write(w.obj, "zone", w.zone_back, Cause("engine", "610.3", "return at the end of an 'until' effect"))])
+                self.eng.committer.commit(batch)
+        for rule, after in self.eng.ix.afters:
+            if isinstance(after.event, ast.LeavesEvent):
+                self.eng.run(after.body, {after.event.var: Obj(event.subject, True)}, rule_cause(self.eng.rb, rule, after))

@@ -1,0 +1,250 @@
+"""Selections: which objects an `each x where ...` chooses, found through the indexes, and
+(when asked) which ones it left out and why."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Iterable, NamedTuple
+
+import attrs
+
+from dsl import ast
+from interpreter.compiled import Plan, QueryPlan, plan_query
+from interpreter.indexes import NOTHING
+from interpreter.refs import FALSY, MISSING, Obj, obj_ref, stored
+from interpreter.trace import Cause
+
+
+@attrs.frozen(slots=False)
+class Query:
+    """An `each x where ...` as the interpreter runs it: the index plans that find candidates
+    and its compiled conjuncts, and whether it sees hidden objects (it is written `including
+    hidden`, or names a hiding status)."""
+
+    each: ast.Each
+    plan: QueryPlan
+    aware: bool
+
+    @functools.cached_property
+    def probe(self) -> Plan | None:
+        """The first plan when it is one index lookup (`x.A is v`, A stored and not the
+        controller, which effects change): when it finds nothing, nothing matches."""
+        plans = self.plan.plans
+        if plans and plans[0].kind == "equal" and not plans[0].negated and plans[0].attr != "controller":
+            return plans[0]
+        return None
+
+
+class Skip(NamedTuple):
+    """An object a selection left out, and the clause that made it: `kind` is "hidden" (a
+    hide clause: the game treats it as not existing) or "exempt" (an exempt clause of the
+    selecting block). `cause`: who ran the selection (None: an expression that counts)."""
+
+    step: int
+    each: ast.Each
+    cause: Cause | None
+    oid: str
+    kind: str
+    rule: ast.Rule
+    clause: ast.Node
+
+
+class Selector:
+    """Finds the objects a selection (`each x where ...`) chooses, in game order: through the
+    view's indexes where they answer, checking the rest on each candidate, leaving out what the
+    game does not see and what an `exempt` clause exempts, within the step's budget; and, when
+    asked (`GameView.skips`), notes what it left out and why."""
+
+    def __init__(self, view: Any):
+        self.view = view  # the game view it reads and writes through
+
+    def query(self, each: ast.Each) -> Query:
+        """What the interpreter works out once about an `each x where ...`."""
+        known = self.view.rb.plans.get(id(each))
+        if known is None:
+            indexable = {"attached_to", "owner", "controller", "token"} | set(self.view.rb.statuses)
+            flags = {"token"} | {name for name, decl in self.view.rb.statuses.items() if decl.type == "bool"}
+            known = self.view.rb.plans[id(each)] = Query(
+                each, plan_query(each.var, each.cond, indexable, flags, MISSING),
+                # a query written `including hidden` sees the objects hide rules hide, and so
+                # does one whose condition names a hiding status
+                aware=each.hidden or bool(ast.names_in(each.cond) & self.view.ix.hiding_attrs))
+        return known
+
+    def candidates(self, q: Query, env: dict, raw_reads: bool,
+                   unseen_out: bool = False) -> tuple[Iterable[str], tuple[int, ...]]:
+        """The objects a query must look at, in game order, and the conjuncts still to check on
+        each (their positions): those no index answered exactly. Indexes answer exactly when the query reads
+        stored values (`raw_reads`: it never reads last known information) and no effect changes
+        what they index; otherwise they give a superset and the conjunct is checked. With
+        `unseen_out` (the caller looks at the battlefield and skips what the game does not
+        see), the objects a hide rule hides by a stored status are left out of a set of
+        candidates too, when every hide rule is one (`stored_hide_tests`); the caller still
+        checks each candidate."""
+        view = self.view
+        within: list[set[str]] = []  # every object in the answer is in each of these
+        without: list[set[str]] = []  # and in none of these
+        answered: set[int] = set()
+        for plan in q.plan.plans:
+            if plan.kind == "same":
+                v = plan.value(view, env)
+                if not (isinstance(v, Obj) and v.id in view.game.objects):
+                    return [], ()  # nothing can match
+                within.append({v.id})
+                answered.add(plan.part)
+                continue
+            found, exact = self.plan_set(plan, env)
+            exact = exact and raw_reads
+            if found is None:
+                others = view.enum_values.get(plan.attr) if plan.kind == "equal" else None
+                if others and exact and not plan.negated:
+                    # an enum status at its default: the objects with none of its other values
+                    without.extend(view.indexes.lookup(plan.attr, v) for v in others)
+                    answered.add(plan.part)
+                continue
+            if plan.negated:
+                if exact:
+                    without.append(found)
+                    answered.add(plan.part)
+            else:
+                if not found:
+                    return [], ()  # nothing can match
+                within.append(found)
+                if exact:
+                    answered.add(plan.part)
+        only = view.dirty_scope  # a state check made again for the objects changed since the last one
+        if only is not None:
+            within.append(only)
+        if unseen_out and within and (hiding := view.hiding.stored_hide_tests()) is not None:
+            # (only to narrow a set of candidates: the whole board is taken in order, unsorted)
+            without.extend(view.indexes.lookup(status, hides) or NOTHING for status, _default, hides in hiding)
+        residual = tuple(i for i in range(len(q.plan.parts)) if i not in answered)
+        if not within:
+            ids = view.game.objects.keys()
+            if without:
+                ids = set(ids).difference(*without)
+            return (list(ids) if not without else view.indexes.sort(ids)), residual
+        within.sort(key=len)
+        ids = within[0].intersection(*within[1:]) if len(within) > 1 else within[0]
+        if without:
+            ids = ids.difference(*without)
+        if only is not None:
+            ids = ids & view.game.objects.keys()
+        return (view.indexes.sort(ids) if len(ids) > 1 else list(ids)), residual
+
+    def plan_set(self, plan: Plan, env: dict) -> tuple[set[str] | None, bool]:
+        """The objects an index gives for one plan (None: it can't answer), and whether that
+        is exactly the objects the conjunct holds for (else a superset)."""
+        view = self.view
+        exact = True
+        if plan.kind == "equal":
+            value = plan.value(view, env)
+            if type(value) is str and (plan.attr in ("attached_to", "owner", "controller")
+                                       or plan.attr in view.reference_statuses):
+                exact = False  # a bare name compared with a reference: let the conjunct decide
+            found = view.indexes.lookup(plan.attr, stored(value))
+            if found is not None and plan.attr == "controller" and view.game.effects:
+                extra = self.affected_by("control")
+                found, exact = (found | extra, False) if extra else (found, exact)
+        elif plan.kind == "keyword" and not view.rb.static_grants:
+            found = view.indexes.lookup("keywords", plan.name)
+            if view.game.effects:
+                extra = self.affected_by("grant")
+                found, exact = (found | extra, False) if extra else (found, exact)
+        elif plan.kind == "type":
+            found = view.indexes.lookup("types", plan.name)
+        elif plan.kind == "union":
+            found = set()
+            for alternative in plan.alternatives:
+                some, some_exact = self.plan_set(alternative, env)
+                if some is None:
+                    return None, False
+                found |= some
+                exact = exact and some_exact
+        else:
+            found = None
+        return found, exact
+
+    def affected_by(self, kind: str) -> set[str]:
+        """The objects the continuous effects of kind `kind` affect."""
+        return {oid for e in self.view.game.effects.values() if e.kind == kind for oid in e.affected}
+
+    def exemptions(self, rule_id: str) -> tuple:
+        """What exempts an object from a block's selections (`exempt x from R where ...`):
+        (variable, compiled condition) pairs."""
+        known = self.view.rb.compiled.get(("exempt", rule_id))
+        if known is None:
+            tests = tuple((ex.var, self.view.compiled_expr(ex.cond)) for _rule, ex in self.view.ix.exempts.get(rule_id, ()))
+            known = self.view.rb.compiled[("exempt", rule_id)] = (None, tests)
+        return known[1]
+
+    def selection(self, q: Query, env: dict, skip_hidden: bool) -> tuple[Iterable[str], tuple[int, ...]]:
+        """The candidates of a query in game order and the conjuncts still to check on each
+        (see `candidates`); nothing when an index says no object can match."""
+        view = self.view
+        probe = q.probe
+        if probe is not None:  # the commonest answer first: an index says no object can match
+            found = view.indexes.lookup(probe.attr, stored(probe.value(view, env)))
+            if found is not None and not found:
+                return (), ()
+        return self.candidates(q, env, raw_reads=q.aware or skip_hidden)
+
+    def select(self, each: ast.Each, env: dict, cause: Cause | None, hidden_too: bool = False) -> list[Obj]:
+        """The objects selection `each` chooses with environment `env`, in game order, run for
+        `cause` (`hidden_too`: hidden objects too); what it visits counts against the step's budget."""
+        view = self.view
+        q = self.query(each)
+        aware = q.aware
+        skip_hidden = not aware and not hidden_too
+        ids, unanswered = self.selection(q, env, skip_hidden)
+        if not ids:
+            return []
+        view.iterations_left -= len(ids)
+        if view.iterations_left < 0:
+            raise view.over_budget("iterations", each.span, cause)
+        residual = [q.plan.parts[i] for i in unanswered]
+        exemptions = self.exemptions(cause.id) if cause is not None and cause.kind == "rule" else ()
+        chosen = []
+        objects, is_hidden = view.game.objects, view.is_hidden
+        every_zone = each.every_zone
+        var = each.var
+        scope = dict(env) if residual else env  # one scope, rebound for each candidate
+        for oid in ids:
+            zone = objects[oid].zone
+            if (zone != "battlefield" and not every_zone) or zone == "nowhere":
+                continue
+            if skip_hidden and is_hidden(oid):
+                if view.skips is not None:
+                    self.note_hidden(each, env, residual, oid, cause)
+                continue
+            ref = obj_ref((oid, aware))
+            if residual:
+                scope[var] = ref
+                if any(part(view, scope) in FALSY for part in residual):
+                    continue
+            if exemptions and any(test(view, {ex_var: obj_ref((oid, True))}) not in FALSY for ex_var, test in exemptions):
+                if view.skips is not None:
+                    self.note_exempt(each, oid, cause)
+                continue
+            chosen.append(ref)
+        return chosen
+
+    def note_hidden(self, each: ast.Each, env: dict, residual: list, oid: str, cause: Cause | None) -> None:
+        """Keep in `skips` that selection `each` left out object `oid`, which it would have
+        chosen (its condition holds when the object is seen), because a hide clause hides it."""
+        view = self.view
+        scope = dict(env)
+        scope[each.var] = obj_ref((oid, True))
+        if any(part(view, scope) in FALSY for part in residual):
+            return  # (not one it would have chosen anyway)
+        found = view.hiding.hiding_clause(oid)
+        if found is not None:
+            view.skips.append(Skip(getattr(view, "step", 0), each, cause, oid, "hidden", *found))
+
+    def note_exempt(self, each: ast.Each, oid: str, cause: Cause | None) -> None:
+        """Keep in `skips` that selection `each` left out object `oid` because an `exempt`
+        clause of the block running it exempts it."""
+        for rule, ex in self.view.ix.exempts.get(cause.id, ()):
+            if self.view.compiled_expr(ex.cond)(self.view, {ex.var: obj_ref((oid, True))}) not in FALSY:
+                self.view.skips.append(Skip(getattr(self.view, "step", 0), each, cause, oid, "exempt", rule, ex))
+                return

@@ -1,0 +1,122 @@
+"""The turn structure: hooks (steps of the turn), the next turn, cleanup, and a player
+leaving the game."""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+from collections import Counter, defaultdict
+from typing import Any
+
+import attrs
+
+from interpreter.refs import PlayerRef
+from interpreter.trace import SCRIPT, Cause, rule_cause
+
+
+@contextlib.contextmanager
+def collector_paused():
+    """Python's cycle collector paused (if it was running) while a step is played.
+
+    A step on a large board makes hundreds of thousands of short-lived records (writes,
+    environments, references) that reference counting frees as each batch ends; the engine
+    makes no reference cycles. A collection in the middle of a batch would promote the live
+    ones to older generations, whose full collections then walk the whole board again.
+    """
+    running = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if running:
+            gc.enable()
+
+
+class HookLog(defaultdict):
+    """The changes made during a step (or as a turn begins) that assertions count: attribute ->
+    a Counter of the ids of the objects whose attribute changed, in the order they first did.
+    Made as `HookLog(Counter)`."""
+
+
+class Turns:
+    """Runs the hooks of the turn (its steps, a turn beginning, a player leaving) with the
+    delayed triggers waiting on them, and moves the game from turn to turn."""
+
+    def __init__(self, eng: Any):
+        self.eng = eng  # the engine it is part of
+
+    def update_player(self, name: str, **changes) -> bool:
+        """Player `name` with `changes` (life, cards in hand, in the game or not): true, as an
+        operation of a batch that happened."""
+        self.eng.game.players[name] = attrs.evolve(self.eng.game.players[name], **changes)
+        if "in_game" in changes:  # what is attached to or controlled by a player may be affected
+            self.eng.invalidate()
+        return True
+
+    def run_hook(self, kind: str, player: str | None) -> None:
+        """Run the blocks hooked to `kind` (for `player`, the active one or the one leaving),
+        then the delayed triggers waiting on it; check the assertions about what changed
+        during it, and settle."""
+        with collector_paused():
+            self.eng.hook_logs.append(HookLog(Counter))
+            try:
+                for rule, during in self.eng.ix.hooks.get(kind, ()):
+                    env = {during.hook.var: PlayerRef(player)} if during.hook.var and player else {}
+                    self.eng.run(during.body, env, rule_cause(self.eng.rb, rule, during))
+                for delayed in [d for d in self.eng.game.delayed if d.hook == kind]:
+                    self.eng.game.delayed.remove(delayed)
+                    self.eng.run(delayed.body, dict(delayed.bindings), Cause("card", delayed.cause))
+            finally:
+                counts = self.eng.hook_logs.pop()
+            self.eng.assertions.check_hook_assertions(kind, player or "", counts, skipped=False)
+            self.eng.checks.settle()
+
+    def skip_hook(self, kind: str, player: str, counts: HookLog) -> None:
+        """A skipped step; `counts` are the changes made so far in the part of the turn it belongs to."""
+        self.eng.record("step", player, f"{kind} is skipped", SCRIPT, turn=self.eng.game.turn)
+        self.eng.assertions.check_hook_assertions(kind, player, counts, skipped=True)
+
+    def cleanup(self) -> None:
+        """The end of the turn: the end step, then the cleanup step."""
+        self.eng.record("step", self.eng.game.active, "end step", SCRIPT, turn=self.eng.game.turn)
+        self.run_hook("end step", self.eng.game.active)
+        self.eng.triggers.resolve_triggers()
+        self.eng.record("step", self.eng.game.active, "cleanup step", SCRIPT, turn=self.eng.game.turn)
+        self.run_hook("cleanup", self.eng.game.active)
+        self.eng.game.cleanup_done = True
+        self.eng.triggers.resolve_triggers()
+
+    def next_turn(self, skip_untap: bool = False) -> None:
+        """End this turn (unless it is cleaned up) and begin the next player's still in the
+        game: the beginning of the turn, then its untap step (or the untap step skipped)."""
+        if not self.eng.game.cleanup_done:
+            self.cleanup()
+        current = self.eng.game.active
+        for _ in range(len(self.eng.game.order)):
+            current = self.eng.game.next_player(current)
+            if self.eng.player_in_game(current):
+                break
+            self.eng.record("step", current, "turn would have begun, but the player has left the game", SCRIPT)
+            self.run_hook("turn would begin", current)
+        self.eng.game.active = current
+        self.eng.game.turn += 1
+        self.eng.game.cleanup_done = False
+        self.eng.record("step", current, f"turn {self.eng.game.turn} begins", SCRIPT, turn=self.eng.game.turn)
+        self.eng.hook_logs.append(HookLog(Counter))  # what changes as the turn begins, for a skipped untap step
+        try:
+            self.run_hook("beginning of turn", current)
+        finally:
+            turn_start = self.eng.hook_logs.pop()
+        if skip_untap:
+            self.skip_hook("untap step", current, turn_start)
+        else:
+            self.eng.record("step", current, "untap step", SCRIPT, turn=self.eng.game.turn)
+            self.run_hook("untap step", current)
+        self.eng.triggers.resolve_triggers()
+
+    def player_leaves(self, name: str) -> None:
+        """Player `name` leaves the game; what is hooked to a player leaving runs."""
+        self.update_player(name, in_game=False)
+        self.eng.record("step", name, "leaves the game", SCRIPT)
+        self.run_hook("leaving the game", name)
+        self.eng.triggers.resolve_triggers()
