@@ -46,18 +46,37 @@ class Diagnostic:
             source_lines = text.removeprefix("\ufeff").splitlines()  # the parser skips a byte-order mark too
             if 0 < self.span.line <= len(source_lines):
                 line = source_lines[self.span.line - 1]
-                lines.append(f"    {line}")
                 width = 1
                 if self.span.end_line == self.span.line and self.span.end_column > self.span.column:
                     width = self.span.end_column - self.span.column
+                line, column, width = _window(line, self.span.column, width)
+                lines.append(f"    {line}")
                 # Columns count characters; repeat the line's tabs so the caret lands under the
                 # same character however wide the terminal draws a tab.
-                before = "".join("\t" if char == "\t" else " " for char in line[: max(0, self.span.column - 1)])
-                before += " " * max(0, self.span.column - 1 - len(line))  # past the end of the line
+                before = "".join("\t" if char == "\t" else " " for char in line[: max(0, column - 1)])
+                before += " " * max(0, column - 1 - len(line))  # past the end of the line
                 lines.append("    " + before + "^" * max(1, width))
         if self.hint:
             lines.append(f"  hint: {self.hint}")
         return "\n".join(lines)
+
+
+SHOWN_LINE = 200  # characters of a source line shown under a diagnostic
+SHOWN_BEFORE = 60  # of which, at most, before the caret when the line is cut
+
+
+def _window(line: str, column: int, width: int) -> tuple[str, int, int]:
+    """A long source line cut to the part around the span, marked with "..." where cut, and
+    the span's column and width within what is shown (a long line repeated under each of many
+    diagnostics would otherwise fill the screen)."""
+    if len(line) <= SHOWN_LINE:
+        return line, column, width
+    start = max(0, min(column - 1 - SHOWN_BEFORE, len(line) - SHOWN_LINE))
+    end = start + SHOWN_LINE
+    mark = "..." if start else ""
+    shown = mark + line[start:end] + ("..." if end < len(line) else "")
+    width = max(1, min(width, end - (column - 1)))  # the span up to where the line is cut
+    return shown, column - start + len(mark), width
 
 
 class DiagnosticError(Exception):

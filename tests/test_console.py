@@ -199,3 +199,24 @@ def test_the_caret_stays_under_its_column_when_the_line_before_it_is_escaped(tmp
     assert head.startswith(f"{path}:4:22: error: unexpected character")  # the \x01, after the string
     assert source == '        expect error "\\u202e" \\x01'
     assert caret.index("^") == source.index("\\x01") and caret.strip() == "^^^^"
+
+
+def test_a_long_source_line_is_shown_around_its_caret(tmp_path):
+    """A diagnostic on a very long line shows the part around the span, marked "..." where cut,
+    with the caret still under the span (a fuzzed 34 kB line with hundreds of errors printed
+    the whole line under each and took 23 s to report)."""
+    from dsl.diagnostics import SHOWN_LINE, Diagnostic, Span
+    line = "a" * 900 + "WRONG" + "b" * 900
+    path = tmp_path / "long.rules"
+    path.write_text("first line\n" + line + "\n", encoding="utf-8")
+    head, shown, caret, _hint = Diagnostic("error", "bad", Span(str(path), 2, 901, 2, 906), "h").render().splitlines()
+    assert head.endswith(":2:901: error: bad")  # the position is the real one
+    assert len(shown) <= 4 + SHOWN_LINE + 6 and shown.startswith("    ...") and shown.endswith("...")
+    start = caret.index("^")
+    assert shown[start:start + 5] == "WRONG" and caret[start:] == "^^^^^"
+    # the start of a long line: cut at the end only, caret where it was
+    _h, shown, caret, _ = Diagnostic("error", "bad", Span(str(path), 2, 3, 2, 4), "h").render().splitlines()
+    assert shown.startswith("    aaa") and shown.endswith("...") and caret == "      ^"
+    # a short line is shown whole
+    _h, shown, caret, _ = Diagnostic("error", "bad", Span(str(path), 1, 7, 1, 11), "h").render().splitlines()
+    assert shown == "    first line" and caret == "          ^^^^"
