@@ -56,11 +56,6 @@ def complement(e: ast.Node) -> ast.Node:
     return ast.Not(e)
 
 
-def opposite(a: ast.Node, b: ast.Node) -> bool:
-    """Does `b` hold exactly when `a` fails (`E` and `not E`, `X is V` and `X is not V`)?"""
-    return complement(a) == b or complement(b) == a
-
-
 def _text(e: ast.Node) -> str:
     from dsl.printer import expr_text
 
@@ -104,8 +99,11 @@ def constant(e: ast.Node, values_of: ValuesOf) -> Finding | None:
             return Finding("never" if negated else "always", f"{_text(left)} is always itself")
         case ast.Or(items=items) | ast.And(items=items):
             either = isinstance(e, ast.Or)
-            for i, item in enumerate(items):
-                if any(opposite(item, other) for other in items[i + 1:]):
+            # the first item whose opposite is among the others, found through sets (nodes hash
+            # and compare without their positions), so a long chain costs time in proportion
+            present, complements = set(items), {complement(item) for item in items}
+            for item in items:
+                if complement(item) in present or item in complements:
                     return Finding("always" if either else "never",
                                    f"it joins {_text(item)} and its opposite with '{'or' if either else 'and'}'")
             for (attr, negated), (_attr, values, every) in _by_status(items, values_of).items():
