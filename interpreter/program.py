@@ -31,8 +31,14 @@ from interpreter.rulebook import Index, Rulebook, anchor_of, attributes_read, bu
 # suite under each by changing it).
 DEFAULT_BACKEND = "generated"
 
-# What has not been worked out yet (a table that is worked out may be None).
-UNBUILT: Any = type("Unbuilt", (), {"__repr__": lambda self: "UNBUILT"})()
+class _Unbuilt:
+    """What a table of a program holds until it is worked out (a table worked out may be None)."""
+
+    def __repr__(self) -> str:
+        return "UNBUILT"
+
+
+UNBUILT: Any = _Unbuilt()
 
 # The programs built, by (id of the rulebook, backend name). A program holds its rulebook
 # weakly; once the rulebook is gone, the entry is dropped the next time a program is built
@@ -101,11 +107,13 @@ class Program:
     def book(self) -> Rulebook:
         """The rulebook the program was built from (the engines playing by it keep it alive)."""
         book = self._book()
-        assert book is not None, "a program outlives its rulebook only when nothing plays by it"
+        if book is None:  # (an engine keeps its rulebook alive: only a program kept apart sees this)
+            raise RuntimeError(f"{self!r}: its rulebook is gone")
         return book
 
     def __repr__(self) -> str:
-        return f"<Program of {self.book.version.id} ({self.backend.name})>"
+        book = self._book()
+        return f"<Program of {book.version.id if book is not None else 'a rulebook gone'} ({self.backend.name})>"
 
     # ---------------------------------------------------------------- analyses of the rules
 
