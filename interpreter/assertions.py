@@ -43,14 +43,14 @@ class Assertions:
         it reads one); whether the condition is nothing but such nodes joined by `and`; and the
         stored attributes they read, with `zone` (a zone change makes a new object, which
         changes them all)."""
-        known = self.eng.rb.compiled.get(("unchanged", id(clause)))
+        known = self.eng.program.unchanged.get(id(clause))
         if known is None:
             var = clause.event.var
             parts = [(n, self.stored_attribute(n.value, var)) for n in clause.cond.walk() if isinstance(n, ast.Unchanged)]
             only = all(isinstance(c, ast.Unchanged) and self.stored_attribute(c.value, var)
                        for c in ast.conjuncts(clause.cond))
             read = frozenset(attr for _n, attr in parts if attr) | {"zone"}
-            known = self.eng.rb.compiled[("unchanged", id(clause))] = (clause, (parts, only, read))
+            known = self.eng.program.unchanged[id(clause)] = (clause, (parts, only, read))
         return known[1]
 
     def stored_attribute(self, expr: ast.Node, var: str) -> str | None:
@@ -74,7 +74,7 @@ class Assertions:
             if key not in changes or self.holds_unread(clause, attrs_written):
                 continue
             parts, only_unchanged, _read = self.unchanged_parts(clause)
-            holds_for = self.assertion_test(clause) if self.eng.generated else None
+            holds_for = self.eng.backend.assertion_test(self.eng, clause)
             for w in changes.get(key, ()):
                 before = before_values.get(w.obj, {})
                 if only_unchanged and not any(id(n.value) in before for n, _stored in parts):
@@ -93,13 +93,13 @@ class Assertions:
         """An assertion after a change as a generated function `(engine, object id, old
         value, values read before) -> bool`: false when the change fits it and it fails
         (None when Python cannot take it: the closures judge it)."""
-        known = self.eng.rb.compiled.get(("assertion", id(clause)))
+        known = self.eng.program.assertion_tests.get(id(clause))
         if known is None:
             try:
                 fn = codegen.compile_assertion(self.eng, clause, self.eng.reactions.came_from(clause.event))
             except codegen.CannotCompile:  # (nested too deeply for Python: judged as the closures judge it)
                 fn = None
-            known = self.eng.rb.compiled[("assertion", id(clause))] = (clause, fn)
+            known = self.eng.program.assertion_tests[id(clause)] = (clause, fn)
         return known[1]
 
     def check_hook_assertions(self, kind: str, player: str, counts: HookLog, skipped: bool) -> None:

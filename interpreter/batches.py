@@ -158,7 +158,7 @@ class Committer:
         # Can this batch change what the game sees, or what is attached to what? With hide rules
         # that look only at their own object (and nothing static abilities change), only a write
         # to something they read can (or an effect that starts or ends).
-        sight = bool(batch.ops) or not eng.rb.sight_follows_writes or not eng.rb.hide_inputs.isdisjoint(attrs_written)
+        sight = bool(batch.ops) or not eng.program.sight_follows_writes or not eng.program.hide_inputs.isdisjoint(attrs_written)
         perceived = (sight or "attached_to" in attrs_written) and not eng.perception.unperceived(changes, attrs_written, batch)
         if perceived:
             watch: Iterable[str] = touched | eng.perception.attachment_neighbours(touched)
@@ -183,8 +183,8 @@ class Committer:
         eng.trace.changes(eng.step, changes, ids[-1], ids[-2] if len(ids) > 1 else 0)
         for subject, text, cause in settled:  # (after the changes it settled)
             eng.record("settle", subject, text, cause)
-        if eng.hook_logs and not eng.rb.step_counted.isdisjoint(attrs_written):
-            for attr in eng.rb.step_counted & attrs_written:
+        if eng.hook_logs and not eng.program.step_counted.isdisjoint(attrs_written):
+            for attr in eng.program.step_counted & attrs_written:
                 changed_objects = [w.obj for w in changes if w.attr == attr]
                 for log in eng.hook_logs:
                     log[attr].update(changed_objects)
@@ -283,7 +283,7 @@ class Committer:
                     loser = other if w.value == wanted else w
                     final[key] = w if w.value == wanted else other
                     settled.append((w.obj, f"{w.attr} {show_value(wanted)} wins over {show_value(loser.value)} "
-                                    f"(from {loser.cause})", rule_cause(eng.rb, rule, clause)))
+                                    f"(from {loser.cause})", rule_cause(eng.program, rule, clause)))
                     continue
             return final, settled, (other, w)
         return final, settled, None

@@ -43,7 +43,7 @@ class ContinuousEffects:
         if not ref.aware:
             for rule, ex in self.eng.ix.excludes:
                 if self.eng.truthy(self.eng.eval(ex.cond, {ex.var: Obj(ref.id, True)})):
-                    self.eng.record("fails", ref.id, "left out of the effect's affected objects", rule_cause(self.eng.rb, rule, rule))
+                    self.eng.record("fails", ref.id, "left out of the effect's affected objects", rule_cause(self.eng.program, rule, rule))
                     return
         match stmt:
             case ast.Pump():

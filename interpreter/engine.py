@@ -38,6 +38,7 @@ from interpreter.budget import Budget
 from interpreter.effects import ContinuousEffects
 from interpreter.model import Game
 from interpreter.perception import Perception
+from interpreter.program import Program
 from interpreter.reactions import Reactions
 from interpreter.refs import MISSING, Obj, PlayerRef
 from interpreter.rulebook import Rulebook
@@ -53,8 +54,10 @@ __all__ = ["Engine", "RulesError", "Obj", "PlayerRef", "MISSING"]
 
 
 def check_arguments(rulebook: Any, game: Any, budget: Any) -> None:
-    """`Engine(rulebook, game, budget)` is given a rulebook, a game and a budget (or None), else
-    it fails at once with a `DiagnosticError` naming the argument."""
+    """`Engine(rulebook, game, budget)` is given a rulebook (or its program), a game and a
+    budget (or None), else it fails at once with a `DiagnosticError` naming the argument."""
+    if isinstance(rulebook, Program):
+        rulebook = rulebook.book
     for name, value, wanted, optional in (("rulebook", rulebook, Rulebook, False), ("game", game, Game, False),
                                           ("budget", budget, Budget, True)):
         if optional and value is None:
@@ -71,20 +74,21 @@ def check_arguments(rulebook: Any, game: Any, budget: Any) -> None:
 class Engine(GameView):
     """Changes a game by the rules: runs blocks and card effects as events, and records them.
 
-    `generated`: run bodies and `as` clauses as Python written from them once per rulebook
-    (`interpreter.codegen`); False runs the closures that define them. Both leave the same
-    trace, event for event.
+    It plays by a `Program` (`interpreter.program`): what is worked out once for the rulebook,
+    for one backend (`interpreter.backends`: generated Python, or the closures that define
+    the rules; both leave the same trace, event for event). Given a rulebook, it plays by
+    `Program.of(rulebook)`, in the default backend.
 
     Each step runs within `budget` (`interpreter.budget`; None: the default `Budget()`): a
     step begins with `begin_step()`, which the scenario runner calls before each step.
     Wrong argument types raise `DiagnosticError` at once, naming the argument.
     """
 
-    generated = True
-
-    def __init__(self, rulebook: Rulebook, game: Game, budget: Budget | None = None):
+    def __init__(self, rulebook: Rulebook | Program, game: Game, budget: Budget | None = None):
         check_arguments(rulebook, game, budget)
-        super().__init__(rulebook, game)
+        program = rulebook if isinstance(rulebook, Program) else Program.of(rulebook)
+        super().__init__(program, game)
+        self.backend = program.backend  # how bodies and clauses run: closures or generated Python
         # the parts of the engine, each with one concern (they change the game through it)
         self.statements = Statements(self)  # compiling and running statements
         self.continuous = ContinuousEffects(self)  # creating and ending continuous effects
@@ -112,7 +116,7 @@ class Engine(GameView):
         self.batch_no = 0
         self.batch_ids: list[int] = []
         # per step (or turn start) being run: attribute -> how often each object's changed, for
-        # the assertions that count them (`Rulebook.step_counted`)
+        # the assertions that count them (`Program.step_counted`)
         self.hook_logs: list[HookLog] = []
         self.stack: list[tuple] = []
         self.target_choices: dict[str, list[TargetChoice]] = defaultdict(list)
@@ -146,8 +150,7 @@ class Engine(GameView):
             return changed
         batch = Batch()
         runner = self.statements.body_runner(stmt, cause)
-        if self.generated:  # its writes, and those of the `as` clauses, are all the batch's
-            batch.contested = self.statements.contested_by((runner,))
+        self.backend.contest_body(self, batch, runner)
         runner(self, env, batch, cause)
         return self.committer.commit(batch)
 

@@ -29,9 +29,9 @@ class Perception:
         whether the game sees an object follows its own writes, and every write that can
         change that is one the rules say is none of those (`changes of ... are not ...`)."""
         eng = self.eng
-        if batch.ops or not eng.rb.sight_follows_writes or "zone" in attrs_written or "attached_to" in attrs_written:
+        if batch.ops or not eng.program.sight_follows_writes or "zone" in attrs_written or "attached_to" in attrs_written:
             return False
-        hide_inputs = eng.rb.hide_inputs
+        hide_inputs = eng.program.hide_inputs
         judged = set()
         for w in changes:
             if w.attr in hide_inputs and (w.attr, w.old) not in judged:
@@ -51,13 +51,13 @@ class Perception:
 
     def not_perceived_as(self, attr: str, old: Any) -> frozenset[str]:
         """What a change of `attr` from `old` is not perceived as (worked out once per value)."""
-        key = ("quiet", attr, type(old), old)
-        known = self.eng.rb.compiled.get(key)
+        key = (attr, type(old), old)
+        known = self.eng.program.not_perceived.get(key)
         if known is None:
             kinds = frozenset(k for clause in self.eng.ix.quiets.get(attr, ())
                               if clause.old is None or old == self.eng.reactions.constant(clause.old) for k in clause.kinds)
-            known = self.eng.rb.compiled[key] = (None, kinds)
-        return known[1]
+            known = self.eng.program.not_perceived[key] = kinds
+        return known
 
     def perceive_presence(self, by_object, vis_before, vis_after) -> list[Event]:
         """An object the game stops (or starts) seeing is, unless a rule says otherwise, seen to leave (or enter)."""
@@ -136,4 +136,4 @@ class Perception:
                 self.eng.committer.commit(batch)
         for rule, after in self.eng.ix.afters:
             if isinstance(after.event, ast.LeavesEvent):
-                self.eng.run(after.body, {after.event.var: Obj(event.subject, True)}, rule_cause(self.eng.rb, rule, after))
+                self.eng.run(after.body, {after.event.var: Obj(event.subject, True)}, rule_cause(self.eng.program, rule, after))

@@ -10,6 +10,7 @@ from dsl import ast
 from interpreter import codegen
 from interpreter.batches import UNREAD, Batch, Write
 from interpreter.codegen import ANY_OLD
+from interpreter.program import UNBUILT
 from interpreter.refs import FALSY, obj_ref, stored
 from interpreter.trace import rule_cause
 
@@ -29,9 +30,9 @@ class Reactions:
 
     def constant(self, expr: ast.Node) -> Any:
         """The stored form of a value written in a rule (`out`, `true`, `none`), worked out once."""
-        known = self.eng.rb.compiled.get(("constant", id(expr)))
+        known = self.eng.program.constants.get(id(expr))
         if known is None:
-            known = self.eng.rb.compiled[("constant", id(expr))] = (expr, stored(self.eng.eval(expr, {})))
+            known = self.eng.program.constants[id(expr)] = (expr, stored(self.eng.eval(expr, {})))
         return known[1]
 
     def change_key(self, pattern: ast.Change) -> tuple[str, Any]:
@@ -41,22 +42,22 @@ class Reactions:
     def waiting_on_changes(self, kind: str) -> tuple:
         """The assertions ("assert") or `after` clauses ("after") that wait on a change, in
         rulebook order, each with the (attribute, value) it waits on."""
-        known = self.eng.rb.compiled.get(("waiting", kind))
+        known = self.eng.program.waiting.get(kind)
         if known is None:
             clauses = self.eng.ix.assertions if kind == "assert" else self.eng.ix.afters
             table = tuple((rule, clause, self.change_key(clause.event)) for rule, clause in clauses
                           if isinstance(clause, (ast.AssertAfter, ast.After)) and isinstance(clause.event, ast.Change))
-            known = self.eng.rb.compiled[("waiting", kind)] = (None, table)
-        return known[1]
+            known = self.eng.program.waiting[kind] = table
+        return known
 
     def waited_on(self) -> tuple[frozenset[str], set[tuple[str, Any]]]:
         """The changes assertions and `after` clauses wait on, as (attribute, stored value),
         and their attributes."""
-        waited = self.eng.rb.compiled.get(("waited on",))
-        if waited is None:
+        waited = self.eng.program.waited_on
+        if waited is UNBUILT:
             keys = {key for _rule, _clause, key in self.waiting_on_changes("assert") + self.waiting_on_changes("after")}
-            waited = self.eng.rb.compiled[("waited on",)] = (None, (frozenset(attr for attr, _value in keys), keys))
-        return waited[1]
+            waited = self.eng.program.waited_on = (frozenset(attr for attr, _value in keys), keys)
+        return waited
 
     def came_from(self, pattern: ast.Change) -> Any:
         """The stored value `x.A becomes V from W` says the change comes from, or ANY_OLD."""
@@ -71,7 +72,7 @@ class Reactions:
                 None if pattern.cond is None else self.eng.compiled_expr(pattern.cond),
                 self.came_from(pattern),
                 self.eng.statements.runner(clause.body),
-                rule_cause(self.eng.rb, rule, clause))
+                rule_cause(self.eng.program, rule, clause))
 
     def react(self, reaction: tuple, oid: str, old: Any, batch: Batch) -> None:
         """Run a `reaction` to object `oid` changing from `old` (to the value it waits on), if
@@ -87,11 +88,11 @@ class Reactions:
     def as_clauses(self) -> dict[tuple[str, Any], tuple]:
         """The `as` clauses by the (attribute, stored value) change they wait on, in rulebook
         order, each as a `reaction` (generated code has them written into `expander`)."""
-        table = self.eng.rb.compiled.get(("alongs",))
-        if table is None:
+        table = self.eng.program.as_clauses
+        if table is UNBUILT:
             found = {key: tuple(self.reaction(*c) for c in entries) for key, entries in self.as_clauses_by_change().items()}
-            table = self.eng.rb.compiled[("alongs",)] = (None, found)
-        return table[1]
+            table = self.eng.program.as_clauses = found
+        return table
 
     def as_clauses_by_change(self) -> dict[tuple[str, Any], list[tuple[ast.Rule, ast.Along]]]:
         """The `as` clauses, in rulebook order, by the (attribute, stored value) change they wait on."""
@@ -104,8 +105,8 @@ class Reactions:
     def expander(self) -> Callable[["Any", Batch, int], None]:
         """`expand` with every `as` clause written in, as generated Python (written once per
         rulebook, `codegen.compile_expander`)."""
-        known = self.eng.rb.compiled.get(("expander",))
-        if known is None:
+        known = self.eng.program.expander
+        if known is UNBUILT:
             keyed = {key: [self.clause_entry(*c) for c in entries] for key, entries in self.as_clauses_by_change().items()}
             try:
                 fn = codegen.compile_expander(self.eng, keyed, Write, UNREAD)
@@ -113,37 +114,44 @@ class Reactions:
                 def fn(eng: Any, batch: Batch, limit: int) -> None:
                     eng.reactions.expand_by_closures(batch, limit)
                 fn.write_sites = codegen.OPAQUE
-            known = self.eng.rb.compiled[("expander",)] = (None, fn)
-        return known[1]
+            known = self.eng.program.expander = fn
+        return known
 
     def follow_ups(self) -> tuple:
         """The `after` clauses that wait on a change, in rulebook order: (the change's
-        (attribute, stored value), `reaction`, whether all it does is end the effects that
-        track objects, which it cannot do while no effect exists)."""
-        table = self.eng.rb.compiled.get(("follow-ups", self.eng.generated))
-        if table is None:
+        (attribute, stored value), what runs it as the backend does (`Backend.follow_up`: a
+        function `(engine, object id, old value, batch)`), whether all it does is end the
+        effects that track objects, which it cannot do while no effect exists)."""
+        table = self.eng.program.follow_ups
+        if table is UNBUILT:
             def ends_tracking_only(after: ast.After) -> bool:
                 body = after.body.stmts if isinstance(after.body, ast.Block) else (after.body,)
                 return all(isinstance(s, ast.EndTracking) for s in body)
 
-            def reaction(rule: ast.Rule, after: ast.After) -> Any:  # generated: called as `react` would be
-                if self.eng.generated:
-                    try:
-                        return codegen.compile_reactions(self.eng, [self.clause_entry(rule, after)], Write)
-                    except codegen.CannotCompile:  # (nested too deeply for Python: its closures run it)
-                        closure = self.reaction(rule, after)
-                        return lambda eng, oid, old, batch: eng.reactions.react(closure, oid, old, batch)
-                return self.reaction(rule, after)
-            entries = tuple((key, reaction(rule, after), ends_tracking_only(after))
-                            for rule, after, key in self.waiting_on_changes("after"))
-            table = self.eng.rb.compiled[("follow-ups", self.eng.generated)] = (None, entries)
-        return table[1]
+            backend = self.eng.backend
+            table = self.eng.program.follow_ups = tuple(
+                (key, backend.follow_up(self.eng, rule, after), ends_tracking_only(after))
+                for rule, after, key in self.waiting_on_changes("after"))
+        return table
+
+    def closure_follow_up(self, rule: ast.Rule, after: ast.After) -> Callable:
+        """An `after` clause run by its closures, as a function `(engine, object id, old value, batch)`."""
+        closure = self.reaction(rule, after)
+        return lambda eng, oid, old, batch: eng.reactions.react(closure, oid, old, batch)
+
+    def generated_follow_up(self, rule: ast.Rule, after: ast.After) -> Callable:
+        """An `after` clause as generated Python, called as `react` would be (by its closures
+        where Python cannot take it)."""
+        try:
+            return codegen.compile_reactions(self.eng, [self.clause_entry(rule, after)], Write)
+        except codegen.CannotCompile:  # (nested too deeply for Python: its closures run it)
+            return self.closure_follow_up(rule, after)
 
     def clause_entry(self, rule: ast.Rule, clause: ast.Along | ast.After) -> tuple:
         """An `as` or `after` clause as `codegen.compile_reactions` takes it: (the change it
         waits on, its body, its cause, the value the change must come from or ANY_OLD)."""
         pattern = waited_change(clause)
-        return pattern, clause.body, rule_cause(self.eng.rb, rule, clause), self.came_from(pattern)
+        return pattern, clause.body, rule_cause(self.eng.program, rule, clause), self.came_from(pattern)
 
     def matches(self, pattern: ast.Change, attr: str, old: Any, new: Any) -> bool:
         """Does a change of `attr` from `old` to `new` fit `x.attr becomes V [from W]`?"""
@@ -161,13 +169,9 @@ class Reactions:
 
     def expand(self, batch: Batch) -> None:
         """Add the changes that happen at the same time as the ones already in the batch ('as'
-        clauses). Generated code does it in one function (`expander`); `expand_by_closures`
-        is its definition."""
-        limit = self.eng.writes_left  # more writes than this: over the step's budget
-        if self.eng.generated:
-            self.expander()(self.eng, batch, limit)
-            return
-        self.expand_by_closures(batch, limit)
+        clauses), as the backend does it: generated code in one function (`expander`);
+        `expand_by_closures` is its definition."""
+        self.eng.backend.expand(self.eng, batch, self.eng.writes_left)  # (more writes than that: over the budget)
 
     def expand_by_closures(self, batch: Batch, limit: int) -> None:
         """`expand` by the closures of the `as` clauses: more than `limit` writes in the batch
@@ -210,9 +214,6 @@ class Reactions:
             if ends_tracking_only and not eng.continuous.may_track(batch):
                 continue  # it would end nothing
             for w in changes.get(key, ()):
-                if eng.generated:
-                    reaction(eng, w.obj, w.old, batch)
-                else:
-                    self.react(reaction, w.obj, w.old, batch)
+                reaction(eng, w.obj, w.old, batch)
         if batch.writes or batch.ops:
             eng.committer.commit(batch)

@@ -56,7 +56,8 @@ class Index:
 
 @attrs.frozen
 class Rulebook:
-    """A resolved version: every declaration and block it has, in CR order, with its cards."""
+    """A resolved version: every declaration and block it has, in CR order, with its cards.
+    Data only: what is worked out from it is kept by its `interpreter.program.Program`."""
 
     version: ast.Version
     statuses: dict[str, ast.StatusDecl]
@@ -67,114 +68,6 @@ class Rulebook:
     zones: dict[str, ast.ZoneDecl] = attrs.field(factory=dict)
     # The blocks an `amend` changed (here or in a rulebook this one extends), by slug, oldest first.
     amendments: dict[str, tuple[Amendment, ...]] = attrs.field(factory=dict)
-
-    @functools.cached_property
-    def index(self) -> Index:
-        return build_index(self.rules)
-
-    # Per-rulebook caches of compiled expressions and query plans, keyed by node identity
-    # (each entry keeps its node alive, so an id is never reused while cached).
-    @functools.cached_property
-    def compiled(self) -> dict:
-        return {}
-
-    @functools.cached_property
-    def plans(self) -> dict:
-        return {}
-
-    @functools.cached_property
-    def static_cards(self) -> frozenset[str]:
-        """Cards with static abilities: touching one of them may change how other objects look."""
-        return frozenset(c.name for c in self.cards.values() if any(isinstance(e, ast.Static) for e in c.entries))
-
-    @functools.cached_property
-    def triggered_cards(self) -> frozenset[str]:
-        """Cards with triggered abilities: only their objects' events are looked at for triggers."""
-        return frozenset(c.name for c in self.cards.values() if any(isinstance(e, ast.Triggered) for e in c.entries))
-
-    @functools.cached_property
-    def static_anchors(self) -> dict[str, frozenset[str | None]]:
-        """For each card with static abilities, what each one is anchored on (see `statics`)."""
-        return {c.name: frozenset(anchor_of(e) for e in c.entries if isinstance(e, ast.Static))
-                for c in self.cards.values() if c.name in self.static_cards}
-
-    @functools.cached_property
-    def static_attrs(self) -> frozenset[str]:
-        """Every attribute a static ability reads: a change to one may change what it reaches."""
-        return frozenset(a for c in self.cards.values() for e in c.entries if isinstance(e, ast.Static)
-                         for a in attributes_read(e))
-
-    @functools.cached_property
-    def static_reach(self) -> frozenset[str]:
-        """The attributes a change to which may change what a static ability reaches: those
-        they read, and zone (see `Statics.touched`)."""
-        return self.static_attrs | {"zone"}
-
-    @functools.cached_property
-    def static_grants(self) -> bool:
-        """Does any static ability grant a keyword? Then keyword indexes can't be trusted alone."""
-        return any(isinstance(n, ast.Grant) for c in self.cards.values() for e in c.entries
-                   if isinstance(e, ast.Static) for n in e.walk())
-
-    @functools.cached_property
-    def sight_follows_writes(self) -> bool:
-        """True when whether the game sees an object changes only when the object itself is
-        written something a hide rule reads (or an effect starts or ends): the hide rules look
-        only at their own object, and at nothing a static ability changes."""
-        by_statics = {"power", "toughness", "keywords"}
-        return self.local_effects and not (self.static_cards and by_statics & self.hide_inputs)
-
-    @functools.cached_property
-    def local_effects(self) -> bool:
-        """True when hide rules look only at the object itself (`x.status`), so that a change to
-        one object can change only its own visibility (and others' looks only via static abilities)."""
-        for _rule, hide in self.index.hides:
-            for n in hide.cond.walk():
-                if isinstance(n, ast.Attr) and not (isinstance(n.obj, ast.Name) and n.obj.id == hide.var):
-                    return False
-                if isinstance(n, ast.Count):
-                    return False
-        for card in self.cards.values():
-            for entry in card.entries:
-                if isinstance(entry, ast.Static):
-                    allowed = {"this", "you"} | {n.var for n in entry.walk() if isinstance(n, ast.Each)}
-                    if any(isinstance(n, ast.Count) or isinstance(n, ast.Name) and n.id not in allowed
-                           and n.id not in ("none", "true", "false") for n in entry.walk() if not isinstance(n, ast.Each)):
-                        return False
-        return True
-
-    @functools.cached_property
-    def hide_inputs(self) -> frozenset[str]:
-        """The attributes of an object a write to which may change whether a hide rule hides it."""
-        return frozenset({"zone"}.union(*(attributes_read(hide.cond) for _rule, hide in self.index.hides)))
-
-    @functools.cached_property
-    def check_inputs(self) -> frozenset[str]:
-        """The attributes a write to which may change what a state check made again only for
-        changed objects (a local one) finds: those the checks read, what hide rules and static
-        abilities read, what characteristics are worked out from, and zone and attachment."""
-        names: set[str] = {"zone", "attached_to", "controller"} | set(self.static_attrs)
-        names |= self.hide_inputs
-        for _rule, during in self.index.hooks.get("state check", ()):
-            names |= attributes_read(during.body)
-        if names & {"power", "toughness", "keywords", "summoning_sick"}:
-            names.add("counters")
-        return frozenset(names)
-
-    @functools.cached_property
-    def step_counted(self) -> frozenset[str]:
-        """The attributes whose changes during a step an assertion counts (`phase changes at
-        most once`, `no change of phase` in a skipped step)."""
-        return frozenset(clause.attr for _rule, clause in self.index.assertions
-                         if isinstance(clause, (ast.AssertOnce, ast.AssertSkipped)))
-
-    def local_check(self, body: ast.Node) -> bool:
-        """Can a state check be made again only for changed objects? Yes when it is one
-        `each x where ...` that reads only x, what x is attached to, and x's controller."""
-        known = self.compiled.get(("local", id(body)))
-        if known is None:
-            known = self.compiled[("local", id(body))] = (body, _local(body))
-        return known[1]
 
     def rule(self, key: str) -> ast.Rule | None:
         return next((r for r in self.rules if key in (r.id, r.slug)), None)
@@ -237,7 +130,9 @@ def attributes_read(node: ast.Node) -> set[str]:
     return names
 
 
-def _local(body: ast.Node) -> bool:
+def local_body(body: ast.Node) -> bool:
+    """Is a state check's body one `each x where ...` reading only x, what x is attached to and
+    x's controller (so that it can be made again only for changed objects)?"""
     if not isinstance(body, ast.Each):
         return False
     for n in (body.cond.walk() if body.cond is not None else ()):

@@ -19,6 +19,7 @@ from interpreter.budget import Budget
 from interpreter.actions import Actions, card_named, check_attachments, guarded, new_permanent
 from interpreter.engine import Engine, Obj, PlayerRef, RulesError
 from interpreter.model import Game, Permanent, Player
+from interpreter.program import Program
 from interpreter.rulebook import Rulebook, available_versions
 from interpreter.trace import Event, show_value
 
@@ -161,13 +162,13 @@ class ScenarioRun:
     """Plays one scenario under one rulebook."""
 
     def __init__(self, scn: ast.Scenario, book: Rulebook, path: str, budget: Budget | None = None,
-                 judge: str | None = None):
+                 judge: str | None = None, backend: str | None = None):
         self.scn = scn
         self.book = book
         self.judge = judge or book.version.id  # `expect for` lines of this version or variant apply
         self.path = path
         self.game = build_game(scn, self.book)
-        self.engine = Engine(self.book, self.game, budget)
+        self.engine = Engine(Program.of(self.book, backend), self.game, budget)  # (backend None: the default)
         self.actions = Actions(self.engine)
         try:
             guarded(self.engine.settle)

@@ -60,11 +60,11 @@ class Selector:
 
     def query(self, each: ast.Each) -> Query:
         """What the interpreter works out once about an `each x where ...`."""
-        known = self.view.rb.plans.get(id(each))
+        known = self.view.program.queries.get(id(each))
         if known is None:
             indexable = {"attached_to", "owner", "controller", "token"} | set(self.view.rb.statuses)
             flags = {"token"} | {name for name, decl in self.view.rb.statuses.items() if decl.type == "bool"}
-            known = self.view.rb.plans[id(each)] = Query(
+            known = self.view.program.queries[id(each)] = Query(
                 each, plan_query(each.var, each.cond, indexable, flags, MISSING),
                 # a query written `including hidden` sees the objects hide rules hide, and so
                 # does one whose condition names a hiding status
@@ -146,7 +146,7 @@ class Selector:
             if found is not None and plan.attr == "controller" and view.game.effects:
                 extra = self.affected_by("control")
                 found, exact = (found | extra, False) if extra else (found, exact)
-        elif plan.kind == "keyword" and not view.rb.static_grants:
+        elif plan.kind == "keyword" and not view.program.static_grants:
             found = view.indexes.lookup("keywords", plan.name)
             if view.game.effects:
                 extra = self.affected_by("grant")
@@ -172,11 +172,11 @@ class Selector:
     def exemptions(self, rule_id: str) -> tuple:
         """What exempts an object from a block's selections (`exempt x from R where ...`):
         (variable, compiled condition) pairs."""
-        known = self.view.rb.compiled.get(("exempt", rule_id))
+        known = self.view.program.exemptions.get(rule_id)
         if known is None:
             tests = tuple((ex.var, self.view.compiled_expr(ex.cond)) for _rule, ex in self.view.ix.exempts.get(rule_id, ()))
-            known = self.view.rb.compiled[("exempt", rule_id)] = (None, tests)
-        return known[1]
+            known = self.view.program.exemptions[rule_id] = tests
+        return known
 
     def selection(self, q: Query, env: dict, skip_hidden: bool) -> tuple[Iterable[str], tuple[int, ...]]:
         """The candidates of a query in game order and the conjuncts still to check on each

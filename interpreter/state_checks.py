@@ -9,6 +9,7 @@ from typing import Any, Callable
 from dsl import ast
 from interpreter import codegen
 from interpreter.batches import MAX_SETTLE_ROUNDS, Batch, Write
+from interpreter.program import UNBUILT
 from interpreter.trace import rule_cause
 
 
@@ -41,10 +42,9 @@ class StateChecks:
         """One round of state checks, as one batch; whether it changed anything."""
         eng = self.eng
         checks = self.state_checks()
-        fused = self.check_pass() if eng.generated else None
+        fused = eng.backend.check_pass(eng)
         batch = Batch()
-        if eng.generated:
-            batch.contested = eng.statements.contested_by(self.state_check_writers())
+        eng.backend.contest_checks(eng, batch)
         eng.statics.refresh()
         dirty, eng.dirty = eng.dirty, set()
         seen_dirty = None  # those of them the game sees: all a check that sees no hidden object looks at
@@ -83,15 +83,15 @@ class StateChecks:
         """The blocks hooked to state checks, in order, each as (whether it is local, whether
         its selection sees hidden objects, compiled body, cause); a local check is made again
         only for the objects changed since the last (a local check is one `each`)."""
-        known = self.eng.rb.compiled.get(("state checks", self.eng.generated))
-        if known is None:
-            table = tuple((self.eng.rb.local_check(during.body),
+        known = self.eng.program.state_checks
+        if known is UNBUILT:
+            table = tuple((self.eng.program.local_check(during.body),
                            isinstance(during.body, ast.Each) and self.eng.selector.query(during.body).aware,
-                           self.eng.statements.body_runner(during.body, rule_cause(self.eng.rb, rule, during)),
-                           rule_cause(self.eng.rb, rule, during))
+                           self.eng.statements.body_runner(during.body, rule_cause(self.eng.program, rule, during)),
+                           rule_cause(self.eng.program, rule, during))
                           for rule, during in self.eng.ix.hooks.get("state check", ()))
-            known = self.eng.rb.compiled[("state checks", self.eng.generated)] = (None, table)
-        return known[1]
+            known = self.eng.program.state_checks = table
+        return known
 
     def check_pass(self) -> tuple[Callable, dict[int, tuple[int, Callable]]] | None:
         """The local state checks that see no hidden object, as generated Python written on
@@ -101,8 +101,8 @@ class StateChecks:
         position in `state_checks`, the check's place in that pass and what runs its body
         for what it chose (`codegen.compile_chosen`). None when Python cannot take them: each
         check is then made on its own."""
-        known = self.eng.rb.compiled.get(("check pass",))
-        if known is None:
+        known = self.eng.program.check_pass
+        if known is UNBUILT:
             hooked = self.eng.ix.hooks.get("state check", ())
             fused = [(position, hooked[position][1].body, cause)
                      for position, (local, sees_hidden, _body, cause) in enumerate(self.state_checks())
@@ -114,5 +114,5 @@ class StateChecks:
                 table = (one_pass, bodies)
             except codegen.CannotCompile:  # (nested too deeply for Python: each check runs on its own)
                 table = None
-            known = self.eng.rb.compiled[("check pass",)] = (None, table)
-        return known[1]
+            known = self.eng.program.check_pass = table
+        return known

@@ -12,6 +12,7 @@ from interpreter.batches import Batch, Write
 from interpreter.codegen import SIMPLE_WRITES
 from interpreter.delayed import lose_reference
 from interpreter.model import DelayedTrigger, Watcher
+from interpreter.program import UNBUILT
 from interpreter.refs import FALSY, Obj, PlayerRef, stored
 from interpreter.trace import Cause
 from interpreter.write_sites import contested
@@ -27,7 +28,7 @@ STATEMENTS = frozenset(typing.get_args(ast.Stmt))
 
 class Statements:
     """Turns statements into runners `(engine, env, batch, cause)`, each worked out once per
-    rulebook: generated Python (`Engine.generated`) or closures; the statements that are not
+    rulebook: generated Python or closures, as the program's backend runs them (`interpreter.backends`); the statements that are not
     compiled are performed by `perform`. A runner adds to a batch; nothing changes until the
     batch is committed (`interpreter.batches`)."""
 
@@ -37,8 +38,8 @@ class Statements:
     def recursive_verbs(self) -> frozenset[str]:
         """The verbs that can call themselves, through others or directly (worked out once):
         generated code does not inline them, so their calls are counted alike both ways."""
-        known = self.eng.rb.compiled.get(("recursive verbs",))
-        if known is None:
+        known = self.eng.program.recursive_verbs
+        if known is UNBUILT:
             calls = {name: {n.verb for s in verb.body for n in s.walk() if isinstance(n, ast.Call)}
                      for name, verb in self.eng.rb.verbs.items()}
             found = set()
@@ -51,17 +52,17 @@ class Statements:
                         todo.extend(calls.get(callee, ()))
                 if name in reached:
                     found.add(name)
-            known = self.eng.rb.compiled[("recursive verbs",)] = (None, frozenset(found))
-        return known[1]
+            known = self.eng.program.recursive_verbs = frozenset(found)
+        return known
 
     def statement_count(self) -> int:
         """How many statements the rulebook's blocks, verbs and cards hold (counted once)."""
-        known = self.eng.rb.compiled.get(("statement count",))
-        if known is None:
+        known = self.eng.program.statement_count
+        if known is UNBUILT:
             roots = list(self.eng.rb.rules) + list(self.eng.rb.verbs.values()) + list(self.eng.rb.cards.values())
             count = sum(type(node) in STATEMENTS for root in roots for node in root.walk())
-            known = self.eng.rb.compiled[("statement count",)] = (None, count)
-        return known[1]
+            known = self.eng.program.statement_count = count
+        return known
 
     def target(self, expr: ast.Node, env: dict, cause: Cause) -> Obj | None:
         """The object a statement acts on, or None when it can't be affected (a hide rule hides it)."""
@@ -76,24 +77,27 @@ class Statements:
 
     def runner(self, stmt: ast.Node) -> Runner:
         """A statement compiled once per rulebook into a closure `(engine, env, batch, cause)`."""
-        known = self.eng.rb.compiled.get(("statement", id(stmt)))
+        known = self.eng.program.closures.get(id(stmt))
         if known is None:
-            known = self.eng.rb.compiled[("statement", id(stmt))] = (stmt, self.compile_statement(stmt))
+            known = self.eng.program.closures[id(stmt)] = (stmt, self.compile_statement(stmt))
         return known[1]
 
     def body_runner(self, stmt: ast.Node, cause: Cause) -> Runner:
-        """How a body is run with a cause: as generated Python (`generated`), written for that
-        cause, or as its closure."""
-        if not self.eng.generated:
-            return self.runner(stmt)
-        key = ("generated", id(stmt), cause)
-        known = self.eng.rb.compiled.get(key)
+        """How a body is run with a cause, as the program's backend runs it
+        (`interpreter.backends`): generated Python written for that cause, or its closure."""
+        return self.eng.backend.body_runner(self.eng, stmt, cause)
+
+    def generated_runner(self, stmt: ast.Node, cause: Cause) -> Runner:
+        """A body as generated Python written for `cause` (its closure where Python cannot
+        take that code), written once per program."""
+        key = (id(stmt), cause)
+        known = self.eng.program.runners.get(key)
         if known is None:
             try:
                 fn = codegen.compile_runner(self.eng, stmt, Write, cause)
             except codegen.CannotCompile:  # (nested too deeply for Python: the closure runs it)
                 fn = self.closure_runner(stmt)
-            known = self.eng.rb.compiled[key] = (stmt, fn)
+            known = self.eng.program.runners[key] = (stmt, fn)
         return known[1]
 
     def closure_runner(self, stmt: ast.Node) -> Runner:
@@ -110,11 +114,11 @@ class Statements:
         """The attributes the writes of a batch made by generated functions `writers`, and by
         the `as` clauses (which can join any batch), could set to two values
         (`write_sites.contested`); worked out once per set of writers."""
-        key = ("contested",) + tuple(id(w) for w in writers)
-        known = self.eng.rb.compiled.get(key)
+        key = tuple(id(w) for w in writers)
+        known = self.eng.program.contested.get(key)
         if known is None:
             sites = [w.write_sites for w in writers] + [self.eng.reactions.expander().write_sites]
-            known = self.eng.rb.compiled[key] = (writers, contested(sites))  # (the writers kept: their ids stay theirs)
+            known = self.eng.program.contested[key] = (writers, contested(sites))  # (the writers kept: their ids stay theirs)
         return known[1]
 
     def compile_statement(self, stmt: ast.Node) -> Runner:

@@ -33,18 +33,20 @@ from interpreter.write_bits import HIDES, REACHES, SOURCES
 if TYPE_CHECKING:
     from interpreter.indexes import Indexes
     from interpreter.model import Game, Permanent
+    from interpreter.program import Program
     from interpreter.rulebook import Rulebook
 
 
 class StaticsHost(Protocol):
     """What static abilities need from the game view that owns them (`interpreter.view.GameView`
-    is one): the game, its indexes and rulebook, sight and control, and a way to say that the
+    is one): the game, its indexes, rulebook and program, sight and control, and a way to say that the
     contributions to some objects changed (its `writer`). Written as a protocol so that this module does not
     import the view that imports it."""
 
     game: "Game"
     indexes: "Indexes"
     rb: "Rulebook"
+    program: "Program"
     dirty_scope: set[str] | None
 
     def visible(self, oid: str) -> bool: ...
@@ -69,9 +71,9 @@ Contribution = tuple[str, Any]  # ("pump", (p, t)) or ("grant", keyword)
 class Statics:
     def __init__(self, view: StaticsHost):
         self.view = view
-        rb = view.rb
-        self.cards = rb.static_cards
-        anchors = rb.static_anchors
+        program = view.program
+        self.cards = program.static_cards
+        anchors = program.static_anchors
         # attribute A -> cards whose every static ability is anchored on `this.A`
         self.anchored: dict[str, frozenset[str]] = {}
         self.unanchored: frozenset[str] = frozenset(n for n, a in anchors.items() if len(a) != 1 or None in a)

@@ -41,15 +41,15 @@ class Cause:
 SCRIPT = Cause("script", "script", "scenario script")
 
 
-def rule_cause(rb: Any, rule: ast.Rule, clause: ast.Node) -> Cause:
-    """The cause naming a rule block of rulebook `rb`, pointing at one of its clauses (made
-    once per clause)."""
-    known = rb.compiled.get(("cause", id(clause)))
+def rule_cause(program: Any, rule: ast.Rule, clause: ast.Node) -> Cause:
+    """The cause naming a rule block of a program's rulebook, pointing at one of its clauses
+    (made once per clause, kept by the program: `interpreter.program.Program.causes`)."""
+    known = program.causes.get(id(clause))
     if known is None:
         # an `as` or `after` clause is named by its head, for the trace to say how it acted
         role = clause_lines(clause)[0].split(":")[0] if isinstance(clause, (ast.Along, ast.After)) else ""
-        amended = rb.amended_by(rule, clause)  # a clause a variant's `amend` wrote: say so
-        known = rb.compiled[("cause", id(clause))] = (clause, Cause("rule", rule.id, rule.slug, clause.span,
+        amended = program.book.amended_by(rule, clause)  # a clause a variant's `amend` wrote: say so
+        known = program.causes[id(clause)] = (clause, Cause("rule", rule.id, rule.slug, clause.span,
                                                                     role, amended.describe(clause) if amended else ""))
     return known[1]
 

@@ -50,7 +50,7 @@ class Triggers:
         """The abilities of cards on the objects a batch's events happened to (or the hosts an
         attachment event names) that trigger on them: its changes, then its other events."""
         eng = self.eng
-        triggered = eng.rb.triggered_cards
+        triggered = eng.program.triggered_cards
         if not triggered or not any(eng.indexes.lookup("card", name) for name in triggered):
             return  # no object in the game has a triggered ability
         events = [change_event(w, eng.step) for w in changes] + others

@@ -62,7 +62,7 @@ class Turns:
             try:
                 for rule, during in self.eng.ix.hooks.get(kind, ()):
                     env = {during.hook.var: PlayerRef(player)} if during.hook.var and player else {}
-                    self.eng.run(during.body, env, rule_cause(self.eng.rb, rule, during))
+                    self.eng.run(during.body, env, rule_cause(self.eng.program, rule, during))
                 for delayed in [d for d in self.eng.game.delayed if d.hook == kind]:
                     self.eng.game.delayed.remove(delayed)
                     self.eng.run(delayed.body, dict(delayed.bindings), Cause("card", delayed.cause))

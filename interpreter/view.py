@@ -24,6 +24,7 @@ from interpreter.indexes import Indexes
 from interpreter.model import Effect, Game, Permanent
 from interpreter.hiding import Hiding, hidden_by_status  # noqa: F401  (re-exported)
 from interpreter.refs import FALSY, MISSING, Obj, PlayerRef, obj_ref, player_ref  # noqa: F401  (FALSY re-exported)
+from interpreter.program import Program
 from interpreter.rulebook import Rulebook
 from interpreter.selection import Selector, Skip
 from interpreter.statics import Statics
@@ -52,7 +53,7 @@ def encloses(outer: Span, inner: Span) -> bool:
             and (outer.line, outer.column) <= (inner.line, inner.column) <= (outer.end_line, outer.end_column))
 
 
-def blame(rb: Rulebook, span: Span | None, cause: Cause | None) -> str:
+def blame(rb: "Rulebook", span: Span | None, cause: Cause | None) -> str:
     """What a statement belongs to, as an error names it: the block it runs for (`cause`),
     else the block, verb or card of rulebook `rb` whose text holds it."""
     if cause is not None and cause.kind == "rule":
@@ -91,9 +92,10 @@ class GameView:
     # None, the default, keeps nothing
     skips: list[Skip] | None = None
 
-    def __init__(self, rulebook: Rulebook, game: Game):
-        self.rb = rulebook
-        self.ix = rulebook.index
+    def __init__(self, program: Program, game: Game):
+        self.program = program  # what is worked out once for the rulebook
+        self.rb = rulebook = program.book
+        self.ix = program.index
         self.game = game
         self._chars: dict[str, dict] = {}
         self._hidden: dict[str, bool] = {}
@@ -143,7 +145,7 @@ class GameView:
         is a source of one) or through rules that look beyond the object itself; the
         rulebook says whether any of its hide rules or static abilities do.
         """
-        if oids is None or not self.rb.local_effects:
+        if oids is None or not self.program.local_effects:
             self._chars.clear()
             self._hidden.clear()
             self.statics.forget()
@@ -265,9 +267,9 @@ class GameView:
 
     def compiled_expr(self, expr: ast.Node) -> Callable[["GameView", dict], Any]:
         """An expression compiled once per rulebook."""
-        entry = self.rb.compiled.get(id(expr))
+        entry = self.program.expressions.get(id(expr))
         if entry is None:
-            entry = self.rb.compiled[id(expr)] = (expr, compile_expr(expr, MISSING))
+            entry = self.program.expressions[id(expr)] = (expr, compile_expr(expr, MISSING))
         return entry[1]
 
     def eval(self, expr: ast.Node, env: dict, before: dict | None = None) -> Any:
@@ -304,7 +306,7 @@ class GameView:
         elif name in ("owner", "attached_to"):
             def get(o, ref, where):
                 return wrap(getattr(o, name), name, ref)
-        elif name == "keywords" and not self.rb.static_grants:
+        elif name == "keywords" and not self.program.static_grants:
             def get(o, ref, where):
                 return self.keywords(o.id)
         elif name in ("power", "toughness", "keywords"):

@@ -4,7 +4,7 @@ The scenario is replayed with the engine keeping what its selections leave out
 (`GameView.skips`): each object a selection would have chosen but a hide clause hides (the
 game treats it as though it does not exist) or an `exempt` clause of the selecting block
 exempts, and each action that did nothing to an object a hide clause hides. The replay runs
-the closures that define the rules (`Engine.generated` off), whose selections are where that
+the closures that define the rules (the "closures" backend, `interpreter.backends`), whose selections are where that
 is kept; both ways play the same game, event for event (tests/test_generated.py).
 
 The answer lists what left the object out, then what changed it, each change with its cause
@@ -95,9 +95,8 @@ def answer(case: Case, oid: str, at: int | None, version: str | None = None) -> 
     problems = check_scenario(case.scenario, book)
     if problems:
         raise DiagnosticError(problems)
-    run = ScenarioRun(case.scenario, book, case.path)
+    run = ScenarioRun(case.scenario, book, case.path, backend="closures")  # (their selections keep what they leave out)
     engine = run.engine
-    engine.generated = False  # (the closures' selections keep what they leave out)
     engine.skips = []
     run.play()
     trace = tuple(engine.trace)

@@ -15,7 +15,7 @@ SOURCES = 16  # what a source's abilities are and whose they are: its card and i
 ANY = WRITTEN | REACHES | CHECKED | HIDES | SOURCES  # an object replaced whatever changed in it
 
 
-def bits_of(attr: str, rb) -> int:
-    """The bits of a write to `attr` under rulebook `rb`."""
-    return (WRITTEN | REACHES * (attr in rb.static_reach) | CHECKED * (attr in rb.check_inputs)
-            | HIDES * (attr in rb.hide_inputs) | SOURCES * (attr in ("card", "controller")))
+def bits_of(attr: str, program) -> int:
+    """The bits of a write to `attr` under a program (`interpreter.program.Program`)."""
+    return (WRITTEN | REACHES * (attr in program.static_reach) | CHECKED * (attr in program.check_inputs)
+            | HIDES * (attr in program.hide_inputs) | SOURCES * (attr in ("card", "controller")))

@@ -37,8 +37,8 @@ class ObjectWriter:
         object becomes one new object with its writes stored, and indexes and caches are kept
         right."""
         view = self.view
-        objects, indexes, rb, statics = view.game.objects, view.indexes, view.rb, view.statics
-        statuses = rb.statuses
+        objects, indexes, program, statics = view.game.objects, view.indexes, view.program, view.statics
+        statuses = view.rb.statuses
         old_ones, masks = [], []
         bits, work_out = view._write_bits, self.write_bits
         for oid, ws in changes:
@@ -50,14 +50,14 @@ class ObjectWriter:
                 mask |= bits.get(w.attr) or work_out(w.attr)
             masks.append(mask)
         indexes.move_all(changes)  # every object's, before static abilities read the indexes
-        if not rb.local_effects:
+        if not program.local_effects:
             for (oid, _ws), old, mask in zip(changes, old_ones, masks):
                 statics.touched(oid, old, objects[oid], mask)
                 view.invalidate([oid])
             return
         cards, hidden_by_rules = statics.cards, view.hiding.hidden_by_rules
         # when the hide rules read only what objects store, whether each is hidden now is read here
-        stored_tests = view.hiding.stored_hide_tests() if rb.sight_follows_writes else None
+        stored_tests = view.hiding.stored_hide_tests() if program.sight_follows_writes else None
         dirty, hidden, chars, attached = view.dirty, view._hidden, view._chars, indexes.attachments()
         for (oid, _ws), old, mask in zip(changes, old_ones, masks):
             if cards and (mask & REACHES or old.card in cards or objects[oid].card in cards):
@@ -71,7 +71,7 @@ class ObjectWriter:
             if mask & HIDES:  # hidden or not now
                 if stored_tests is not None:
                     hidden[oid] = hidden_by_status(objects[oid], stored_tests)
-                elif rb.sight_follows_writes:
+                elif program.sight_follows_writes:
                     hidden[oid] = hidden_by_rules(oid, objects[oid])
                 else:
                     hidden.pop(oid, None)
@@ -79,7 +79,7 @@ class ObjectWriter:
 
     def write_bits(self, attr: str) -> int:
         """What a write to `attr` can change (`interpreter.write_bits`), worked out once per attribute."""
-        bits = self.view._write_bits[attr] = bits_of(attr, self.view.rb)
+        bits = self.view._write_bits[attr] = bits_of(attr, self.view.program)
         return bits
 
     def contributions_changed(self, oids: Iterable[str]) -> None:
@@ -89,7 +89,7 @@ class ObjectWriter:
         view = self.view
         chars, hidden, dirty = view._chars, view._hidden, view.dirty
         attached = view.indexes.attachments() if dirty is not None else {}
-        sight_kept = view.rb.sight_follows_writes
+        sight_kept = view.program.sight_follows_writes
         for oid in oids:
             chars.pop(oid, None)
             if not sight_kept:

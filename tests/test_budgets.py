@@ -26,6 +26,7 @@ from dsl.parser import parse
 from interpreter.budget import DEFAULT_SCALE, Budget
 from interpreter.engine import MAX_SETTLE_ROUNDS, Engine, RulesError
 from interpreter.model import Game, Permanent, Player
+from interpreter.program import Program
 from interpreter.rulebook import assemble, load_cards
 
 RULES = "/budget-test/extra.rules"  # (a name for positions: parsed from text, never read from disk)
@@ -53,9 +54,7 @@ def board(n: int, card: str = "Grizzly Bears", tapped: bool = False, **fields) -
 
 
 def engine(rules, game: Game, generated: bool, budget: Budget | None = None) -> Engine:
-    e = Engine(rules, game, budget)
-    e.generated = generated
-    return e
+    return Engine(Program.of(rules, "generated" if generated else "closures"), game, budget)
 
 
 def untap_step(e: Engine) -> None:
@@ -376,8 +375,7 @@ def test_nested_each_at_the_limit_runs_on_the_closures_in_generated_mode():
     e = engine(rules, board(3), True)
     untap_step(e)
     (during,) = [c for c in rules.rules[0].clauses if isinstance(c, ast.During)]
-    runners = [entry[1] for key, entry in rules.compiled.items()
-               if isinstance(key, tuple) and key[0] == "generated" and entry[0] is during.body]
+    runners = [entry[1] for entry in Program.of(rules, "generated").runners.values() if entry[0] is during.body]
     assert runners and not any(hasattr(fn, "source") for fn in runners), "premise: Python could not take it"
     assert all(o.get_status("mark", False) is True for o in e.game.objects.values())
 

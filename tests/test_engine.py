@@ -15,6 +15,7 @@ from dsl import ast
 from dsl.diagnostics import DiagnosticError
 from dsl.parser import parse
 from interpreter.engine import Engine, Obj, RulesError
+from interpreter.program import Program
 from interpreter.rulebook import RULES_ROOT, Rulebook, assemble, load_cards, load_version
 from interpreter.scenario import ScenarioRun
 from interpreter.trace import SCRIPT, Cause, rule_cause
@@ -32,11 +33,12 @@ def book() -> Rulebook:
 # ---------------------------------------------------------------- helpers
 
 
-def start(book: Rulebook, setup: str, players: str = "Alice Bob", active: str = "Alice") -> ScenarioRun:
-    """A game built from scenario lines (permanents), under `book`."""
+def start(book: Rulebook, setup: str, players: str = "Alice Bob", active: str = "Alice",
+          backend: str | None = None) -> ScenarioRun:
+    """A game built from scenario lines (permanents), under `book` (in `backend`; None: the default)."""
     text = f'scenario "unit" {{\n  players {players}\n  turn 1 of {active}\n{setup}\n  script {{\n  }}\n}}\n'
     (scn,) = parse(text, "<unit>").items
-    return ScenarioRun(scn, book, "<unit>")
+    return ScenarioRun(scn, book, "<unit>", backend=backend)
 
 
 def step(run: ScenarioRun, *lines: str) -> None:
@@ -178,8 +180,7 @@ def test_a_write_that_changes_nothing_still_meets_a_contradicting_one_through_an
     attacking: a RulesError, in generated code (which keeps such writes only for the
     attributes a batch's writers contest, `Batch.contested`) as with the closures."""
     for generated in (True, False):
-        run = start(book, ENCHANTED)
-        run.engine.generated = generated
+        run = start(book, ENCHANTED, backend="generated" if generated else "closures")
         with pytest.raises(RulesError, match="conflicting simultaneous changes: bear.attacking"):
             run.engine.run(statement("simultaneously { attack with bear  do phase_out bear }"), {}, SCRIPT)
         assert run.game.objects["bear"].attacking is False, "nothing was applied"
@@ -191,13 +192,13 @@ def test_a_batch_keeps_writes_that_change_nothing_only_for_contested_attributes(
     and phased_indirectly (702.26g and h write them too), whose unchanged writes are kept."""
     run = start(book, ENCHANTED)
     engine = run.engine
-    (untap,) = [during.body for rule, during in book.index.hooks["untap step"] if rule.id == "502.3"]
-    (phasing,) = [during.body for rule, during in book.index.hooks["untap step"] if rule.id == "702.26a"]
-    cause = rule_cause(engine.rb, *next((r, d) for r, d in book.index.hooks["untap step"] if r.id == "502.3"))
+    (untap,) = [during.body for rule, during in Program.of(book).index.hooks["untap step"] if rule.id == "502.3"]
+    (phasing,) = [during.body for rule, during in Program.of(book).index.hooks["untap step"] if rule.id == "702.26a"]
+    cause = rule_cause(engine.program, *next((r, d) for r, d in Program.of(book).index.hooks["untap step"] if r.id == "502.3"))
     runner = engine.statements.body_runner(untap, cause)
     assert runner.write_sites == WriteSites({"tapped": frozenset({("literal", False)})}, opaque=False)
     assert "tapped" not in engine.statements.contested_by((runner,))
-    cause = rule_cause(engine.rb, *next((r, d) for r, d in book.index.hooks["untap step"] if r.id == "702.26a"))
+    cause = rule_cause(engine.program, *next((r, d) for r, d in Program.of(book).index.hooks["untap step"] if r.id == "702.26a"))
     assert {"phase", "phased_indirectly"} <= engine.statements.contested_by((engine.statements.body_runner(phasing, cause),))
 
 
@@ -504,22 +505,22 @@ def test_what_the_game_sees_follows_writes_to_phase_under_the_shipped_rules(book
     """702.26b hides by the `phase` status alone, so only a write to `phase` (or a zone change)
     can change whether the game sees an object: the engine compares sight before and after a
     batch only then."""
-    assert book.hide_inputs == {"phase", "zone"}
-    assert book.sight_follows_writes
+    assert Program.of(book).hide_inputs == {"phase", "zone"}
+    assert Program.of(book).sight_follows_writes
 
 
 def test_a_hide_rule_reading_what_a_static_ability_changes_makes_sight_follow_more_than_writes():
     """Were a hide rule to read toughness, a static ability (Holy Strength's +1/+2) could change
     what the game sees without any write to the object seen, so no batch may skip the comparison."""
     edited = variant({"702.26.rules": [("hide x where x.phase is out", "hide x where x.phase is out or x.toughness > 10")]})
-    assert "toughness" in edited.hide_inputs
-    assert not edited.sight_follows_writes
+    assert "toughness" in Program.of(edited).hide_inputs
+    assert not Program.of(edited).sight_follows_writes
 
 
 def test_static_abilities_read_the_types_their_is_a_tests_name(book):
     """The anthem's `each x where x is a creature and x.controller is you` reaches an object
     according to its types: a change of types must make the anthem's sources be worked out again."""
-    assert {"types", "controller", "attached_to"} <= book.static_attrs
+    assert {"types", "controller", "attached_to"} <= Program.of(book).static_attrs
 
 
 def test_a_hide_rule_read_straight_off_the_object_agrees_with_evaluating_it(book):
@@ -529,7 +530,7 @@ def test_a_hide_rule_read_straight_off_the_object_agrees_with_evaluating_it(book
   permanent under = "Grizzly Bears", controller Bob, set phase = out, set phased_out_under = Bob
 """)
     engine = run.engine
-    ((_rule, hide),) = book.index.hides
+    ((_rule, hide),) = Program.of(book).index.hides
     assert [shape for _var, _test, shape in engine.hide_tests] == [("phase", "in", "out", "out")]
     seen = {}
     for oid, o in run.game.objects.items():
@@ -562,7 +563,7 @@ def test_a_selection_that_skips_hidden_objects_leaves_them_out_through_the_index
   permanent other = "Grizzly Bears", controller Alice, tapped
 """)
     engine = run.engine
-    untap = next(during.body for rule, during in book.index.hooks["untap step"] if rule.id == "502.3")
+    untap = next(during.body for rule, during in Program.of(book).index.hooks["untap step"] if rule.id == "502.3")
     q, env = engine.selector.query(untap), {"P": engine.value_of("Alice", {})}
     everything, _ = engine.selector.candidates(q, env, True)
     seen, _ = engine.selector.candidates(q, env, True, unseen_out=True)

@@ -2,7 +2,8 @@
 
 The engine runs rule bodies (with their blocks' exemptions), `as` and `after` clauses,
 assertions after a change and the state checks made again for changed objects (in one pass)
-as Python written from the rule files once per rulebook (`Engine.generated`). The closures
+as Python written from the rule files once per rulebook (the "generated" backend of `interpreter.backends`, chosen when the `Program` is built; tests
+choose one by `interpreter.program.DEFAULT_BACKEND`). The closures
 of `interpreter.compiled` and `Statements.compile_statement` stay the definition. These tests run
 both and ask for the same outcome and the same trace, event for event, on:
 
@@ -25,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository r
 from bench.boards import build_board  # noqa: E402
 from bench.engines import full_book, prepare  # noqa: E402
 from dsl import ast  # noqa: E402
-from interpreter.engine import Engine  # noqa: E402
+from interpreter import program  # noqa: E402
 from interpreter.refs import Obj  # noqa: E402
 from interpreter.trace import SCRIPT, Cause, rule_cause  # noqa: E402
 from interpreter.rulebook import available_variants, available_versions, load_version  # noqa: E402
@@ -40,9 +41,9 @@ CASES, _PROBLEMS = collect([SUITE])
 def both_ways(monkeypatch, run):
     """`run()` with generated Python, then with the closures."""
     generated = run()
-    monkeypatch.setattr(Engine, "generated", False)
+    monkeypatch.setattr(program, "DEFAULT_BACKEND", "closures")
     defined = run()
-    monkeypatch.setattr(Engine, "generated", True)
+    monkeypatch.setattr(program, "DEFAULT_BACKEND", "generated")
     return generated, defined
 
 
@@ -85,14 +86,14 @@ def test_the_generated_source_is_kept_for_reading():
     rule = book.rule("702.26a")
     during = next(c for c in rule.clauses if type(c).__name__ == "During")
     engine = prepare(book, build_board(30))
-    source = engine.statements.body_runner(during.body, rule_cause(engine.rb, rule, during)).source
+    source = engine.statements.body_runner(during.body, rule_cause(engine.program, rule, during)).source
     assert source.startswith("def run_") and "eng.selector.candidates(" in source and "'phase'" in source
 
 
 @pytest.mark.parametrize("generated", [True, False], ids=["generated", "closures"])
 def test_a_verb_does_nothing_to_an_object_the_game_treats_as_not_existing(monkeypatch, generated):
     """702.26b: a variable naming a phased-out permanent reaches nothing; the trace says so."""
-    monkeypatch.setattr(Engine, "generated", generated)
+    monkeypatch.setattr(program, "DEFAULT_BACKEND", "generated" if generated else "closures")
     book = full_book()
     game = build_board(30)
     hidden = next(oid for oid, o in game.objects.items() if o.get_status("phase", "in") == "out")
@@ -110,7 +111,7 @@ ASSERTION_TESTS = [getattr(test_engine, name) for name in dir(test_engine) if na
 def test_a_checked_assertion_fires_with_the_closures_too(monkeypatch, check):
     """tests/test_engine.py's assertion tests (702.26c, d, i, m, p) run with generated Python;
     here they run again with the closures."""
-    monkeypatch.setattr(Engine, "generated", False)
+    monkeypatch.setattr(program, "DEFAULT_BACKEND", "closures")
     check(load_version(test_engine.VERSION))
 
 
@@ -135,7 +136,7 @@ def test_every_shipped_rulebook_and_card_compiles_to_python(spec):
     for rule in book.rules:
         for clause in rule.clauses:
             if isinstance(clause, ast.During):
-                functions.append(engine.statements.body_runner(clause.body, rule_cause(engine.rb, rule, clause)))
+                functions.append(engine.statements.body_runner(clause.body, rule_cause(engine.program, rule, clause)))
             elif isinstance(clause, ast.AssertAfter) and isinstance(clause.event, ast.Change):
                 functions.append(engine.assertions.assertion_test(clause))
     functions += [engine.reactions.expander()] + [fn for _key, fn, _idle in engine.reactions.follow_ups()]
@@ -160,7 +161,7 @@ def test_an_exemption_from_a_state_check_holds_when_the_check_is_made_again(monk
     the check still leaves the exempted ones out. A variant exempts token Auras from 704.5m;
     Wrath of God destroys the bear two Auras enchant: the token Aura stays on the battlefield,
     the other goes to the graveyard."""
-    monkeypatch.setattr(Engine, "generated", generated)
+    monkeypatch.setattr(program, "DEFAULT_BACKEND", "generated" if generated else "closures")
     book = test_engine.variant({"support.rules": [(
         AURA_CHECK, 'rule 704.5z spared-auras "A test exemption." {\n  exempt x from 704.5m where x.token\n}\n\n' + AURA_CHECK)]})
     run = test_engine.start(book, '\n'.join([

@@ -11,7 +11,7 @@ generated Python) must choose the same objects.
 from __future__ import annotations
 
 from interpreter import api
-from interpreter.engine import Engine
+from interpreter import program
 
 VARIANT = """\
 variant cleanup-own-creatures {
@@ -47,7 +47,7 @@ scenario "a narrowed cleanup still reaches a phased-out creature it names" {
 
 
 def run(tmp_path, monkeypatch, generated: bool):
-    monkeypatch.setattr(Engine, "generated", generated)
+    monkeypatch.setattr(program, "DEFAULT_BACKEND", "generated" if generated else "closures")
     (tmp_path / "v.rules").write_text(VARIANT, encoding="utf-8")
     (tmp_path / "s.scenario").write_text(SCENARIO, encoding="utf-8")
     return api.run_file(tmp_path / "s.scenario", rules=str(tmp_path / "v.rules"))
@@ -64,7 +64,7 @@ def test_a_narrowed_selection_including_hidden_reaches_hidden_objects_both_ways(
 def test_without_including_hidden_the_same_selection_skips_the_hidden_creature(tmp_path, monkeypatch):
     """702.26b: the same condition without `including hidden` (it names no hiding status)
     leaves the phased-out bear alone, so the expectation for it fails."""
-    monkeypatch.setattr(Engine, "generated", True)
+    monkeypatch.setattr(program, "DEFAULT_BACKEND", "generated")
     (tmp_path / "v.rules").write_text(VARIANT.replace(" including hidden", ""), encoding="utf-8")
     (tmp_path / "s.scenario").write_text(SCENARIO, encoding="utf-8")
     (outcome,) = api.run_file(tmp_path / "s.scenario", rules=str(tmp_path / "v.rules"))

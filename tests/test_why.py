@@ -101,7 +101,7 @@ def test_recording_is_off_unless_asked():
     run = ScenarioRun(case.scenario, load_version("2026-09-25").with_cards(case.cards), case.path)
     run.play()
     assert Engine.skips is None and run.engine.skips is None
-    run = ScenarioRun(case.scenario, load_version("2026-09-25").with_cards(case.cards), case.path)
-    run.engine.generated, run.engine.skips = False, []
+    run = ScenarioRun(case.scenario, load_version("2026-09-25").with_cards(case.cards), case.path, backend="closures")
+    run.engine.skips = []
     run.play()
     assert [(s.oid, s.kind, s.rule.id) for s in run.engine.skips] == [("djinn", "hidden", "702.26b")]

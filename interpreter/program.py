@@ -1,0 +1,217 @@
+"""A program: everything worked out once per rulebook, in one object built from a `Rulebook`.
+
+A `Rulebook` is data: the declarations, blocks and cards of a version, which nothing writes
+into. What the engine works out from it lives here instead: the analyses of what the rules
+read and reach (`index`, `hide_inputs`, `check_inputs`, `static_*` ...), and the tables of
+compiled expressions, query plans, statement runners, causes and generated functions, each
+in a field of its own, filled in the first time the engine asks (the first game under a
+rulebook pays for them; later ones find them).
+
+A program is built for one backend (`interpreter.backends`): closures, or generated Python.
+`Program.of(book, backend)` gives the program for a rulebook, built once and kept for as long
+as the rulebook lives; `Engine(program, game)` plays a game by it (`Engine(book, game)` takes
+`Program.of(book)`, in the default backend, `DEFAULT_BACKEND`).
+
+The tables keyed by a node's `id` keep the node in their entry, so that an id is never reused
+while it is cached.
+"""
+
+from __future__ import annotations
+
+import functools
+import weakref
+from typing import Any, Callable
+
+from dsl import ast
+from dsl.diagnostics import Diagnostic, DiagnosticError, Span
+from interpreter.backends import BACKENDS, Backend
+from interpreter.rulebook import Index, Rulebook, anchor_of, attributes_read, build_index, local_body
+
+# The backend `Program.of` builds for when none is named (tests/test_generated.py runs the
+# suite under each by changing it).
+DEFAULT_BACKEND = "generated"
+
+class _Unbuilt:
+    """What a table of a program holds until it is worked out (a table worked out may be None)."""
+
+    def __repr__(self) -> str:
+        return "UNBUILT"
+
+
+UNBUILT: Any = _Unbuilt()
+
+# The programs built, by (id of the rulebook, backend name). A program holds its rulebook
+# weakly; once the rulebook is gone, the entry is dropped the next time a program is built
+# (not at once from a weakref callback: what a program frees then would be left for the
+# next run of the cycle collector, which may be in the middle of a step).
+_PROGRAMS: dict[tuple[int, str], "Program"] = {}
+
+
+def _drop_dead_programs() -> None:
+    """Forget the programs whose rulebooks are gone."""
+    for key in [key for key, found in _PROGRAMS.items() if found._book() is None]:
+        del _PROGRAMS[key]
+
+
+class Program:
+    """What the engine works out once per rulebook, for one backend (see the module's doc)."""
+
+    @classmethod
+    def of(cls, book: Rulebook, backend: str | None = None) -> "Program":
+        """The program for `book` in `backend` ("generated" or "closures"; None: the default),
+        built the first time it is asked for."""
+        name = DEFAULT_BACKEND if backend is None else backend
+        if not isinstance(book, Rulebook) or name not in BACKENDS:
+            raise DiagnosticError(Diagnostic(
+                "error", f"Program.of(...): {'the rulebook argument must be a Rulebook, not ' + type(book).__name__ if not isinstance(book, Rulebook) else f'no backend named {name!r}'}",
+                Span("Program.of", 0, 0, 0, 0),
+                "load a rulebook with interpreter.api.load(version)" if not isinstance(book, Rulebook)
+                else "the backends are " + ", ".join(repr(b) for b in BACKENDS) + " (None: the default)"))
+        key = (id(book), name)
+        found = _PROGRAMS.get(key)
+        if found is None or found._book() is not book:
+            _drop_dead_programs()
+            found = _PROGRAMS[key] = cls(book, BACKENDS[name]())
+        return found
+
+    def __init__(self, book: Rulebook, backend: Backend):
+        # (held weakly: `Program.of` keeps the program while the rulebook lives, not longer)
+        self._book = weakref.ref(book)
+        self.backend = backend
+        # compiled pieces, by the id of the node they were compiled from
+        self.expressions: dict[int, tuple[ast.Node, Callable]] = {}  # GameView.compiled_expr
+        self.queries: dict[int, Any] = {}  # `each` -> its Query (Selector.query)
+        self.closures: dict[int, tuple[ast.Node, Callable]] = {}  # Statements.runner
+        self.runners: dict[tuple[int, Any], tuple[ast.Node, Callable]] = {}  # (body, cause): Statements.body_runner
+        self.causes: dict[int, tuple[ast.Node, Any]] = {}  # clause -> its Cause (trace.rule_cause)
+        self.constants: dict[int, tuple[ast.Node, Any]] = {}  # Reactions.constant
+        self.unchanged: dict[int, tuple[ast.Node, tuple]] = {}  # Assertions.unchanged_parts
+        self.assertion_tests: dict[int, tuple[ast.Node, Callable | None]] = {}  # Assertions.assertion_test
+        self.local_checks: dict[int, tuple[ast.Node, bool]] = {}  # local_check
+        # other tables, by what they are looked up by
+        self.exemptions: dict[str, tuple] = {}  # rule id -> Selector.exemptions
+        self.not_perceived: dict[tuple, frozenset[str]] = {}  # (attr, type, old) -> Perception.not_perceived_as
+        self.waiting: dict[str, tuple] = {}  # "assert" / "after" -> Reactions.waiting_on_changes
+        self.contested: dict[tuple[int, ...], tuple[tuple, frozenset[str] | None]] = {}  # Statements.contested_by
+        # tables worked out once, on first use (UNBUILT until then)
+        self.recursive_verbs: Any = UNBUILT  # Statements.recursive_verbs
+        self.statement_count: Any = UNBUILT  # Statements.statement_count
+        self.waited_on: Any = UNBUILT  # Reactions.waited_on
+        self.as_clauses: Any = UNBUILT  # Reactions.as_clauses
+        self.expander: Any = UNBUILT  # Reactions.expander
+        self.follow_ups: Any = UNBUILT  # Reactions.follow_ups
+        self.state_checks: Any = UNBUILT  # StateChecks.state_checks
+        self.check_pass: Any = UNBUILT  # StateChecks.check_pass
+
+    @property
+    def book(self) -> Rulebook:
+        """The rulebook the program was built from (the engines playing by it keep it alive)."""
+        book = self._book()
+        if book is None:  # (an engine keeps its rulebook alive: only a program kept apart sees this)
+            raise RuntimeError(f"{self!r}: its rulebook is gone")
+        return book
+
+    def __repr__(self) -> str:
+        book = self._book()
+        return f"<Program of {book.version.id if book is not None else 'a rulebook gone'} ({self.backend.name})>"
+
+    # ---------------------------------------------------------------- analyses of the rules
+
+    @functools.cached_property
+    def index(self) -> Index:
+        """The rulebook's clauses gathered by kind (`rulebook.build_index`)."""
+        return build_index(self.book.rules)
+
+    @functools.cached_property
+    def static_cards(self) -> frozenset[str]:
+        """Cards with static abilities: touching one of them may change how other objects look."""
+        return frozenset(c.name for c in self.book.cards.values() if any(isinstance(e, ast.Static) for e in c.entries))
+
+    @functools.cached_property
+    def triggered_cards(self) -> frozenset[str]:
+        """Cards with triggered abilities: only their objects' events are looked at for triggers."""
+        return frozenset(c.name for c in self.book.cards.values() if any(isinstance(e, ast.Triggered) for e in c.entries))
+
+    @functools.cached_property
+    def static_anchors(self) -> dict[str, frozenset[str | None]]:
+        """For each card with static abilities, what each one is anchored on (see `statics`)."""
+        return {c.name: frozenset(anchor_of(e) for e in c.entries if isinstance(e, ast.Static))
+                for c in self.book.cards.values() if c.name in self.static_cards}
+
+    @functools.cached_property
+    def static_attrs(self) -> frozenset[str]:
+        """Every attribute a static ability reads: a change to one may change what it reaches."""
+        return frozenset(a for c in self.book.cards.values() for e in c.entries if isinstance(e, ast.Static)
+                         for a in attributes_read(e))
+
+    @functools.cached_property
+    def static_reach(self) -> frozenset[str]:
+        """The attributes a change to which may change what a static ability reaches: those
+        they read, and zone (see `Statics.touched`)."""
+        return self.static_attrs | {"zone"}
+
+    @functools.cached_property
+    def static_grants(self) -> bool:
+        """Does any static ability grant a keyword? Then keyword indexes can't be trusted alone."""
+        return any(isinstance(n, ast.Grant) for c in self.book.cards.values() for e in c.entries
+                   if isinstance(e, ast.Static) for n in e.walk())
+
+    @functools.cached_property
+    def sight_follows_writes(self) -> bool:
+        """True when whether the game sees an object changes only when the object itself is
+        written something a hide rule reads (or an effect starts or ends): the hide rules look
+        only at their own object, and at nothing a static ability changes."""
+        by_statics = {"power", "toughness", "keywords"}
+        return self.local_effects and not (self.static_cards and by_statics & self.hide_inputs)
+
+    @functools.cached_property
+    def local_effects(self) -> bool:
+        """True when hide rules look only at the object itself (`x.status`), so that a change to
+        one object can change only its own visibility (and others' looks only via static abilities)."""
+        for _rule, hide in self.index.hides:
+            for n in hide.cond.walk():
+                if isinstance(n, ast.Attr) and not (isinstance(n.obj, ast.Name) and n.obj.id == hide.var):
+                    return False
+                if isinstance(n, ast.Count):
+                    return False
+        for card in self.book.cards.values():
+            for entry in card.entries:
+                if isinstance(entry, ast.Static):
+                    allowed = {"this", "you"} | {n.var for n in entry.walk() if isinstance(n, ast.Each)}
+                    if any(isinstance(n, ast.Count) or isinstance(n, ast.Name) and n.id not in allowed
+                           and n.id not in ("none", "true", "false") for n in entry.walk() if not isinstance(n, ast.Each)):
+                        return False
+        return True
+
+    @functools.cached_property
+    def hide_inputs(self) -> frozenset[str]:
+        """The attributes of an object a write to which may change whether a hide rule hides it."""
+        return frozenset({"zone"}.union(*(attributes_read(hide.cond) for _rule, hide in self.index.hides)))
+
+    @functools.cached_property
+    def check_inputs(self) -> frozenset[str]:
+        """The attributes a write to which may change what a state check made again only for
+        changed objects (a local one) finds: those the checks read, what hide rules and static
+        abilities read, what characteristics are worked out from, and zone and attachment."""
+        names: set[str] = {"zone", "attached_to", "controller"} | set(self.static_attrs)
+        names |= self.hide_inputs
+        for _rule, during in self.index.hooks.get("state check", ()):
+            names |= attributes_read(during.body)
+        if names & {"power", "toughness", "keywords", "summoning_sick"}:
+            names.add("counters")
+        return frozenset(names)
+
+    @functools.cached_property
+    def step_counted(self) -> frozenset[str]:
+        """The attributes whose changes during a step an assertion counts (`phase changes at
+        most once`, `no change of phase` in a skipped step)."""
+        return frozenset(clause.attr for _rule, clause in self.index.assertions
+                         if isinstance(clause, (ast.AssertOnce, ast.AssertSkipped)))
+
+    def local_check(self, body: ast.Node) -> bool:
+        """Can a state check be made again only for changed objects? Yes when it is one
+        `each x where ...` that reads only x, what x is attached to, and x's controller."""
+        known = self.local_checks.get(id(body))
+        if known is None:
+            known = self.local_checks[id(body)] = (body, local_body(body))
+        return known[1]

@@ -1,0 +1,117 @@
+"""A rulebook's `Program` (issue 17 items 1 and 2): what is worked out once per rulebook lives
+in the program, the rulebook stays the data it was loaded as, and the way bodies run (closures
+or generated Python) is a backend chosen when the program is built.
+
+The outcomes these tests play are those of the conformance suite: under 702.26a the untap
+step phases out a permanent with phasing and phases in one that phased out, and 502.3
+untaps the active player's permanents; the architecture must not change any of them
+(tests/test_generated.py checks the two backends trace for trace).
+"""
+
+from __future__ import annotations
+
+import gc
+import re
+import sys
+from pathlib import Path
+
+import attrs
+import pytest
+
+from dsl.diagnostics import DiagnosticError
+from interpreter import program as program_module
+from interpreter.backends import ClosureBackend, GeneratedBackend
+from interpreter.engine import Engine
+from interpreter.program import Program
+from interpreter.rulebook import load_version
+from interpreter.scenario import ScenarioRun
+from interpreter.suite import collect, versions_for
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root, for `bench`
+from bench.boards import build_board  # noqa: E402
+
+SUITE = Path(__file__).parent / "scenarios"
+INTERPRETER = Path(__file__).parent.parent / "interpreter"
+
+
+def phasing_cases():
+    cases, _problems = collect([SUITE])
+    return [c for c in cases if "702.26a" in c.scenario.name or "untap" in c.scenario.name.lower()][:6]
+
+
+@pytest.mark.parametrize("backend", ["generated", "closures"])
+def test_nothing_is_written_into_a_rulebook_by_playing_under_it(backend, monkeypatch):
+    """Scenarios of the untap step (702.26a, 502.3) play as the suite expects under a rulebook
+    loaded for them; afterwards the rulebook holds only its declared fields (it is slotted and
+    frozen: it has no `__dict__` to write into), and what the engine worked out is in the program."""
+    monkeypatch.setattr(program_module, "DEFAULT_BACKEND", backend)
+    cases = phasing_cases()
+    assert cases, "premise: the suite has untap-step scenarios"
+    for case in cases:
+        for version in versions_for(case, None):
+            book = load_version(version).with_cards(case.cards)
+            run = ScenarioRun(case.scenario, book, case.path)
+            run.play()
+            assert run.failures == [] and all(ok for _what, ok in run.expectations), f"{case.scenario.name} under {version}"
+            assert not hasattr(book, "__dict__")
+            assert set(type(book).__slots__) - {"__weakref__"} == {f.name for f in attrs.fields(type(book))}
+            with pytest.raises(attrs.exceptions.FrozenInstanceError):
+                book.compiled = {}
+            built = Program.of(book, backend)
+            assert (built.runners if backend == "generated" else built.closures), "what the engine compiled is kept by the program"
+
+
+def test_a_program_is_built_once_per_rulebook_and_backend():
+    book = load_version("2026-09-25")
+    assert Program.of(book) is Program.of(book) is Program.of(book, program_module.DEFAULT_BACKEND)
+    assert Program.of(book, "closures") is not Program.of(book, "generated")
+    assert isinstance(Program.of(book, "closures").backend, ClosureBackend)
+    assert isinstance(Program.of(book, "generated").backend, GeneratedBackend)
+
+
+def test_a_program_goes_with_its_rulebook():
+    """Ablation makes a rulebook per deleted block; their programs do not outlive them (for
+    longer than until the next program is built)."""
+    book = load_version("2026-09-25").without("702.26a")
+    key = (id(book), "generated")
+    engine = Engine(Program.of(book, "generated"), build_board(30))
+    engine.settle()
+    engine.run_hook("untap step", engine.game.active)
+    assert key in program_module._PROGRAMS and Program.of(book, "generated").runners
+    del book, engine
+    gc.collect()
+    other = load_version("2026-09-25").without("702.26b")
+    Program.of(other, "closures")  # (building a program forgets the dead ones)
+    assert key not in program_module._PROGRAMS
+
+
+def test_an_engine_plays_by_the_program_it_is_given_or_its_rulebooks():
+    book = load_version("2026-09-25")
+    game = Engine(book, _empty_game()).game
+    assert Engine(book, game).program is Program.of(book)
+    engine = Engine(Program.of(book, "closures"), game)
+    assert engine.program is Program.of(book, "closures") and engine.rb is book
+    assert engine.backend is engine.program.backend
+
+
+def test_an_unknown_backend_is_a_positioned_error_naming_the_ones_there_are():
+    book = load_version("2026-09-25")
+    with pytest.raises(DiagnosticError, match="no backend named 'fast'") as caught:
+        Program.of(book, "fast")
+    assert "'closures', 'generated'" in caught.value.diagnostics[0].render()
+    with pytest.raises(DiagnosticError, match="must be a Rulebook, not str"):
+        Program.of("2026-09-25")
+
+
+def test_the_engine_has_no_branch_on_the_backend():
+    """Issue 17 item 2: the two ways to run are backend objects; no part of the engine asks
+    which one it is (`generated` as a flag: `if ... generated`, `.generated`)."""
+    found = [f"{path.name}:{n}: {line.strip()}" for path in sorted(INTERPRETER.glob("*.py"))
+             for n, line in enumerate(path.read_text().splitlines(), 1)
+             if re.search(r"\.generated\b|\bif\b[^#]*\bgenerated\b", line.split("#")[0]) and '"""' not in line]
+    assert found == []
+
+
+def _empty_game():
+    from interpreter.model import Game, Player
+    return Game({"Alice": Player("Alice"), "Bob": Player("Bob")}, ("Alice", "Bob"), "Alice")
