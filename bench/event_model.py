@@ -207,7 +207,7 @@ def untap_step(board: Board, player: str) -> dict[str, Permanent]:
 
 def main(argv: list[str]) -> int:
     from bench.engines import full_book, observed, prepare as prepare_engine
-    from interpreter.engine import collector_paused
+    from interpreter.turns import collector_paused
 
     n = int(argv[0]) if argv else 10_000
     game = build_board(n)

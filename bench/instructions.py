@@ -35,7 +35,7 @@ if engine == "reference":
     run = lambda: untap_step(game, game.active, state_based=True)
 elif engine == "event model":
     from bench import event_model
-    from interpreter.engine import collector_paused
+    from interpreter.turns import collector_paused
     board = event_model.prepare(game)
     def run():
         with collector_paused():

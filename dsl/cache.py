@@ -25,11 +25,11 @@ import os
 import re
 import stat
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 from dsl import ast, codec
+from dsl.atomic import replace_file
 
 MAX_ENTRY_BYTES = 8 * 1024 * 1024
 """An encoded tree larger than this is not kept (parsing such a file again is cheap by comparison)."""
@@ -169,21 +169,10 @@ def store(path: str, text: str, module: ast.Module) -> None:
         return
     if len(data) > MAX_ENTRY_BYTES:
         return
-    temporary = None
     try:
-        descriptor, temporary = tempfile.mkstemp(prefix=_TEMPORARY_PREFIX, suffix=SUFFIX, dir=where)
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(data)
-        os.replace(temporary, where / (key(path, text) + SUFFIX))
-        temporary = None
+        replace_file(where / (key(path, text) + SUFFIX), data, prefix=_TEMPORARY_PREFIX, suffix=SUFFIX)
     except Exception:
         pass
-    finally:
-        if temporary is not None:
-            try:
-                os.unlink(temporary)
-            except OSError:
-                pass
     evict(where)
 
 

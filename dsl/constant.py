@@ -5,7 +5,7 @@ statement dead, so the checker rejects both (`dsl.checker`). Found here, without
 anything:
 
 - an `or` of `is` tests of one status of one object that covers every value the status can
-  take (`x.phase is in or x.phase is out`): always true; an `or` of `is not` tests of two
+  take (`x.s is a or x.s is b` for a status `s: a | b`): always true; an `or` of `is not` tests of two
   different values of it: always true;
 - an `and` of `is` tests of two different values of one status of one object: never true; an
   `and` of `is not` tests covering every value: never true;

@@ -10,29 +10,28 @@ gives the nodes (`Span`) and never prints a tree. The rewrites:
 - `you draws / gains / gets / becomes` -> `you draw / gain / get / become`;
 - `not (X is visible)` -> `X is not visible`;
 - an `each` or `count` whose condition is a test of every value of a hiding status of its
-  object (`x.phase is in or x.phase is out`: what used to make a selection see hidden
-  objects) -> `including hidden`, and where that test is one conjunct, `including hidden
-  where REST`.
+  object (`x.s is a or x.s is b` for a status `s: a | b` a `hide` clause reads: what used to
+  make a selection see hidden objects) -> `including hidden`, and where that test is one
+  conjunct, `including hidden where REST`.
 
 The first three give the same tree back; the last gives the tree `migrated_tree` describes,
-which selects the same objects (both forms see hidden objects, CR 702.26b). Rewrites nested
-in one another are made one layer per round, each round on the text parsed afresh.
+which selects the same objects (both forms see the objects the hide rules hide). Rewrites
+nested in one another are made one layer per round, each round on the text parsed afresh.
 """
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import os
 import re
 import stat
-import tempfile
 from pathlib import Path
 from typing import Iterable, NamedTuple
 
 import attrs
 
 from dsl import ast, constant
+from dsl.atomic import replace_file
 from dsl.diagnostics import Diagnostic, Span
 from dsl.parser import BOM, keywords, parse
 
@@ -299,19 +298,8 @@ def read(path: Path) -> str:
 def write(path: Path, text: str) -> None:
     """Replace a file's text atomically (a new file in its folder, renamed over it), keeping
     its permission bits."""
-    mode = stat.S_IMODE(os.stat(path).st_mode)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".fmt", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+    replace_file(path, text.encode("utf-8"), prefix=f".{path.name}.", suffix=".fmt",
+                 mode=stat.S_IMODE(os.stat(path).st_mode), durable=True)
 
 
 def diff(path: Path, before: str, after: str) -> list[str]:

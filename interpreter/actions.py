@@ -21,7 +21,8 @@ from typing import Any, Callable, Iterable, Sequence
 from dsl import ast
 from dsl.builtins import ZONES, card_slug
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
-from interpreter.engine import LEGAL_TARGET_HINT, MISSING, Engine, Obj, PlayerRef, RulesError, TargetChoice, targets_of
+from interpreter.engine import MISSING, Engine, Obj, PlayerRef, RulesError
+from interpreter.triggers import LEGAL_TARGET_HINT, TargetChoice, targets_of
 from interpreter.model import Game, Permanent
 from interpreter.rulebook import Rulebook
 from interpreter.trace import SCRIPT, Cause

@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from dsl import ast, migrate
+from dsl import migrate
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from dsl.parser import _encoding_diagnostic, parse
 from dsl.printer import item_lines
@@ -470,17 +470,24 @@ whole_number = number_argument(0, "a whole number, zero or more")
 step_number = number_argument(1, "a step number, 1 or more")
 
 
+def _readable_modules(paths) -> list:
+    """The rule files among `paths` that parse (one that does not is reported when it is one
+    of the files `fmt` rewrites), parsed and not checked: what fmt rewrites may be exactly
+    what the checker rejects (a condition that is always true)."""
+    modules = []
+    for path in paths:
+        try:
+            modules.append(parse(migrate.read(path), str(path)))
+        except (DiagnosticError, OSError, UnicodeDecodeError):
+            continue
+    return modules
+
+
 def _fmt_vocabulary(folder: Path, base: "migrate.Vocabulary", known: dict) -> "migrate.Vocabulary":
     """What `phasing fmt` knows of statuses for a file in `folder`: the newest version's, with
     what the folder's own rule files declare taking precedence (a version folder's own)."""
     if folder not in known:
-        modules = []
-        for sibling in sorted(folder.glob("*.rules")):
-            try:
-                modules.append(parse(migrate.read(sibling), str(sibling)))
-            except (DiagnosticError, OSError, UnicodeDecodeError):
-                continue  # (reported when it is one of the files to rewrite)
-        known[folder] = base.merged(migrate.Vocabulary.of(modules))
+        known[folder] = base.merged(migrate.Vocabulary.of(_readable_modules(sorted(folder.glob("*.rules")))))
     return known[folder]
 
 
@@ -489,13 +496,8 @@ def cmd_fmt(args) -> int:
     paths, problems = migrate.files(args.paths)
     if problems:
         raise DiagnosticError(problems)
-    # the newest version's statuses, read without checking it: what fmt rewrites may be exactly
-    # what its checker rejects (a condition that is always true)
+    base = migrate.Vocabulary.of(_readable_modules(files_of(current_version())))
     known: dict = {}
-    newest = files_of(current_version())
-    base = _fmt_vocabulary(newest[0].parent, migrate.Vocabulary({}, frozenset()), known) if newest else \
-        migrate.Vocabulary({}, frozenset())
-    known.clear()
     changed: list[tuple[Path, str, str]] = []
     for path in paths:
         try:

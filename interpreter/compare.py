@@ -86,6 +86,11 @@ def _pattern(change: ast.Change) -> str:
     return text + (f" from {expr_text(change.old)}" if change.old is not None else "")
 
 
+def _event(event: ast.Node) -> str:
+    """An event an `after` or `assert after` clause waits on: a departure, or a change."""
+    return "leaves the battlefield" if isinstance(event, ast.LeavesEvent) else _pattern(event)
+
+
 def clause_key(clause: ast.Node) -> str:
     """What a clause is about, by its kind and its hook or pattern: two versions of a block
     are compared clause by clause between clauses with the same key."""
@@ -97,7 +102,7 @@ def clause_key(clause: ast.Node) -> str:
         case ast.Along(change=ch):
             return f"as {_pattern(ch)}"
         case ast.After(event=ev):
-            return "after leaves the battlefield" if isinstance(ev, ast.LeavesEvent) else f"after {_pattern(ev)}"
+            return f"after {_event(ev)}"
         case ast.Prefer(attr=a):
             return f"prefer {a}"
         case ast.Quiet(attr=a, old=old):
@@ -111,7 +116,7 @@ def clause_key(clause: ast.Node) -> str:
         case ast.Order(hook=h):
             return f"order {h}"
         case ast.AssertAfter(event=ev):
-            return "assert after " + ("leaves the battlefield" if isinstance(ev, ast.LeavesEvent) else _pattern(ev))
+            return f"assert after {_event(ev)}"
         case ast.AssertOnce(hook=h, attr=a):
             return f"assert during {h.kind}: {a}"
         case ast.AssertSkipped(hook=h, attr=a):

@@ -33,7 +33,7 @@ from typing import Any
 from dsl import ast
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from interpreter.assertions import Assertions
-from interpreter.batches import MAX_SETTLE_ROUNDS, Batch, Committer  # noqa: F401  (MAX_SETTLE_ROUNDS re-exported)
+from interpreter.batches import Batch, Committer
 from interpreter.budget import Budget
 from interpreter.effects import ContinuousEffects
 from interpreter.model import Game
@@ -45,10 +45,10 @@ from interpreter.rulebook import Rulebook
 from interpreter.state_checks import StateChecks
 from interpreter.statements import Statements
 from interpreter.trace import Cause, Event, Trace
-from interpreter.triggers import (LEGAL_TARGET_HINT, PendingTrigger, TargetChoice, Triggers,  # noqa: F401
-                                 targets_of)  # (re-exported)
-from interpreter.turns import HookLog, Turns, collector_paused  # noqa: F401  (collector_paused re-exported)
-from interpreter.view import GameView, RulesError, Skip
+from interpreter.triggers import PendingTrigger, TargetChoice, Triggers
+from interpreter.turns import HookLog, Turns
+from interpreter.selection import Skip
+from interpreter.view import GameView, RulesError
 
 __all__ = ["Engine", "RulesError", "Obj", "PlayerRef", "MISSING"]
 

@@ -31,6 +31,7 @@ from interpreter.rulebook import Index, Rulebook, anchor_of, attributes_read, bu
 # suite under each by changing it).
 DEFAULT_BACKEND = "generated"
 
+
 class _Unbuilt:
     """What a table of a program holds until it is worked out (a table worked out may be None)."""
 
@@ -53,6 +54,10 @@ def _drop_dead_programs() -> None:
         del _PROGRAMS[key]
 
 
+def _bad_call(message: str, hint: str) -> DiagnosticError:
+    return DiagnosticError(Diagnostic("error", f"Program.of(...): {message}", Span("Program.of", 0, 0, 0, 0), hint))
+
+
 class Program:
     """What the engine works out once per rulebook, for one backend (see the module's doc)."""
 
@@ -61,12 +66,12 @@ class Program:
         """The program for `book` in `backend` ("generated" or "closures"; None: the default),
         built the first time it is asked for."""
         name = DEFAULT_BACKEND if backend is None else backend
-        if not isinstance(book, Rulebook) or name not in BACKENDS:
-            raise DiagnosticError(Diagnostic(
-                "error", f"Program.of(...): {'the rulebook argument must be a Rulebook, not ' + type(book).__name__ if not isinstance(book, Rulebook) else f'no backend named {name!r}'}",
-                Span("Program.of", 0, 0, 0, 0),
-                "load a rulebook with interpreter.api.load(version)" if not isinstance(book, Rulebook)
-                else "the backends are " + ", ".join(repr(b) for b in BACKENDS) + " (None: the default)"))
+        if not isinstance(book, Rulebook):
+            raise _bad_call(f"the rulebook argument must be a Rulebook, not {type(book).__name__}",
+                            "load a rulebook with interpreter.api.load(version)")
+        if name not in BACKENDS:
+            raise _bad_call(f"no backend named {name!r}",
+                            "the backends are " + ", ".join(repr(b) for b in BACKENDS) + " (None: the default)")
         key = (id(book), name)
         found = _PROGRAMS.get(key)
         if found is None or found._book() is not book:
@@ -203,8 +208,8 @@ class Program:
 
     @functools.cached_property
     def step_counted(self) -> frozenset[str]:
-        """The attributes whose changes during a step an assertion counts (`phase changes at
-        most once`, `no change of phase` in a skipped step)."""
+        """The attributes whose changes during a step an assertion counts (`S changes at most
+        once`, `no change of S` in a skipped step)."""
         return frozenset(clause.attr for _rule, clause in self.index.assertions
                          if isinstance(clause, (ast.AssertOnce, ast.AssertSkipped)))
 

@@ -320,7 +320,7 @@ def _named(spec: str) -> Source | None:
     return None
 
 
-def _locate(spec: str, names_only: bool = False) -> list[Path]:
+def files_of(spec: str, names_only: bool = False) -> list[Path]:
     """The files of a version (a dated folder), a variant (one file), or a user's folder or file.
 
     Names are looked up on the rules path (see `rules_path`) and then in the shipped rules.
@@ -341,11 +341,6 @@ def _locate(spec: str, names_only: bool = False) -> list[Path]:
         return [candidate]
     raise DiagnosticError(Diagnostic("error", f"unknown rules version or variant '{spec}'", Span(spec, 0, 0, 0, 0),
                                      f"known: {known}"))
-
-
-def files_of(spec: str) -> list[Path]:
-    """The rule files of a version, variant, or user's folder or file, found as `--rules` finds them."""
-    return _locate(spec)
 
 
 def _parse_all(paths: Iterable[Path]) -> list[ast.Module]:
@@ -416,7 +411,7 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
             raise DiagnosticError(Diagnostic("error", f"'{manifest.id}' extends itself through {' -> '.join(chain + (manifest.id, manifest.extends))}",
                                              manifest.span, "a version must extend an older or a different one"))
         try:
-            _locate(manifest.extends, names_only=True)
+            files_of(manifest.extends, names_only=True)
         except DiagnosticError as exc:
             raise DiagnosticError(attrs.evolve(exc.diagnostics[0], span=manifest.span)) from None
         base = _resolve(manifest.extends, chain + (manifest.id,))
@@ -477,7 +472,7 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
 
 
 def _resolve(spec: str, chain: tuple[str, ...] = ()) -> Rulebook:
-    files = _locate(spec)
+    files = files_of(spec)
     modules = _parse_all(files)
     folder = files[0].parent if files else None
     return assemble(modules, folder, load_cards(), chain)
@@ -503,7 +498,7 @@ def lineage(spec: str) -> tuple[str, ...]:
     alone, so that a rulebook that fails its checks still has one."""
     chain: list[str] = []
     while spec is not None and spec not in chain:
-        files = _locate(spec, names_only=bool(chain))
+        files = files_of(spec, names_only=bool(chain))
         manifests = [i for m in _parse_all(files) for i in m.items if isinstance(i, ast.Version)]
         if not manifests:  # a rulebook without a manifest: its error, before anything runs
             where = str(files[0]) if len(files) == 1 else str(files[0].parent / "version.rules") if files else spec

@@ -230,11 +230,12 @@ def grouped_lines(events: Sequence[Event], final_turn: int | None = None, indent
     """The trace as a judge follows it: the steps of the turn as headers (`turn N, player:
     step`), and a header for each step of the scenario's script that does something outside
     them (`turn N, player: script step S`); each event (batch) as one group under its cause
-    (`event K, caused by C:`), with the changes it made, then the `as` clauses it woke each nested under
-    the clause, which says it joined event K (the same event, at the same time), then what a
-    `prefer` settled among them, then what the game saw happen (leaving, entering, attaching,
-    effects). A batch made by an `after` clause (or otherwise while another was committed) is
-    a group of its own that says which event it follows (a new event, once that one is done). Events outside any batch (casting, resolving) are lines of their own.
+    (`event K, caused by C:`), with the changes it made, then the `as` clauses it woke, each
+    nested under the clause, which says it joined event K (the same event, at the same time),
+    then what a `prefer` settled among them, then what the game saw happen (leaving, entering,
+    attaching, effects). A batch made by an `after` clause (or otherwise while another was
+    committed) is a group of its own that says which event it follows (a new event, once that
+    one is done). Events outside any batch (casting, resolving) are lines of their own.
     Every event is written as `Event.render` writes it. `final_turn`: the turn the game ended
     in, for the first header when no step of the turn says it."""
     lines: list[str] = []

@@ -22,8 +22,8 @@ from interpreter.characteristics import characteristics, controller_of, granted_
 from interpreter.compiled import BEFORE, compile_expr, symbol_value
 from interpreter.indexes import Indexes
 from interpreter.model import Effect, Game, Permanent
-from interpreter.hiding import Hiding, hidden_by_status  # noqa: F401  (re-exported)
-from interpreter.refs import FALSY, MISSING, Obj, PlayerRef, obj_ref, player_ref  # noqa: F401  (FALSY re-exported)
+from interpreter.hiding import Hiding
+from interpreter.refs import FALSY, MISSING, Obj, PlayerRef, obj_ref, player_ref
 from interpreter.program import Program
 from interpreter.rulebook import Rulebook
 from interpreter.selection import Selector, Skip

@@ -4,8 +4,9 @@ The scenario is replayed with the engine keeping what its selections leave out
 (`GameView.skips`): each object a selection would have chosen but a hide clause hides (the
 game treats it as though it does not exist) or an `exempt` clause of the selecting block
 exempts, and each action that did nothing to an object a hide clause hides. The replay runs
-the closures that define the rules (the "closures" backend, `interpreter.backends`), whose selections are where that
-is kept; both ways play the same game, event for event (tests/test_generated.py).
+the closures that define the rules (the "closures" backend, `interpreter.backends`), whose
+selections are where that is kept; both ways play the same game, event for event
+(tests/test_generated.py).
 
 The answer lists what left the object out, then what changed it, each change with its cause
 (an `as` clause's change says which event it joined), then what else happened to it (leaving,
@@ -27,7 +28,7 @@ from interpreter.scenario import ScenarioRun, entries
 from interpreter.suite import Case, home_versions
 from interpreter.rulebook import load_version
 from interpreter.trace import Event, clause_name, joins
-from interpreter.view import Skip
+from interpreter.selection import Skip
 
 
 @attrs.frozen

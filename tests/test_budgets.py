@@ -24,7 +24,8 @@ from dsl.diagnostics import DiagnosticError
 from dsl.limits import MAX_BLOCK_DEPTH, MAX_EXPRESSION_DEPTH
 from dsl.parser import parse
 from interpreter.budget import DEFAULT_SCALE, Budget
-from interpreter.engine import MAX_SETTLE_ROUNDS, Engine, RulesError
+from interpreter.batches import MAX_SETTLE_ROUNDS
+from interpreter.engine import Engine, RulesError
 from interpreter.model import Game, Permanent, Player
 from interpreter.program import Program
 from interpreter.rulebook import assemble, load_cards

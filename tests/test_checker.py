@@ -454,7 +454,7 @@ def test_a_verb_that_calls_itself_is_rejected_at_the_call(tmp_path):
 
 def test_verbs_that_call_each_other_in_a_cycle_are_rejected_at_the_call_that_closes_it(tmp_path):
     b = Book(tmp_path, "\nverb ping x {\n  do pong x\n}\n\nverb pong x {\n  tap x\n  do ping x\n}\n")
-    d = b.error_at("verb 'ping' calls itself: ping -> pong -> ping", "do ping x")
+    b.error_at("verb 'ping' calls itself: ping -> pong -> ping", "do ping x")
     assert len([p for p in b.problems() if "calls itself" in p.message]) == 1  # one cycle, one error
 
 

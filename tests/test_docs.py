@@ -28,7 +28,6 @@ checkout beside them).
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
 from pathlib import Path

@@ -19,7 +19,7 @@ from interpreter.program import Program
 from interpreter.rulebook import RULES_ROOT, Rulebook, assemble, load_cards, load_version
 from interpreter.scenario import ScenarioRun
 from interpreter.trace import SCRIPT, Cause, rule_cause
-from interpreter.view import hidden_by_status
+from interpreter.hiding import hidden_by_status
 from interpreter.write_sites import WriteSites
 
 VERSION = "2026-09-25"

@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root, for `bench`
 
 from bench import reference  # noqa: E402
-from bench.boards import AURA, EQUIPMENT, PHASER, PLAIN, permanent  # noqa: E402
+from bench.boards import AURA, EQUIPMENT, PHASER, permanent  # noqa: E402
 from bench.engines import full_book, observed, prepare, without_state_checks  # noqa: E402
 from bench.fast_reference import Board, untap_step  # noqa: E402
 from interpreter.model import Game, Player  # noqa: E402

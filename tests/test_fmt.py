@@ -15,7 +15,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dsl import ast as A
 from dsl.migrate import Vocabulary, migrated_tree, rewrite
 from dsl.parser import parse
 from dsl.printer import print_module
