@@ -54,7 +54,7 @@ class ContinuousEffects:
                 kind, value = "grant", stmt.keyword
             case ast.GainControl():
                 kind, value = "control", self.eng.statements.player_arg(stmt.player, env)
-        duration, player, condition, bindings, tracked = "forever", None, None, (), frozenset()
+        duration, player, condition, bindings, tracked, until = "forever", None, None, (), frozenset(), None
         d = stmt.duration
         if isinstance(d, ast.UntilEndOfTurn):
             duration = "end of turn"
@@ -71,7 +71,7 @@ class ContinuousEffects:
         elif isinstance(d, ast.UntilLeaves):
             duration = "until leaves"
             watched = self.eng.value_of(d.obj, env)
-            tracked = frozenset([watched.id]) if isinstance(watched, Obj) else frozenset()
+            until = watched.id if isinstance(watched, Obj) else None
         source = env.get("this")
         self.eng.made(stmt.span, cause)
 
@@ -79,7 +79,7 @@ class ContinuousEffects:
             eid = self.eng.game.tick()
             self.eng.game.effects[eid] = Effect(
                 eid, kind, frozenset([ref.id]), value, duration, player, condition, bindings, tracked,
-                source.id if isinstance(source, Obj) else None, eid, str(cause),
+                source.id if isinstance(source, Obj) else None, eid, str(cause), until,
             )
             return True
 

@@ -122,7 +122,8 @@ class Effect:
     """A continuous effect created by a resolving spell or ability.
 
     `affected` is the set of objects it was locked onto when it was created (611.2c);
-    `tracked` the objects its for-as-long-as condition watches.
+    `tracked` the objects its for-as-long-as condition watches; `until_leaves` the object
+    whose leaving the battlefield ends it (610.3), for an "until ... leaves" duration.
     """
 
     id: int
@@ -137,6 +138,7 @@ class Effect:
     source: str | None = None
     timestamp: int = 0
     cause: str = ""
+    until_leaves: str | None = None
 
 
 @attrs.frozen

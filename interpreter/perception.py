@@ -15,6 +15,10 @@ from interpreter.refs import Obj
 from interpreter.trace import SCRIPT, Cause, Event, rule_cause
 
 
+# What ends an effect lasting until an object leaves the battlefield, as the trace names it.
+UNTIL_ENDS = Cause("engine", "610.3", "an 'until' effect ends as its object leaves")
+
+
 class Perception:
     """Works out what the game perceives of an applied batch: objects it starts or stops
     seeing enter or leave (even when no zone changed), and attachments it starts or stops
@@ -125,10 +129,14 @@ class Perception:
         return events
 
     def on_presence_event(self, event: Event) -> None:
-        """What waits on an object leaving: a return at the end of an `until` effect (610.3),
-        and the `after` clauses that wait on it leaving."""
+        """What waits on an object leaving: the continuous effects lasting until it leaves,
+        which end (610.3), a return at the end of an `until` effect (610.3), and the `after`
+        clauses that wait on it leaving."""
         if event.kind != "leaves":
             return
+        if self.eng.game.effects:
+            gone = event.subject
+            self.eng.continuous.end_effects(lambda e: e.until_leaves == gone, UNTIL_ENDS)
         for w in [w for w in self.eng.game.watchers if w.watched == event.subject]:
             self.eng.game.watchers.remove(w)
             if self.eng.obj(w.obj).zone != "battlefield":
