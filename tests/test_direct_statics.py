@@ -63,7 +63,7 @@ SETTINGS = settings(max_examples=120, deadline=None)
 
 
 def permanent(pid: str, card: str, controller: str, attached_to: str | None, timestamp: int,
-              status: dict) -> Permanent:
+              status: dict, zone: str = "battlefield") -> Permanent:
     """A permanent of one of the rulebook's cards, with its printed characteristics."""
     types, power, toughness, keywords = frozenset(), None, None, ()
     for entry in BOOK.cards[card].entries:
@@ -75,7 +75,7 @@ def permanent(pid: str, card: str, controller: str, attached_to: str | None, tim
             keywords = tuple(entry.names)
     return Permanent(id=pid, card=card, owner=controller, controller=controller, types=types, power=power,
                      toughness=toughness, keywords=keywords, attached_to=attached_to, timestamp=timestamp,
-                     status=tuple(sorted(status.items())))
+                     status=tuple(sorted(status.items())), zone=zone)
 
 
 @st.composite
@@ -94,11 +94,10 @@ def games(draw) -> Game:
             status = {"phase": "out", "phased_out_under": draw(st.sampled_from(PLAYERS))}
         if draw(st.integers(0, 3)) == 0:
             status["phase_until"] = draw(st.sampled_from(names))
-        o = permanent(pid, draw(st.sampled_from(CARDS)), draw(st.sampled_from(PLAYERS)),
-                      attached_to=draw(st.sampled_from(names)), timestamp=i + 1,
-                      status={k: v for k, v in status.items() if v is not None})
-        zone = draw(st.sampled_from(ZONES))
-        objects[pid] = o if zone == "battlefield" else o.replace(zone=zone)
+        objects[pid] = permanent(pid, draw(st.sampled_from(CARDS)), draw(st.sampled_from(PLAYERS)),
+                                 attached_to=draw(st.sampled_from(names)), timestamp=i + 1,
+                                 status={k: v for k, v in status.items() if v is not None},
+                                 zone=draw(st.sampled_from(ZONES)))
     return Game({p: Player(p) for p in PLAYERS}, PLAYERS, PLAYERS[0], objects=objects)
 
 
