@@ -58,6 +58,30 @@ class Hiding:
             tests.append((shape[0], shape[1], shape[3]))
         return tuple(tests)
 
+    def cache_every_object(self) -> None:
+        """Fill the view's cache of `is_hidden` for every object at once, when every hide rule
+        reads one stored status (`stored_hide_tests`) whose hiding value an index answers: the
+        objects hidden are those on the battlefield the indexes give for those values, and no
+        other. For a state check of every object, which would otherwise work each object out
+        in turn; the cache is kept right from then on as any entry of it is."""
+        view = self.view
+        tests = self.stored_hide_tests()
+        if tests is None:
+            return
+        found = []
+        for status, _default, hides in tests:
+            ids = view.indexes.lookup(status, hides)
+            if ids is None:  # (the hiding value is the default, which is not indexed)
+                return
+            found.append(ids)
+        objects = view.game.objects
+        fresh = dict.fromkeys(objects, False)
+        for ids in found:
+            for oid in ids:
+                if objects[oid].zone == "battlefield":
+                    fresh[oid] = True
+        view._hidden.update(fresh)
+
     def status_test(self, var: str, cond: ast.Node) -> tuple | None:
         """(status, its default, the name V, what V stands for) when `cond` is `var.S is V` for a
         status S stored as a plain value (not a reference) and V a name: then, unless V names an

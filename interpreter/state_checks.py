@@ -11,6 +11,7 @@ from interpreter import codegen
 from interpreter.batches import MAX_SETTLE_ROUNDS, Batch, Write
 from interpreter.program import UNBUILT
 from interpreter.trace import rule_cause
+from interpreter.turns import collector_paused
 
 
 class StateChecks:
@@ -28,7 +29,10 @@ class StateChecks:
         made again only for the objects changed since the last check settled.
         """
         rounds = 0
-        with contextlib.ExitStack() as stack:
+        # (as during a step, `collector_paused`: the first check of a large board makes the
+        # indexes, what static abilities give and each object's characteristics, all of it
+        # kept, none of it garbage for the cycle collector to walk the whole board for)
+        with collector_paused(), contextlib.ExitStack() as stack:
             again = None
             while True:
                 rounds += 1
@@ -47,6 +51,8 @@ class StateChecks:
         eng.backend.contest_checks(eng, batch)
         eng.statics.refresh()
         dirty, eng.dirty = eng.dirty, set()
+        if dirty is None:  # every check looks at every object: whether each is hidden, worked out at once
+            eng.hiding.cache_every_object()
         seen_dirty = None  # those of them the game sees: all a check that sees no hidden object looks at
         chosen = None  # what the checks made in one pass choose (`check_pass`), once worked out
         for position, (local, sees_hidden, body, cause) in enumerate(checks):

@@ -19,6 +19,10 @@ not worked out again: the objects it gives something to are only read afresh.
 
 `refresh()` works the stale sources out again and reports the objects whose contributions
 changed, so that their characteristics are read afresh and state checks look at them again.
+A source whose abilities all give fixed things to the one object it names (an Aura's or an
+Equipment's `each x where this.attached_to is x: x gets +1/+1`) is worked out by reading
+that attribute off it (`interpreter.direct_statics`), not by evaluating the abilities: the
+first refresh of a large board works out tens of thousands of them, in one loop.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from collections import defaultdict
 from typing import TYPE_CHECKING, Any, Iterable, Protocol, Sequence
 
 from dsl import ast
+from interpreter.direct_statics import direct_gifts, give, give_all
 from interpreter.refs import Obj, PlayerRef
 from interpreter.write_bits import HIDES, REACHES, SOURCES
 
@@ -86,6 +91,11 @@ class Statics:
         self.by_target: dict[str, dict[str, list[Contribution]]] = defaultdict(dict)
         self.merged: dict[str, list[tuple[str, Contribution]]] = {}  # target -> (source, contribution), in source order
         self.stale: set[str] | None = None  # None: every source
+        # card -> its static abilities worked out in advance, when every one gives fixed
+        # things to the one object its source names (`interpreter.direct_statics`); else None
+        defaults, references = view.defaults, view.reference_statuses
+        cards = program.book.cards
+        self.direct = {name: direct_gifts(cards[name], defaults, references) for name in self.cards}
 
     # ---------------------------------------------------------------- marking stale
 
@@ -151,44 +161,55 @@ class Statics:
         self.stale = set()
         if not sources:
             return set()
+        by_source, reached, by_target, compute = self.by_source, self.reached, self.by_target, self.compute
         scope, view.dirty_scope = view.dirty_scope, None  # a source reaches beyond the objects being checked
         try:
             touched_targets: set[str] = set()
-            for src in sources:
-                now = self.compute(src)
-                before = self.by_source.get(src, [])
-                if now == before:
+            for src, now in give_all(self.direct, view, sources, compute):
+                before = by_source.get(src)
+                if now == (before or []):
                     continue
-                for target, _c in before:
-                    self.by_target[target].pop(src, None)
-                    touched_targets.add(target)
+                if before:
+                    for target in reached[src]:
+                        by_target[target].pop(src, None)
+                        touched_targets.add(target)
+                if not now:
+                    del by_source[src], reached[src]
+                    continue
+                by_source[src] = now
+                first = now[0][0]
+                if len(now) == 1 or all(target == first for target, _c in now):  # (the commonest: one target)
+                    by_target[first][src] = [c for _target, c in now]
+                    reached[src] = (first,)
+                    touched_targets.add(first)
+                    continue
                 grouped: dict[str, list[Contribution]] = defaultdict(list)
                 for target, c in now:
                     grouped[target].append(c)
                 for target, cs in grouped.items():
-                    self.by_target[target][src] = cs
+                    by_target[target][src] = cs
                     touched_targets.add(target)
-                if now:
-                    self.by_source[src] = now
-                    self.reached[src] = tuple(dict.fromkeys(target for target, _c in now))
-                else:
-                    self.by_source.pop(src, None)
-                    self.reached.pop(src, None)
+                reached[src] = tuple(grouped)
         finally:
             view.dirty_scope = scope
         changed = set()
-        order = view.indexes.order
+        order, merged_now = view.indexes.order, self.merged
         for target in touched_targets:
-            per_source = self.by_target.get(target, {})
-            merged = [(src, c) for src in sorted(per_source, key=order.__getitem__) for c in per_source[src]]
-            if merged != self.merged.get(target, []):
+            per_source = by_target.get(target)
+            if not per_source:
+                by_target.pop(target, None)
+                merged = []
+            elif len(per_source) == 1:
+                ((src, cs),) = per_source.items()
+                merged = [(src, c) for c in cs]
+            else:
+                merged = [(src, c) for src in sorted(per_source, key=order.__getitem__) for c in per_source[src]]
+            if merged != merged_now.get(target, []):
                 changed.add(target)
                 if merged:
-                    self.merged[target] = merged
+                    merged_now[target] = merged
                 else:
-                    self.merged.pop(target, None)
-            if not per_source:
-                self.by_target.pop(target, None)
+                    merged_now.pop(target, None)
         view.writer.contributions_changed(changed)
         return changed
 
@@ -199,6 +220,9 @@ class Statics:
         o = view.game.objects.get(src)
         if o is None or o.card not in self.cards or o.zone != "battlefield":
             return []
+        gifts = self.direct.get(o.card)
+        if gifts is not None:  # fixed things to the one object it names: read off the source
+            return give(gifts, view, o)
         out: dict[str, list] = defaultdict(list)
         env = {"this": Obj(src, True), "you": PlayerRef(view.controller(src))}
         for entry in view.rb.cards[o.card].entries:

@@ -1,0 +1,209 @@
+"""The setup's shortcuts agree with the general way of working things out.
+
+A first look at a large board (`Engine.settle` on a new engine) works out, for every object,
+what static abilities give it (604.1, 613), its indexes and whether a hide rule hides it
+(702.26b). Three shortcuts make that cheaper, and each must give what the general way gives:
+
+- static abilities of the shape `each x where this.A is x: x gets ...` read off their source
+  (`interpreter.direct_statics`) give what `GameView.collect_static` gives, in the same
+  order, counting the same selection budget, one source at a time and all at once;
+- the indexes built one attribute at a time (`Indexes._build`) hold what indexing each
+  object in turn (`Indexes._entries`) holds, and `Indexes.sort` keeps the game's order;
+- the cache of hidden objects filled at once (`Hiding.cache_every_object`) says what
+  `Hiding.hidden_by_rules` says of each object.
+
+Boards are drawn to reach the corners: attachments on objects out of the battlefield, on
+players, on objects that are gone; sources phased out, or not on the battlefield; an anchor
+through a status naming objects (`phase_until`); test cards with two such abilities, one
+that looks in every zone, and one of a shape the shortcut does not take.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dsl import ast
+from dsl.parser import parse
+from interpreter.direct_statics import give_all
+from interpreter.engine import Engine
+from interpreter.indexes import Indexes
+from interpreter.model import Game, Player, Permanent
+from interpreter.refs import Obj, PlayerRef
+from interpreter.rulebook import load_version
+
+# Test cards: static abilities of the shape the shortcut takes (two on one card; reversed; a
+# block; anchored on a status naming an object; in every zone), and one it does not take.
+TEST_CARDS = '''
+card "Test Relic" {
+  types artifact
+  static: each x where this.phase_until is x: x gains flying
+  static: each x where x is this.attached_to: { x gets +1/+0
+    x gains haste }
+}
+
+card "Test Banner" {
+  types enchantment aura
+  static: each object x where this.attached_to is x: x gets +0/+1
+}
+
+card "Test Charm" {
+  types enchantment aura
+  static: each x where this.attached_to is x and x is a creature: x gets +1/+1
+}
+'''
+BOOK = load_version("2026-09-25").with_cards(item for item in parse(TEST_CARDS).items if isinstance(item, ast.Card))
+CARDS = ("Grizzly Bears", "Breezekeeper", "Holy Strength", "Bonesplitter", "Shifting Mantle", "Glorious Anthem",
+         "Test Relic", "Test Banner", "Test Charm")
+PLAYERS = ("Alice", "Bob", "Carol")
+ZONES = ("battlefield", "battlefield", "battlefield", "graveyard", "exile", "nowhere")
+SETTINGS = settings(max_examples=120, deadline=None)
+
+
+def permanent(pid: str, card: str, controller: str, attached_to: str | None, timestamp: int,
+              status: dict, zone: str = "battlefield") -> Permanent:
+    """A permanent of one of the rulebook's cards, with its printed characteristics."""
+    types, power, toughness, keywords = frozenset(), None, None, ()
+    for entry in BOOK.cards[card].entries:
+        if isinstance(entry, ast.Types):
+            types = frozenset(entry.names)
+        elif isinstance(entry, ast.PT):
+            power, toughness = entry.power, entry.toughness
+        elif isinstance(entry, ast.Keywords):
+            keywords = tuple(entry.names)
+    return Permanent(id=pid, card=card, owner=controller, controller=controller, types=types, power=power,
+                     toughness=toughness, keywords=keywords, attached_to=attached_to, timestamp=timestamp,
+                     status=tuple(sorted(status.items())), zone=zone)
+
+
+@st.composite
+def games(draw) -> Game:
+    """A game of 1 to 14 permanents, some attached to others, to players or to nothing there
+    (and now and then one named as a player is)."""
+    n = draw(st.integers(1, 14))
+    ids = [f"p{i}" for i in range(n)]
+    if n > 1 and draw(st.integers(0, 4)) == 0:
+        ids[-1] = "Carol"  # an object named as a player is: a stored "Carol" is read as the player
+    names = ids + list(PLAYERS) + ["gone", None]
+    objects: dict[str, Permanent] = {}
+    for i, pid in enumerate(ids):
+        status = {}
+        if draw(st.integers(0, 3)) == 0:
+            status = {"phase": "out", "phased_out_under": draw(st.sampled_from(PLAYERS))}
+        if draw(st.integers(0, 3)) == 0:
+            status["phase_until"] = draw(st.sampled_from(names))
+        objects[pid] = permanent(pid, draw(st.sampled_from(CARDS)), draw(st.sampled_from(PLAYERS)),
+                                 attached_to=draw(st.sampled_from(names)), timestamp=i + 1,
+                                 status={k: v for k, v in status.items() if v is not None},
+                                 zone=draw(st.sampled_from(ZONES)))
+    return Game({p: Player(p) for p in PLAYERS}, PLAYERS, PLAYERS[0], objects=objects)
+
+
+def generally(engine: Engine, src: str) -> list:
+    """What source `src` gives, seen or not, worked out the general way: each static ability
+    evaluated by `GameView.collect_static` (the selection through the indexes, then its body)."""
+    o = engine.game.objects.get(src)
+    if o is None or o.card not in engine.statics.cards or o.zone != "battlefield":
+        return []
+    out: dict[str, list] = defaultdict(list)
+    env = {"this": Obj(src, True), "you": PlayerRef(engine.controller(src))}
+    for entry in engine.rb.cards[o.card].entries:
+        if isinstance(entry, ast.Static):
+            engine.collect_static(entry.body, env, out)
+    return [(target, c) for target, cs in out.items() for c in cs]
+
+
+def test_the_shortcut_takes_the_shapes_it_is_for():
+    """Holy Strength's and Bonesplitter's abilities (303.4, 301.5: they affect the permanent
+    they are attached to) are read off the source; Glorious Anthem's, which may reach any
+    creature, and Test Charm's, whose selection checks more than its anchor, are not."""
+    direct = Engine(BOOK, Game({p: Player(p) for p in PLAYERS}, PLAYERS, PLAYERS[0])).statics.direct
+    for name in ("Holy Strength", "Bonesplitter", "Shifting Mantle", "Test Banner"):
+        assert direct[name] is not None and len(direct[name]) == 1, name
+    assert direct["Test Relic"] is not None and len(direct["Test Relic"]) == 2
+    assert direct["Test Relic"][1].gives == (("pump", (1, 0)), ("grant", "haste"))
+    assert direct["Glorious Anthem"] is None and direct["Test Charm"] is None
+
+
+@SETTINGS
+@given(games())
+def test_a_source_gives_what_its_abilities_give_when_evaluated(game):
+    """604.1/613: a static ability read off its source gives the same objects the same things,
+    in the same order, as evaluating it, and counts the same candidates against the budget."""
+    engine = Engine(BOOK, game)
+    for src in game.objects:
+        engine.iterations_left = 1000
+        expected = generally(engine, src)
+        spent = 1000 - engine.iterations_left
+        engine.iterations_left = 1000
+        assert engine.statics.compute(src) == expected, src
+        assert 1000 - engine.iterations_left == spent, f"{src}: budget counted differently"
+    engine.iterations_left = 1000
+    expected_all = {src: generally(engine, src) for src in game.objects}
+    spent = 1000 - engine.iterations_left
+    engine.iterations_left = 1000
+    assert dict(give_all(engine.statics.direct, engine, list(game.objects), engine.statics.compute)) == expected_all
+    assert 1000 - engine.iterations_left == spent
+
+
+def test_a_name_that_is_a_player_s_is_read_as_the_player():
+    """An Aura attached to a name that is a player's (an object of the same name aside) is
+    attached to the player (the game reads a stored name as a player's first): its ability,
+    which gives only an object something (303.4), gives nothing."""
+    objects = {"p0": permanent("p0", "Holy Strength", "Alice", "Carol", 1, {}),
+               "Carol": permanent("Carol", "Grizzly Bears", "Alice", None, 2, {})}
+    engine = Engine(BOOK, Game({p: Player(p) for p in PLAYERS}, PLAYERS, PLAYERS[0], objects=objects))
+    assert generally(engine, "p0") == []
+    assert engine.statics.compute("p0") == []
+    assert give_all(engine.statics.direct, engine, ["p0"], engine.statics.compute) == [("p0", [])]
+
+
+@SETTINGS
+@given(games())
+def test_the_first_refresh_gives_every_object_what_its_sources_give(game):
+    """613: after the first refresh each object is given, source by source in game order
+    (timestamp order on these boards), what the sources' abilities evaluated give it."""
+    engine = Engine(BOOK, game)
+    engine.statics.refresh()
+    expected: dict[str, list] = defaultdict(list)
+    for src in game.objects:
+        for target, c in generally(engine, src):
+            expected[target].append((src, c))
+    assert engine.statics.merged == dict(expected)
+    for oid in game.objects:
+        seen = [c for src, c in expected.get(oid, []) if engine.visible(src)]
+        assert list(engine.statics.of(oid)) == seen, oid
+
+
+@SETTINGS
+@given(games())
+def test_indexes_built_attribute_by_attribute_hold_what_each_object_gives(game):
+    """The indexes built one attribute at a time hold, for each attribute and value, the
+    objects that indexing each object in turn puts there; sorting keeps the game's order."""
+    engine = Engine(BOOK, game)
+    indexes = Indexes(game, engine.defaults)
+    indexes._build()
+    expected: dict[str, dict] = defaultdict(lambda: defaultdict(set))
+    for oid, o in game.objects.items():
+        for name, value in indexes._entries(o):
+            expected[name][value].add(oid)
+    built = {(name, value): ids for name, table in indexes.by.items() for value, ids in table.items() if ids}
+    assert built == {(name, value): ids for name, table in expected.items() for value, ids in table.items()}
+    assert indexes.order == {oid: i for i, oid in enumerate(game.objects)}
+    every = list(game.objects)
+    for some in (set(every), set(every[::2]), frozenset(every[1:])):
+        assert indexes.sort(some) == [oid for oid in every if oid in some]
+
+
+@SETTINGS
+@given(games())
+def test_the_hidden_cache_filled_at_once_says_what_the_hide_rules_say(game):
+    """702.26b: a phased-out permanent on the battlefield is treated as though it does not
+    exist; the cache filled for every object at once agrees with the hide rules, object by object."""
+    engine = Engine(BOOK, game)
+    engine.hiding.cache_every_object()
+    assert set(engine._hidden) == set(game.objects)
+    for oid, o in game.objects.items():
+        assert engine._hidden[oid] == engine.hiding.hidden_by_rules(oid, o), oid
