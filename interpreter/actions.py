@@ -25,6 +25,7 @@ from interpreter.engine import MISSING, Engine, Obj, PlayerRef, RulesError
 from interpreter.triggers import LEGAL_TARGET_HINT, TargetChoice, targets_of
 from interpreter.model import Game, Permanent
 from interpreter.rulebook import Rulebook
+from interpreter.store import SETUP, store_of
 from interpreter.trace import SCRIPT, Cause
 
 TOO_DEEP = "the rules nest too deeply to run: changes, abilities and verbs reach further than Python's stack"
@@ -69,7 +70,7 @@ def card_named(book: Rulebook, name: str, span: Span) -> ast.Card:
 
 def new_permanent(name: str, card: ast.Card, game: Game, *, owner: str | None = None, controller: str | None = None,
                   extra_keywords: Iterable[str] = (), status: dict | None = None, counters: dict | None = None,
-                  stickers: dict | None = None, **fields: Any) -> Permanent:
+                  stickers: dict | None = None, cause: Any = SETUP, **fields: Any) -> Permanent:
     """A permanent of `card` called `name`, with its printed types, keywords and power and
     toughness, and a fresh timestamp. Without a word about it, a permanent belongs to whoever
     controls it, by default the active player. `fields` are `Permanent` fields (tapped, token,
@@ -86,7 +87,7 @@ def new_permanent(name: str, card: ast.Card, game: Game, *, owner: str | None = 
     owner = owner or controller
     return Permanent(
         id=name, card=card.name, owner=owner, controller=controller, types=types, power=power,
-        toughness=toughness, keywords=tuple(keywords) + tuple(extra_keywords), timestamp=game.tick(),
+        toughness=toughness, keywords=tuple(keywords) + tuple(extra_keywords), timestamp=store_of(game).tick(cause),
         counters=tuple(sorted((counters or {}).items())), stickers=tuple(sorted((stickers or {}).items())),
         status=tuple(sorted((status or {}).items())), **fields,
     )
@@ -306,7 +307,7 @@ class Actions:
             n = 2
             while oid in self.game.objects:
                 oid, n = f"{card_slug(card.name)}_{n}", n + 1
-            self.game.objects[oid] = new_permanent(oid, card, self.game, owner=player, zone="hand")
+            e.store.put_object(new_permanent(oid, card, self.game, owner=player, zone="hand", cause=cause), cause)
             e.invalidate()
             e.run(ast.Move(ast.Name(oid), "battlefield"), {}, cause)
             for trig in e.pending:
