@@ -127,8 +127,15 @@ class ObjectWriter:
         for oid in oids:
             remember(oid, LastKnown(recorded(oid), effects, given(oid), defaults), cause)
 
+    def undo(self, mark: int) -> None:
+        """Set the game back to journal position `mark` (`Store.undo`), and forget what was
+        worked out from it as it was."""
+        self.view.store.undo(mark)
+        self.restored()
+
     def restored(self) -> None:
-        """The game was set back (`Store.undo`): forget everything worked out from it."""
+        """The game was set back (`Store.undo`): forget everything worked out from it (indexes,
+        characteristics, sight, static abilities, what state checks look at again)."""
         view = self.view
         view.indexes.by = None
         view.invalidate()
