@@ -90,8 +90,9 @@ class Permanent:
     def copy(self) -> "Permanent":
         """An independent copy (same incarnation and link)."""
         new = _blank(Permanent)
-        for name in DATA_FIELDS:
-            setattr(new, name, getattr(self, name))
+        (new.id, new.card, new.owner, new.controller, new.types, new.power, new.toughness, new.keywords, new.token,
+         new.zone, new.tapped, new.counters, new.stickers, new.damage, new.attached_to, new.timestamp,
+         new.entered_turn, new.controlled_since, new.attacking) = _read_data(self)
         new.statuses = dict(self.statuses)
         new.incarnation, new.previous = self.incarnation, self.previous
         return new
@@ -135,6 +136,7 @@ class Permanent:
 
 _blank = object.__new__
 FIELDS = DATA_FIELDS + ("status",)
+_read_data = attrgetter(*DATA_FIELDS)
 read_fields = attrgetter(*FIELDS)
 
 
