@@ -184,10 +184,11 @@ class Committer:
                 written = {(w.obj, w.attr) for w in changes}
             for (oid, node), value in eng.assertions.assertion_before(clause, keyed[key], written).items():
                 before_values[oid][node] = value
+        journaled = eng.store.journal_writes(changes)  # (the trace's change events are these entries)
         self.apply_writes(by_object, attrs_written)
         changed = bool(changes)
         ids = eng.batch_ids
-        eng.trace.changes(eng.step, changes, ids[-1], ids[-2] if len(ids) > 1 else 0)
+        eng.trace.changes(eng.step, journaled, ids[-1], ids[-2] if len(ids) > 1 else 0)
         for subject, text, cause in settled:  # (after the changes it settled)
             eng.record("settle", subject, text, cause)
         if eng.hook_logs and not eng.program.step_counted.isdisjoint(attrs_written):
@@ -296,8 +297,9 @@ class Committer:
         return final, settled, None
 
     def apply_writes(self, per_object: dict[str, list[Write]], attrs_written: set[str]) -> None:
-        """One new object for each object the batch changes (`put_all`); an object whose zone
-        changes (a new object, 400.7) takes its changes one at a time, in batch order."""
+        """Each object the batch changes is changed in place (`put_all`; the writes are
+        journaled already); an object whose zone changes (a new object, 400.7) takes its
+        changes one at a time, in batch order."""
         eng = self.eng
         if "zone" not in attrs_written:
             eng.writer.put_all(list(per_object.items()))

@@ -52,7 +52,7 @@ class JournalTrimmed(ValueError):
 class Store:
     """Changes one game and journals each change (see the module's docstring)."""
 
-    __slots__ = ("game", "entries", "base", "keep", "pending")
+    __slots__ = ("game", "entries", "base", "keep", "pending", "readers")
 
     def __init__(self, game: Game, keep: str = "game"):
         self.game = game
@@ -60,22 +60,34 @@ class Store:
         self.base = 0  # how many entries were dropped at checkpoints
         self.keep = keep
         self.pending: list[Recorded] = []  # objects recorded at a position, not yet read back
+        self.readers: dict[int, Any] = {}  # id -> what holds blocks of the journal (traces), to `materialize`
 
     # ------------------------------------------------------------ objects
 
+    def journal_writes(self, writes: list) -> "Block":
+        """Journal a batch's changes (records with `obj`, `attr`, `old`, `value`, `cause`, an
+        `unset` flag and `kind` "write"; at most one per object and attribute), each as
+        itself, in the order given, before they are applied (`write_object`, or one by one
+        where an object changes zones): the block of the journal they fill, which the trace
+        reads its change events from. Each status never written on its object before is
+        flagged `unset`, to be left out again by an undo."""
+        objects = self.game.objects
+        for w in writes:
+            if w.attr not in FIELD_NAMES and w.attr not in objects[w.obj].statuses:
+                w.unset = True
+        start = self.base + len(self.entries)
+        self.entries += writes
+        return Block(self, start, start + len(writes))
+
     def write_object(self, o: Permanent, writes: Iterable) -> None:
-        """Apply writes (records with `attr`, `old`, `value`, `cause`, in order, none of them a
-        zone) to object `o` in place, each journaled as itself."""
-        journal, statuses = self.entries, o.statuses
+        """Apply writes (records with `attr` and `value`, in order, none of them a zone,
+        journaled already: `journal_writes`) to object `o` in place."""
+        statuses = o.statuses
         for w in writes:
             attr = w.attr
             if attr in FIELD_NAMES:
                 setattr(o, attr, lower_types(w.value) if attr == "types" else w.value)
-                journal.append(w)
             else:
-                if attr not in statuses:  # a status never written before: undone by leaving it out again
-                    w.unset = True
-                journal.append(w)
                 statuses[attr] = w.value
 
     def object_at(self, oid: str, mark: int) -> Permanent | None:
@@ -189,6 +201,7 @@ class Store:
             for recorded in self.pending:
                 recorded.object()
             self.pending.clear()
+            self._let_readers_copy()
             self.base += len(self.entries)
             self.entries.clear()
 
@@ -198,6 +211,7 @@ class Store:
             raise JournalTrimmed(f"the journal was trimmed at a checkpoint after position {mark}")
         game, entries = self.game, self.entries
         objects = game.objects
+        self._let_readers_copy()
         if self.pending:
             self.pending = [r for r in self.pending if r.mark <= mark]
         while self.base + len(entries) > mark:
@@ -223,6 +237,35 @@ class Store:
     def __len__(self) -> int:
         """How many entries the journal holds now."""
         return len(self.entries)
+
+    def read_by(self, reader: Any) -> None:
+        """`reader` holds blocks of the journal: before entries are dropped (a checkpoint) or
+        undone, it is asked to `materialize` what it holds."""
+        self.readers[id(reader)] = reader
+
+    def _let_readers_copy(self) -> None:
+        for reader in self.readers.values():
+            reader.materialize()
+        self.readers.clear()
+
+
+class Block:
+    """A run of journal entries (positions `start` to `end`), read as a sequence while the
+    journal holds them."""
+
+    __slots__ = ("store", "start", "end")
+
+    def __init__(self, store: Store, start: int, end: int):
+        self.store, self.start, self.end = store, start, end
+
+    def __len__(self) -> int:
+        return self.end - self.start
+
+    def __iter__(self):
+        base = self.store.base
+        if self.start < base:
+            raise JournalTrimmed(f"the journal was trimmed at a checkpoint after position {self.start}")
+        return iter(self.store.entries[self.start - base:self.end - base])
 
 
 def _restore(o: Permanent, e: Any) -> None:

@@ -50,8 +50,8 @@ class ObjectWriter:
     def put_all(self, changes: list[tuple[str, list]]) -> None:
         """Apply a batch's writes: (id, its writes in order) per object, each write a record
         with `attr`, `old`, `value` and `cause`, none of them a zone, no object new to the game.
-        Each object is changed in place (each write journaled), and indexes and caches are kept
-        right."""
+        Each object is changed in place (the writes are journaled already,
+        `Store.journal_writes`), and indexes and caches are kept right."""
         view = self.view
         objects, indexes, program, statics = view.game.objects, view.indexes, view.program, view.statics
         write_object = view.store.write_object

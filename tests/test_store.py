@@ -214,6 +214,8 @@ def test_with_checkpoints_the_journal_stays_bounded_and_without_it_grows():
         lengths_kept.append(len(kept.store))
         lengths_trimmed.append(len(trimmed.store))
     assert kept.game.fingerprint() == trimmed.game.fingerprint()  # the same game either way
+    # the trace read its changes from journal blocks the checkpoints dropped: it kept them first
+    assert list(trimmed.trace) == list(kept.trace)
     assert max(lengths_trimmed) <= bound
     assert lengths_kept == sorted(lengths_kept) and lengths_kept[-1] > bound
     assert lengths_kept[-1] > 10 * max(lengths_trimmed)
@@ -300,3 +302,22 @@ def test_a_zone_change_makes_a_new_incarnation_linked_to_the_old_one():
     moves = [e for e in play.engine.store.entries[mark - play.engine.store.base:] if e.kind == "object"]
     assert [(e.obj, e.old, e.value) for e in moves] == [("bear", first, bear)]
     assert game.objects["elf"].incarnation == 0
+
+
+# ============================================================== the trace reads the journal
+
+
+def test_the_traces_change_events_are_the_journals_write_entries_in_order():
+    """A batch's changes are journaled once, as the engine's write records, and the trace's
+    change events are read from those entries (a block of the journal per batch): the same
+    object, attribute, old and new value and cause, in the same order."""
+    from interpreter.batches import Write
+
+    engine = Engine(load_version("2026-09-25"), _board(60))
+    engine.settle()
+    for _turn in range(4):
+        engine.next_turn()
+    journaled = [(w.obj, w.attr, w.old, w.value, w.cause) for w in engine.store.entries if type(w) is Write]
+    traced = [(e.subject, e.values()["attr"], e.values()["old"], e.values()["new"], e.cause)
+              for e in engine.trace if e.kind == "change"]
+    assert journaled and traced == journaled
