@@ -218,27 +218,37 @@ def measure_loads(specs: list[str], quick: bool, progress) -> dict[str, Any]:
 # ====================================================================== the untap step
 
 
-def interpreter_run(book, game, player: str, cap: float) -> dict[str, Any]:
+def interpreter_run(book, game, player: str, cap: float, observe: bool = False) -> dict[str, Any]:
     """One untap step by the interpreter, capped at `cap` seconds: the time, or how it ended;
-    and its setup's time (making the Engine on a copy of the game, and its first state check)."""
-    from bench.engines import prepare
-    from interpreter.engine import RulesError
+    its setup's time (making the Engine on the game, and its first state check); with
+    `observe`, what the step leaves (`engines.observed`). The engine plays on `game` itself,
+    which is then set back to where it started through its journal (`Store.undo`): every
+    round, and the references, start from the same board without copying it."""
+    from bench.engines import observed
+    from interpreter.engine import Engine, RulesError
+    from interpreter.store import store_of
 
-    gc.collect()
-    t0 = time.perf_counter()
-    engine = prepare(book, game)
-    engine.settle()  # the board as play leaves it before the step: state-based actions checked
-    setup = time.perf_counter() - t0
-    gc.collect()
-    t0 = time.perf_counter()
+    store = store_of(game)
+    start = store.mark()
     try:
-        with time_limit(cap):
-            engine.run_hook("untap step", player)
-    except OverBudget:
-        return {"over": cap, "setup": setup}
-    except RulesError as exc:
-        return {"error": exc.diagnostics[0].message, "after": time.perf_counter() - t0, "setup": setup}
-    return {"time": time.perf_counter() - t0, "objects": engine.game.objects, "setup": setup}
+        gc.collect()
+        t0 = time.perf_counter()
+        engine = Engine(book, game)
+        engine.settle()  # the board as play leaves it before the step: state-based actions checked
+        setup = time.perf_counter() - t0
+        gc.collect()
+        t0 = time.perf_counter()
+        try:
+            with time_limit(cap):
+                engine.run_hook("untap step", player)
+        except OverBudget:
+            return {"over": cap, "setup": setup}
+        except RulesError as exc:
+            return {"error": exc.diagnostics[0].message, "after": time.perf_counter() - t0, "setup": setup}
+        elapsed = time.perf_counter() - t0
+        return {"time": elapsed, "observed": observed(game.objects) if observe else None, "setup": setup}
+    finally:
+        store.undo(start)
 
 
 def reference_run(game, player: str, state_based: bool) -> tuple[float, dict]:
@@ -295,14 +305,14 @@ def measure_in_turn(book, game, player: str, state_based: bool, *, cap: float, b
         if expected is not None:
             fast["same"] = board.observed() == expected
         del board
-        run = interpreter_run(book, game, player, cap)
+        run = interpreter_run(book, game, player, cap, observe=expected is not None)
         interp["setup"].append(run["setup"])
         if "time" not in run:
             if not interp["times"]:  # stopped at its cap, or an error: no time to show
                 interp.update((k, v) for k, v in run.items() if k != "setup")
             return None
         if expected is not None:
-            interp["same"] = observed(run["objects"]) == expected
+            interp["same"] = run["observed"] == expected
         interp["times"].append(run["time"])
         interp["ratio_fast"].append(run["time"] / fast_time)
         return ref_time + fast_time + run["time"]

@@ -119,12 +119,12 @@ class Store:
         o = self.game.objects[oid]
         if attr in FIELD_NAMES:
             old = getattr(o, attr)
-            setattr(o, attr, lower_types(value) if attr == "types" else value)
             self.entries.append(Entry("write", oid, attr, old, value, cause))
+            setattr(o, attr, lower_types(value) if attr == "types" else value)
             return old
         old = o.statuses.get(attr, ABSENT)
-        o.statuses[attr] = value
         self.entries.append(Entry("status", oid, attr, old, value, cause))
+        o.statuses[attr] = value
         return old
 
     def put_object(self, o: Permanent, cause: Any) -> Permanent | None:
@@ -132,8 +132,8 @@ class Store:
         incarnation of it); the object it replaces, if any."""
         objects = self.game.objects
         old = objects.get(o.id)
-        objects[o.id] = o
         self.entries.append(Entry("object", o.id, None, ABSENT if old is None else old, o, cause))
+        objects[o.id] = o
         return old
 
     @staticmethod
