@@ -11,16 +11,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Callable, Iterator
 
+from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from interpreter.model import Game, Permanent
 
 
-class ReadOnlyError(TypeError):
-    """A write through a read-only view of a game (`interpreter.readonly`)."""
+class ReadOnlyError(DiagnosticError, TypeError):
+    """A write through a read-only view of a game (`interpreter.readonly`): a `DiagnosticError`
+    (the API's one error type), and a `TypeError` as a read-only mapping's writes are."""
 
 
 def _refuse(what: str) -> ReadOnlyError:
-    return ReadOnlyError(f"{what} is read-only: the game changes only through the engine's actions "
-                         "(interpreter.actions.Actions)")
+    return ReadOnlyError(Diagnostic("error", f"{what} is read-only: the game changes only through its actions",
+                                    Span("Actions.game", 0, 0, 0, 0),
+                                    "call the actions (cast, resolve, move, next_turn, ...), or change a "
+                                    "game of your own: game.copy()"))
 
 
 class ReadOnlyObject:

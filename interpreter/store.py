@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from interpreter.model import DATA_FIELDS, Game, Permanent, lower_types
 
 
@@ -45,8 +46,17 @@ class Entry:
         return f"Entry({self.kind}, {self.obj!r}, {self.attr}, {self.old!r} -> {self.value!r}, {self.cause})"
 
 
-class JournalTrimmed(ValueError):
-    """`undo` to a mark older than the last checkpoint of a store that keeps only that far."""
+class JournalTrimmed(DiagnosticError):
+    """A position the journal no longer holds (`undo` to it, or reading an object back as it
+    was then): older than the last checkpoint of a store that keeps the journal only so far."""
+
+
+def _trimmed(store: "Store", position: int, call: str) -> JournalTrimmed:
+    return JournalTrimmed(Diagnostic(
+        "error", f"{call}: the journal no longer holds position {position}: it was trimmed at a checkpoint "
+        f"(it starts at {store.base})", Span(call, 0, 0, 0, 0),
+        "keep the whole journal (Engine(..., journal='game')), or go back only to marks made since the "
+        "current step or turn began"))
 
 
 class Store:
@@ -94,7 +104,7 @@ class Store:
         """A copy of object `oid` as it was at journal position `mark` (None if there was none
         then), worked out by walking the journal back from now."""
         if mark < self.base:
-            raise JournalTrimmed(f"the journal was trimmed at a checkpoint after position {mark}")
+            raise _trimmed(self, mark, "object_at()")
         o = self.game.objects.get(oid)
         o = o.copy() if o is not None else None
         for e in reversed(self.entries[mark - self.base:]):
@@ -207,8 +217,12 @@ class Store:
 
     def undo(self, mark: int) -> None:
         """Walk the journal back to `mark`, restoring the game as it was then."""
+        if not isinstance(mark, int) or isinstance(mark, bool) or mark > self.mark():
+            raise DiagnosticError(Diagnostic(
+                "error", f"undo(): the mark must be a position of this game's journal, at most {self.mark()}, "
+                f"not {mark!r}", Span("undo()", 0, 0, 0, 0), "take one with store.mark() before the changes to undo"))
         if mark < self.base:
-            raise JournalTrimmed(f"the journal was trimmed at a checkpoint after position {mark}")
+            raise _trimmed(self, mark, "undo()")
         game, entries = self.game, self.entries
         objects = game.objects
         self._let_readers_copy()
@@ -264,7 +278,7 @@ class Block:
     def __iter__(self):
         base = self.store.base
         if self.start < base:
-            raise JournalTrimmed(f"the journal was trimmed at a checkpoint after position {self.start}")
+            raise _trimmed(self.store, self.start, "trace")
         return iter(self.store.entries[self.start - base:self.end - base])
 
 

@@ -20,6 +20,7 @@ import sys
 import pytest
 from hypothesis import HealthCheck, given, note, settings, strategies as st
 
+from dsl.diagnostics import DiagnosticError
 from interpreter.engine import Engine
 from interpreter.model import DATA_FIELDS, Game
 from interpreter.rulebook import load_version
@@ -191,8 +192,12 @@ def test_undo_past_a_checkpoint_that_trimmed_the_journal_is_refused():
     engine = Engine(load_version("2026-09-25"), _board(40), journal="checkpoint")
     mark = engine.store.mark()
     engine.next_turn()
-    with pytest.raises(JournalTrimmed):
+    with pytest.raises(JournalTrimmed) as trimmed:
         engine.store.undo(mark)
+    assert "trimmed at a checkpoint" in trimmed.value.diagnostics[0].message
+    for wrong in ("0", None, True, engine.store.mark() + 1):  # not a mark of this journal
+        with pytest.raises(DiagnosticError):
+            engine.store.undo(wrong)
 
 
 # ============================================================== checkpoints
@@ -263,8 +268,9 @@ def test_the_game_the_api_hands_out_is_read_only():
         lambda: game.store,
     ]
     for write in writes:
-        with pytest.raises(ReadOnlyError):
+        with pytest.raises(ReadOnlyError) as refused:
             write()
+        assert isinstance(refused.value, DiagnosticError) and "read-only" in refused.value.diagnostics[0].message
     assert isinstance(game.watchers, tuple) and isinstance(game.delayed, tuple)  # (no list to append to)
     assert deep_state(play.engine.game) == before
     play.cast("Slip Away", "Alice", ["bear"])  # 702.26b: the actions change it, and the view reads it live
