@@ -33,7 +33,7 @@ def without_state_checks(book: Rulebook) -> Rulebook:
 
 
 def prepare(book: Rulebook, game: Game) -> Engine:
-    """An engine on a copy of `game` (permanents are frozen, so copying the containers is a deep copy)."""
+    """An engine on a copy of `game` (`Game.copy` copies every permanent: they change in place)."""
     return Engine(book, game.copy())
 
 

@@ -218,27 +218,37 @@ def measure_loads(specs: list[str], quick: bool, progress) -> dict[str, Any]:
 # ====================================================================== the untap step
 
 
-def interpreter_run(book, game, player: str, cap: float) -> dict[str, Any]:
+def interpreter_run(book, game, player: str, cap: float, observe: bool = False) -> dict[str, Any]:
     """One untap step by the interpreter, capped at `cap` seconds: the time, or how it ended;
-    and its setup's time (making the Engine on a copy of the game, and its first state check)."""
-    from bench.engines import prepare
-    from interpreter.engine import RulesError
+    its setup's time (making the Engine on the game, and its first state check); with
+    `observe`, what the step leaves (`engines.observed`). The engine plays on `game` itself,
+    which is then set back to where it started through its journal (`Store.undo`): every
+    round, and the references, start from the same board without copying it."""
+    from bench.engines import observed
+    from interpreter.engine import Engine, RulesError
+    from interpreter.store import store_of
 
-    gc.collect()
-    t0 = time.perf_counter()
-    engine = prepare(book, game)
-    engine.settle()  # the board as play leaves it before the step: state-based actions checked
-    setup = time.perf_counter() - t0
-    gc.collect()
-    t0 = time.perf_counter()
+    store = store_of(game)
+    start = store.mark()
     try:
-        with time_limit(cap):
-            engine.run_hook("untap step", player)
-    except OverBudget:
-        return {"over": cap, "setup": setup}
-    except RulesError as exc:
-        return {"error": exc.diagnostics[0].message, "after": time.perf_counter() - t0, "setup": setup}
-    return {"time": time.perf_counter() - t0, "objects": engine.game.objects, "setup": setup}
+        gc.collect()
+        t0 = time.perf_counter()
+        engine = Engine(book, game)
+        engine.settle()  # the board as play leaves it before the step: state-based actions checked
+        setup = time.perf_counter() - t0
+        gc.collect()
+        t0 = time.perf_counter()
+        try:
+            with time_limit(cap):
+                engine.run_hook("untap step", player)
+        except OverBudget:
+            return {"over": cap, "setup": setup}
+        except RulesError as exc:
+            return {"error": exc.diagnostics[0].message, "after": time.perf_counter() - t0, "setup": setup}
+        elapsed = time.perf_counter() - t0
+        return {"time": elapsed, "observed": observed(game.objects) if observe else None, "setup": setup}
+    finally:
+        store.undo(start)
 
 
 def reference_run(game, player: str, state_based: bool) -> tuple[float, dict]:
@@ -295,14 +305,14 @@ def measure_in_turn(book, game, player: str, state_based: bool, *, cap: float, b
         if expected is not None:
             fast["same"] = board.observed() == expected
         del board
-        run = interpreter_run(book, game, player, cap)
+        run = interpreter_run(book, game, player, cap, observe=expected is not None)
         interp["setup"].append(run["setup"])
         if "time" not in run:
             if not interp["times"]:  # stopped at its cap, or an error: no time to show
                 interp.update((k, v) for k, v in run.items() if k != "setup")
             return None
         if expected is not None:
-            interp["same"] = observed(run["objects"]) == expected
+            interp["same"] = run["observed"] == expected
         interp["times"].append(run["time"])
         interp["ratio_fast"].append(run["time"] / fast_time)
         return ref_time + fast_time + run["time"]
@@ -360,8 +370,9 @@ def measure_suite(quick: bool, progress) -> dict[str, Any]:
 
 
 def measure_memory(game, clock: Clock, quick: bool, progress) -> dict[str, Any]:
-    from bench.engines import full_book, prepare
+    from bench.engines import full_book
     from bench.reference import untap_step
+    from interpreter.engine import Engine
 
     progress("memory, 100,000 permanents")
     out: dict[str, Any] = {}
@@ -371,8 +382,10 @@ def measure_memory(game, clock: Clock, quick: bool, progress) -> dict[str, Any]:
     out["reference_peak"] = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
 
-    engine = prepare(full_book(), game)
+    # as in a long run: the journal kept only since the step began (a checkpoint)
+    engine = Engine(full_book(), game.copy(), journal="checkpoint")
     engine.settle()  # as for the timings: the board as play leaves it before the step
+    engine.begin_step()
     cap = max(2.0, min(10.0 if quick else 40.0, clock.left() - 8))
     gc.collect()
     tracemalloc.start()
@@ -619,10 +632,11 @@ def print_table(s: dict[str, Any]) -> None:
            f"It comes out like cold (no on-disk cache detected), so it is measured for {next(k for k, r in s['loads'].items() if r['warm_new_process_ms'] is not None)} only."),
         "  cold: every in-process cache cleared (load_version, load_cards, the Lark parser), in a child "
         "process whose HOME, XDG_CACHE_HOME, TMPDIR and PHASING_CACHE_DIR point at an emptied folder.",
-        "³ interpreter: Engine(rulebook, copy of the game).run_hook('untap step', P) under 2026-09-25 ('full rulebook'), "
+        "³ interpreter: Engine(rulebook, game).run_hook('untap step', P) under 2026-09-25 ('full rulebook'), "
         "which runs 702.26a, 702.26n and 502.3 and then the state-based actions until nothing changes; 'no state "
         "checks' is the same rulebook without its state-check blocks, so the run only phases and untaps. The engine "
-        "has checked state-based actions on the board once before the clock starts, as play would have. reference: "
+        "has checked state-based actions on the board once before the clock starts, as play would have, and the "
+        "board is set back afterwards through the game's journal (Store.undo). reference: "
         "bench/reference.py, with its 704.5m/n/d pass for 'full rulebook' and without it for 'no state checks'. "
         "The three are timed in turn (a reference run, a fast reference run, then an interpreter run, each round), "
         "so that all see the machine at the same speed. The states after the first interpreter and fast reference "
@@ -632,10 +646,10 @@ def print_table(s: dict[str, Any]) -> None:
         "⁵ fast reference: bench/fast_reference.py, the same rules on its own mutable objects with indexes kept "
         "across steps, its state checks only for what changed: the honest yardstick. '÷ fast' is the median over "
         "rounds of interpreter ÷ fast reference in the same round (ratio_fast_10k and ratio_fast_100k in --json).",
-        "⁶ setup: what each takes before its clock starts, timed apart. interpreter: Engine(rulebook, copy of the "
-        "game) and its first state check (Engine.settle). fast reference: the conversion of the game into its "
+        "⁶ setup: what each takes before its clock starts, timed apart. interpreter: Engine(rulebook, game) and "
+        "its first state check (Engine.settle). fast reference: the conversion of the game into its "
         "objects and indexes (Board.from_game), and for 'full rulebook' a first state check of everything. "
-        "reference: none, it reads the game's frozen objects as they are.",
+        "reference: none, it reads the game's objects as they are and makes new ones for what it changes.",
         f"boards: seed {SEED}; " + "; ".join(f"{int(n):,}: {b['players']} players, {b['attachments']:,} attached, "
                                               f"{b['with_phasing']:,} with phasing, {b['phased_out']:,} phased out"
                                               for n, b in s["boards"].items()) + ".",

@@ -12,10 +12,15 @@ from pathlib import Path
 import attrs
 
 from dsl import ast
+from dsl.checker import check_scenario
+from dsl.diagnostics import DiagnosticError
+from interpreter.model import Game
 from interpreter.rulebook import Rulebook, lineage, load_version
 from interpreter.scenario import Outcome
 from interpreter.budget import Budget
-from interpreter.suite import collect, plan, run_case
+from interpreter.scenario import build_game
+from interpreter.store import store_of
+from interpreter.suite import Case, collect, plan, run_case
 
 
 @attrs.frozen
@@ -70,6 +75,19 @@ def own_blocks(book: Rulebook, base: Rulebook) -> frozenset[str]:
                      or base.rule(r.slug).clauses != r.clauses or base.rule(r.slug).id != r.id)
 
 
+def starting_game(case: Case, book: Rulebook) -> tuple[Game, int] | None:
+    """The initial state of a case's scenario under `book` and the journal position it starts
+    at, or None when it cannot be built (the run reports why)."""
+    full = book.with_cards(case.cards)
+    if check_scenario(case.scenario, full):
+        return None
+    try:
+        game = build_game(case.scenario, full)
+    except DiagnosticError:
+        return None
+    return game, store_of(game).mark()
+
+
 def ablate(version: str, paths: list, budget: Budget | None = None) -> Result:
     """Delete each block of `version` in turn and rerun the scenarios `--rules version` runs
     (see `suite.plan`: for a variant, those written for it or the version it is built on),
@@ -78,6 +96,9 @@ def ablate(version: str, paths: list, budget: Budget | None = None) -> Result:
     cases, _problems = collect(paths)
     runs = plan(cases, [version])
     baseline = {id(r): run_case(r.case, book, budget, r.judge).signature() for r in runs}
+    # Deleting a block changes no card and no status, so each scenario starts from the same
+    # game under every reduced rulebook: built once, and set back to its start after each run.
+    starts = {id(r): starting_game(r.case, book) for r in runs}
     rows = []
     for rule in book.rules:
         if rule.kind != "operative":
@@ -86,7 +107,15 @@ def ablate(version: str, paths: list, budget: Budget | None = None) -> Result:
         reduced: Rulebook = book.without(rule.id)
         changed = []
         for r in runs:
-            o = run_case(r.case, reduced, budget, r.judge)
+            start = starts[id(r)]
+            if start is None:
+                o = run_case(r.case, reduced, budget, r.judge)
+            else:
+                game, mark = start
+                try:
+                    o = run_case(r.case, reduced, budget, r.judge, game=game)
+                finally:
+                    store_of(game).undo(mark)
             if o.signature() != baseline[id(r)]:
                 changed.append(_label(o))
         rows.append(Row(rule, "operative", tuple(changed)))

@@ -24,7 +24,9 @@ from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from interpreter.engine import MISSING, Engine, Obj, PlayerRef, RulesError
 from interpreter.triggers import LEGAL_TARGET_HINT, TargetChoice, targets_of
 from interpreter.model import Game, Permanent
+from interpreter.readonly import ReadOnlyGame
 from interpreter.rulebook import Rulebook
+from interpreter.store import SETUP, store_of
 from interpreter.trace import SCRIPT, Cause
 
 TOO_DEEP = "the rules nest too deeply to run: changes, abilities and verbs reach further than Python's stack"
@@ -69,7 +71,7 @@ def card_named(book: Rulebook, name: str, span: Span) -> ast.Card:
 
 def new_permanent(name: str, card: ast.Card, game: Game, *, owner: str | None = None, controller: str | None = None,
                   extra_keywords: Iterable[str] = (), status: dict | None = None, counters: dict | None = None,
-                  stickers: dict | None = None, **fields: Any) -> Permanent:
+                  stickers: dict | None = None, cause: Any = SETUP, **fields: Any) -> Permanent:
     """A permanent of `card` called `name`, with its printed types, keywords and power and
     toughness, and a fresh timestamp. Without a word about it, a permanent belongs to whoever
     controls it, by default the active player. `fields` are `Permanent` fields (tapped, token,
@@ -86,7 +88,7 @@ def new_permanent(name: str, card: ast.Card, game: Game, *, owner: str | None = 
     owner = owner or controller
     return Permanent(
         id=name, card=card.name, owner=owner, controller=controller, types=types, power=power,
-        toughness=toughness, keywords=tuple(keywords) + tuple(extra_keywords), timestamp=game.tick(),
+        toughness=toughness, keywords=tuple(keywords) + tuple(extra_keywords), timestamp=store_of(game).tick(cause),
         counters=tuple(sorted((counters or {}).items())), stickers=tuple(sorted((stickers or {}).items())),
         status=tuple(sorted((status or {}).items())), **fields,
     )
@@ -209,8 +211,9 @@ class Actions:
         self.engine = engine
 
     @property
-    def game(self) -> Game:
-        return self.engine.game
+    def game(self) -> ReadOnlyGame:
+        """The game, read-only (`interpreter.readonly`): it changes only through these actions."""
+        return ReadOnlyGame(self.engine.game)
 
     @property
     def book(self) -> Rulebook:
@@ -219,7 +222,7 @@ class Actions:
     # ------------------------------------------------------------------ checks
 
     def _known(self, name: Any, span: Span) -> str:
-        if not isinstance(name, str) or name not in self.game.objects:
+        if not isinstance(name, str) or name not in self.engine.game.objects:
             raise _err(f"unknown permanent '{name}'", span, "name a permanent declared in this game")
         return name
 
@@ -244,7 +247,7 @@ class Actions:
         """`player` casts `card` targeting `targets` (checked now: 601.2c). It resolves at
         once, or with `hold` waits on the stack for `resolve` (so something can happen first)."""
         found = card_named(self.book, card, span)
-        if not isinstance(player, str) or player not in self.game.players or not self.game.players[player].in_game:
+        if not isinstance(player, str) or player not in self.engine.game.players or not self.engine.game.players[player].in_game:
             raise _err(f"'{player}' cannot cast anything", span, "name a player still in the game")
         decls, names = self._targets(found, targets, span)
         env = {"you": PlayerRef(player)}
@@ -304,9 +307,9 @@ class Actions:
         if types & PERMANENT_TYPES and "aura" not in types:
             oid = card_slug(card.name)
             n = 2
-            while oid in self.game.objects:
+            while oid in e.game.objects:
                 oid, n = f"{card_slug(card.name)}_{n}", n + 1
-            self.game.objects[oid] = new_permanent(oid, card, self.game, owner=player, zone="hand")
+            e.store.put_object(new_permanent(oid, card, e.game, owner=player, zone="hand", cause=cause), cause)
             e.invalidate()
             e.run(ast.Move(ast.Name(oid), "battlefield"), {}, cause)
             for trig in e.pending:
@@ -356,9 +359,9 @@ class Actions:
     @_action
     def leave(self, player: str, *, span: Span) -> None:
         """`player` leaves the game (800.4)."""
-        if not isinstance(player, str) or player not in self.game.players:
-            raise _err(f"unknown player '{player}'", span, f"players are: {', '.join(self.game.order)}")
-        if not self.game.players[player].in_game:
+        if not isinstance(player, str) or player not in self.engine.game.players:
+            raise _err(f"unknown player '{player}'", span, f"players are: {', '.join(self.engine.game.order)}")
+        if not self.engine.game.players[player].in_game:
             raise _err(f"'{player}' has already left the game", span, "a player leaves the game once; remove this step")
         self.engine.player_leaves(player)
 
@@ -369,11 +372,11 @@ class Actions:
         zone; a permanent on the battlefield with its controller, characteristics after
         effects, statuses, and whether the game sees it."""
         e, book = self.engine, self.book
-        out = {"turn": self.game.turn, "active": self.game.active, "players": {}, "permanents": {},
+        out = {"turn": self.engine.game.turn, "active": self.engine.game.active, "players": {}, "permanents": {},
                "status_defaults": {name: e.status_default(name) for name in book.statuses}}
-        for name, p in self.game.players.items():
+        for name, p in self.engine.game.players.items():
             out["players"][name] = {"life": p.life, "hand": p.hand, "in_game": p.in_game}
-        for oid, o in self.game.objects.items():
+        for oid, o in self.engine.game.objects.items():
             entry = {"card": o.card, "zone": o.zone, "owner": o.owner}
             if o.zone == "battlefield":
                 c = e.chars(oid)

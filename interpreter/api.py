@@ -42,6 +42,7 @@ from interpreter.engine import Engine  # noqa: F401  (re-exported)
 from interpreter.rulebook import (RULES_ROOT, VARIANTS_DIR, Rulebook, available_variants, available_versions,
                                   lineage, load_cards, load_version, rules_path, shipped_sources)
 from interpreter.model import Game, Player
+from interpreter.store import SETUP, store_of
 from interpreter.scenario import Outcome, build_game, scenario_versions
 from interpreter.suite import SCENARIO_SUFFIX, Case, collect, current_version, run_all
 
@@ -137,7 +138,7 @@ def new_game(rules: str | Rulebook | None = None, players: list[str] | tuple[str
     game = Game({n: Player(n) for n in players}, tuple(players), active or players[0], turn)
     for spec in permanents:
         permanent = permanent_from_spec(spec, game, book, where)
-        game.objects[permanent.id] = permanent
+        store_of(game).put_object(permanent, SETUP)
     check_attachments(game, {oid: where for oid in game.objects})
     play = Actions(Engine(book, game, _budget("new_game", budget)))
     guarded(play.engine.settle)

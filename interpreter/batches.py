@@ -12,6 +12,7 @@ from typing import Any, Callable, Iterable
 import attrs
 
 from interpreter.model import Permanent
+from interpreter.store import FIELD_NAMES
 from interpreter.trace import Cause, Event, rule_cause, show_value
 from interpreter.view import RulesError
 
@@ -28,11 +29,17 @@ MAX_REACTION_DEPTH = 100  # changes causing changes causing changes ... (after c
 
 @attrs.define
 class Write:
+    """A write of `value` to attribute (or status) `attr` of object `obj`, for `cause`; once
+    applied, it is its own entry in the game's journal (`interpreter.store`)."""
+
     obj: str
     attr: str
     value: Any
     cause: Cause
     old: Any = UNREAD  # the value it replaces: read as generated code writes it, else on expanding or applying
+    unset: bool = False  # applied to a status the object had never had written: undone by leaving it out
+
+    kind = "write"  # (what kind of journal entry it is)
 
 
 @attrs.define
@@ -167,7 +174,7 @@ class Committer:
         vis_before = eng.hiding.sight(watch)
         edges_before = eng.perception.edges(watch, vis_before) if perceived else set()
         if sight:  # last known information, of what the game may stop seeing
-            eng.writer.remember([oid for oid in touched if vis_before[oid]])
+            eng.writer.remember([oid for oid in touched if vis_before[oid]], final[0].cause if final else None)
         before_values: dict[str, dict] = defaultdict(dict)
         written: set[tuple[str, str]] | None = None  # (object, attribute) of every change, when an assertion asks
         for _rule, clause, key in eng.reactions.waiting_on_changes("assert"):
@@ -177,10 +184,11 @@ class Committer:
                 written = {(w.obj, w.attr) for w in changes}
             for (oid, node), value in eng.assertions.assertion_before(clause, keyed[key], written).items():
                 before_values[oid][node] = value
+        journaled = eng.store.journal_writes(changes)  # (the trace's change events are these entries)
         self.apply_writes(by_object, attrs_written)
         changed = bool(changes)
         ids = eng.batch_ids
-        eng.trace.changes(eng.step, changes, ids[-1], ids[-2] if len(ids) > 1 else 0)
+        eng.trace.changes(eng.step, journaled, ids[-1], ids[-2] if len(ids) > 1 else 0)
         for subject, text, cause in settled:  # (after the changes it settled)
             eng.record("settle", subject, text, cause)
         if eng.hook_logs and not eng.program.step_counted.isdisjoint(attrs_written):
@@ -289,8 +297,9 @@ class Committer:
         return final, settled, None
 
     def apply_writes(self, per_object: dict[str, list[Write]], attrs_written: set[str]) -> None:
-        """One new object for each object the batch changes (`put_all`); an object whose zone
-        changes (a new object, 400.7) takes its changes one at a time, in batch order."""
+        """Each object the batch changes is changed in place (`put_all`; the writes are
+        journaled already); an object whose zone changes (a new object, 400.7) takes its
+        changes one at a time, in batch order."""
         eng = self.eng
         if "zone" not in attrs_written:
             eng.writer.put_all(list(per_object.items()))
@@ -305,16 +314,12 @@ class Committer:
 
     def apply_write(self, w: Write) -> None:
         """Apply one write to its object (a zone change through `change_zone`)."""
-        o = self.eng.obj(w.obj)
-        if w.attr in self.eng.rb.statuses:
-            self.eng.writer.put(w.obj, o.with_status(w.attr, w.value))
-            return
         if w.attr == "zone":
-            self.change_zone(o, w.value)
+            self.change_zone(self.eng.obj(w.obj), w.value, w.cause)
             return
-        self.eng.writer.put(w.obj, o.replace(**{w.attr: w.value}))
+        self.eng.writer.set(w.obj, w.cause, **{w.attr: w.value})
 
-    def change_zone(self, o: Permanent, zone: str) -> None:
+    def change_zone(self, o: Permanent, zone: str, cause: Cause) -> None:
         """A real zone change makes a new object (400.7): it forgets its status, counters and effects.
 
         A zone a version declares may say what an object keeps moving between it and the
@@ -322,31 +327,33 @@ class Committer:
         """
         declared = self.eng.rb.zones.get(zone) or self.eng.rb.zones.get(o.zone)
         if declared is not None and "battlefield" in (o.zone, zone) and "all" in declared.keeps:
-            self.eng.writer.put(o.id, attrs.evolve(o, zone=zone))
+            self.eng.writer.set(o.id, cause, zone=zone)
             return
-        self.new_object(o, zone)
+        kept = None
         if declared is not None and "battlefield" in (o.zone, zone):
-            kept = {name: getattr(o, name) for name in declared.keeps if name in attrs.fields_dict(Permanent)}
+            kept = {name: getattr(o, name) for name in declared.keeps if name in FIELD_NAMES}
             kept["status"] = tuple((k, v) for k, v in o.status if k in declared.keeps)
-            self.eng.writer.put(o.id, attrs.evolve(self.eng.game.objects[o.id], **kept))
+        self.new_object(o, zone, cause, kept)
 
-    def new_object(self, o: Permanent, zone: str) -> None:
-        """Object `o` as a new object in `zone` (400.7): leaving the battlefield it loses what
-        it had there and the effects on it; entering, it gets a new timestamp."""
+    def new_object(self, o: Permanent, zone: str, cause: Cause, kept: dict | None = None) -> None:
+        """Object `o` as a new object in `zone` (400.7), a new incarnation of it: leaving the
+        battlefield it loses what it had there and the effects on it; entering, it gets a new
+        timestamp. `kept`: what a declared zone says it keeps all the same."""
+        store = self.eng.store
         if o.zone == "battlefield":
-            fresh = attrs.evolve(o, zone=zone, tapped=False, counters=(), damage=0, attached_to=None,
-                                 attacking=False, status=(), controller=o.owner)
+            changes = dict(zone=zone, tapped=False, counters=(), damage=0, attached_to=None,
+                           attacking=False, status=(), controller=o.owner)
             for eid, e in list(self.eng.game.effects.items()):
                 if o.id in e.affected:
                     remaining = e.affected - {o.id}
                     if remaining:
-                        self.eng.game.effects[eid] = attrs.evolve(e, affected=remaining)
+                        store.set_effect(eid, attrs.evolve(e, affected=remaining), cause)
                     else:
-                        del self.eng.game.effects[eid]
-            self.eng.writer.put(o.id, fresh)
+                        store.remove_effect(eid, cause)
         elif zone == "battlefield":
-            stamp = self.eng.game.tick()
-            self.eng.writer.put(o.id, attrs.evolve(o, zone=zone, timestamp=stamp, entered_turn=self.eng.game.turn,
-                                        controlled_since=self.eng.game.turn, controller=o.owner))
+            stamp = store.tick(cause)
+            changes = dict(zone=zone, timestamp=stamp, entered_turn=self.eng.game.turn,
+                           controlled_since=self.eng.game.turn, controller=o.owner)
         else:
-            self.eng.writer.put(o.id, attrs.evolve(o, zone=zone))
+            changes = dict(zone=zone)
+        self.eng.writer.put(store.new_incarnation(o, **{**changes, **(kept or {})}), cause)

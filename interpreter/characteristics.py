@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any, Iterator, Sequence
 
 from interpreter.model import FIELDS, Effect, Permanent, read_fields
+from interpreter.store import Recorded
 
 
 def controller_of(o: Permanent, effects: Sequence[Effect]) -> str:
@@ -59,11 +60,13 @@ def characteristics(o: Permanent, effects: Sequence[Effect], contributions: Sequ
 
 
 class LastKnown(Mapping):
-    """Last known information (608.2h): the object as it last existed, worked out when read."""
+    """Last known information (608.2h): the object as it last existed, worked out when read.
+    The object is a copy, or a position in the game's journal (`store.Recorded`) that is read
+    back only when someone asks."""
 
     __slots__ = ("_object", "_effects", "_contributions", "_statuses", "_values")
 
-    def __init__(self, o: Permanent, effects: Sequence[Effect], contributions: Sequence[tuple[str, Any]],
+    def __init__(self, o: Permanent | Recorded, effects: Sequence[Effect], contributions: Sequence[tuple[str, Any]],
                  statuses: dict[str, Any]):
         self._object, self._effects, self._contributions = o, effects, contributions
         self._statuses = statuses  # status name -> default
@@ -72,8 +75,10 @@ class LastKnown(Mapping):
     def _worked_out(self) -> dict:
         if self._values is None:
             o = self._object
+            if o.__class__ is Recorded:
+                o = self._object = o.object()
             values = dict(zip(FIELDS, read_fields(o)))
-            del values["status"]
+            del values["status"]  # (its statuses are read one by one below)
             values.update(characteristics(o, self._effects, self._contributions))
             for name, default in self._statuses.items():
                 values[name] = o.get_status(name, default)
@@ -82,6 +87,13 @@ class LastKnown(Mapping):
 
     def __getitem__(self, name: str) -> Any:
         return self._worked_out()[name]
+
+    def settled(self) -> "LastKnown":
+        """Itself, its object read back from the journal now if it was not yet (before the
+        game it belongs to is copied)."""
+        if self._object.__class__ is Recorded:
+            self._object = self._object.object()
+        return self
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._worked_out())

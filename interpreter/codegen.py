@@ -583,7 +583,7 @@ PROLOGUE = READING + ["writes = batch.writes", "kept = batch.kept", "contested =
                       "attachments = eng.indexes.attachments()"]
 # The object a change happened to: its id is `oid`; its reference is named by id (aware). Its
 # statuses, read several times over, are read from a dictionary.
-SUBJECT = ["subject_obj = objects[oid]", "subject_status = dict(subject_obj.status)"]
+SUBJECT = ["subject_obj = objects[oid]", "subject_status = dict(subject_obj.statuses)"]
 REACHABLE = "reachable = subject_obj.zone != 'nowhere'"  # (an action reaches it unless it ceased to exist)
 
 

@@ -9,14 +9,18 @@ on it then finds nothing and does nothing, while the rest of the ability still h
 
 from __future__ import annotations
 
+from typing import Any
+
 import attrs
 
-from interpreter.model import Game
 from interpreter.refs import MISSING, Obj
+from interpreter.model import Game
+from interpreter.store import store_of
 
 
-def lose_reference(game: Game, oid: str) -> bool:
-    """Make every delayed trigger of `game` lose object `oid`; True when one referred to it."""
+def lose_reference(game: Game, oid: str, cause: Any = None) -> bool:
+    """Make every delayed trigger of `game` lose object `oid` (for `cause`); True when one
+    referred to it."""
     changed = False
     kept = []
     for d in game.delayed:
@@ -25,5 +29,6 @@ def lose_reference(game: Game, oid: str) -> bool:
                                                for k, v in d.bindings))
             changed = True
         kept.append(d)
-    game.delayed = kept
+    if changed:
+        store_of(game).set_field("delayed", kept, cause)
     return changed

@@ -76,11 +76,11 @@ class ContinuousEffects:
         self.eng.made(stmt.span, cause)
 
         def make() -> bool:
-            eid = self.eng.game.tick()
-            self.eng.game.effects[eid] = Effect(
+            eid = self.eng.store.tick(cause)
+            self.eng.store.set_effect(eid, Effect(
                 eid, kind, frozenset([ref.id]), value, duration, player, condition, bindings, tracked,
                 source.id if isinstance(source, Obj) else None, eid, str(cause), until,
-            )
+            ), cause)
             return True
 
         text = {"pump": f"gets {value[0]:+d}/{value[1]:+d}" if kind == "pump" else "",
@@ -94,7 +94,7 @@ class ContinuousEffects:
             return False
         ending = [e for e in self.eng.game.effects.values() if which(e)]
         for e in ending:
-            del self.eng.game.effects[e.id]
+            self.eng.store.remove_effect(e.id, cause)
             subject = ", ".join(sorted(e.affected))
             self.eng.record("effect-ends", subject, f"effect from {e.cause} ends ({e.kind}, {e.duration})", cause)
         if ending:

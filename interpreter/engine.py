@@ -43,6 +43,7 @@ from interpreter.reactions import Reactions
 from interpreter.refs import MISSING, Obj, PlayerRef
 from interpreter.rulebook import Rulebook
 from interpreter.state_checks import StateChecks
+from interpreter.store import KEEPS
 from interpreter.statements import Statements
 from interpreter.trace import Cause, Event, Trace
 from interpreter.triggers import PendingTrigger, TargetChoice, Triggers
@@ -53,9 +54,15 @@ from interpreter.view import GameView, RulesError
 __all__ = ["Engine", "RulesError", "Obj", "PlayerRef", "MISSING"]
 
 
-def check_arguments(rulebook: Any, game: Any, budget: Any) -> None:
-    """`Engine(rulebook, game, budget)` is given a rulebook (or its program), a game and a
-    budget (or None), else it fails at once with a `DiagnosticError` naming the argument."""
+def check_arguments(rulebook: Any, game: Any, budget: Any, journal: Any = "game") -> None:
+    """`Engine(rulebook, game, budget, journal)` is given a rulebook (or its program), a game,
+    a budget (or None) and how much journal to keep, else it fails at once with a
+    `DiagnosticError` naming the argument."""
+    if journal not in KEEPS:
+        raise DiagnosticError(Diagnostic(
+            "error", f"Engine(...): the journal argument must be one of {', '.join(map(repr, KEEPS))}, not {journal!r}",
+            Span("Engine", 0, 0, 0, 0), "'game' keeps every change (the trace and undo need it); "
+            "'checkpoint' only those since the last step or turn began"))
     if isinstance(rulebook, Program):
         rulebook = rulebook.book
     for name, value, wanted, optional in (("rulebook", rulebook, Rulebook, False), ("game", game, Game, False),
@@ -82,12 +89,18 @@ class Engine(GameView):
     Each step runs within `budget` (`interpreter.budget`; None: the default `Budget()`): a
     step begins with `begin_step()`, which the scenario runner calls before each step.
     Wrong argument types raise `DiagnosticError` at once, naming the argument.
+
+    Every change goes through the game's store (`interpreter.store`), whose journal is kept
+    for the whole game (`journal="game"`, the default), or only back to the last checkpoint
+    (`journal="checkpoint"`: each step and each turn begins with one), so that memory stays
+    bounded in long runs.
     """
 
-    def __init__(self, rulebook: Rulebook | Program, game: Game, budget: Budget | None = None):
-        check_arguments(rulebook, game, budget)
+    def __init__(self, rulebook: Rulebook | Program, game: Game, budget: Budget | None = None, journal: str = "game"):
+        check_arguments(rulebook, game, budget, journal)
         program = rulebook if isinstance(rulebook, Program) else Program.of(rulebook)
         super().__init__(program, game)
+        self.store.keep = journal
         self.backend = program.backend  # how bodies and clauses run: closures or generated Python
         # the parts of the engine, each with one concern (they change the game through it)
         self.statements = Statements(self)  # compiling and running statements
@@ -125,7 +138,8 @@ class Engine(GameView):
 
     def begin_step(self) -> None:
         """A new step: no batch committed yet, and its budget (`interpreter.budget`) afresh,
-        worked out for the game as it is now."""
+        worked out for the game as it is now; a checkpoint of the journal."""
+        self.store.checkpoint()
         self.commits = 0
         self.limits = self.budget.limits(len(self.game.objects), len(self.game.players), self.statements.statement_count())
         self.iterations_left = self.limits.iterations

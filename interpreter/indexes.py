@@ -50,7 +50,7 @@ class Indexes:
     def _entries(self, o: Permanent) -> Iterable[tuple[str, Any]]:
         for name in FIELDS:
             yield name, getattr(o, name)
-        for name, value in o.status:
+        for name, value in o.statuses.items():
             if name in self.defaults and value != self.defaults[name]:
                 yield name, value
         for t in o.types:

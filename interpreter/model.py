@@ -36,78 +36,114 @@ class Player:
     hand: int = 0
 
 
-@attrs.frozen
+# The stored fields of a permanent, in the order its constructor takes them (`status` last).
+DATA_FIELDS = ("id", "card", "owner", "controller", "types", "power", "toughness", "keywords", "token", "zone",
+               "tapped", "counters", "stickers", "damage", "attached_to", "timestamp", "entered_turn",
+               "controlled_since", "attacking")
+_DEFAULTS = {"types": frozenset(), "power": None, "toughness": None, "keywords": (), "token": False,
+             "zone": "battlefield", "tapped": False, "counters": (), "stickers": (), "damage": 0,
+             "attached_to": None, "timestamp": 0, "entered_turn": 0, "controlled_since": 0, "attacking": False}
+
+
 class Permanent:
-    """One object. `id` is the scenario's name for it; `card` names its card."""
+    """One object, changed in place (only through `interpreter.store`). `id` is the scenario's
+    name for it; `card` names its card.
 
-    id: str
-    card: str
-    owner: str
-    controller: str  # the controller before control-changing effects (its default controller)
-    types: frozenset[str] = attrs.field(default=frozenset(), converter=lower_types)
-    power: int | None = None
-    toughness: int | None = None
-    keywords: tuple[str, ...] = ()
-    token: bool = False
-    zone: str = "battlefield"
-    tapped: bool = False
-    counters: tuple[tuple[str, int], ...] = ()
-    stickers: tuple[tuple[str, int], ...] = ()
-    damage: int = 0
-    attached_to: str | None = None
-    timestamp: int = 0
-    entered_turn: int = 0
-    controlled_since: int = 0
-    attacking: bool = False
-    status: tuple[tuple[str, Any], ...] = ()
+    Statuses live in `statuses`, a dict of what was written (name -> value; a status never
+    written reads as its default), so that writing one is O(1); `status` is the same as a sorted
+    tuple of (name, value), and the constructor takes either form. `incarnation` counts the
+    times the object became a new object by changing zones (400.7), and `previous` is the
+    object it was before the last such change (None for the first): an identity the game keeps
+    beside the id, which stays the same.
+    """
 
-    def stored(self, name: str, statuses: dict[str, Any]) -> Any:
+    __slots__ = DATA_FIELDS + ("statuses", "incarnation", "previous")
+
+    def __init__(self, id: str, card: str, owner: str, controller: str, types=frozenset(), power: int | None = None,
+                 toughness: int | None = None, keywords: tuple[str, ...] = (), token: bool = False,
+                 zone: str = "battlefield", tapped: bool = False, counters: tuple = (), stickers: tuple = (),
+                 damage: int = 0, attached_to: str | None = None, timestamp: int = 0, entered_turn: int = 0,
+                 controlled_since: int = 0, attacking: bool = False, status=(), incarnation: int = 0,
+                 previous: "Permanent | None" = None):
+        self.id, self.card, self.owner, self.controller = id, card, owner, controller  # (the default controller)
+        self.types = lower_types(types)
+        self.power, self.toughness, self.keywords, self.token, self.zone = power, toughness, keywords, token, zone
+        self.tapped, self.counters, self.stickers, self.damage = tapped, counters, stickers, damage
+        self.attached_to, self.timestamp, self.entered_turn = attached_to, timestamp, entered_turn
+        self.controlled_since, self.attacking = controlled_since, attacking
+        self.statuses: dict[str, Any] = dict(status)
+        self.incarnation, self.previous = incarnation, previous
+
+    @property
+    def status(self) -> tuple[tuple[str, Any], ...]:
+        """The statuses written, as a tuple of (name, value) sorted by name."""
+        return tuple(sorted(self.statuses.items()))
+
+    def stored(self, name: str, statuses: Mapping[str, Any]) -> Any:
         """The stored value of a field, or of a status (`statuses`: name -> default), as a write
         compares it."""
-        return self.get_status(name, statuses[name]) if name in statuses else getattr(self, name)
+        return self.statuses.get(name, statuses[name]) if name in statuses else getattr(self, name)
 
     def get_status(self, name: str, default: Any) -> Any:
-        for key, value in self.status:
-            if key == name:
-                return value
-        return default
+        return self.statuses.get(name, default)
 
-    def with_status(self, name: str, value: Any) -> "Permanent":
-        return self.replace(status=merge_status(self.status, {name: value}))
+    def copy(self) -> "Permanent":
+        """An independent copy (same incarnation and link)."""
+        new = _blank(Permanent)
+        (new.id, new.card, new.owner, new.controller, new.types, new.power, new.toughness, new.keywords, new.token,
+         new.zone, new.tapped, new.counters, new.stickers, new.damage, new.attached_to, new.timestamp,
+         new.entered_turn, new.controlled_since, new.attacking) = _read_data(self)
+        new.statuses = dict(self.statuses)
+        new.incarnation, new.previous = self.incarnation, self.previous
+        return new
 
     def replace(self, **changes: Any) -> "Permanent":
-        """A copy with some fields changed: `attrs.evolve` without its generality (it is called
-        for every change an engine makes)."""
-        values = list(read_fields(self))
+        """A new object with some fields changed (`status` in either form), the same incarnation."""
+        new = self.copy()
         for name, value in changes.items():
-            values[_POSITION[name]] = value
-        return Permanent(*values)
-
-    def written(self, writes, statuses: Mapping[str, Any]) -> "Permanent":
-        """A copy with each write's value stored: `writes` are records with `attr` and `value`,
-        in order, none of them a zone; `statuses` holds the names that are statuses."""
-        values = list(read_fields(self))
-        status = None
-        for w in writes:
-            attr = w.attr
-            if attr in statuses:
-                if status is None:
-                    status = dict(self.status)
-                status[attr] = w.value
+            if name == "status":
+                new.statuses = dict(value)
+            elif name == "types":
+                new.types = lower_types(value)
             else:
-                values[_POSITION[attr]] = w.value
-        if status is not None:
-            values[_STATUS] = tuple(sorted(status.items()))
-        return Permanent(*values)
+                setattr(new, _checked(name), value)
+        return new
+
+    def with_status(self, name: str, value: Any) -> "Permanent":
+        """A new object with one status set."""
+        new = self.copy()
+        new.statuses[name] = value
+        return new
 
     def counter(self, kind: str) -> int:
         return dict(self.counters).get(kind, 0)
 
+    def values(self) -> tuple:
+        """Every stored field in order, `status` (sorted) last: what two objects are equal by."""
+        return read_fields(self)
 
-FIELDS = tuple(f.name for f in attrs.fields(Permanent))
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not Permanent:
+            return NotImplemented
+        return self.statuses == other.statuses and all(getattr(self, n) == getattr(other, n) for n in DATA_FIELDS)
+
+    __hash__ = None  # type: ignore[assignment]  # (it changes)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={value!r}" for name, value in zip(FIELDS, self.values()))
+        return f"Permanent({shown})"
+
+
+_blank = object.__new__
+FIELDS = DATA_FIELDS + ("status",)
+_read_data = attrgetter(*DATA_FIELDS)
 read_fields = attrgetter(*FIELDS)
-_POSITION = {name: i for i, name in enumerate(FIELDS)}
-_STATUS = _POSITION["status"]
+
+
+def _checked(name: str) -> str:
+    if name not in _DEFAULTS and name not in DATA_FIELDS:
+        raise TypeError(f"Permanent has no field {name!r}")
+    return name
 
 
 def merge_status(status: tuple[tuple[str, Any], ...], changes: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
@@ -162,7 +198,8 @@ class DelayedTrigger:
 
 @attrs.define
 class Game:
-    """A game state. Objects inside are frozen; the containers are replaced as play goes on."""
+    """A game state. Everything in it is changed through its store (`interpreter.store`),
+    which journals each change; objects are changed in place."""
 
     players: dict[str, Player]
     order: tuple[str, ...]
@@ -175,20 +212,19 @@ class Game:
     lki: dict[str, Mapping[str, Any]] = attrs.field(factory=dict)  # last known information
     clock: int = 0
     cleanup_done: bool = False
-
-    def tick(self) -> int:
-        self.clock += 1
-        return self.clock
+    store: Any = attrs.field(default=None, eq=False, repr=False)  # its `interpreter.store.Store`, once asked for
 
     def copy(self) -> "Game":
+        """An independent copy (its objects copied), with a journal of its own."""
         return attrs.evolve(
             self,
             players=dict(self.players),
-            objects=dict(self.objects),
+            objects={oid: o.copy() for oid, o in self.objects.items()},
             effects=dict(self.effects),
             watchers=list(self.watchers),
             delayed=list(self.delayed),
-            lki=dict(self.lki),
+            lki={oid: info.settled() if hasattr(info, "settled") else info for oid, info in self.lki.items()},
+            store=None,
         )
 
     def fingerprint(self) -> int:
@@ -197,7 +233,8 @@ class Game:
         alike, so a run of changes that comes back to a fingerprint it had goes round in a
         circle (`Committer.never_settles`). Worked out over every object: for occasional use."""
         objects = tuple((oid, o.card, o.owner, o.controller, o.types, o.power, o.toughness, o.keywords, o.token,
-                         o.zone, o.tapped, o.counters, o.stickers, o.damage, o.attached_to, o.attacking, o.status)
+                         o.zone, o.tapped, o.counters, o.stickers, o.damage, o.attached_to, o.attacking,
+                         tuple(sorted(o.statuses.items())))
                         for oid, o in self.objects.items())
         effects = tuple((e.kind, e.affected, e.value, e.duration, e.player, id(e.condition), e.bindings, e.tracked,
                          e.source, e.cause) for e in self.effects.values())

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-import attrs
 
 from dsl import ast
 from dsl.builtins import PERCEPTIONS
@@ -76,15 +75,14 @@ class Perception:
             entering = vis_after[oid]
             if "zone-change" not in quiet:
                 if entering and not real:
-                    o = eng.obj(oid)
                     # seen as a new object on the battlefield: new timestamp, and new to its controller too
-                    eng.writer.put(oid, attrs.evolve(o, entered_turn=eng.game.turn, timestamp=eng.game.tick(),
-                                               controlled_since=eng.game.turn))
+                    eng.writer.set(oid, cause, entered_turn=eng.game.turn, timestamp=eng.store.tick(cause),
+                                   controlled_since=eng.game.turn)
                 events.append(eng.record("enters" if entering else "leaves", oid,
                                           ("enters the battlefield" if entering else "leaves the battlefield")
                                           + ("" if real else " (as the game sees it)"), cause))
             if entering and "control-change" not in quiet and not real:
-                eng.writer.put(oid, attrs.evolve(eng.obj(oid), controlled_since=eng.game.turn))
+                eng.writer.set(oid, cause, controlled_since=eng.game.turn)
         return events
 
     def attachment_neighbours(self, oids: set[str]) -> set[str]:
@@ -138,9 +136,10 @@ class Perception:
             gone = event.subject
             self.eng.continuous.end_effects(lambda e: e.until_leaves == gone, UNTIL_ENDS)
         for w in [w for w in self.eng.game.watchers if w.watched == event.subject]:
-            self.eng.game.watchers.remove(w)
+            cause = Cause("engine", "610.3", "return at the end of an 'until' effect")
+            self.eng.store.remove_from("watchers", w, cause)
             if self.eng.obj(w.obj).zone != "battlefield":
-                batch = Batch([Write(w.obj, "zone", w.zone_back, Cause("engine", "610.3", "return at the end of an 'until' effect"))])
+                batch = Batch([Write(w.obj, "zone", w.zone_back, cause)])
                 self.eng.committer.commit(batch)
         for rule, after in self.eng.ix.afters:
             if isinstance(after.event, ast.LeavesEvent):

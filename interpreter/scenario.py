@@ -21,6 +21,7 @@ from interpreter.engine import Engine, Obj, PlayerRef, RulesError
 from interpreter.model import Game, Permanent, Player
 from interpreter.program import Program
 from interpreter.rulebook import Rulebook, available_versions
+from interpreter.store import SETUP, store_of
 from interpreter.trace import Event, show_value
 
 FLAGS = {"tapped", "token", "attacking"}
@@ -84,7 +85,7 @@ def build_game(scn: ast.Scenario, book: Rulebook) -> Game:
     for d in decls:
         if d.name in players or d.name in game.objects:
             raise _err(f"the name '{d.name}' is already used", d.span, "give every permanent its own name")
-        game.objects[d.name] = _permanent(d, card_named(book, d.card, d.span), game, book, names)
+        store_of(game).put_object(_permanent(d, card_named(book, d.card, d.span), game, book, names), SETUP)
     attached_at = {d.name: next((p.span for p in d.props if isinstance(p, ast.PropAttached)), d.span) for d in decls}
     check_attachments(game, {d.name: d.span for d in decls}, attached_at)
     return game
@@ -162,12 +163,13 @@ class ScenarioRun:
     """Plays one scenario under one rulebook."""
 
     def __init__(self, scn: ast.Scenario, book: Rulebook, path: str, budget: Budget | None = None,
-                 judge: str | None = None, backend: str | None = None):
+                 judge: str | None = None, backend: str | None = None, game: Game | None = None):
         self.scn = scn
         self.book = book
         self.judge = judge or book.version.id  # `expect for` lines of this version or variant apply
         self.path = path
-        self.game = build_game(scn, self.book)
+        # its initial state: built here, or given (`build_game` of the same scenario and cards)
+        self.game = game if game is not None else build_game(scn, self.book)
         self.engine = Engine(Program.of(self.book, backend), self.game, budget)  # (backend None: the default)
         self.actions = Actions(self.engine)
         try:
@@ -282,13 +284,14 @@ def load_scenarios(path: Path) -> tuple[list[ast.Scenario], tuple[ast.Card, ...]
 
 
 def run_scenario(scn: ast.Scenario, book: Rulebook, path: str, cards=(), budget: Budget | None = None,
-                 judge: str | None = None) -> Outcome:
+                 judge: str | None = None, game: Game | None = None) -> Outcome:
     """Play one scenario under `book` (with `cards` added), each step within `budget` (None:
     the default `Budget()`), judged by the expectations written for `judge` (None: for the
-    rulebook's own version)."""
+    rulebook's own version); from `game` if given (its initial state, as `build_game` makes
+    it: the game is played on, not copied)."""
     own = "" if judge in (None, book.version.id) else judge
     try:
-        run = ScenarioRun(scn, book.with_cards(cards), path, budget, judge)
+        run = ScenarioRun(scn, book.with_cards(cards), path, budget, judge, game=game)
     except DiagnosticError as exc:
         return Outcome(scn.name, path, book.version.id, False, tuple(exc.diagnostics), (), (), {}, own)
     run.play()

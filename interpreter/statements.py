@@ -218,7 +218,7 @@ class Statements:
                         if not (isinstance(watched, Obj) and self.eng.obj(watched.id).zone == "battlefield"):
                             return  # the event already happened: the object doesn't move (610.3a)
                         self.eng.made(stmt.span, cause)
-                        self.eng.game.watchers.append(Watcher(watched.id, ref.id, "battlefield", str(cause)))
+                        self.eng.store.add_to("watchers", Watcher(watched.id, ref.id, "battlefield", str(cause)), cause)
                     batch.write(cause, ref.id, "zone", zone)
             case ast.Cease(obj=o):
                 if (ref := self.target(o, env, cause)) is not None:
@@ -230,10 +230,10 @@ class Statements:
                     batch.write(cause, ref.id, "counters", tuple(sorted(counters.items())))
             case ast.Draw(player=p, amount=a):
                 who, n = self.player_arg(p, env), self.eng.eval(a, env)
-                batch.op(cause, f"draws {n}", who, lambda: self.eng.turns.update_player(who, hand=self.eng.game.players[who].hand + n), "draw")
+                batch.op(cause, f"draws {n}", who, lambda: self.eng.turns.update_player(who, cause, hand=self.eng.game.players[who].hand + n), "draw")
             case ast.GainLife(player=p, amount=a):
                 who, n = self.player_arg(p, env), self.eng.eval(a, env)
-                batch.op(cause, f"gains {n} life", who, lambda: self.eng.turns.update_player(who, life=self.eng.game.players[who].life + n), "life")
+                batch.op(cause, f"gains {n} life", who, lambda: self.eng.turns.update_player(who, cause, life=self.eng.game.players[who].life + n), "life")
             case ast.Pump() | ast.SetBase() | ast.Grant() | ast.GainControl():
                 self.eng.continuous.create_effect(stmt, env, batch, cause)
             case ast.EndUntilEndOfTurn():
@@ -255,13 +255,13 @@ class Statements:
                 ref = self.eng.eval(o, env)
                 if isinstance(ref, Obj) and self.eng.game.delayed:
                     batch.op(cause, "delayed triggers lose track of it", ref.id,
-                             lambda: lose_reference(self.eng.game, ref.id), "effect-ends")
+                             lambda: lose_reference(self.eng.game, ref.id, cause), "effect-ends")
             case ast.EndControl(player=p):
                 who = self.player_arg(p, env)
                 batch.op(cause, f"effects giving {who} control end", who,
                          lambda: self.eng.continuous.end_effects(lambda e: e.kind == "control" and e.value == who, cause), "effect-ends")
             case ast.Delayed(hook=hook, body=body):
                 self.eng.made(stmt.span, cause)
-                self.eng.game.delayed.append(DelayedTrigger(hook, body, tuple(env.items()), None, str(cause)))
+                self.eng.store.add_to("delayed", DelayedTrigger(hook, body, tuple(env.items()), None, str(cause)), cause)
             case _:
                 raise self.eng.fail(f"cannot perform {type(stmt).__name__} here", stmt.span)

@@ -12,6 +12,7 @@ from dsl.checker import check_scenario
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from interpreter.budget import Budget
 from interpreter.rulebook import VERSION_RE, Rulebook, available_versions, lineage, load_version
+from interpreter.model import Game
 from interpreter.scenario import Outcome, load_scenarios, run_scenario, scenario_versions
 
 SCENARIO_SUFFIX = ".scenario"
@@ -133,14 +134,15 @@ def plan(cases: list[Case], specs: list[str]) -> list[Run]:
     return runs
 
 
-def run_case(case: Case, book: Rulebook, budget: Budget | None = None, judge: str | None = None) -> Outcome:
+def run_case(case: Case, book: Rulebook, budget: Budget | None = None, judge: str | None = None,
+             game: Game | None = None) -> Outcome:
     """One scenario under `book`, its expectations those written for `judge` (default: the
-    rulebook's own version)."""
+    rulebook's own version), played on `game` if given (see `run_scenario`)."""
     full = book.with_cards(case.cards)
     problems = check_scenario(case.scenario, full)
     if problems:
         return Outcome(case.scenario.name, case.path, book.version.id, False, tuple(problems), (), (), {})
-    return run_scenario(case.scenario, full, case.path, budget=budget, judge=judge)
+    return run_scenario(case.scenario, full, case.path, budget=budget, judge=judge, game=game)
 
 
 def _load_for(case: Case, version: str, named: bool,

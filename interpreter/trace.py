@@ -5,7 +5,6 @@ Traces, explanations and the JSON output are all read off these records.
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from functools import partial
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
@@ -144,53 +143,63 @@ class Trace(Sequence[Event]):
     """The events of a game, in order, read as a sequence of `Event`s.
 
     A change is the one event play makes by the thousand: `changes` keeps the records it is
-    given (the engine's writes), and each becomes its Event, in place, when the trace is read.
-    Like a list's, an iteration goes on to what is added while it runs.
+    given (a batch's block of the game's journal, `store.Block`, whose entries are the
+    engine's writes; or any sequence of such records), and they become Events only when the
+    trace is read, or before the journal drops or undoes them (`materialize`). Like a list's,
+    an iteration goes on to what is added while it runs.
     """
 
-    __slots__ = ("_items", "_made", "_starts", "_steps")
+    __slots__ = ("_items", "_pending", "_count")
 
     def __init__(self, events: Iterable[Event] = ()):
-        self._items: list = list(events)
-        self._made = len(self._items)  # the items from the start that are Events already
-        self._starts: list[int] = []  # where each run of change records begins in `_items`,
-        self._steps: list[tuple[int, int, int]] = []  # and the step, batch and batch it follows
+        self._items: list = list(events)  # the events made so far
+        # what was added since, in order: events, and runs of change records with the step,
+        # batch and batch they follow
+        self._pending: list = []
+        self._count = len(self._items)
 
     def append(self, event: Event) -> None:
-        self._items.append(event)
+        (self._pending if self._pending else self._items).append(event)
+        self._count += 1
 
-    def changes(self, step: int, records: list, batch: int = 0, follows: int = 0) -> None:
+    def changes(self, step: int, records: Sequence, batch: int = 0, follows: int = 0) -> None:
         """Add the change events made in `step` by batch number `batch` (made while batch
         `follows` was committed; 0: none), as records with `obj`, `cause`, `attr`, `value`
-        and `old`."""
+        and `old`: a block of the game's journal (read when the trace is), or a list."""
         if records:
-            self._starts.append(len(self._items))
-            self._steps.append((step, batch, follows))
-            self._items.extend(records)
+            self._pending.append((records, step, batch, follows))
+            self._count += len(records)
+            store = getattr(records, "store", None)
+            if store is not None:
+                store.read_by(self)
 
-    def _at(self, k: int) -> Event:
-        """Item k, made an Event in place if it is a change record still."""
-        item = self._items[k]
-        if type(item) is not Event:
-            item = self._items[k] = change_event(item, *self._steps[bisect_right(self._starts, k) - 1])
-        return item
+    def materialize(self) -> None:
+        """Make the events of every change record added so far (the journal holding them is
+        about to be trimmed or undone)."""
+        self._events()
 
     def _events(self) -> list[Event]:
-        for k in range(self._made, len(self._items)):
-            self._at(k)
-        self._made = len(self._items)
+        if self._pending:
+            items, pending = self._items, self._pending
+            self._pending = []
+            for item in pending:
+                if item.__class__ is Event:
+                    items.append(item)
+                else:
+                    records, step, batch, follows = item
+                    items += [change_event(r, step, batch, follows) for r in records]
         return self._items
 
     def __len__(self) -> int:
-        return len(self._items)
+        return self._count
 
     def __getitem__(self, index):
         return self._events()[index]
 
     def __iter__(self) -> Iterator[Event]:
         k = 0
-        while k < len(self._items):
-            yield self._at(k)
+        while k < self._count:
+            yield (self._items if not self._pending else self._events())[k]
             k += 1
 
     def __eq__(self, other: object) -> bool:

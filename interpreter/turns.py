@@ -45,10 +45,10 @@ class Turns:
     def __init__(self, eng: Any):
         self.eng = eng  # the engine it is part of
 
-    def update_player(self, name: str, **changes) -> bool:
-        """Player `name` with `changes` (life, cards in hand, in the game or not): true, as an
-        operation of a batch that happened."""
-        self.eng.game.players[name] = attrs.evolve(self.eng.game.players[name], **changes)
+    def update_player(self, name: str, cause: Any, **changes) -> bool:
+        """Player `name` with `changes` (life, cards in hand, in the game or not), for `cause`:
+        true, as an operation of a batch that happened."""
+        self.eng.store.set_player(name, attrs.evolve(self.eng.game.players[name], **changes), cause)
         if "in_game" in changes:  # what is attached to or controlled by a player may be affected
             self.eng.invalidate()
         return True
@@ -64,8 +64,9 @@ class Turns:
                     env = {during.hook.var: PlayerRef(player)} if during.hook.var and player else {}
                     self.eng.run(during.body, env, rule_cause(self.eng.program, rule, during))
                 for delayed in [d for d in self.eng.game.delayed if d.hook == kind]:
-                    self.eng.game.delayed.remove(delayed)
-                    self.eng.run(delayed.body, dict(delayed.bindings), Cause("card", delayed.cause))
+                    cause = Cause("card", delayed.cause)
+                    self.eng.store.remove_from("delayed", delayed, cause)
+                    self.eng.run(delayed.body, dict(delayed.bindings), cause)
             finally:
                 counts = self.eng.hook_logs.pop()
             self.eng.assertions.check_hook_assertions(kind, player or "", counts, skipped=False)
@@ -83,7 +84,7 @@ class Turns:
         self.eng.triggers.resolve_triggers()
         self.eng.record("step", self.eng.game.active, "cleanup step", SCRIPT, turn=self.eng.game.turn)
         self.run_hook("cleanup", self.eng.game.active)
-        self.eng.game.cleanup_done = True
+        self.eng.store.set_field("cleanup_done", True, SCRIPT)
         self.eng.triggers.resolve_triggers()
 
     def next_turn(self, skip_untap: bool = False) -> None:
@@ -98,9 +99,11 @@ class Turns:
                 break
             self.eng.record("step", current, "turn would have begun, but the player has left the game", SCRIPT)
             self.run_hook("turn would begin", current)
-        self.eng.game.active = current
-        self.eng.game.turn += 1
-        self.eng.game.cleanup_done = False
+        store = self.eng.store
+        store.checkpoint()  # (with a journal kept only back to checkpoints, a turn is one)
+        store.set_field("active", current, SCRIPT)
+        store.set_field("turn", self.eng.game.turn + 1, SCRIPT)
+        store.set_field("cleanup_done", False, SCRIPT)
         self.eng.record("step", current, f"turn {self.eng.game.turn} begins", SCRIPT, turn=self.eng.game.turn)
         self.eng.hook_logs.append(HookLog(Counter))  # what changes as the turn begins, for a skipped untap step
         try:
@@ -116,7 +119,7 @@ class Turns:
 
     def player_leaves(self, name: str) -> None:
         """Player `name` leaves the game; what is hooked to a player leaving runs."""
-        self.update_player(name, in_game=False)
+        self.update_player(name, SCRIPT, in_game=False)
         self.eng.record("step", name, "leaves the game", SCRIPT)
         self.run_hook("leaving the game", name)
         self.eng.triggers.resolve_triggers()

@@ -21,6 +21,7 @@ from interpreter.budget import BUDGET_HINT
 from interpreter.characteristics import characteristics, controller_of, granted_keywords
 from interpreter.compiled import BEFORE, compile_expr, symbol_value
 from interpreter.indexes import Indexes
+from interpreter.store import store_of
 from interpreter.model import Effect, Game, Permanent
 from interpreter.hiding import Hiding
 from interpreter.refs import FALSY, MISSING, Obj, PlayerRef, obj_ref, player_ref
@@ -97,6 +98,7 @@ class GameView:
         self.rb = rulebook = program.book
         self.ix = program.index
         self.game = game
+        self.store = store_of(game)  # through which everything in the game is changed
         self._chars: dict[str, dict] = {}
         self._hidden: dict[str, bool] = {}
         self._write_bits: dict[str, int] = {}  # (see write_bits)

@@ -1,5 +1,6 @@
-"""Writing objects into the game: each change of an object replaces it (objects are
-frozen), and the indexes, caches, static abilities and last known information are kept right."""
+"""Writing objects into the game through its store (`interpreter.store`): objects are changed
+in place, or replaced by a new object (a zone change), and the indexes, caches, static
+abilities and last known information are kept right."""
 
 from __future__ import annotations
 
@@ -8,43 +9,59 @@ from typing import Any, Iterable
 from interpreter.characteristics import LastKnown
 from interpreter.hiding import hidden_by_status
 from interpreter.model import Permanent
+from interpreter.store import ABSENT, Entry
 from interpreter.write_bits import ANY, CHECKED, HIDES, REACHES, bits_of
 
 
 class ObjectWriter:
-    """Puts new objects into the game in place of old ones (one at a time, or a batch's worth at
-    once), keeping the view's indexes, its caches of characteristics and sight, the state
+    """Changes objects of the game in place (one at a time, or a batch's worth at once), or puts
+    new objects in place of old ones, keeping the view's indexes, its caches of characteristics and sight, the state
     checks' record of changed objects and the static abilities right; and keeps last known
     information of objects the game may stop seeing."""
 
     def __init__(self, view: Any):
         self.view = view  # the game view it reads and writes through
 
-    def put(self, oid: str, new: Permanent) -> None:
-        """Replace an object (objects are frozen), whatever changed in it, keeping indexes and
-        caches right."""
-        objects = self.view.game.objects
-        old = objects.get(oid)
-        objects[oid] = new
+    def put(self, new: Permanent, cause: Any) -> None:
+        """Put an object into the game, new or in place of the one with its id (a new
+        incarnation of it), keeping indexes and caches right."""
+        old = self.view.store.put_object(new, cause)
         self.view.indexes.replace(old, new)
         if self.view.statics.cards:
-            self.view.statics.touched(oid, old, new, ANY)
+            self.view.statics.touched(new.id, old, new, ANY)
+        self.view.invalidate([new.id])
+
+    def set(self, oid: str, cause: Any, **values: Any) -> None:
+        """Set some attributes or statuses of an object in place, keeping indexes and caches right."""
+        store = self.view.store
+        o = self.view.game.objects[oid]
+        before = o.copy() if "card" in values else o  # (what static abilities compare: its card)
+        moved = [Entry("write", oid, attr, store.write(oid, attr, value, cause), value, cause)
+                 for attr, value in values.items()]
+        defaults = self.view.defaults
+        for m in moved:  # a status never written reads as its default
+            if m.attr in defaults and m.old is ABSENT:
+                m.old = defaults[m.attr]
+        self.view.indexes.move(oid, moved)
+        if self.view.statics.cards:
+            self.view.statics.touched(oid, before, o, ANY)
         self.view.invalidate([oid])
 
     def put_all(self, changes: list[tuple[str, list]]) -> None:
         """Apply a batch's writes: (id, its writes in order) per object, each write a record
-        with `attr`, `old` and `value`, none of them a zone, no object new to the game. Each
-        object becomes one new object with its writes stored, and indexes and caches are kept
-        right."""
+        with `attr`, `old`, `value` and `cause`, none of them a zone, no object new to the game.
+        Each object is changed in place (the writes are journaled already,
+        `Store.journal_writes`), and indexes and caches are kept right."""
         view = self.view
         objects, indexes, program, statics = view.game.objects, view.indexes, view.program, view.statics
-        statuses = view.rb.statuses
+        write_object = view.store.write_object
         old_ones, masks = [], []
         bits, work_out = view._write_bits, self.write_bits
         for oid, ws in changes:
-            old = objects[oid]
-            old_ones.append(old)
-            objects[oid] = old.written(ws, statuses)
+            o = objects[oid]
+            # what static abilities compare, before and after: its card, unless that is written
+            old_ones.append(o if all(w.attr != "card" for w in ws) else o.copy())
+            write_object(o, ws)
             mask = 0  # what the object's writes can change, read while they are at hand (`write_bits`)
             for w in ws:
                 mask |= bits.get(w.attr) or work_out(w.attr)
@@ -99,12 +116,26 @@ class ObjectWriter:
                 if oid in attached:
                     dirty |= attached[oid]
 
-    def remember(self, oids: Iterable[str]) -> None:
+    def remember(self, oids: Iterable[str], cause: Any) -> None:
         """Keep last known information (`game.lki`) of objects the game sees now: each object
-        as it is, with what effects and static abilities give it, its characteristics worked
-        out if someone asks."""
+        as it is (a position in the journal, from which it is read back if asked: it changes
+        in place), with what effects and static abilities give it,
+        its characteristics worked out if someone asks."""
         view = self.view
-        lki, objects, effects = view.game.lki, view.game.objects, view.effects_in_order()
+        effects, remember, recorded = view.effects_in_order(), view.store.remember, view.store.recorded
         given, defaults = view.statics.of, view.defaults
         for oid in oids:
-            lki[oid] = LastKnown(objects[oid], effects, given(oid), defaults)
+            remember(oid, LastKnown(recorded(oid), effects, given(oid), defaults), cause)
+
+    def undo(self, mark: int) -> None:
+        """Set the game back to journal position `mark` (`Store.undo`), and forget what was
+        worked out from it as it was."""
+        self.view.store.undo(mark)
+        self.restored()
+
+    def restored(self) -> None:
+        """The game was set back (`Store.undo`): forget everything worked out from it (indexes,
+        characteristics, sight, static abilities, what state checks look at again)."""
+        view = self.view
+        view.indexes.by = None
+        view.invalidate()

@@ -234,7 +234,8 @@ class Snapshot:
 
 def snapshot(run: ScenarioRun) -> Snapshot:
     g = run.game
-    return Snapshot(dict(g.objects), {n: p.in_game for n, p in g.players.items()}, g.active)
+    # (objects change in place: the snapshot keeps copies)
+    return Snapshot({oid: o.copy() for oid, o in g.objects.items()}, {n: p.in_game for n, p in g.players.items()}, g.active)
 
 
 def status(o: Permanent, name: str) -> Any:

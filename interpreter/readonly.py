@@ -1,0 +1,126 @@
+"""Read-only views of a game, for what the API hands out (`Actions.game`).
+
+A view reads the live game (it changes as play goes on) but cannot change it: setting or
+deleting an attribute, or an item of one of its mappings, raises `ReadOnlyError`. Lists come
+out as tuples, mappings as read-only mappings, and objects as `ReadOnlyObject`s. The game
+changes only through the engine's actions (its store, `interpreter.store`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Callable, Iterator
+
+from dsl.diagnostics import Diagnostic, DiagnosticError, Span
+from interpreter.model import Game, Permanent
+
+
+class ReadOnlyError(DiagnosticError, TypeError):
+    """A write through a read-only view of a game (`interpreter.readonly`): a `DiagnosticError`
+    (the API's one error type), and a `TypeError` as a read-only mapping's writes are."""
+
+
+def _refuse(what: str) -> ReadOnlyError:
+    return ReadOnlyError(Diagnostic("error", f"{what} is read-only: the game changes only through its actions",
+                                    Span("Actions.game", 0, 0, 0, 0),
+                                    "call the actions (cast, resolve, move, next_turn, ...), or change a "
+                                    "game of your own: game.copy()"))
+
+
+class ReadOnlyObject:
+    """A permanent of a game, read-only (its attributes and methods read the live object)."""
+
+    __slots__ = ("_object",)
+
+    def __init__(self, o: Permanent):
+        object.__setattr__(self, "_object", o)
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(object.__getattribute__(self, "_object"), name)
+        if name == "statuses":
+            return ReadOnlyMapping(value, _same, "statuses")
+        if name == "previous" and value is not None:
+            return ReadOnlyObject(value)
+        return value
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise _refuse(f"permanent {self._object.id!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise _refuse(f"permanent {self._object.id!r}")
+
+    def __eq__(self, other: object) -> bool:
+        other = other._object if isinstance(other, ReadOnlyObject) else other
+        return self._object == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"ReadOnly({self._object!r})"
+
+
+class ReadOnlyMapping(Mapping):
+    """A mapping of a game read-only, each value shown through `wrap`."""
+
+    __slots__ = ("_items", "_wrap", "_what")
+
+    def __init__(self, items: Mapping, wrap: Callable[[Any], Any], what: str):
+        object.__setattr__(self, "_items", items)
+        object.__setattr__(self, "_wrap", wrap)
+        object.__setattr__(self, "_what", what)
+
+    def __getitem__(self, key: Any) -> Any:
+        return self._wrap(self._items[key])
+
+    def __iter__(self) -> Iterator:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        raise _refuse(f"the game's {self._what}")
+
+    def __delitem__(self, key: Any) -> None:
+        raise _refuse(f"the game's {self._what}")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise _refuse(f"the game's {self._what}")
+
+    def __repr__(self) -> str:
+        return f"ReadOnlyMapping({dict(self)!r})"
+
+
+def _same(value: Any) -> Any:
+    return value  # (statuses' values, players, effects and last known information are immutable)
+
+
+class ReadOnlyGame:
+    """A game, read-only: its fields as they are now; `objects` read-only objects; `copy()` an
+    independent game of one's own, which may be changed."""
+
+    __slots__ = ("_game",)
+
+    def __init__(self, game: Game):
+        object.__setattr__(self, "_game", game)
+
+    def __getattr__(self, name: str) -> Any:
+        game = object.__getattribute__(self, "_game")
+        if name == "objects":
+            return ReadOnlyMapping(game.objects, ReadOnlyObject, "objects")
+        if name in ("players", "effects", "lki"):
+            return ReadOnlyMapping(getattr(game, name), _same, name)
+        if name in ("watchers", "delayed"):
+            return tuple(getattr(game, name))
+        if name == "store":
+            raise _refuse("the game's store")
+        return getattr(game, name)  # order, active, turn, clock, cleanup_done; copy(), fingerprint(), ...
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise _refuse("the game")
+
+    def __delattr__(self, name: str) -> None:
+        raise _refuse("the game")
+
+    def __repr__(self) -> str:
+        return f"ReadOnlyGame(turn {self._game.turn}, {len(self._game.objects)} objects)"

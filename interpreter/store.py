@@ -1,0 +1,317 @@
+"""The one place that changes a game state, and its journal.
+
+Every change of a `Game` goes through its `Store`: an object's attributes and statuses
+(changed in place), objects added, replaced (a zone change makes a new incarnation, 400.7)
+or removed, players, the game's own fields (turn, active player, clock, cleanup done),
+continuous effects, watchers, delayed triggers and last known information. Each change is
+appended to the journal as an entry that says what changed (`kind`, `obj`, `attr`), its old
+value and its new one (`old`, `value`) and its cause (a `trace.Cause`, or the text naming a
+card or script step). An engine's batch of writes is gathered, settled and then committed
+through here, its writes (`batches.Write`, which have the same fields) being their own
+journal entries.
+
+`mark()` names the journal's position; `undo(mark)` walks the journal back to it, restoring
+the state exactly (what an engine worked out from the state must then be forgotten:
+`ObjectWriter.restored`). The journal is kept for the whole game, or (`keep = "checkpoint"`)
+only back to the last `checkpoint()`, so that its memory stays bounded in long runs.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from dsl.diagnostics import Diagnostic, DiagnosticError, Span
+from interpreter.model import DATA_FIELDS, Game, Permanent, lower_types
+
+
+ABSENT = type("Absent", (), {"__repr__": lambda self: "ABSENT", "__slots__": ()})()  # no value (nothing was there)
+FIELD_NAMES = frozenset(DATA_FIELDS)
+KEEPS = ("game", "checkpoint")  # how much of the journal a store keeps
+SETUP = "setup"  # the cause of the changes that set a game up before play
+
+
+class Entry:
+    """One change in the journal: `kind` of thing changed ("status", "object", "player",
+    "game", "effect", "watchers", "delayed", "lki"; the engine's writes of attributes are
+    journaled as themselves, kind "write"), which one (`obj`: an object's id, a player's name,
+    an effect's id, a position), the attribute or field (`attr`), the `old` and new (`value`)
+    values (`ABSENT`: none), and the `cause`."""
+
+    __slots__ = ("kind", "obj", "attr", "old", "value", "cause")
+
+    def __init__(self, kind: str, obj: Any, attr: str | None, old: Any, value: Any, cause: Any):
+        self.kind, self.obj, self.attr, self.old, self.value, self.cause = kind, obj, attr, old, value, cause
+
+    def __repr__(self) -> str:
+        return f"Entry({self.kind}, {self.obj!r}, {self.attr}, {self.old!r} -> {self.value!r}, {self.cause})"
+
+
+class JournalTrimmed(DiagnosticError):
+    """A position the journal no longer holds (`undo` to it, or reading an object back as it
+    was then): older than the last checkpoint of a store that keeps the journal only so far."""
+
+
+def _trimmed(store: "Store", position: int, call: str) -> JournalTrimmed:
+    return JournalTrimmed(Diagnostic(
+        "error", f"{call}: the journal no longer holds position {position}: it was trimmed at a checkpoint "
+        f"(it starts at {store.base})", Span(call, 0, 0, 0, 0),
+        "keep the whole journal (Engine(..., journal='game')), or go back only to marks made since the "
+        "current step or turn began"))
+
+
+class Store:
+    """Changes one game and journals each change (see the module's docstring)."""
+
+    __slots__ = ("game", "entries", "base", "keep", "pending", "readers")
+
+    def __init__(self, game: Game, keep: str = "game"):
+        self.game = game
+        self.entries: list = []  # the journal since position `base`
+        self.base = 0  # how many entries were dropped at checkpoints
+        self.keep = keep
+        self.pending: list[Recorded] = []  # objects recorded at a position, not yet read back
+        self.readers: dict[int, Any] = {}  # id -> what holds blocks of the journal (traces), to `materialize`
+
+    # ------------------------------------------------------------ objects
+
+    def journal_writes(self, writes: list) -> "Block":
+        """Journal a batch's changes (records with `obj`, `attr`, `old`, `value`, `cause`, an
+        `unset` flag and `kind` "write"; at most one per object and attribute), each as
+        itself, in the order given, before they are applied (`write_object`, or one by one
+        where an object changes zones): the block of the journal they fill, which the trace
+        reads its change events from. Each status never written on its object before is
+        flagged `unset`, to be left out again by an undo."""
+        objects = self.game.objects
+        for w in writes:
+            if w.attr not in FIELD_NAMES and w.attr not in objects[w.obj].statuses:
+                w.unset = True
+        start = self.base + len(self.entries)
+        self.entries += writes
+        return Block(self, start, start + len(writes))
+
+    def write_object(self, o: Permanent, writes: Iterable) -> None:
+        """Apply writes (records with `attr` and `value`, in order, none of them a zone,
+        journaled already: `journal_writes`) to object `o` in place."""
+        statuses = o.statuses
+        for w in writes:
+            attr = w.attr
+            if attr in FIELD_NAMES:
+                setattr(o, attr, lower_types(w.value) if attr == "types" else w.value)
+            else:
+                statuses[attr] = w.value
+
+    def object_at(self, oid: str, mark: int) -> Permanent | None:
+        """A copy of object `oid` as it was at journal position `mark` (None if there was none
+        then), worked out by walking the journal back from now."""
+        if mark < self.base:
+            raise _trimmed(self, mark, "object_at()")
+        o = self.game.objects.get(oid)
+        o = o.copy() if o is not None else None
+        for e in reversed(self.entries[mark - self.base:]):
+            if e.obj != oid:
+                continue
+            kind = e.kind
+            if kind == "object":
+                o = None if e.old is ABSENT else e.old.copy()
+            elif o is not None and kind in ("write", "status"):
+                _restore(o, e)
+        return o
+
+    def recorded(self, oid: str) -> "Recorded":
+        """Object `oid` as it is now, read back from the journal when asked (a copy made then)."""
+        recorded = Recorded(self, oid, self.mark())
+        if self.keep == "checkpoint":
+            self.pending.append(recorded)  # (to be read before the journal is trimmed past it)
+        return recorded
+
+    def write(self, oid: str, attr: str, value: Any, cause: Any) -> Any:
+        """Set one attribute or status of object `oid` in place; its old value."""
+        o = self.game.objects[oid]
+        if attr in FIELD_NAMES:
+            old = getattr(o, attr)
+            self.entries.append(Entry("write", oid, attr, old, value, cause))
+            setattr(o, attr, lower_types(value) if attr == "types" else value)
+            return old
+        old = o.statuses.get(attr, ABSENT)
+        self.entries.append(Entry("status", oid, attr, old, value, cause))
+        o.statuses[attr] = value
+        return old
+
+    def put_object(self, o: Permanent, cause: Any) -> Permanent | None:
+        """Add object `o` to the game, or put it in place of the object with its id (a new
+        incarnation of it); the object it replaces, if any."""
+        objects = self.game.objects
+        old = objects.get(o.id)
+        self.entries.append(Entry("object", o.id, None, ABSENT if old is None else old, o, cause))
+        objects[o.id] = o
+        return old
+
+    @staticmethod
+    def new_incarnation(old: Permanent, **changes: Any) -> Permanent:
+        """Object `old` as a new object (400.7), linked to it, with `changes`: to be put in its
+        place in the game under the same id (`put_object`)."""
+        new = old.replace(**changes)
+        new.incarnation, new.previous = old.incarnation + 1, old
+        return new
+
+    # ------------------------------------------------------------ the rest of the game
+
+    def set_player(self, name: str, player: Any, cause: Any) -> None:
+        players = self.game.players
+        self.entries.append(Entry("player", name, None, players.get(name, ABSENT), player, cause))
+        players[name] = player
+
+    def set_field(self, name: str, value: Any, cause: Any) -> None:
+        """Set a field of the game itself (turn, active, clock, cleanup_done, delayed)."""
+        self.entries.append(Entry("game", None, name, getattr(self.game, name), value, cause))
+        setattr(self.game, name, value)
+
+    def tick(self, cause: Any) -> int:
+        """Advance the game's clock (timestamps) by one; the new time."""
+        self.set_field("clock", self.game.clock + 1, cause)
+        return self.game.clock
+
+    def set_effect(self, eid: int, effect: Any, cause: Any) -> None:
+        effects = self.game.effects
+        self.entries.append(Entry("effect", eid, None, effects.get(eid, ABSENT), effect, cause))
+        effects[eid] = effect
+
+    def remove_effect(self, eid: int, cause: Any) -> None:
+        effects = self.game.effects
+        self.entries.append(Entry("effect", eid, None, effects.pop(eid), ABSENT, cause))
+
+    def add_to(self, kind: str, item: Any, cause: Any) -> None:
+        """Append to the game's `watchers` or `delayed` list."""
+        items = getattr(self.game, kind)
+        self.entries.append(Entry(kind, len(items), None, ABSENT, item, cause))
+        items.append(item)
+
+    def remove_from(self, kind: str, item: Any, cause: Any) -> None:
+        """Remove the first equal item from the game's `watchers` or `delayed` list."""
+        items = getattr(self.game, kind)
+        position = items.index(item)
+        self.entries.append(Entry(kind, position, None, items.pop(position), ABSENT, cause))
+
+    def remember(self, oid: str, info: Any, cause: Any) -> None:
+        """Keep last known information of object `oid`."""
+        lki = self.game.lki
+        self.entries.append(Entry("lki", oid, None, lki.get(oid, ABSENT), info, cause))
+        lki[oid] = info
+
+    # ------------------------------------------------------------ journal positions
+
+    def mark(self) -> int:
+        """The journal's position now, to `undo` to."""
+        return self.base + len(self.entries)
+
+    def checkpoint(self) -> None:
+        """With `keep = "checkpoint"`, forget the journal so far: the game cannot be undone to
+        before this point. (With `keep = "game"`, it does nothing.)"""
+        if self.keep == "checkpoint" and self.entries:
+            for recorded in self.pending:
+                recorded.object()
+            self.pending.clear()
+            self._let_readers_copy()
+            self.base += len(self.entries)
+            self.entries.clear()
+
+    def undo(self, mark: int) -> None:
+        """Walk the journal back to `mark`, restoring the game as it was then."""
+        if not isinstance(mark, int) or isinstance(mark, bool) or mark > self.mark():
+            raise DiagnosticError(Diagnostic(
+                "error", f"undo(): the mark must be a position of this game's journal, at most {self.mark()}, "
+                f"not {mark!r}", Span("undo()", 0, 0, 0, 0), "take one with store.mark() before the changes to undo"))
+        if mark < self.base:
+            raise _trimmed(self, mark, "undo()")
+        game, entries = self.game, self.entries
+        objects = game.objects
+        self._let_readers_copy()
+        if self.pending:
+            self.pending = [r for r in self.pending if r.mark <= mark]
+        while self.base + len(entries) > mark:
+            e = entries.pop()
+            kind, key, old = e.kind, e.obj, e.old
+            if kind == "write" or kind == "status":
+                _restore(objects[key], e)
+            elif kind == "game":
+                setattr(game, e.attr, old)
+            elif kind in ("watchers", "delayed"):
+                items = getattr(game, kind)
+                if old is ABSENT:
+                    del items[key]
+                else:
+                    items.insert(key, old)
+            else:
+                container = {"object": objects, "player": game.players, "effect": game.effects, "lki": game.lki}[kind]
+                if old is ABSENT:
+                    del container[key]
+                else:
+                    container[key] = old
+
+    def __len__(self) -> int:
+        """How many entries the journal holds now."""
+        return len(self.entries)
+
+    def read_by(self, reader: Any) -> None:
+        """`reader` holds blocks of the journal: before entries are dropped (a checkpoint) or
+        undone, it is asked to `materialize` what it holds."""
+        self.readers[id(reader)] = reader
+
+    def _let_readers_copy(self) -> None:
+        for reader in self.readers.values():
+            reader.materialize()
+        self.readers.clear()
+
+
+class Block:
+    """A run of journal entries (positions `start` to `end`), read as a sequence while the
+    journal holds them."""
+
+    __slots__ = ("store", "start", "end")
+
+    def __init__(self, store: Store, start: int, end: int):
+        self.store, self.start, self.end = store, start, end
+
+    def __len__(self) -> int:
+        return self.end - self.start
+
+    def __iter__(self):
+        base = self.store.base
+        if self.start < base:
+            raise _trimmed(self.store, self.start, "trace")
+        return iter(self.store.entries[self.start - base:self.end - base])
+
+
+def _restore(o: Permanent, e: Any) -> None:
+    """Undo one write or status entry `e` on object `o`."""
+    attr = e.attr
+    if attr in FIELD_NAMES:
+        setattr(o, attr, e.old)
+    elif e.old is ABSENT or getattr(e, "unset", False):
+        del o.statuses[attr]
+    else:
+        o.statuses[attr] = e.old
+
+
+class Recorded:
+    """An object as it was at a position of a store's journal, read back (`object`) only when
+    asked, or before the journal is trimmed past it."""
+
+    __slots__ = ("store", "oid", "mark", "_object")
+
+    def __init__(self, store: Store, oid: str, mark: int):
+        self.store, self.oid, self.mark = store, oid, mark
+        self._object: Permanent | None = None
+
+    def object(self) -> Permanent:
+        if self._object is None:
+            self._object = self.store.object_at(self.oid, self.mark)
+        return self._object
+
+
+def store_of(game: Game) -> Store:
+    """The store of a game (made the first time it is asked for)."""
+    store = game.store
+    if store is None:
+        store = game.store = Store(game)
+    return store

@@ -1,0 +1,329 @@
+"""The game store (interpreter/store.py): the one place that changes a game state, and its
+journal (issue 17, item 4).
+
+- No module of the interpreter but the store writes into a game: its containers, its fields
+  or an object's attributes (checked on the source, with the ast module).
+- Undo walks the journal back and restores the state exactly; played again from there, the
+  game makes the same trace event for event.
+- With checkpoints the journal stays bounded; without, it grows with the game.
+- A zone change makes a new incarnation of the object, linked to the old one (400.7), and
+  changes nothing the scenarios see.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import sys
+
+import pytest
+from hypothesis import HealthCheck, given, note, settings, strategies as st
+
+from dsl.diagnostics import DiagnosticError
+from interpreter.engine import Engine
+from interpreter.model import DATA_FIELDS, Game
+from interpreter.rulebook import load_version
+from interpreter.scenario import ScenarioRun, build_game
+from interpreter.store import JournalTrimmed, store_of
+from test_game_properties import BOOK, GeneratedGame, HypothesisChooser, board_text, choose_step, generate_board, parse_scenario
+from test_incremental import check_against_a_fresh_engine
+
+ROOT = Path(__file__).resolve().parent.parent
+INTERPRETER = ROOT / "interpreter"
+sys.path.insert(0, str(ROOT))  # (bench/, for its boards)
+
+from bench.boards import build_board  # noqa: E402
+
+# each example plays a generated game twice
+UNDO_SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+CONTAINERS = {"objects", "players", "effects", "lki"}  # a game's dicts
+LISTS = {"watchers", "delayed"}  # a game's lists
+GAME_FIELDS = {"turn", "active", "clock", "cleanup_done"} | LISTS | CONTAINERS
+OBJECT_FIELDS = set(DATA_FIELDS) | {"statuses", "incarnation", "previous"}
+LIST_CHANGES = {"append", "insert", "extend", "remove", "pop", "clear"}
+DICT_CHANGES = {"pop", "clear", "update", "setdefault", "popitem", "__setitem__", "__delitem__"}
+
+
+def _holder(node: ast.AST) -> str | None:
+    """The name a container is reached by: `x.objects` or a local `objects`."""
+    return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
+
+
+def _on_self(node: ast.Attribute) -> bool:
+    return isinstance(node.value, ast.Name) and node.value.id == "self"
+
+
+def game_writes(source: str, module: str) -> list[str]:
+    """The places in a module's source that write into a game state: assigning or deleting
+    into a game's `objects`, `players`, `effects` or `lki` (or an object's `statuses`),
+    changing its `watchers` or `delayed` lists, assigning a game field or an object's
+    attribute (other than on `self`), or any `setattr`. model.py's Permanent class, which
+    builds new objects, may assign their attributes."""
+    tree = ast.parse(source)
+    allowed: set[int] = set()
+    if module == "model.py":
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef) and node.name == "Permanent":
+                allowed |= {n.lineno for n in ast.walk(node) if hasattr(n, "lineno")}
+    found = []
+    for node in ast.walk(tree):
+        if getattr(node, "lineno", None) in allowed:
+            continue
+        targets: list[ast.AST] = []
+        if isinstance(node, (ast.Assign, ast.Delete)):
+            targets = list(node.targets)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        for t in [e for t in targets for e in (t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t])]:
+            if isinstance(t, ast.Subscript) and (_holder(t.value) in CONTAINERS or
+                                                 isinstance(t.value, ast.Attribute) and t.value.attr == "statuses"):
+                found.append(f"{module}:{node.lineno}: {ast.unparse(t)} is assigned")
+            elif isinstance(t, ast.Attribute) and not _on_self(t) and t.attr in GAME_FIELDS | OBJECT_FIELDS:
+                found.append(f"{module}:{node.lineno}: {ast.unparse(t)} is assigned")
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            holder, method = _holder(node.func.value), node.func.attr
+            if (holder in LISTS and method in LIST_CHANGES) or \
+                    ((holder in CONTAINERS or holder == "statuses" and isinstance(node.func.value, ast.Attribute))
+                     and method in DICT_CHANGES):
+                found.append(f"{module}:{node.lineno}: {ast.unparse(node.func)}() changes a game")
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr"):
+            found.append(f"{module}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_only_the_store_writes_into_a_game():
+    found = []
+    for path in sorted(INTERPRETER.glob("*.py")):
+        if path.name != "store.py":
+            found += game_writes(path.read_text(), path.name)
+    assert found == [], "every change of a game goes through interpreter/store.py:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize("planted", [
+    "game.objects[o.id] = o",
+    "del self.eng.game.effects[eid]",
+    "objects = game.objects\n    objects['x'] = o",
+    "self.eng.game.watchers.append(w)",
+    "game.delayed.remove(d)",
+    "game.lki.pop('x')",
+    "self.eng.game.turn += 1",
+    "game.active = 'Bob'",
+    "o.tapped = True",
+    "o.statuses['phase'] = 'out'",
+    "setattr(o, 'zone', 'graveyard')",
+])
+def test_a_write_planted_outside_the_store_is_found(planted):
+    """The check fails when a module writes into a game directly (planted in writing.py)."""
+    source = (INTERPRETER / "writing.py").read_text() + f"\n\ndef planted(game, o, self, w, d, eid):\n    {planted}\n"
+    assert game_writes((INTERPRETER / "writing.py").read_text(), "writing.py") == []
+    assert game_writes(source, "writing.py") != []
+
+
+# ============================================================== undo
+
+
+def deep_state(game: Game) -> tuple:
+    """Everything a game holds, copied out: every field and status of every object (in the
+    game's order), its incarnation, players, effects, watchers, delayed triggers, last known
+    information (as read), turn, active player, clock, cleanup."""
+    objects = [(oid, tuple(getattr(o, f) for f in DATA_FIELDS), dict(o.statuses), o.incarnation, o.previous)
+               for oid, o in game.objects.items()]
+    return (objects, list(game.players.items()), game.order, game.active, game.turn, game.clock, game.cleanup_done,
+            list(game.effects.items()), list(game.watchers), list(game.delayed),
+            [(oid, dict(info)) for oid, info in game.lki.items()])
+
+
+def _generated(data):
+    ch = HypothesisChooser(data)
+    players, active, pieces = generate_board(ch)
+    text = board_text(players, active, pieces)
+    note(text)
+    return ch, BOOK, players, active, pieces, parse_scenario(text)
+
+
+@UNDO_SETTINGS
+@given(st.data())
+def test_undo_restores_the_game_exactly_and_replaying_makes_the_same_trace(data):
+    """Undo to the start of a generated game gives back the state it started from, field for
+    field; played again from there, the game makes the same events in the same order (its
+    outcome depends on the state alone)."""
+    ch, book, players, active, pieces, scn = _generated(data)
+    game = build_game(scn, book)
+    start, mark = deep_state(game), store_of(game).mark()
+    first = GeneratedGame(players, active, pieces, ScenarioRun(scn, book, "<generated>", game=game))
+    for _ in range(ch.integer(1, 6)):
+        first.play(choose_step(ch, first))
+    note("\n".join(first.script))
+    assert len(store_of(game)) > 0
+    store_of(game).undo(mark)
+    assert deep_state(game) == start, "undo to the start gives back the state the game started from"
+    again = GeneratedGame(players, active, pieces, ScenarioRun(scn, book, "<generated>", game=game))
+    for line in first.script:
+        again.play(line)
+    assert again.script == first.script
+    assert list(again.run.engine.trace) == list(first.run.engine.trace)
+
+
+@UNDO_SETTINGS
+@given(st.data())
+def test_an_engine_set_back_agrees_with_a_fresh_engine(data):
+    """After `undo` in the middle of a game, what the engine keeps (indexes, characteristics,
+    sight, static abilities) is worked out for the state it is set back to: it agrees with a
+    fresh engine on a copy (the checks of test_incremental)."""
+    ch, book, players, active, pieces, scn = _generated(data)
+    played = GeneratedGame(players, active, pieces, ScenarioRun(scn, book, "<generated>"))
+    played.play(choose_step(ch, played))
+    engine = played.run.engine
+    mark, before = engine.store.mark(), deep_state(engine.game)
+    for _ in range(ch.integer(1, 4)):
+        played.play(choose_step(ch, played))
+    engine.writer.undo(mark)
+    assert deep_state(engine.game) == before
+    check_against_a_fresh_engine(engine, data, "\nafter undo")
+
+
+def _board(n: int):
+    return build_board(n, 3)
+
+
+def test_undo_past_a_checkpoint_that_trimmed_the_journal_is_refused():
+    engine = Engine(load_version("2026-09-25"), _board(40), journal="checkpoint")
+    mark = engine.store.mark()
+    engine.next_turn()
+    with pytest.raises(JournalTrimmed) as trimmed:
+        engine.store.undo(mark)
+    assert "trimmed at a checkpoint" in trimmed.value.diagnostics[0].message
+    for wrong in ("0", None, True, engine.store.mark() + 1):  # not a mark of this journal
+        with pytest.raises(DiagnosticError):
+            engine.store.undo(wrong)
+
+
+# ============================================================== checkpoints
+
+
+def test_with_checkpoints_the_journal_stays_bounded_and_without_it_grows():
+    """Forty turns on a board of 60 permanents (their untap steps phase permanents out and in,
+    702.26a): with `journal="checkpoint"` the journal holds only the changes since the turn or
+    step began, so its length stays under a bound set by the board; kept for the whole game, it
+    grows turn after turn."""
+    book = load_version("2026-09-25")
+    board = _board(60)
+    kept, trimmed = Engine(book, board.copy()), Engine(book, board.copy(), journal="checkpoint")
+    bound = 10 * len(board.objects) + 50  # (a turn changes each object's few attributes, and a few game fields)
+    lengths_kept, lengths_trimmed = [], []
+    for _turn in range(40):
+        kept.next_turn()
+        trimmed.next_turn()
+        lengths_kept.append(len(kept.store))
+        lengths_trimmed.append(len(trimmed.store))
+    assert kept.game.fingerprint() == trimmed.game.fingerprint()  # the same game either way
+    # the trace read its changes from journal blocks the checkpoints dropped: it kept them first
+    assert list(trimmed.trace) == list(kept.trace)
+    assert max(lengths_trimmed) <= bound
+    assert lengths_kept == sorted(lengths_kept) and lengths_kept[-1] > bound
+    assert lengths_kept[-1] > 10 * max(lengths_trimmed)
+
+
+def test_last_known_information_is_read_back_before_a_checkpoint_trims_the_journal():
+    """608.2h: what the game knew of an object as it last existed stays the same whether the
+    journal it was recorded in is kept or trimmed at checkpoints."""
+    book = load_version("2026-09-25")
+    board = _board(60)
+    kept, trimmed = Engine(book, board.copy()), Engine(book, board.copy(), journal="checkpoint")
+    for _turn in range(6):
+        kept.next_turn()
+        trimmed.next_turn()
+    assert kept.game.lki, "the board's permanents phase out: the game keeps what it knew of them"
+    assert {oid: dict(info) for oid, info in kept.game.lki.items()} == \
+           {oid: dict(info) for oid, info in trimmed.game.lki.items()}
+
+
+# ============================================================== read-only views
+
+
+def test_the_game_the_api_hands_out_is_read_only():
+    """`Actions.game` reads the live game but cannot change it: every write raises
+    `ReadOnlyError` (docs/api.md), and the game is as it was."""
+    from interpreter import api
+    from interpreter.readonly import ReadOnlyError
+
+    play = api.new_game("2026-09-25", players=["Alice", "Bob"], permanents=[
+        {"name": "bear", "card": "Grizzly Bears", "controller": "Alice"}])
+    game = play.game
+    bear = game.objects["bear"]
+    before = deep_state(play.engine.game)
+    writes = [
+        lambda: setattr(bear, "tapped", True),
+        lambda: delattr(bear, "zone"),
+        lambda: bear.statuses.__setitem__("phase", "out"),
+        lambda: game.objects.__setitem__("bear", None),
+        lambda: game.objects.__delitem__("bear"),
+        lambda: game.players.__setitem__("Alice", None),
+        lambda: game.effects.__setitem__(1, None),
+        lambda: game.lki.__setitem__("bear", {}),
+        lambda: setattr(game, "turn", 5),
+        lambda: setattr(game, "active", "Bob"),
+        lambda: game.store,
+    ]
+    for write in writes:
+        with pytest.raises(ReadOnlyError) as refused:
+            write()
+        assert isinstance(refused.value, DiagnosticError) and "read-only" in refused.value.diagnostics[0].message
+    assert isinstance(game.watchers, tuple) and isinstance(game.delayed, tuple)  # (no list to append to)
+    assert deep_state(play.engine.game) == before
+    play.cast("Slip Away", "Alice", ["bear"])  # 702.26b: the actions change it, and the view reads it live
+    assert bear.get_status("phase", "in") == "out" and game.objects["bear"].statuses["phase"] == "out"
+    copy = game.copy()  # a game of one's own, which may be changed
+    store_of(copy).write("bear", "tapped", True, "a test")
+    assert copy.objects["bear"].tapped and not bear.tapped
+
+
+# ============================================================== incarnations (400.7)
+
+
+def test_a_zone_change_makes_a_new_incarnation_linked_to_the_old_one():
+    """400.7: an object that changes zones becomes a new object with no memory of its
+    previous existence. The game keeps its id (what scenarios see is unchanged) and makes a
+    new incarnation linked to the old one, recorded in the journal; phasing is no zone
+    change (702.26d) and makes none."""
+    from interpreter import api
+
+    play = api.new_game("2026-09-25", players=["Alice", "Bob"], permanents=[
+        {"name": "bear", "card": "Grizzly Bears", "controller": "Alice", "tapped": True},
+        {"name": "elf", "card": "Grizzly Bears", "controller": "Bob"}])
+    game = play.engine.game
+    first = game.objects["bear"]
+    play.cast("Slip Away", "Bob", ["elf"])  # 702.26d: phasing out is not a zone change
+    assert game.objects["elf"].incarnation == 0
+    mark = play.engine.store.mark()
+    play.cast("Wrath of God", "Alice")  # destroys the bear (the elf is phased out, 702.26b)
+    bear = game.objects["bear"]
+    assert play.state()["permanents"]["bear"]["zone"] == "graveyard"
+    assert bear is not first and bear.id == first.id == "bear"
+    assert bear.incarnation == 1 and bear.previous is first
+    assert first.zone == "battlefield" and first.tapped, "the old incarnation is as it last existed"
+    assert not bear.tapped, "400.7: the new object has no memory of being tapped"
+    moves = [e for e in play.engine.store.entries[mark - play.engine.store.base:] if e.kind == "object"]
+    assert [(e.obj, e.old, e.value) for e in moves] == [("bear", first, bear)]
+    assert game.objects["elf"].incarnation == 0
+
+
+# ============================================================== the trace reads the journal
+
+
+def test_the_traces_change_events_are_the_journals_write_entries_in_order():
+    """A batch's changes are journaled once, as the engine's write records, and the trace's
+    change events are read from those entries (a block of the journal per batch): the same
+    object, attribute, old and new value and cause, in the same order."""
+    from interpreter.batches import Write
+
+    engine = Engine(load_version("2026-09-25"), _board(60))
+    engine.settle()
+    for _turn in range(4):
+        engine.next_turn()
+    journaled = [(w.obj, w.attr, w.old, w.value, w.cause) for w in engine.store.entries if type(w) is Write]
+    traced = [(e.subject, e.values()["attr"], e.values()["old"], e.values()["new"], e.cause)
+              for e in engine.trace if e.kind == "change"]
+    assert journaled and traced == journaled
