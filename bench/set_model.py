@@ -118,8 +118,15 @@ class Store:
     def hidden(self) -> set:  # 702.26b: hide x where x.phase is out
         return self.ix("phase", "out")
 
-    def attached(self, host) -> set:
-        return self.index["attached_to"].get(host.id, ())
+    def attached_to_any(self, hosts: set) -> set:
+        """What is attached to any of `hosts`: a join through the index by host."""
+        out: set = set()
+        attached = self.index["attached_to"]
+        for o in hosts:
+            children = attached.get(o.id)
+            if children:
+                out |= children
+        return out
 
     def changing(self, attr: str, objs: set, value: Any) -> set:
         """The objects of `objs` whose `attr` is not `value` yet: set algebra over the indexes."""
@@ -237,13 +244,7 @@ class BatchSets:
                 group.add(o)
         for controller, group in by_controller.items():
             self.add("phased_out_under", group, controller, "702.26a remember-controller")
-        along = set()
-        attached = store.index["attached_to"]
-        for o in objs:
-            children = attached.get(o.id)
-            if children:
-                along |= children
-        along &= store.ix("zone", BATTLEFIELD)
+        along = store.attached_to_any(objs) & store.ix("zone", BATTLEFIELD)
         along -= store.hidden()  # (the selection sees only what the game sees, 702.26b)
         if along:
             self.add("phase", along, "out", "702.26g attachments-go-along")
@@ -253,12 +254,7 @@ class BatchSets:
     def becomes_in(self, objs: set) -> None:
         store = self.store
         self.add("phased_out_under", objs, None, "702.26a forget-controller")
-        back = set()
-        attached = store.index["attached_to"]
-        for o in objs:
-            children = attached.get(o.id)
-            if children:
-                back |= children
+        back = store.attached_to_any(objs)
         back &= store.ix("phased_indirectly", True) & store.ix("phase", "out") & store.ix("zone", BATTLEFIELD)
         if back:
             self.add("phase", back, "in", "702.26g attachments-return-along")
