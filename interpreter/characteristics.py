@@ -33,8 +33,21 @@ def granted_keywords(o: Permanent, effects: Sequence[Effect]) -> tuple[str, ...]
 
 def characteristics(o: Permanent, effects: Sequence[Effect], contributions: Sequence[tuple[str, Any]]) -> dict:
     """Controller, power, toughness and keywords, from effects and static contributions."""
-    if not effects and not contributions and not o.counters:  # the printed values, as they are
-        return {"controller": o.controller, "power": o.power, "toughness": o.toughness, "keywords": o.keywords}
+    if not effects and not o.counters:
+        if not contributions:  # the printed values, as they are
+            return {"controller": o.controller, "power": o.power, "toughness": o.toughness, "keywords": o.keywords}
+        # only static abilities: their pumps summed (layer 7c) and their keywords after the printed ones
+        dp = dt = 0
+        granted = []
+        for kind, value in contributions:
+            if kind == "pump":
+                dp, dt = dp + value[0], dt + value[1]
+            elif kind == "grant":
+                granted.append(value)
+        power, toughness = o.power, o.toughness
+        return {"controller": o.controller, "power": None if power is None else power + dp,
+                "toughness": None if toughness is None else toughness + dt,
+                "keywords": tuple(o.keywords) + tuple(granted) if granted else tuple(o.keywords)}
     power, toughness = o.power, o.toughness
     keywords = list(granted_keywords(o, effects))
     dp = dt = 0

@@ -119,9 +119,12 @@ def printed_or_changed(eng, o: Any, oid: str, attr: str) -> Any:
     ability giving it anything, with static abilities worked out), without working out the
     rest of its characteristics."""
     statics = eng.statics  # (not Statics.pending, written out: read for each creature a check looks at)
-    if (not eng.game.effects and not o.counters and statics.stale is not None and not statics.stale
-            and oid not in statics.merged):
-        return getattr(o, attr)
+    if statics.stale is not None and not statics.stale:
+        if not eng.game.effects and not o.counters and oid not in statics.merged:
+            return getattr(o, attr)
+        cached = eng._chars.get(oid)  # (worked out already: a check reads toughness more than once)
+        if cached is not None:
+            return cached[attr]
     return eng.chars(oid)[attr]
 
 

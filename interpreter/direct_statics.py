@@ -125,7 +125,7 @@ def give_all(direct: dict[str, tuple[DirectGift, ...] | None], view: Any, source
                 left = view.iterations_left
                 continue
             gift = gifts[0]
-            raw = o.get_status(gift.attr, gift.default) if gift.status else getattr(o, gift.attr)
+            raw = o.statuses.get(gift.attr, gift.default) if gift.status else getattr(o, gift.attr)
             if not isinstance(raw, str) or raw in players:  # (read as a player, or as no reference at all)
                 add((src, []))
                 continue
@@ -140,7 +140,8 @@ def give_all(direct: dict[str, tuple[DirectGift, ...] | None], view: Any, source
             if zone == "nowhere" or (zone != "battlefield" and not gift.each.every_zone):
                 add((src, []))
                 continue
-            add((src, [(raw, c) for c in gift.gives]))
+            gives = gift.gives
+            add((src, [(raw, gives[0])] if len(gives) == 1 else [(raw, c) for c in gives]))
     finally:
         view.iterations_left = left
     return out

@@ -39,6 +39,17 @@ def _grouped(ids: Iterable[str], values: Iterable[Any]) -> defaultdict[Any, set[
     return index
 
 
+def _spread(ids: Iterable[str], values: Iterable[Any]) -> defaultdict[Any, set[str]]:
+    """element -> the ids whose value (a collection: types, keywords) holds it. The objects
+    are grouped by their whole value first (a board shares a few type lines), then each
+    group's ids go to each element of its value, a set union at a time."""
+    index: defaultdict[Any, set[str]] = defaultdict(set)
+    for several, group in _grouped(ids, values).items():
+        for value in several:
+            index[value] |= group
+    return index
+
+
 class Indexes:
     def __init__(self, game: Game, statuses: dict[str, Any]):
         self.game = game
@@ -70,17 +81,14 @@ class Indexes:
         self.order = dict(zip(ids, range(len(ids))))
         for name in FIELDS:
             by[name] = _grouped(ids, map(attrgetter(name), values))
-        for name, default in self.defaults.items():
-            index = by[name]
-            for oid, o in zip(ids, values):
-                value = o.get_status(name, default)
-                if value != default:
-                    index[value].add(oid)
+        indexes = self.status_indexes
+        for oid, written in zip(ids, map(attrgetter("statuses"), values)):
+            for name, value in written.items():  # (only the statuses written: the rest are at their defaults)
+                status = indexes.get(name)
+                if status is not None and value != status[1]:
+                    status[0][value].add(oid)
         for name in ("types", "keywords"):
-            index = by[name]
-            for oid, several in zip(ids, map(attrgetter(name), values)):
-                for value in several:
-                    index[value].add(oid)
+            by[name] = _spread(ids, map(attrgetter(name), values))
 
     def _ready(self) -> dict:
         if self.by is None or len(self.order) != len(self.game.objects):

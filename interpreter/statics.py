@@ -165,23 +165,33 @@ class Statics:
         scope, view.dirty_scope = view.dirty_scope, None  # a source reaches beyond the objects being checked
         try:
             touched_targets: set[str] = set()
+            touch = touched_targets.add
             for src, now in give_all(self.direct, view, sources, compute):
-                before = by_source.get(src)
-                if now == (before or []):
-                    continue
-                if before:
+                before = by_source.get(src)  # (never an empty list: a source that gives nothing is not kept)
+                if before is None:
+                    if not now:
+                        continue
+                else:
+                    if now == before:
+                        continue
                     for target in reached[src]:
                         by_target[target].pop(src, None)
-                        touched_targets.add(target)
-                if not now:
-                    del by_source[src], reached[src]
-                    continue
+                        touch(target)
+                    if not now:
+                        del by_source[src], reached[src]
+                        continue
                 by_source[src] = now
+                if len(now) == 1:  # (the commonest: one thing given to one target)
+                    ((first, c),) = now
+                    by_target[first][src] = [c]
+                    reached[src] = (first,)
+                    touch(first)
+                    continue
                 first = now[0][0]
-                if len(now) == 1 or all(target == first for target, _c in now):  # (the commonest: one target)
+                if all(target == first for target, _c in now):
                     by_target[first][src] = [c for _target, c in now]
                     reached[src] = (first,)
-                    touched_targets.add(first)
+                    touch(first)
                     continue
                 grouped: dict[str, list[Contribution]] = defaultdict(list)
                 for target, c in now:
@@ -198,18 +208,17 @@ class Statics:
             per_source = by_target.get(target)
             if not per_source:
                 by_target.pop(target, None)
-                merged = []
-            elif len(per_source) == 1:
+                if merged_now.pop(target, None):
+                    changed.add(target)
+                continue
+            if len(per_source) == 1:
                 ((src, cs),) = per_source.items()
-                merged = [(src, c) for c in cs]
+                merged = [(src, cs[0])] if len(cs) == 1 else [(src, c) for c in cs]
             else:
                 merged = [(src, c) for src in sorted(per_source, key=order.__getitem__) for c in per_source[src]]
-            if merged != merged_now.get(target, []):
+            if merged != merged_now.get(target):
                 changed.add(target)
-                if merged:
-                    merged_now[target] = merged
-                else:
-                    merged_now.pop(target, None)
+                merged_now[target] = merged
         view.writer.contributions_changed(changed)
         return changed
 

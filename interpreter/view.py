@@ -197,13 +197,14 @@ class GameView:
 
     def chars(self, oid: str) -> dict:
         """Controller, power, toughness and keywords after continuous effects."""
-        if self.statics.pending:
-            self.statics.refresh()  # before the cache is trusted: it drops what contributions changed
+        statics = self.statics
+        if statics.stale is None or statics.stale:  # (`pending`, written out: this is read very often)
+            statics.refresh()  # before the cache is trusted: it drops what contributions changed
         cached = self._chars.get(oid)
         if cached is not None:
             return cached
-        contributions = self.statics.of(oid) if self.visible(oid) else ()
-        chars = self._chars[oid] = characteristics(self.obj(oid), self.effects_in_order(), contributions)
+        contributions = statics.of(oid) if self.visible(oid) else ()
+        chars = self._chars[oid] = characteristics(self.game.objects[oid], self.effects_in_order(), contributions)
         return chars
 
     def collect_static(self, stmt: ast.Node, env: dict, out: dict) -> None:

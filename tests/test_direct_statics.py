@@ -30,7 +30,8 @@ from dsl.parser import parse
 from interpreter.direct_statics import give_all
 from interpreter.engine import Engine
 from interpreter.indexes import Indexes
-from interpreter.model import Game, Player, Permanent
+from interpreter.characteristics import characteristics
+from interpreter.model import Effect, Game, Player, Permanent
 from interpreter.refs import Obj, PlayerRef
 from interpreter.rulebook import load_version
 
@@ -94,6 +95,9 @@ def games(draw) -> Game:
             status = {"phase": "out", "phased_out_under": draw(st.sampled_from(PLAYERS))}
         if draw(st.integers(0, 3)) == 0:
             status["phase_until"] = draw(st.sampled_from(names))
+        if draw(st.integers(0, 3)) == 0:  # statuses written back to their defaults, as a step leaves them
+            status.setdefault("phase", "in")
+            status["phased_indirectly"] = False
         objects[pid] = permanent(pid, draw(st.sampled_from(CARDS)), draw(st.sampled_from(PLAYERS)),
                                  attached_to=draw(st.sampled_from(names)), timestamp=i + 1,
                                  status={k: v for k, v in status.items() if v is not None},
@@ -181,14 +185,16 @@ def test_the_first_refresh_gives_every_object_what_its_sources_give(game):
 @given(games())
 def test_indexes_built_attribute_by_attribute_hold_what_each_object_gives(game):
     """The indexes built one attribute at a time hold, for each attribute and value, the
-    objects that indexing each object in turn puts there; sorting keeps the game's order."""
+    objects that indexing each object in turn puts there (statuses written back to their
+    defaults are not indexed; types and keywords are gathered by whole type line); sorting
+    keeps the game's order."""
     engine = Engine(BOOK, game)
-    indexes = Indexes(game, engine.defaults)
-    indexes._build()
     expected: dict[str, dict] = defaultdict(lambda: defaultdict(set))
     for oid, o in game.objects.items():
-        for name, value in indexes._entries(o):
+        for name, value in Indexes(game, engine.defaults)._entries(o):
             expected[name][value].add(oid)
+    indexes = Indexes(game, engine.defaults)
+    indexes._build()
     built = {(name, value): ids for name, table in indexes.by.items() for value, ids in table.items() if ids}
     assert built == {(name, value): ids for name, table in expected.items() for value, ids in table.items()}
     assert indexes.order == {oid: i for i, oid in enumerate(game.objects)}
@@ -207,3 +213,20 @@ def test_the_hidden_cache_filled_at_once_says_what_the_hide_rules_say(game):
     assert set(engine._hidden) == set(game.objects)
     for oid, o in game.objects.items():
         assert engine._hidden[oid] == engine.hiding.hidden_by_rules(oid, o), oid
+
+
+@SETTINGS
+@given(power=st.one_of(st.none(), st.integers(-3, 5)), toughness=st.one_of(st.none(), st.integers(-3, 5)),
+       keywords=st.lists(st.sampled_from(("flying", "haste", "phasing")), max_size=2),
+       contributions=st.lists(st.one_of(st.tuples(st.just("pump"), st.tuples(st.integers(-2, 3), st.integers(-2, 3))),
+                                        st.tuples(st.just("grant"), st.sampled_from(("flying", "shroud")))),
+                              max_size=4))
+def test_characteristics_from_static_abilities_alone_are_the_general_ones(power, toughness, keywords, contributions):
+    """613.4c: with no resolved effect and no counters, an object's power and toughness are
+    its printed ones plus the sum of what static abilities pump (none stays none), and its
+    keywords the printed ones then those granted, in order: the shortcut for that case gives
+    what the general way gives (made to run by an effect that affects another object)."""
+    o = Permanent("a", "Grizzly Bears", "Alice", "Alice", power=power, toughness=toughness,
+                  keywords=tuple(keywords))
+    elsewhere = Effect(1, "pump", frozenset({"b"}), (5, 5), "forever")
+    assert characteristics(o, (), contributions) == characteristics(o, (elsewhere,), contributions)
