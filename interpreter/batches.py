@@ -302,13 +302,14 @@ class Committer:
         changes one at a time, in batch order."""
         eng = self.eng
         if "zone" not in attrs_written:
-            eng.writer.put_all(list(per_object.items()))
+            eng.writer.put_all(list(per_object.items()), attrs_written)
             return
         staying, moving = [], []
         for oid, ws in per_object.items():
             (moving if any(w.attr == "zone" for w in ws) else staying).append((oid, ws))
-        eng.writer.put_all(staying)
+        eng.writer.put_all(staying, attrs_written)
         for _oid, ws in moving:
+            eng.store.flag_unset(ws)
             for w in ws:
                 self.apply_write(w)
 

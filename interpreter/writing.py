@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from interpreter.characteristics import LastKnown
-from interpreter.hiding import hidden_by_status
 from interpreter.model import Permanent
 from interpreter.store import ABSENT, Entry
 from interpreter.write_bits import ANY, CHECKED, HIDES, REACHES, bits_of
@@ -47,20 +46,24 @@ class ObjectWriter:
             self.view.statics.touched(oid, before, o, ANY)
         self.view.invalidate([oid])
 
-    def put_all(self, changes: list[tuple[str, list]]) -> None:
+    def put_all(self, changes: list[tuple[str, list]], attrs_written: set[str] | None = None) -> None:
         """Apply a batch's writes: (id, its writes in order) per object, each write a record
-        with `attr`, `old`, `value` and `cause`, none of them a zone, no object new to the game.
-        Each object is changed in place (the writes are journaled already,
-        `Store.journal_writes`), and indexes and caches are kept right."""
+        with `attr`, `old`, `value` and `cause`, none of them a zone, no object new to the game;
+        `attrs_written`: every attribute they write, if known. Each object is changed in place
+        (the writes are journaled already, `Store.journal_writes`), and indexes and caches are
+        kept right."""
         view = self.view
         objects, indexes, program, statics = view.game.objects, view.indexes, view.program, view.statics
         write_object = view.store.write_object
-        old_ones, masks = [], []
+        masks = []
         bits, work_out = view._write_bits, self.write_bits
+        # what static abilities compare, before and after: its card (the object itself, unless that is written)
+        card_written = attrs_written is None or "card" in attrs_written
+        old_ones = [] if card_written else None
         for oid, ws in changes:
             o = objects[oid]
-            # what static abilities compare, before and after: its card, unless that is written
-            old_ones.append(o if all(w.attr != "card" for w in ws) else o.copy())
+            if card_written:
+                old_ones.append(o if all(w.attr != "card" for w in ws) else o.copy())
             write_object(o, ws)
             mask = 0  # what the object's writes can change, read while they are at hand (`write_bits`)
             for w in ws:
@@ -68,17 +71,22 @@ class ObjectWriter:
             masks.append(mask)
         indexes.move_all(changes)  # every object's, before static abilities read the indexes
         if not program.local_effects:
-            for (oid, _ws), old, mask in zip(changes, old_ones, masks):
-                statics.touched(oid, old, objects[oid], mask)
+            for k, (oid, _ws) in enumerate(changes):
+                o = objects[oid]
+                statics.touched(oid, old_ones[k] if card_written else o, o, masks[k])
                 view.invalidate([oid])
             return
         cards, hidden_by_rules = statics.cards, view.hiding.hidden_by_rules
         # when the hide rules read only what objects store, whether each is hidden now is read here
         stored_tests = view.hiding.stored_hide_tests() if program.sight_follows_writes else None
         dirty, hidden, chars, attached = view.dirty, view._hidden, view._chars, indexes.attachments()
-        for (oid, _ws), old, mask in zip(changes, old_ones, masks):
-            if cards and (mask & REACHES or old.card in cards or objects[oid].card in cards):
-                statics.touched(oid, old, objects[oid], mask)  # (it does nothing for any other change)
+        chars_pop = chars.pop
+        for k, (oid, _ws) in enumerate(changes):
+            mask, o = masks[k], objects[oid]
+            if cards:
+                old = old_ones[k] if card_written else o
+                if mask & REACHES or old.card in cards or o.card in cards:
+                    statics.touched(oid, old, o, mask)  # (it does nothing for any other change)
             # One object changed what it stores; hide rules and static abilities look only at
             # their own object, so nothing else needs forgetting.
             if mask & CHECKED and dirty is not None:
@@ -86,13 +94,20 @@ class ObjectWriter:
                 if oid in attached:
                     dirty |= attached[oid]
             if mask & HIDES:  # hidden or not now
-                if stored_tests is not None:
-                    hidden[oid] = hidden_by_status(objects[oid], stored_tests)
+                if stored_tests is not None:  # (`hidden_by_status`, written out)
+                    seen_hidden = False
+                    if o.zone == "battlefield":
+                        statuses = o.statuses
+                        for name, default, hides in stored_tests:
+                            if statuses.get(name, default) == hides:
+                                seen_hidden = True
+                                break
+                    hidden[oid] = seen_hidden
                 elif program.sight_follows_writes:
                     hidden[oid] = hidden_by_rules(oid, objects[oid])
                 else:
                     hidden.pop(oid, None)
-            chars.pop(oid, None)
+            chars_pop(oid, None)
 
     def write_bits(self, attr: str) -> int:
         """What a write to `attr` can change (`interpreter.write_bits`), worked out once per attribute."""
