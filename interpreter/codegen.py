@@ -654,8 +654,8 @@ def compile_expander(eng: Any, keyed: dict[tuple[str, Any], list[tuple]], writer
     em.line(3, "continue  # the same change again: its clauses have run")
     em.line(2, "_seen.add(_key)")
     read = set(re.findall(r"\w+", "\n".join(bodies)))  # (as `function` reads what the body reads)
-    if "subject_status" in read:
-        em.line(2, SUBJECT[1])
+    if "subject_status" in read:  # (no copy: nothing changes while a batch is made)
+        em.line(2, "subject_status = subject_obj.statuses")
     if "reachable" in read:
         em.line(2, REACHABLE)
     em.lines += bodies

@@ -204,6 +204,19 @@ class Store:
         self.entries.append(Entry("lki", oid, None, lki.get(oid, ABSENT), info, cause))
         lki[oid] = info
 
+    def remember_all(self, oids: Iterable[str], info_of: Any, cause: Any) -> None:
+        """Keep last known information of each object of `oids`, in turn: `info_of(oid,
+        recorded)`, where `recorded` is the object as it is then (`recorded`)."""
+        lki, entries, pending = self.game.lki, self.entries, self.pending
+        checkpoints = self.keep == "checkpoint"
+        for oid in oids:
+            recorded = Recorded(self, oid, self.base + len(entries))
+            if checkpoints:
+                pending.append(recorded)  # (to be read before the journal is trimmed past it)
+            info = info_of(oid, recorded)
+            entries.append(Entry("lki", oid, None, lki.get(oid, ABSENT), info, cause))
+            lki[oid] = info
+
     # ------------------------------------------------------------ journal positions
 
     def mark(self) -> int:

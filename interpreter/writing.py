@@ -137,10 +137,8 @@ class ObjectWriter:
         in place), with what effects and static abilities give it,
         its characteristics worked out if someone asks."""
         view = self.view
-        effects, remember, recorded = view.effects_in_order(), view.store.remember, view.store.recorded
-        given, defaults = view.statics.of, view.defaults
-        for oid in oids:
-            remember(oid, LastKnown(recorded(oid), effects, given(oid), defaults), cause)
+        effects, given, defaults = view.effects_in_order(), view.statics.of, view.defaults
+        view.store.remember_all(oids, lambda oid, recorded: LastKnown(recorded, effects, given(oid), defaults), cause)
 
     def undo(self, mark: int) -> None:
         """Set the game back to journal position `mark` (`Store.undo`), and forget what was
