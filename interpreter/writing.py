@@ -55,43 +55,54 @@ class ObjectWriter:
         view = self.view
         objects, indexes, program, statics = view.game.objects, view.indexes, view.program, view.statics
         write_object = view.store.write_object
-        masks = []
         bits, work_out = view._write_bits, self.write_bits
         # what static abilities compare, before and after: its card (the object itself, unless that is written)
         card_written = attrs_written is None or "card" in attrs_written
-        old_ones = [] if card_written else None
+        if not program.local_effects:
+            old_ones, masks = [], []
+            for oid, ws in changes:
+                o = objects[oid]
+                old_ones.append(o if not card_written or all(w.attr != "card" for w in ws) else o.copy())
+                write_object(o, ws)
+                mask = 0  # what the object's writes can change, read while they are at hand (`write_bits`)
+                for w in ws:
+                    mask |= bits.get(w.attr) or work_out(w.attr)
+                masks.append(mask)
+            indexes.move_all(changes)  # every object's, before static abilities read the indexes
+            for (oid, _ws), old, mask in zip(changes, old_ones, masks):
+                statics.touched(oid, old, objects[oid], mask)
+                view.invalidate([oid])
+            return
+        # One object changed what it stores; hide rules and static abilities look only at
+        # their own object, so nothing else needs forgetting. Each object is written and its
+        # caches put right in one pass; what needs the indexes as the writes leave them waits
+        # for the moves: static abilities, what is attached to an object when a write moves
+        # attachments, whether a hide rule that is not a stored test hides it.
+        cards, hidden_by_rules = statics.cards, view.hiding.hidden_by_rules
+        # when the hide rules read only what objects store, whether each is hidden now is read here
+        stored_tests = view.hiding.stored_hide_tests() if program.sight_follows_writes else None
+        sight_follows = program.sight_follows_writes
+        dirty, hidden, chars_pop = view.dirty, view._hidden, view._chars.pop
+        attachments_kept = (dirty is not None and indexes.by is not None and attrs_written is not None
+                            and "attached_to" not in attrs_written)
+        attached = indexes.attachments() if attachments_kept else None
+        touched: list[tuple] = []  # (id, old, new, mask) of what static abilities look at again
+        hosts: list[str] = []  # what a state check may look at again with what is attached to it
+        hide_later: list[str] = []
         for oid, ws in changes:
             o = objects[oid]
-            if card_written:
-                old_ones.append(o if all(w.attr != "card" for w in ws) else o.copy())
+            old = o if not card_written or all(w.attr != "card" for w in ws) else o.copy()
             write_object(o, ws)
             mask = 0  # what the object's writes can change, read while they are at hand (`write_bits`)
             for w in ws:
                 mask |= bits.get(w.attr) or work_out(w.attr)
-            masks.append(mask)
-        indexes.move_all(changes)  # every object's, before static abilities read the indexes
-        if not program.local_effects:
-            for k, (oid, _ws) in enumerate(changes):
-                o = objects[oid]
-                statics.touched(oid, old_ones[k] if card_written else o, o, masks[k])
-                view.invalidate([oid])
-            return
-        cards, hidden_by_rules = statics.cards, view.hiding.hidden_by_rules
-        # when the hide rules read only what objects store, whether each is hidden now is read here
-        stored_tests = view.hiding.stored_hide_tests() if program.sight_follows_writes else None
-        dirty, hidden, chars, attached = view.dirty, view._hidden, view._chars, indexes.attachments()
-        chars_pop = chars.pop
-        for k, (oid, _ws) in enumerate(changes):
-            mask, o = masks[k], objects[oid]
-            if cards:
-                old = old_ones[k] if card_written else o
-                if mask & REACHES or old.card in cards or o.card in cards:
-                    statics.touched(oid, old, o, mask)  # (it does nothing for any other change)
-            # One object changed what it stores; hide rules and static abilities look only at
-            # their own object, so nothing else needs forgetting.
+            if cards and (mask & REACHES or old.card in cards or o.card in cards):
+                touched.append((oid, old, o, mask))  # (it does nothing for any other change)
             if mask & CHECKED and dirty is not None:
                 dirty.add(oid)  # a state check may now find something else: about it, or what is attached to it
-                if oid in attached:
+                if attached is None:
+                    hosts.append(oid)
+                elif oid in attached:
                     dirty |= attached[oid]
             if mask & HIDES:  # hidden or not now
                 if stored_tests is not None:  # (`hidden_by_status`, written out)
@@ -103,11 +114,21 @@ class ObjectWriter:
                                 seen_hidden = True
                                 break
                     hidden[oid] = seen_hidden
-                elif program.sight_follows_writes:
-                    hidden[oid] = hidden_by_rules(oid, objects[oid])
+                elif sight_follows:
+                    hide_later.append(oid)
                 else:
                     hidden.pop(oid, None)
             chars_pop(oid, None)
+        indexes.move_all(changes)  # every object's, before static abilities read the indexes
+        for oid, old, o, mask in touched:
+            statics.touched(oid, old, o, mask)
+        if hosts:
+            attached = indexes.attachments()
+            for oid in hosts:
+                if oid in attached:
+                    dirty |= attached[oid]
+        for oid in hide_later:
+            hidden[oid] = hidden_by_rules(oid, objects[oid])
 
     def write_bits(self, attr: str) -> int:
         """What a write to `attr` can change (`interpreter.write_bits`), worked out once per attribute."""
