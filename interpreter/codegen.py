@@ -527,7 +527,9 @@ class Emitter:
         self.line(depth + 2, "continue")
         if skip_hidden:
             self.skip_hidden(depth + 1, oid)
-        chosen = Binding(ref, chosen=True, obj=o, oid=oid, aware=q.aware)
+        status = self.fresh("status")  # (its statuses, read without a call; the same dict as the object's)
+        self.line(depth + 1, f"{status} = {o}.statuses")
+        chosen = Binding(ref, chosen=True, obj=o, oid=oid, aware=q.aware, status=status)
         inner = {**scope, each.var: chosen}  # (read as a chosen one would be)
         for c, flag in zip(conjuncts, kept):  # in order, those no index answered exactly
             self.line(depth + 1, f"if {flag} and {self.fails(c, inner, base)}:")
