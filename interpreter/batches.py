@@ -141,24 +141,44 @@ class Committer:
             raise eng.over_budget("writes", cause.span, cause)
         if eng.watching:
             eng.cause_log.append(causes_of([batch]))
-        final, settled = self.settle_conflicts(batch)
-        changes: list[Write] = []  # the writes that change something (each knows the value it replaces)
-        by_object: dict[str, list[Write]] = defaultdict(list)
-        attrs_written: set[str] = set()
-        # the changes by (attribute, new value), in batch order, for the assertions and `after`
-        # clauses that wait on them (only those some clause waits on)
-        keyed: dict[tuple[str, Any], list[Write]] = defaultdict(list)
         attrs_waited, waited = eng.reactions.waited_on()
-        for w in final:
-            old, value, attr = w.old, w.value, w.attr
-            if old is UNREAD:
-                old = w.old = eng.raw(w.obj, attr)
-            if old != value:
-                changes.append(w)
-                by_object[w.obj].append(w)
-                attrs_written.add(attr)
-                if attr in attrs_waited and (attr, value) in waited:
-                    keyed[(attr, value)].append(w)
+        # One pass over the writes finds the changes, as long as no two writes to the same
+        # attribute of an object set different values (nor a kept write meets one that does):
+        # then the first of each stands, nothing is settled, and nothing needs settling again.
+        # Otherwise `settle_conflicts` settles them (or fails) and the changes are found again.
+        final: Iterable[Write] | dict[tuple, Write] = {}
+        settled: list[tuple] = []
+        for clean in (True, False):
+            if not clean:
+                final, settled = self.settle_conflicts(batch)
+            changes: list[Write] = []  # the writes that change something (each knows the value it replaces)
+            by_object: dict[str, list[Write]] = defaultdict(list)
+            attrs_written: set[str] = set()
+            # the changes by (attribute, new value), in batch order, for the assertions and `after`
+            # clauses that wait on them (only those some clause waits on)
+            keyed: dict[tuple[str, Any], list[Write]] = defaultdict(list)
+            first = final.setdefault if clean else None
+            for w in batch.writes if clean else final:
+                obj, attr, value = w.obj, w.attr, w.value
+                if clean:
+                    other = first((obj, attr), w)
+                    if other is not w:
+                        if other.value == value:
+                            continue  # the same value twice: the first write stands
+                        break  # a conflict, for `settle_conflicts`
+                old = w.old
+                if old is UNREAD:
+                    old = w.old = eng.raw(obj, attr)
+                if old != value:
+                    changes.append(w)
+                    by_object[obj].append(w)
+                    attrs_written.add(attr)
+                    if attr in attrs_waited and (attr, value) in waited:
+                        keyed[(attr, value)].append(w)
+            else:
+                if not clean or not batch.kept or final.keys().isdisjoint(map(KEPT_KEY, batch.kept)):
+                    break
+        final_first = (batch.writes[0] if batch.writes else None) if clean else (final[0] if final else None)
         if not changes and not batch.ops:
             return False  # every write leaves its value as it was: nothing happens
         touched = by_object.keys()
@@ -174,7 +194,7 @@ class Committer:
         vis_before = eng.hiding.sight(watch)
         edges_before = eng.perception.edges(watch, vis_before) if perceived else set()
         if sight:  # last known information, of what the game may stop seeing
-            eng.writer.remember([oid for oid in touched if vis_before[oid]], final[0].cause if final else None)
+            eng.writer.remember([oid for oid in touched if vis_before[oid]], final_first.cause if final_first else None)
         before_values: dict[str, dict] = defaultdict(dict)
         written: set[tuple[str, str]] | None = None  # (object, attribute) of every change, when an assertion asks
         for _rule, clause, key in eng.reactions.waiting_on_changes("assert"):
@@ -302,13 +322,14 @@ class Committer:
         changes one at a time, in batch order."""
         eng = self.eng
         if "zone" not in attrs_written:
-            eng.writer.put_all(list(per_object.items()))
+            eng.writer.put_all(list(per_object.items()), attrs_written)
             return
         staying, moving = [], []
         for oid, ws in per_object.items():
             (moving if any(w.attr == "zone" for w in ws) else staying).append((oid, ws))
-        eng.writer.put_all(staying)
+        eng.writer.put_all(staying, attrs_written)
         for _oid, ws in moving:
+            eng.store.flag_unset(ws)
             for w in ws:
                 self.apply_write(w)
 

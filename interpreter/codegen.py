@@ -58,6 +58,8 @@ from interpreter.refs import Obj, obj_ref, stored
 from interpreter.view import FALSY, PLAIN_FIELDS
 from interpreter.write_sites import UNKNOWN, WriteSites
 
+UNSET = type("Unset", (), {"__repr__": lambda self: "UNSET", "__slots__": ()})()  # a `memo`ized read not yet made
+
 class CannotCompile(Exception):
     """Python cannot take a generated function (nested too deeply for it): the engine runs
     the closures that define what it would have done."""
@@ -140,6 +142,9 @@ class Emitter:
         self.sites: dict[str, set] = {}  # attribute -> the tokens of the values its writes can set
         self.opaque = False  # whether it runs statements it does not write out (they may write anything)
         self.key = object()  # what makes the tokens of names read through this function's environment its own
+        # (in a pass over objects that changes nothing) a read made once per object: its
+        # Python source -> the local holding it (`UNSET` until it is first read)
+        self.memo: dict[str, str] | None = None
 
     def fresh(self, base: str) -> str:
         """A new local name. `base` may come from a rule file (a verb's parameter, which may
@@ -262,8 +267,18 @@ class Emitter:
         if attr in ("owner", "attached_to") or attr in PLAIN_FIELDS:
             return f"{o}.{attr}"
         if attr in ("power", "toughness"):
-            return f"printed_or_changed(eng, {o}, {oid}, {attr!r})"
+            return self.memoized(f"printed_or_changed(eng, {o}, {oid}, {attr!r})", attr)
         return None
+
+    def memoized(self, source: str, base: str) -> str:
+        """`source`, read once per object where reads are `memo`ized (the first use reads it
+        into a local, the others read the local), else as it is."""
+        if self.memo is None:
+            return source
+        local = self.memo.get(source)
+        if local is None:
+            local = self.memo[source] = self.fresh("once_" + base)
+        return f"({local} if {local} is not UNSET else ({local} := {source}))"
 
     def status_read(self, b: Binding, o: str, attr: str) -> str:
         """Python source of status `attr` of the object a binding holds (`o`: the object)."""
@@ -512,7 +527,9 @@ class Emitter:
         self.line(depth + 2, "continue")
         if skip_hidden:
             self.skip_hidden(depth + 1, oid)
-        chosen = Binding(ref, chosen=True, obj=o, oid=oid, aware=q.aware)
+        status = self.fresh("status")  # (its statuses, read without a call; the same dict as the object's)
+        self.line(depth + 1, f"{status} = {o}.statuses")
+        chosen = Binding(ref, chosen=True, obj=o, oid=oid, aware=q.aware, status=status)
         inner = {**scope, each.var: chosen}  # (read as a chosen one would be)
         for c, flag in zip(conjuncts, kept):  # in order, those no index answered exactly
             self.line(depth + 1, f"if {flag} and {self.fails(c, inner, base)}:")
@@ -654,8 +671,8 @@ def compile_expander(eng: Any, keyed: dict[tuple[str, Any], list[tuple]], writer
     em.line(3, "continue  # the same change again: its clauses have run")
     em.line(2, "_seen.add(_key)")
     read = set(re.findall(r"\w+", "\n".join(bodies)))  # (as `function` reads what the body reads)
-    if "subject_status" in read:
-        em.line(2, SUBJECT[1])
+    if "subject_status" in read:  # (no copy: nothing changes while a batch is made)
+        em.line(2, "subject_status = subject_obj.statuses")
     if "reachable" in read:
         em.line(2, REACHABLE)
     em.lines += bodies
@@ -685,6 +702,8 @@ def compile_check_pass(eng: Any, checks: list[tuple[ast.Each, Any]]) -> Callable
     em.skip_hidden(2, "oid")
     chosen = Binding("x", chosen=True, obj="o", oid="oid", aware=False)
     exempt = attrs.evolve(chosen, aware=True)  # (as one named by a hiding status is read)
+    em.memo, top = {}, len(em.lines)  # (a characteristic several checks compare is read once per object)
+    em.namespace["UNSET"] = UNSET
     for (each, cause), local in zip(checks, found):
         em.cause = cause
         scope = {each.var: chosen}
@@ -694,6 +713,8 @@ def compile_check_pass(eng: Any, checks: list[tuple[ast.Each, Any]]) -> Callable
             tests.append(em.fails(ex.cond, {ex.var: exempt}, "env"))
         em.line(2, f"if {' and '.join(tests)}:")
         em.line(3, f"{local}.append({em.ref(chosen)})")
+    em.lines[top:top] = ["        " + f"{local} = UNSET" for local in em.memo.values()]
+    em.memo = None
     em.line(1, f"return ({''.join(local + ', ' for local in found)})")
     return em.function("check_pass", "eng, ids", READING + ["env = {}"])
 

@@ -78,26 +78,32 @@ class Store:
         """Journal a batch's changes (records with `obj`, `attr`, `old`, `value`, `cause`, an
         `unset` flag and `kind` "write"; at most one per object and attribute), each as
         itself, in the order given, before they are applied (`write_object`, or one by one
-        where an object changes zones): the block of the journal they fill, which the trace
-        reads its change events from. Each status never written on its object before is
-        flagged `unset`, to be left out again by an undo."""
-        objects = self.game.objects
-        for w in writes:
-            if w.attr not in FIELD_NAMES and w.attr not in objects[w.obj].statuses:
-                w.unset = True
+        after `flag_unset` where an object changes zones): the block of the journal they fill,
+        which the trace reads its change events from. A status never written on its object
+        before is flagged `unset` as it is applied, to be left out again by an undo."""
         start = self.base + len(self.entries)
         self.entries += writes
         return Block(self, start, start + len(writes))
 
+    def flag_unset(self, writes: Iterable) -> None:
+        """Flag `unset` each of some journaled writes (of one object, not yet applied) to a
+        status its object has never had written (`write_object` does this as it applies)."""
+        for w in writes:
+            if w.attr not in FIELD_NAMES and w.attr not in self.game.objects[w.obj].statuses:
+                w.unset = True
+
     def write_object(self, o: Permanent, writes: Iterable) -> None:
         """Apply writes (records with `attr` and `value`, in order, none of them a zone,
-        journaled already: `journal_writes`) to object `o` in place."""
+        journaled already: `journal_writes`) to object `o` in place, flagging `unset` each to
+        a status the object has never had written."""
         statuses = o.statuses
         for w in writes:
             attr = w.attr
             if attr in FIELD_NAMES:
                 setattr(o, attr, lower_types(w.value) if attr == "types" else w.value)
             else:
+                if attr not in statuses:
+                    w.unset = True
                 statuses[attr] = w.value
 
     def object_at(self, oid: str, mark: int) -> Permanent | None:
@@ -198,6 +204,19 @@ class Store:
         self.entries.append(Entry("lki", oid, None, lki.get(oid, ABSENT), info, cause))
         lki[oid] = info
 
+    def remember_all(self, oids: Iterable[str], info_of: Any, cause: Any) -> None:
+        """Keep last known information of each object of `oids`, in turn: `info_of(oid,
+        recorded)`, where `recorded` is the object as it is then (`recorded`)."""
+        lki, entries, pending = self.game.lki, self.entries, self.pending
+        checkpoints = self.keep == "checkpoint"
+        for oid in oids:
+            recorded = Recorded(self, oid, self.base + len(entries))
+            if checkpoints:
+                pending.append(recorded)  # (to be read before the journal is trimmed past it)
+            info = info_of(oid, recorded)
+            entries.append(Entry("lki", oid, None, lki.get(oid, ABSENT), info, cause))
+            lki[oid] = info
+
     # ------------------------------------------------------------ journal positions
 
     def mark(self) -> int:
@@ -288,7 +307,9 @@ def _restore(o: Permanent, e: Any) -> None:
     if attr in FIELD_NAMES:
         setattr(o, attr, e.old)
     elif e.old is ABSENT or getattr(e, "unset", False):
-        del o.statuses[attr]
+        # (left out, if it is there: an object that also changes zones in its batch has its
+        # writes journaled with the batch and again as each is applied, so this comes twice)
+        o.statuses.pop(attr, None)
     else:
         o.statuses[attr] = e.old
 

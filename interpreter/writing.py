@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from interpreter.characteristics import LastKnown
-from interpreter.hiding import hidden_by_status
 from interpreter.model import Permanent
 from interpreter.store import ABSENT, Entry
 from interpreter.write_bits import ANY, CHECKED, HIDES, REACHES, bits_of
@@ -47,52 +46,89 @@ class ObjectWriter:
             self.view.statics.touched(oid, before, o, ANY)
         self.view.invalidate([oid])
 
-    def put_all(self, changes: list[tuple[str, list]]) -> None:
+    def put_all(self, changes: list[tuple[str, list]], attrs_written: set[str] | None = None) -> None:
         """Apply a batch's writes: (id, its writes in order) per object, each write a record
-        with `attr`, `old`, `value` and `cause`, none of them a zone, no object new to the game.
-        Each object is changed in place (the writes are journaled already,
-        `Store.journal_writes`), and indexes and caches are kept right."""
+        with `attr`, `old`, `value` and `cause`, none of them a zone, no object new to the game;
+        `attrs_written`: every attribute they write, if known. Each object is changed in place
+        (the writes are journaled already, `Store.journal_writes`), and indexes and caches are
+        kept right."""
         view = self.view
         objects, indexes, program, statics = view.game.objects, view.indexes, view.program, view.statics
         write_object = view.store.write_object
-        old_ones, masks = [], []
         bits, work_out = view._write_bits, self.write_bits
-        for oid, ws in changes:
-            o = objects[oid]
-            # what static abilities compare, before and after: its card, unless that is written
-            old_ones.append(o if all(w.attr != "card" for w in ws) else o.copy())
-            write_object(o, ws)
-            mask = 0  # what the object's writes can change, read while they are at hand (`write_bits`)
-            for w in ws:
-                mask |= bits.get(w.attr) or work_out(w.attr)
-            masks.append(mask)
-        indexes.move_all(changes)  # every object's, before static abilities read the indexes
+        # what static abilities compare, before and after: its card (the object itself, unless that is written)
+        card_written = attrs_written is None or "card" in attrs_written
         if not program.local_effects:
+            old_ones, masks = [], []
+            for oid, ws in changes:
+                o = objects[oid]
+                old_ones.append(o if not card_written or all(w.attr != "card" for w in ws) else o.copy())
+                write_object(o, ws)
+                mask = 0  # what the object's writes can change, read while they are at hand (`write_bits`)
+                for w in ws:
+                    mask |= bits.get(w.attr) or work_out(w.attr)
+                masks.append(mask)
+            indexes.move_all(changes)  # every object's, before static abilities read the indexes
             for (oid, _ws), old, mask in zip(changes, old_ones, masks):
                 statics.touched(oid, old, objects[oid], mask)
                 view.invalidate([oid])
             return
+        # One object changed what it stores; hide rules and static abilities look only at
+        # their own object, so nothing else needs forgetting. Each object is written and its
+        # caches put right in one pass; what needs the indexes as the writes leave them waits
+        # for the moves: static abilities, what is attached to an object when a write moves
+        # attachments, whether a hide rule that is not a stored test hides it.
         cards, hidden_by_rules = statics.cards, view.hiding.hidden_by_rules
         # when the hide rules read only what objects store, whether each is hidden now is read here
         stored_tests = view.hiding.stored_hide_tests() if program.sight_follows_writes else None
-        dirty, hidden, chars, attached = view.dirty, view._hidden, view._chars, indexes.attachments()
-        for (oid, _ws), old, mask in zip(changes, old_ones, masks):
-            if cards and (mask & REACHES or old.card in cards or objects[oid].card in cards):
-                statics.touched(oid, old, objects[oid], mask)  # (it does nothing for any other change)
-            # One object changed what it stores; hide rules and static abilities look only at
-            # their own object, so nothing else needs forgetting.
+        sight_follows = program.sight_follows_writes
+        dirty, hidden, chars_pop = view.dirty, view._hidden, view._chars.pop
+        attachments_kept = (dirty is not None and indexes.by is not None and attrs_written is not None
+                            and "attached_to" not in attrs_written)
+        attached = indexes.attachments() if attachments_kept else None
+        touched: list[tuple] = []  # (id, old, new, mask) of what static abilities look at again
+        hosts: list[str] = []  # what a state check may look at again with what is attached to it
+        hide_later: list[str] = []
+        for oid, ws in changes:
+            o = objects[oid]
+            old = o if not card_written or all(w.attr != "card" for w in ws) else o.copy()
+            write_object(o, ws)
+            mask = 0  # what the object's writes can change, read while they are at hand (`write_bits`)
+            for w in ws:
+                mask |= bits.get(w.attr) or work_out(w.attr)
+            if cards and (mask & REACHES or old.card in cards or o.card in cards):
+                touched.append((oid, old, o, mask))  # (it does nothing for any other change)
             if mask & CHECKED and dirty is not None:
                 dirty.add(oid)  # a state check may now find something else: about it, or what is attached to it
-                if oid in attached:
+                if attached is None:
+                    hosts.append(oid)
+                elif oid in attached:
                     dirty |= attached[oid]
             if mask & HIDES:  # hidden or not now
-                if stored_tests is not None:
-                    hidden[oid] = hidden_by_status(objects[oid], stored_tests)
-                elif program.sight_follows_writes:
-                    hidden[oid] = hidden_by_rules(oid, objects[oid])
+                if stored_tests is not None:  # (`hidden_by_status`, written out)
+                    seen_hidden = False
+                    if o.zone == "battlefield":
+                        statuses = o.statuses
+                        for name, default, hides in stored_tests:
+                            if statuses.get(name, default) == hides:
+                                seen_hidden = True
+                                break
+                    hidden[oid] = seen_hidden
+                elif sight_follows:
+                    hide_later.append(oid)
                 else:
                     hidden.pop(oid, None)
-            chars.pop(oid, None)
+            chars_pop(oid, None)
+        indexes.move_all(changes)  # every object's, before static abilities read the indexes
+        for oid, old, o, mask in touched:
+            statics.touched(oid, old, o, mask)
+        if hosts:
+            attached = indexes.attachments()
+            for oid in hosts:
+                if oid in attached:
+                    dirty |= attached[oid]
+        for oid in hide_later:
+            hidden[oid] = hidden_by_rules(oid, objects[oid])
 
     def write_bits(self, attr: str) -> int:
         """What a write to `attr` can change (`interpreter.write_bits`), worked out once per attribute."""
@@ -122,10 +158,8 @@ class ObjectWriter:
         in place), with what effects and static abilities give it,
         its characteristics worked out if someone asks."""
         view = self.view
-        effects, remember, recorded = view.effects_in_order(), view.store.remember, view.store.recorded
-        given, defaults = view.statics.of, view.defaults
-        for oid in oids:
-            remember(oid, LastKnown(recorded(oid), effects, given(oid), defaults), cause)
+        effects, given, defaults = view.effects_in_order(), view.statics.of, view.defaults
+        view.store.remember_all(oids, lambda oid, recorded: LastKnown(recorded, effects, given(oid), defaults), cause)
 
     def undo(self, mark: int) -> None:
         """Set the game back to journal position `mark` (`Store.undo`), and forget what was

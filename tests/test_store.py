@@ -327,3 +327,27 @@ def test_the_traces_change_events_are_the_journals_write_entries_in_order():
     traced = [(e.subject, e.values()["attr"], e.values()["old"], e.values()["new"], e.cause)
               for e in engine.trace if e.kind == "change"]
     assert journaled and traced == journaled
+
+
+def test_a_batch_that_writes_a_new_status_and_moves_its_object_is_undone_exactly():
+    """A batch that writes a status its object never had and also moves that object to another
+    zone (a new object, 400.7) is set back exactly by undo: the status is left out again and the
+    object is back where it was (issue 17 item 4: undo restores the state exactly). Such an
+    object's writes are journaled with the batch and again as each is applied one by one."""
+    from test_engine import TWO_BEARS, start
+
+    from interpreter.batches import Batch
+    from interpreter.trace import Cause
+
+    run = start(load_version("2026-09-25"), TWO_BEARS)
+    game, store = run.engine.game, store_of(run.engine.game)
+    before = {oid: (o.zone, dict(o.statuses)) for oid, o in game.objects.items()}
+    mark = store.mark()
+    batch = Batch()
+    cause = Cause("script", "test")
+    batch.write(cause, "bear", "phased_indirectly", True)  # (never written on the bear before)
+    batch.write(cause, "bear", "zone", "graveyard")
+    run.engine.committer.commit(batch)
+    assert game.objects["bear"].zone == "graveyard"
+    store.undo(mark)
+    assert {oid: (o.zone, dict(o.statuses)) for oid, o in game.objects.items()} == before
