@@ -338,7 +338,7 @@ class Committer:
         if w.attr == "zone":
             self.change_zone(self.eng.obj(w.obj), w.value, w.cause)
             return
-        self.eng.writer.set(w.obj, w.cause, **{w.attr: w.value})
+        self.eng.writer.set(w.obj, w.cause, True, **{w.attr: w.value})  # (journaled with its batch)
 
     def change_zone(self, o: Permanent, zone: str, cause: Cause) -> None:
         """A real zone change makes a new object (400.7): it forgets its status, counters and effects.
@@ -348,7 +348,7 @@ class Committer:
         """
         declared = self.eng.rb.zones.get(zone) or self.eng.rb.zones.get(o.zone)
         if declared is not None and "battlefield" in (o.zone, zone) and "all" in declared.keeps:
-            self.eng.writer.set(o.id, cause, zone=zone)
+            self.eng.writer.set(o.id, cause, True, zone=zone)  # (journaled with its batch)
             return
         kept = None
         if declared is not None and "battlefield" in (o.zone, zone):

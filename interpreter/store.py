@@ -143,6 +143,19 @@ class Store:
         o.statuses[attr] = value
         return old
 
+    def apply_journaled(self, oid: str, attr: str, value: Any) -> Any:
+        """`write` for a write the journal holds already (`journal_writes`: a batch's write
+        applied on its own, as those of an object that changes zones are): the object is
+        changed in place and nothing is journaled again; its old value."""
+        o = self.game.objects[oid]
+        if attr in FIELD_NAMES:
+            old = getattr(o, attr)
+            setattr(o, attr, lower_types(value) if attr == "types" else value)
+            return old
+        old = o.statuses.get(attr, ABSENT)
+        o.statuses[attr] = value
+        return old
+
     def put_object(self, o: Permanent, cause: Any) -> Permanent | None:
         """Add object `o` to the game, or put it in place of the object with its id (a new
         incarnation of it); the object it replaces, if any."""

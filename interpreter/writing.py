@@ -30,13 +30,19 @@ class ObjectWriter:
             self.view.statics.touched(new.id, old, new, ANY)
         self.view.invalidate([new.id])
 
-    def set(self, oid: str, cause: Any, **values: Any) -> None:
-        """Set some attributes or statuses of an object in place, keeping indexes and caches right."""
+    def set(self, oid: str, cause: Any, journaled: bool = False, **values: Any) -> None:
+        """Set some attributes or statuses of an object in place, keeping indexes and caches
+        right; `journaled`: the journal holds these writes already (a batch's), so they are
+        not journaled again."""
         store = self.view.store
         o = self.view.game.objects[oid]
         before = o.copy() if "card" in values else o  # (what static abilities compare: its card)
-        moved = [Entry("write", oid, attr, store.write(oid, attr, value, cause), value, cause)
-                 for attr, value in values.items()]
+        if journaled:
+            moved = [Entry("write", oid, attr, store.apply_journaled(oid, attr, value), value, cause)
+                     for attr, value in values.items()]
+        else:
+            moved = [Entry("write", oid, attr, store.write(oid, attr, value, cause), value, cause)
+                     for attr, value in values.items()]
         defaults = self.view.defaults
         for m in moved:  # a status never written reads as its default
             if m.attr in defaults and m.old is ABSENT:

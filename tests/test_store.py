@@ -333,7 +333,7 @@ def test_a_batch_that_writes_a_new_status_and_moves_its_object_is_undone_exactly
     """A batch that writes a status its object never had and also moves that object to another
     zone (a new object, 400.7) is set back exactly by undo: the status is left out again and the
     object is back where it was (issue 17 item 4: undo restores the state exactly). Such an
-    object's writes are journaled with the batch and again as each is applied one by one."""
+    object's writes are journaled with the batch and applied one by one."""
     from test_engine import TWO_BEARS, start
 
     from interpreter.batches import Batch
@@ -351,3 +351,29 @@ def test_a_batch_that_writes_a_new_status_and_moves_its_object_is_undone_exactly
     assert game.objects["bear"].zone == "graveyard"
     store.undo(mark)
     assert {oid: (o.zone, dict(o.statuses)) for oid, o in game.objects.items()} == before
+
+
+def test_a_batch_that_moves_an_object_journals_each_of_its_writes_once():
+    """An object that changes zones takes its batch's writes one at a time (a new object,
+    400.7), but the journal records each write once, with the batch, beside the new
+    incarnation that replaces the object (issue 17 item 4: every change recorded once, in one
+    place)."""
+    from test_engine import TWO_BEARS, start
+
+    from interpreter.batches import Batch
+    from interpreter.trace import Cause
+
+    run = start(load_version("2026-09-25"), TWO_BEARS)
+    game, store = run.engine.game, store_of(run.engine.game)
+    mark = store.mark()
+    batch = Batch()
+    cause = Cause("script", "test")
+    batch.write(cause, "bear", "tapped", True)
+    batch.write(cause, "bear", "zone", "graveyard")
+    run.engine.committer.commit(batch)
+    entries = store.entries[mark - store.base:]
+    bear_writes = [(e.attr, e.value) for e in entries if e.obj == "bear" and e.kind in ("write", "status")]
+    assert bear_writes.count(("tapped", True)) == 1, bear_writes
+    assert bear_writes.count(("zone", "graveyard")) == 1, bear_writes
+    assert [e.kind for e in entries if e.obj == "bear"].count("object") == 1  # the new incarnation
+    assert game.objects["bear"].zone == "graveyard"
