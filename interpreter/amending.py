@@ -23,6 +23,7 @@ import attrs
 
 from dsl import ast
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
+from dsl.printer import amend_entry_lines
 
 
 @attrs.frozen
@@ -53,16 +54,11 @@ def _near(key: str, names, hint_all: str) -> str:
 
 
 def _entry_text(entry: ast.Node) -> str:
-    match entry:
-        case ast.AmendSummary():
-            return "summary"
-        case ast.ReplaceClause(clause=c):
-            return f"replace clause {c.label}"
-        case ast.AddClause(clause=c):
-            return f"add clause {c.label}"
-        case ast.DropClause(label=label):
-            return f"drop clause {label}"
-    raise TypeError(type(entry).__name__)
+    """What an amend entry does, as a listing names it: `summary`, `replace clause L`, `add
+    clause L`, `drop clause L` (the head of its printed text)."""
+    if isinstance(entry, ast.AmendSummary):
+        return "summary"
+    return amend_entry_lines(entry)[0].partition(":")[0]
 
 
 def amend_block(rule: ast.Rule, amend: ast.Amend, problems: list[Diagnostic]) -> ast.Rule:

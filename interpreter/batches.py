@@ -141,44 +141,17 @@ class Committer:
             raise eng.over_budget("writes", cause.span, cause)
         if eng.watching:
             eng.cause_log.append(causes_of([batch]))
-        attrs_waited, waited = eng.reactions.waited_on()
         # One pass over the writes finds the changes, as long as no two writes to the same
         # attribute of an object set different values (nor a kept write meets one that does):
-        # then the first of each stands, nothing is settled, and nothing needs settling again.
-        # Otherwise `settle_conflicts` settles them (or fails) and the changes are found again.
-        final: Iterable[Write] | dict[tuple, Write] = {}
+        # then the first of each stands and nothing is settled. Otherwise `settle_conflicts`
+        # settles them (or fails) and the changes are found again among those that stand.
+        found = self.find_changes(batch.writes, first_stands=True)
         settled: list[tuple] = []
-        for clean in (True, False):
-            if not clean:
-                final, settled = self.settle_conflicts(batch)
-            changes: list[Write] = []  # the writes that change something (each knows the value it replaces)
-            by_object: dict[str, list[Write]] = defaultdict(list)
-            attrs_written: set[str] = set()
-            # the changes by (attribute, new value), in batch order, for the assertions and `after`
-            # clauses that wait on them (only those some clause waits on)
-            keyed: dict[tuple[str, Any], list[Write]] = defaultdict(list)
-            first = final.setdefault if clean else None
-            for w in batch.writes if clean else final:
-                obj, attr, value = w.obj, w.attr, w.value
-                if clean:
-                    other = first((obj, attr), w)
-                    if other is not w:
-                        if other.value == value:
-                            continue  # the same value twice: the first write stands
-                        break  # a conflict, for `settle_conflicts`
-                old = w.old
-                if old is UNREAD:
-                    old = w.old = eng.raw(obj, attr)
-                if old != value:
-                    changes.append(w)
-                    by_object[obj].append(w)
-                    attrs_written.add(attr)
-                    if attr in attrs_waited and (attr, value) in waited:
-                        keyed[(attr, value)].append(w)
-            else:
-                if not clean or not batch.kept or final.keys().isdisjoint(map(KEPT_KEY, batch.kept)):
-                    break
-        final_first = (batch.writes[0] if batch.writes else None) if clean else (final[0] if final else None)
+        if found is None or (batch.kept and not found[4].keys().isdisjoint(map(KEPT_KEY, batch.kept))):
+            final, settled = self.settle_conflicts(batch)
+            found = self.find_changes(final, first_stands=False)
+        changes, by_object, attrs_written, keyed, stood = found
+        first = next(iter(stood.values()), None)  # the first write that stands (its cause names what is remembered)
         if not changes and not batch.ops:
             return False  # every write leaves its value as it was: nothing happens
         touched = by_object.keys()
@@ -194,7 +167,7 @@ class Committer:
         vis_before = eng.hiding.sight(watch)
         edges_before = eng.perception.edges(watch, vis_before) if perceived else set()
         if sight:  # last known information, of what the game may stop seeing
-            eng.writer.remember([oid for oid in touched if vis_before[oid]], final_first.cause if final_first else None)
+            eng.writer.remember([oid for oid in touched if vis_before[oid]], first.cause if first else None)
         before_values: dict[str, dict] = defaultdict(dict)
         written: set[tuple[str, str]] | None = None  # (object, attribute) of every change, when an assertion asks
         for _rule, clause, key in eng.reactions.waiting_on_changes("assert"):
@@ -234,6 +207,38 @@ class Committer:
         eng.triggers.collect_triggers(changes, zone_events + attach_events, vis_before)
         eng.reactions.run_afters(keyed)
         return changed
+
+    def find_changes(self, writes: Iterable[Write], first_stands: bool) -> tuple | None:
+        """Among `writes` (in batch order), those that change something, each knowing the value
+        it replaces: (the changes, them by object, the attributes written, them by (attribute,
+        new value) for the assertions and `after` clauses that wait on them, the writes that
+        stand by (object, attribute)). With `first_stands`, the first write to an attribute of
+        an object stands and a later one of the same value is left out; None when a later one
+        sets another value (a conflict, for `settle_conflicts`)."""
+        eng = self.eng
+        attrs_waited, waited = eng.reactions.waited_on()
+        stood: dict[tuple, Write] = {}
+        changes: list[Write] = []
+        by_object: dict[str, list[Write]] = defaultdict(list)
+        attrs_written: set[str] = set()
+        keyed: dict[tuple[str, Any], list[Write]] = defaultdict(list)
+        for w in writes:
+            obj, attr, value = w.obj, w.attr, w.value
+            other = stood.setdefault((obj, attr), w)
+            if first_stands and other is not w:
+                if other.value == value:
+                    continue  # the same value twice: the first write stands
+                return None
+            old = w.old
+            if old is UNREAD:
+                old = w.old = eng.raw(obj, attr)
+            if old != value:
+                changes.append(w)
+                by_object[obj].append(w)
+                attrs_written.add(attr)
+                if attr in attrs_waited and (attr, value) in waited:
+                    keyed[(attr, value)].append(w)
+        return changes, by_object, attrs_written, keyed, stood
 
     def never_settles(self, involved: Iterable[str]) -> RulesError:
         """The error for changes that keep causing further changes: a state that comes back

@@ -16,8 +16,9 @@ def hidden_by_status(o: Permanent, tests: tuple[tuple[str, Any, Any], ...]) -> b
     statuses (`Hiding.stored_hide_tests`)."""
     if o.zone != "battlefield":
         return False
+    statuses = o.statuses
     for name, default, hides in tests:
-        if o.get_status(name, default) == hides:
+        if statuses.get(name, default) == hides:
             return True
     return False
 

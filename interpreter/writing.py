@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from interpreter.characteristics import LastKnown
+from interpreter.hiding import hidden_by_status
 from interpreter.model import Permanent
 from interpreter.store import ABSENT, Entry
 from interpreter.write_bits import ANY, CHECKED, HIDES, REACHES, bits_of
@@ -64,26 +65,13 @@ class ObjectWriter:
         bits, work_out = view._write_bits, self.write_bits
         # what static abilities compare, before and after: its card (the object itself, unless that is written)
         card_written = attrs_written is None or "card" in attrs_written
-        if not program.local_effects:
-            old_ones, masks = [], []
-            for oid, ws in changes:
-                o = objects[oid]
-                old_ones.append(o if not card_written or all(w.attr != "card" for w in ws) else o.copy())
-                write_object(o, ws)
-                mask = 0  # what the object's writes can change, read while they are at hand (`write_bits`)
-                for w in ws:
-                    mask |= bits.get(w.attr) or work_out(w.attr)
-                masks.append(mask)
-            indexes.move_all(changes)  # every object's, before static abilities read the indexes
-            for (oid, _ws), old, mask in zip(changes, old_ones, masks):
-                statics.touched(oid, old, objects[oid], mask)
-                view.invalidate([oid])
-            return
-        # One object changed what it stores; hide rules and static abilities look only at
-        # their own object, so nothing else needs forgetting. Each object is written and its
-        # caches put right in one pass; what needs the indexes as the writes leave them waits
-        # for the moves: static abilities, what is attached to an object when a write moves
-        # attachments, whether a hide rule that is not a stored test hides it.
+        # With hide rules and static abilities that look only at their own object, a change of
+        # one object needs nothing else forgotten: each object is written and its caches put
+        # right in one pass; what needs the indexes as the writes leave them waits for the
+        # moves: static abilities, what is attached to an object when a write moves
+        # attachments, whether a hide rule that is not a stored test hides it. Otherwise
+        # (`local_effects` false) every change makes the view forget everything.
+        local = program.local_effects
         cards, hidden_by_rules = statics.cards, view.hiding.hidden_by_rules
         # when the hide rules read only what objects store, whether each is hidden now is read here
         stored_tests = view.hiding.stored_hide_tests() if program.sight_follows_writes else None
@@ -102,6 +90,9 @@ class ObjectWriter:
             mask = 0  # what the object's writes can change, read while they are at hand (`write_bits`)
             for w in ws:
                 mask |= bits.get(w.attr) or work_out(w.attr)
+            if not local:
+                touched.append((oid, old, o, mask))
+                continue
             if cards and (mask & REACHES or old.card in cards or o.card in cards):
                 touched.append((oid, old, o, mask))  # (it does nothing for any other change)
             if mask & CHECKED and dirty is not None:
@@ -111,15 +102,8 @@ class ObjectWriter:
                 elif oid in attached:
                     dirty |= attached[oid]
             if mask & HIDES:  # hidden or not now
-                if stored_tests is not None:  # (`hidden_by_status`, written out)
-                    seen_hidden = False
-                    if o.zone == "battlefield":
-                        statuses = o.statuses
-                        for name, default, hides in stored_tests:
-                            if statuses.get(name, default) == hides:
-                                seen_hidden = True
-                                break
-                    hidden[oid] = seen_hidden
+                if stored_tests is not None:
+                    hidden[oid] = hidden_by_status(o, stored_tests)
                 elif sight_follows:
                     hide_later.append(oid)
                 else:
@@ -128,6 +112,8 @@ class ObjectWriter:
         indexes.move_all(changes)  # every object's, before static abilities read the indexes
         for oid, old, o, mask in touched:
             statics.touched(oid, old, o, mask)
+            if not local:
+                view.invalidate([oid])
         if hosts:
             attached = indexes.attachments()
             for oid in hosts:
