@@ -11,14 +11,16 @@ through here, its writes (`batches.Write`, which have the same fields) being the
 journal entries.
 
 `mark()` names the journal's position; `undo(mark)` walks the journal back to it, restoring
-the state exactly (what an engine worked out from the state must then be forgotten:
-`ObjectWriter.restored`). The journal is kept for the whole game, or (`keep = "checkpoint"`)
+the state exactly, and tells every engine playing on the game to forget what it worked out
+from the state it leaves (`watched_by`: `ObjectWriter.restored`), so that an engine goes on
+correctly after an undo, whoever called it. The journal is kept for the whole game, or (`keep = "checkpoint"`)
 only back to the last `checkpoint()`, so that its memory stays bounded in long runs.
 """
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+import weakref
+from typing import Any, Callable, Iterable
 
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from interpreter.model import DATA_FIELDS, Game, Permanent, lower_types
@@ -62,7 +64,7 @@ def _trimmed(store: "Store", position: int, call: str) -> JournalTrimmed:
 class Store:
     """Changes one game and journals each change (see the module's docstring)."""
 
-    __slots__ = ("game", "entries", "base", "keep", "pending", "readers")
+    __slots__ = ("game", "entries", "base", "keep", "pending", "readers", "derived")
 
     def __init__(self, game: Game, keep: str = "game"):
         self.game = game
@@ -71,6 +73,8 @@ class Store:
         self.keep = keep
         self.pending: list[Recorded] = []  # objects recorded at a position, not yet read back
         self.readers: dict[int, Any] = {}  # id -> what holds blocks of the journal (traces), to `materialize`
+        # what engines worked out from the game, each as a weak reference to the method that forgets it
+        self.derived: list[weakref.WeakMethod] = []
 
     # ------------------------------------------------------------ objects
 
@@ -247,8 +251,15 @@ class Store:
             self.base += len(self.entries)
             self.entries.clear()
 
+    def watched_by(self, forget: Callable[[], None]) -> None:
+        """`forget` (a bound method, held weakly: the engine it belongs to may go) is called after
+        every `undo`: it drops what was worked out from the game as it was before."""
+        self.derived = [ref for ref in self.derived if ref() is not None]
+        self.derived.append(weakref.WeakMethod(forget))
+
     def undo(self, mark: int) -> None:
-        """Walk the journal back to `mark`, restoring the game as it was then."""
+        """Walk the journal back to `mark`, restoring the game as it was then; then every engine
+        on the game forgets what it worked out from the later state (`watched_by`)."""
         if not isinstance(mark, int) or isinstance(mark, bool) or mark > self.mark():
             raise DiagnosticError(Diagnostic(
                 "error", f"undo(): the mark must be a position of this game's journal, at most {self.mark()}, "
@@ -279,6 +290,10 @@ class Store:
                     del container[key]
                 else:
                     container[key] = old
+        for ref in self.derived:
+            forget = ref()
+            if forget is not None:
+                forget()
 
     def __len__(self) -> int:
         """How many entries the journal holds now."""

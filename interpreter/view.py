@@ -116,6 +116,7 @@ class GameView:
         self.selector = Selector(self)
         self.hiding = Hiding(self)
         self.writer = ObjectWriter(self)
+        self.store.watched_by(self.writer.restored)  # (an undo of the game, by anyone, reaches this view)
         self.statics = Statics(self)
         self.hide_tests = [(hide.var, self.compiled_expr(hide.cond), self.hiding.status_test(hide.var, hide.cond))
                            for _rule, hide in self.ix.hides]

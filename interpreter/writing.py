@@ -154,14 +154,14 @@ class ObjectWriter:
         view.store.remember_all(oids, lambda oid, recorded: LastKnown(recorded, effects, given(oid), defaults), cause)
 
     def undo(self, mark: int) -> None:
-        """Set the game back to journal position `mark` (`Store.undo`), and forget what was
-        worked out from it as it was."""
+        """Set the game back to journal position `mark` (`Store.undo`, which then has this
+        writer forget what was worked out from the game as it was: `restored`)."""
         self.view.store.undo(mark)
-        self.restored()
 
     def restored(self) -> None:
-        """The game was set back (`Store.undo`): forget everything worked out from it (indexes,
-        characteristics, sight, static abilities, what state checks look at again)."""
+        """The game was set back (`Store.undo`, which calls this for every engine on the game:
+        `Store.watched_by`): forget everything worked out from it (indexes, characteristics,
+        sight, static abilities, what state checks look at again)."""
         view = self.view
         view.indexes.by = None
         view.invalidate()

@@ -167,11 +167,13 @@ def test_undo_restores_the_game_exactly_and_replaying_makes_the_same_trace(data)
 
 
 @UNDO_SETTINGS
-@given(st.data())
-def test_an_engine_set_back_agrees_with_a_fresh_engine(data):
+@given(st.data(), st.sampled_from(["the engine's writer", "the game's store"]))
+def test_an_engine_set_back_agrees_with_a_fresh_engine(data, through):
     """After `undo` in the middle of a game, what the engine keeps (indexes, characteristics,
     sight, static abilities) is worked out for the state it is set back to: it agrees with a
-    fresh engine on a copy (the checks of test_incremental)."""
+    fresh engine on a copy (the checks of test_incremental), whether the undo was asked of the
+    engine (`writer.undo`) or of the game's store directly (which tells every engine on the
+    game: `Store.watched_by`)."""
     ch, book, players, active, pieces, scn = _generated(data)
     played = GeneratedGame(players, active, pieces, ScenarioRun(scn, book, "<generated>"))
     played.play(choose_step(ch, played))
@@ -179,9 +181,27 @@ def test_an_engine_set_back_agrees_with_a_fresh_engine(data):
     mark, before = engine.store.mark(), deep_state(engine.game)
     for _ in range(ch.integer(1, 4)):
         played.play(choose_step(ch, played))
-    engine.writer.undo(mark)
+    (engine.writer.undo if through == "the engine's writer" else store_of(engine.game).undo)(mark)
     assert deep_state(engine.game) == before
     check_against_a_fresh_engine(engine, data, "\nafter undo")
+
+
+def test_an_engine_undone_through_the_store_plays_the_same_step_again():
+    """An untap step (502.1, 702.26a) played, undone through the game's store, and played again
+    by the same engine ends where it ended the first time: the engine's indexes of phased-out
+    permanents were set back with the game (without that, the second step found nothing to
+    phase in and ended elsewhere)."""
+    from bench.engines import observed
+
+    game = _board(400)
+    engine = Engine(load_version("2026-09-25"), game)
+    engine.settle()
+    mark = engine.store.mark()
+    engine.run_hook("untap step", game.active)
+    first = observed(game.objects)
+    engine.store.undo(mark)
+    engine.run_hook("untap step", game.active)
+    assert observed(game.objects) == first
 
 
 def _board(n: int):
