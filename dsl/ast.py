@@ -8,7 +8,8 @@ again compares equal to the original (the printer/parser round trip).
 from __future__ import annotations
 
 import functools
-from typing import Iterator, Union
+import weakref
+from typing import Any, Callable, Iterator, TypeVar, Union
 
 import attrs
 
@@ -35,6 +36,30 @@ def clause(cls):
 def _field_names(cls: type) -> tuple[str, ...]:
     """The fields of a node class that may hold children (all but its location)."""
     return tuple(f.name for f in attrs.fields(cls) if f.name != "span")
+
+
+_T = TypeVar("_T")
+
+
+def per_node(fn: Callable[["Node"], _T]) -> Callable[["Node"], _T]:
+    """Remember what a pure function of one node gives, by the node's identity, for as long as
+    the node lives (nodes are compared by value, which would walk whole trees to hash them;
+    the same node object is shared by every rulebook built from one parse). The function's
+    result must not be changed by whoever gets it."""
+    cache: dict[int, tuple[weakref.ref, Any]] = {}
+
+    def cached(n: "Node") -> _T:
+        key = id(n)
+        hit = cache.get(key)
+        if hit is not None and hit[0]() is n:
+            return hit[1]
+        value = fn(n)
+        cache[key] = (weakref.ref(n, lambda _gone, key=key: cache.pop(key, None)), value)
+        return value
+
+    cached.__doc__, cached.__name__, cached.__wrapped__ = fn.__doc__, fn.__name__, fn  # type: ignore[attr-defined]
+    cached.kept = cache  # type: ignore[attr-defined]  # (id of a node -> (weak reference to it, result))
+    return cached
 
 
 class Node:

@@ -122,6 +122,14 @@ class Binding:
     status: str | None = None  # (with `obj`) a local holding the object's statuses as a dict, if one does
 
 
+@functools.lru_cache(maxsize=1024)
+def _compiled(source: str, name: str) -> Any:
+    """The code object of generated `source`: compiled once for every program that writes the
+    same text (the rulebooks `phasing ablate` and `diff` build share most of their blocks, and
+    a function's constants live in its program's namespace, not in its text)."""
+    return compile(source, f"<rules: {name}>", "exec")
+
+
 class Emitter:
     """Writes one function's source; constants go into its namespace by generated names."""
 
@@ -183,8 +191,7 @@ class Emitter:
         if max((len(line) - len(line.lstrip(" ")) for line in body), default=0) > 4 * MAX_INDENT:
             raise CannotCompile(f"{name}: nested deeper than {MAX_INDENT} levels")
         source = "\n".join([f"def {name}({params}):"] + ["    " + p for p in kept] + body + ["    return None"]) + "\n"
-        code = compile(source, f"<rules: {name}>", "exec")
-        exec(code, self.namespace)
+        exec(_compiled(source, name), self.namespace)
         fn = self.namespace[name]
         fn.source = source
         fn.write_sites = WriteSites({attr: frozenset(tokens) for attr, tokens in self.sites.items()}, self.opaque)

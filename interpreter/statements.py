@@ -26,6 +26,13 @@ MAX_CALL_DEPTH = 32  # verbs calling verbs (the ones that can call themselves ar
 STATEMENTS = frozenset(typing.get_args(ast.Stmt))
 
 
+@ast.per_node
+def statements_in(root: ast.Node) -> int:
+    """How many statements a block, verb or card holds (worked out once per node: the
+    rulebooks a variant or an ablation builds share most of theirs)."""
+    return sum(type(node) in STATEMENTS for node in root.walk())
+
+
 class Statements:
     """Turns statements into runners `(engine, env, batch, cause)`, each worked out once per
     rulebook: generated Python or closures, as the program's backend runs them (`interpreter.backends`); the statements that are not
@@ -60,7 +67,7 @@ class Statements:
         known = self.eng.program.statement_count
         if known is UNBUILT:
             roots = list(self.eng.rb.rules) + list(self.eng.rb.verbs.values()) + list(self.eng.rb.cards.values())
-            count = sum(type(node) in STATEMENTS for root in roots for node in root.walk())
+            count = sum(statements_in(root) for root in roots)
             known = self.eng.program.statement_count = count
         return known
 

@@ -115,3 +115,51 @@ def test_the_engine_has_no_branch_on_the_backend():
 def _empty_game():
     from interpreter.model import Game, Player
     return Game({"Alice": Player("Alice"), "Bob": Player("Bob")}, ("Alice", "Bob"), "Alice")
+
+
+def test_rulebooks_that_share_a_block_share_its_generated_code():
+    """`phasing ablate` and `diff` build many rulebooks that share most of their blocks: the
+    untap step (502.1, 702.26a) generated for each writes the same Python, which is compiled
+    once (`codegen._compiled`) while each program keeps its own function and constants."""
+    from interpreter import codegen
+
+    base = load_version("2026-09-25")
+    variant = base.without(base.rules[-1].id)  # (a different rulebook: a program of its own)
+    functions = []
+    for book in (base, variant):
+        game = build_board(60, 1)
+        engine = Engine(book, game)
+        engine.run_hook("untap step", game.active)
+        program = Program.of(book)
+        assert program is not Program.of(base) or book is base
+        functions.append({fn.source: fn for _node, fn in program.runners.values() if hasattr(fn, "source")})
+    shared = set(functions[0]) & set(functions[1])
+    assert shared, "premise: both programs wrote some of the same functions"
+    for source in shared:
+        first, second = functions[0][source], functions[1][source]
+        assert first is not second and first.__globals__ is not second.__globals__
+        assert first.__code__ is second.__code__
+    assert codegen._compiled.cache_info().hits > 0
+
+
+def test_what_is_worked_out_per_node_is_kept_while_the_node_lives():
+    """`ast.per_node` answers again from what it kept for the same node object, works out an
+    equal but distinct node afresh, and forgets a node once it is gone."""
+    from dsl import ast
+
+    calls = []
+
+    @ast.per_node
+    def names(n):
+        calls.append(type(n).__name__)
+        return len(list(n.walk()))
+
+    one = ast.Attr(ast.Name("x"), "phase")
+    assert names(one) == 2 and names(one) == 2 and len(calls) == 1
+    twin = ast.Attr(ast.Name("x"), "phase")
+    assert twin == one and names(twin) == 2 and len(calls) == 2
+    key = id(one)
+    assert key in names.kept
+    del one
+    gc.collect()
+    assert key not in names.kept and id(twin) in names.kept
