@@ -3,18 +3,11 @@ assertions about what changes during a step (`once`, `skipped`)."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 from dsl import ast
-from interpreter import codegen
 from interpreter.refs import obj_ref
 from interpreter.turns import HookLog
-
-
-# Stored fields of an object that change only when a batch writes them (the engine itself
-# stamps timestamp, entered_turn and controlled_since when an object is seen to enter).
-CHANGED_ONLY_BY_WRITES = frozenset({"zone", "tapped", "counters", "stickers", "damage", "attached_to", "attacking",
-                                    "token", "card", "owner", "types"})
 
 
 class Assertions:
@@ -29,52 +22,29 @@ class Assertions:
         values = {}
         pattern = clause.event
         for w in changes:  # judged after the change: read for every match
-            if self.eng.reactions.matches(pattern, w.attr, w.old, w.value):
+            if self.eng.program.clauses.matches(pattern, w.attr, w.old, w.value):
                 env = {pattern.var: obj_ref((w.obj, True))}
                 new_object = (w.obj, "zone") in written
-                for n, attr in self.unchanged_parts(clause)[0]:
+                for n, attr in self.eng.program.clauses.unchanged_parts(clause)[0]:
                     if attr is not None and not new_object and (w.obj, attr) not in written:
                         continue  # only a write changes it, and this batch makes none: it holds, unread
                     values[(w.obj, id(n.value))] = self.eng.eval(n.value, env)
         return values
 
-    def unchanged_parts(self, clause: ast.AssertAfter) -> tuple[list, bool, frozenset[str]]:
-        """The `is unchanged` nodes of an assertion, each with the stored attribute it reads (if
-        it reads one); whether the condition is nothing but such nodes joined by `and`; and the
-        stored attributes they read, with `zone` (a zone change makes a new object, which
-        changes them all)."""
-        known = self.eng.program.unchanged.get(id(clause))
-        if known is None:
-            var = clause.event.var
-            parts = [(n, self.stored_attribute(n.value, var)) for n in clause.cond.walk() if isinstance(n, ast.Unchanged)]
-            only = all(isinstance(c, ast.Unchanged) and self.stored_attribute(c.value, var)
-                       for c in ast.conjuncts(clause.cond))
-            read = frozenset(attr for _n, attr in parts if attr) | {"zone"}
-            known = self.eng.program.unchanged[id(clause)] = (clause, (parts, only, read))
-        return known[1]
-
-    def stored_attribute(self, expr: ast.Node, var: str) -> str | None:
-        """A when `expr` is `var.A` and A changes only when written (a status, or a stored field
-        other than those the engine stamps when an object is seen to enter)."""
-        if isinstance(expr, ast.Attr) and isinstance(expr.obj, ast.Name) and expr.obj.id == var and (
-                expr.name in self.eng.rb.statuses or expr.name in CHANGED_ONLY_BY_WRITES):
-            return expr.name
-        return None
-
     def holds_unread(self, clause: ast.AssertAfter, attrs_written: set[str]) -> bool:
         """True when the assertion is only `is unchanged` parts on stored attributes, and the
         batch wrote none of them (nor a zone: a new object) to any object: it holds unread."""
-        _parts, only_unchanged, read = self.unchanged_parts(clause)
+        _parts, only_unchanged, read = self.eng.program.clauses.unchanged_parts(clause)
         return only_unchanged and read.isdisjoint(attrs_written)
 
     def check_assertions(self, changes, before_values, attrs_written: set[str]) -> None:
         """Check the assertions that wait on this batch's changes (`changes`, by the change
         waited on), with what `is unchanged` parts read before them (`before_values`)."""
-        for rule, clause, key in self.eng.reactions.waiting_on_changes("assert"):
+        for rule, clause, key in self.eng.program.clauses.waiting_on_changes("assert"):
             if key not in changes or self.holds_unread(clause, attrs_written):
                 continue
-            parts, only_unchanged, _read = self.unchanged_parts(clause)
-            holds_for = self.eng.backend.assertion_test(self.eng, clause)
+            parts, only_unchanged, _read = self.eng.program.clauses.unchanged_parts(clause)
+            holds_for = self.eng.backend.assertion_test(self.eng.program.clauses, clause)
             for w in changes.get(key, ()):
                 before = before_values.get(w.obj, {})
                 if only_unchanged and not any(id(n.value) in before for n, _stored in parts):
@@ -88,19 +58,6 @@ class Assertions:
                 if not holds:
                     raise self.eng.fail(f"assertion of {rule.id} {rule.slug} does not hold for {w.obj}", clause.span,
                                     "the blocks this assertion restates no longer produce what it states")
-
-    def assertion_test(self, clause: ast.AssertAfter) -> Callable[["Any", str, Any, dict], bool] | None:
-        """An assertion after a change as a generated function `(engine, object id, old
-        value, values read before) -> bool`: false when the change fits it and it fails
-        (None when Python cannot take it: the closures judge it)."""
-        known = self.eng.program.assertion_tests.get(id(clause))
-        if known is None:
-            try:
-                fn = codegen.compile_assertion(self.eng, clause, self.eng.reactions.came_from(clause.event))
-            except codegen.CannotCompile:  # (nested too deeply for Python: judged as the closures judge it)
-                fn = None
-            known = self.eng.program.assertion_tests[id(clause)] = (clause, fn)
-        return known[1]
 
     def check_hook_assertions(self, kind: str, player: str, counts: HookLog, skipped: bool) -> None:
         """Check the assertions about what changed during a `kind` step (`counts`), or

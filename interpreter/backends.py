@@ -6,8 +6,10 @@ rulebook (`interpreter.codegen`). Both leave the same trace, event for event
 
 A backend is chosen when a `Program` is built (`Program.of(book, backend)`); the engine asks
 its program's backend, and has no branch of its own on the way it runs. A backend holds no
-state: what it compiles is kept by the program, through the engine's parts that compile it
-(`statements`, `reactions`, `checks`, `assertions`).
+state: what it compiles is kept by the program, in its compiler (`interpreter.compiler`:
+statements) and its clause tables (`interpreter.clauses`: `as` and `after` clauses,
+assertions, state checks). The methods that compile take one of those, never an engine;
+those that run take the engine.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ class Backend(Protocol):
 
     name: str
 
-    def body_runner(self, eng: Any, stmt: Any, cause: Any) -> Callable:
+    def body_runner(self, compiler: Any, stmt: Any, cause: Any) -> Callable:
         """What runs body `stmt` with `cause`: a function `(engine, env, batch, cause)`."""
 
     def contest_body(self, eng: Any, batch: Any, runner: Callable) -> None:
@@ -32,13 +34,13 @@ class Backend(Protocol):
     def expand(self, eng: Any, batch: Any, limit: int) -> None:
         """Add the writes of the `as` clauses to `batch` (more than `limit`: over the budget)."""
 
-    def follow_up(self, eng: Any, rule: Any, after: Any) -> Callable:
+    def follow_up(self, clauses: Any, rule: Any, after: Any) -> Callable:
         """An `after` clause waiting on a change, as a function `(engine, object id, old value, batch)`."""
 
-    def check_pass(self, eng: Any) -> Any:
-        """The local state checks in one pass (`StateChecks.check_pass`), or None: each on its own."""
+    def check_pass(self, clauses: Any) -> Any:
+        """The local state checks in one pass (`ClauseTables.check_pass`), or None: each on its own."""
 
-    def assertion_test(self, eng: Any, clause: Any) -> Callable | None:
+    def assertion_test(self, clauses: Any, clause: Any) -> Callable | None:
         """An assertion after a change as one function, or None: judged by the closures."""
 
 
@@ -47,8 +49,8 @@ class ClosureBackend:
 
     name = "closures"
 
-    def body_runner(self, eng: Any, stmt: Any, cause: Any) -> Callable:
-        return eng.statements.runner(stmt)
+    def body_runner(self, compiler: Any, stmt: Any, cause: Any) -> Callable:
+        return compiler.runner(stmt)
 
     def contest_body(self, eng: Any, batch: Any, runner: Callable) -> None:
         pass  # (a batch of closures keeps every write, contested or not)
@@ -59,13 +61,13 @@ class ClosureBackend:
     def expand(self, eng: Any, batch: Any, limit: int) -> None:
         eng.reactions.expand_by_closures(batch, limit)
 
-    def follow_up(self, eng: Any, rule: Any, after: Any) -> Callable:
-        return eng.reactions.closure_follow_up(rule, after)
+    def follow_up(self, clauses: Any, rule: Any, after: Any) -> Callable:
+        return clauses.closure_follow_up(rule, after)
 
-    def check_pass(self, eng: Any) -> Any:
+    def check_pass(self, clauses: Any) -> Any:
         return None
 
-    def assertion_test(self, eng: Any, clause: Any) -> Callable | None:
+    def assertion_test(self, clauses: Any, clause: Any) -> Callable | None:
         return None
 
 
@@ -75,27 +77,27 @@ class GeneratedBackend:
 
     name = "generated"
 
-    def body_runner(self, eng: Any, stmt: Any, cause: Any) -> Callable:
-        return eng.statements.generated_runner(stmt, cause)
+    def body_runner(self, compiler: Any, stmt: Any, cause: Any) -> Callable:
+        return compiler.generated_runner(stmt, cause)
 
     def contest_body(self, eng: Any, batch: Any, runner: Callable) -> None:
         # its writes, and those of the `as` clauses, are all the batch's
-        batch.contested = eng.statements.contested_by((runner,))
+        batch.contested = eng.program.compiler.contested_by((runner,))
 
     def contest_checks(self, eng: Any, batch: Any) -> None:
-        batch.contested = eng.statements.contested_by(eng.checks.state_check_writers())
+        batch.contested = eng.program.compiler.contested_by(eng.program.clauses.state_check_writers())
 
     def expand(self, eng: Any, batch: Any, limit: int) -> None:
-        eng.reactions.expander()(eng, batch, limit)
+        eng.program.clauses.expander()(eng, batch, limit)
 
-    def follow_up(self, eng: Any, rule: Any, after: Any) -> Callable:
-        return eng.reactions.generated_follow_up(rule, after)
+    def follow_up(self, clauses: Any, rule: Any, after: Any) -> Callable:
+        return clauses.generated_follow_up(rule, after)
 
-    def check_pass(self, eng: Any) -> Any:
-        return eng.checks.check_pass()
+    def check_pass(self, clauses: Any) -> Any:
+        return clauses.check_pass()
 
-    def assertion_test(self, eng: Any, clause: Any) -> Callable | None:
-        return eng.assertions.assertion_test(clause)
+    def assertion_test(self, clauses: Any, clause: Any) -> Callable | None:
+        return clauses.assertion_test(clause)
 
 
 # The backends by the name `Program.of` is given.

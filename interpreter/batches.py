@@ -14,7 +14,7 @@ import attrs
 from interpreter.model import Permanent
 from interpreter.store import FIELD_NAMES
 from interpreter.trace import Cause, Event, rule_cause, show_value
-from interpreter.view import RulesError
+from interpreter.errors import RulesError
 
 
 UNREAD = object()  # a write's old value before anyone has read it
@@ -170,8 +170,8 @@ class Committer:
             eng.writer.remember([oid for oid in touched if vis_before[oid]], first.cause if first else None)
         before_values: dict[str, dict] = defaultdict(dict)
         written: set[tuple[str, str]] | None = None  # (object, attribute) of every change, when an assertion asks
-        for _rule, clause, key in eng.reactions.waiting_on_changes("assert"):
-            if key not in keyed or eng.assertions.holds_unread(clause, attrs_written) or not eng.assertions.unchanged_parts(clause)[0]:
+        for _rule, clause, key in eng.program.clauses.waiting_on_changes("assert"):
+            if key not in keyed or eng.assertions.holds_unread(clause, attrs_written) or not eng.program.clauses.unchanged_parts(clause)[0]:
                 continue  # (nothing to read before: no `is unchanged` part, or none that can fail)
             if written is None:
                 written = {(w.obj, w.attr) for w in changes}
@@ -216,7 +216,7 @@ class Committer:
         an object stands and a later one of the same value is left out; None when a later one
         sets another value (a conflict, for `settle_conflicts`)."""
         eng = self.eng
-        attrs_waited, waited = eng.reactions.waited_on()
+        attrs_waited, waited = eng.program.clauses.waited_on()
         stood: dict[tuple, Write] = {}
         changes: list[Write] = []
         by_object: dict[str, list[Write]] = defaultdict(list)
@@ -311,7 +311,7 @@ class Committer:
             preferred = eng.ix.prefers.get(w.attr)
             if preferred is not None:
                 rule, clause = preferred
-                wanted = eng.reactions.constant(clause.value)
+                wanted = eng.program.compiler.constant(clause.value)
                 if wanted in (w.value, other.value):
                     loser = other if w.value == wanted else w
                     final[key] = w if w.value == wanted else other

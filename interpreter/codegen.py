@@ -55,7 +55,8 @@ from interpreter.compiled import (BEFORE, compare, has_keyword, is_of_type, is_s
                                   is_visible_stored, printed_or_changed, symbol_value)
 from interpreter.indexes import NOTHING
 from interpreter.refs import Obj, obj_ref, stored
-from interpreter.view import FALSY, PLAIN_FIELDS
+from interpreter.model import PLAIN_FIELDS
+from interpreter.refs import FALSY
 from interpreter.write_sites import UNKNOWN, WriteSites
 
 UNSET = type("Unset", (), {"__repr__": lambda self: "UNSET", "__slots__": ()})()  # a `memo`ized read not yet made
@@ -133,8 +134,8 @@ def _compiled(source: str, name: str) -> Any:
 class Emitter:
     """Writes one function's source; constants go into its namespace by generated names."""
 
-    def __init__(self, eng: Any, writer: Callable | None):
-        self.eng = eng
+    def __init__(self, compiler: Any, writer: Callable | None):
+        self.compiler = compiler  # (`interpreter.compiler`: what the code is written from; the engine comes when it runs)
         self.lines: list[str] = []
         self.namespace: dict[str, Any] = {
             "FALSY": FALSY, "BEFORE": BEFORE, "Obj": Obj, "obj_ref": obj_ref, "stored": stored, "Write": writer,
@@ -267,7 +268,7 @@ class Emitter:
             return None
         oid = self.id_of(scope[inner.id])
         o = scope[inner.id].obj or f"objects[{oid}]"
-        if attr in self.eng.defaults:
+        if attr in self.compiler.defaults:
             return self.status_read(scope[inner.id], o, attr)
         if attr == "controller":  # (layer 2: the stored one unless an effect exists, as GameView.controller reads it)
             return f"({o}.controller if not game.effects else eng.controller({oid}))"
@@ -289,7 +290,7 @@ class Emitter:
 
     def status_read(self, b: Binding, o: str, attr: str) -> str:
         """Python source of status `attr` of the object a binding holds (`o`: the object)."""
-        default = self.const(self.eng.defaults[attr], "default")
+        default = self.const(self.compiler.defaults[attr], "default")
         return f"{b.status}.get({attr!r}, {default})" if b.status else f"{o}.get_status({attr!r}, {default})"
 
     def stored_value(self, e: ast.Node, scope: dict[str, Binding], base: str | None) -> str:
@@ -346,7 +347,7 @@ class Emitter:
                 return f"({t.lower()!r} {'not in' if neg else 'in'} {o}.types)"
             case ast.Has(left=l, keyword=k) if self.known_object(l, scope):
                 oid = self.id_of(scope[l.id])
-                keywords = f"eng.chars({oid})['keywords']" if self.eng.program.static_grants else f"eng.keywords({oid})"
+                keywords = f"eng.chars({oid})['keywords']" if self.compiler.program.static_grants else f"eng.keywords({oid})"
                 return f"({k!r} in {keywords})"
             case ast.IsA(left=l, type=t, negated=neg):
                 test = f"is_of_type(eng, {self.expr(l, scope, base)}, {t.lower()!r}, {self.const(e, 'at')})"
@@ -374,11 +375,11 @@ class Emitter:
             case ast.Visible(obj=inner):
                 return f"is_visible(eng, {self.expr(inner, scope, base)})"
         # anything else: the closure that defines it, in the environment it would see
-        return f"{self.const(self.eng.compiled_expr(e), 'f')}(eng, {self.env_dict(scope, base)})"
+        return f"{self.const(self.compiler.compiled_expr(e), 'f')}(eng, {self.env_dict(scope, base)})"
 
     def reference_attr(self, attr: str) -> bool:
         """Does `attr` store a name read as a reference (`GameView.wrap`)?"""
-        return attr in ("controller", "owner", "attached_to") or attr in self.eng.reference_statuses
+        return attr in ("controller", "owner", "attached_to") or attr in self.compiler.reference_statuses
 
     def holds(self, e: ast.Node, scope: dict[str, Binding], base: str | None) -> str:
         """Python source that is true when condition `e` holds (`not in FALSY`, unless `e` is
@@ -452,7 +453,7 @@ class Emitter:
         if bound is None or bound.obj is None:
             self.line(depth, f"writes.append(Write({oid}, {attr!r}, {value}, cause))")
             return
-        if attr in self.eng.defaults:
+        if attr in self.compiler.defaults:
             old = self.status_read(bound, bound.obj, attr)
         else:
             old = f"{bound.obj}.{attr}"
@@ -470,7 +471,7 @@ class Emitter:
     def exemptions(self, cause: Any) -> list[ast.Exempt]:
         """What exempts objects from the selections of the block `cause` names (`exempt x
         from R where ...`): the block is known when the code is written."""
-        return [ex for _rule, ex in self.eng.ix.exempts.get(cause.id, ())] if cause.kind == "rule" else []
+        return [ex for _rule, ex in self.compiler.ix.exempts.get(cause.id, ())] if cause.kind == "rule" else []
 
     def skip_hidden(self, depth: int, oid: str) -> None:
         """Emit: go on to the next candidate when a hide rule hides `oid` (is_hidden, its cache
@@ -489,7 +490,7 @@ class Emitter:
         """Emit `Selector.select` for `each` as a loop; returns the binding of each chosen object
         and the depth the body goes at. Candidates come from the same indexes and
         plans; the checks made on each are written out."""
-        q = self.eng.selector.query(each)
+        q = self.compiler.query(each)
         skip_hidden = not q.aware
         env, ids, residual, oid, ref = (self.fresh(n) for n in ("env", "ids", "residual", "oid", each.var))
         probe = q.probe
@@ -573,8 +574,8 @@ class Emitter:
                     oid, inner = self.reach(ast.Name(a.var, span=a.span), scope, base, a, depth)
                     self.write(inner, scope.get(a.var), oid, a.attr, self.stored_value(a.value, scope, base),
                                self.value_token(a.value, scope, base))
-            case ast.Call(verb=verb_name, args=args) if inlined < MAX_INLINE_DEPTH and verb_name not in self.eng.statements.recursive_verbs():
-                verb = self.eng.rb.verbs[verb_name]
+            case ast.Call(verb=verb_name, args=args) if inlined < MAX_INLINE_DEPTH and verb_name not in self.compiler.recursive_verbs():
+                verb = self.compiler.rb.verbs[verb_name]
                 inner_scope = dict(scope)
                 for param, arg in zip(verb.params, args):
                     if isinstance(arg, ast.Name) and arg.id in scope:
@@ -597,7 +598,7 @@ class Emitter:
                 self.write(inner, bound, oid, attr, repr(value), ("literal", value))
             case _:  # the closure that defines it
                 self.opaque = True
-                run = self.const(self.eng.statements.runner(s), "run")
+                run = self.const(self.compiler.runner(s), "run")
                 self.line(depth, f"{run}(eng, {self.env_dict(scope, base)}, batch, cause)")
 
 
@@ -617,35 +618,35 @@ def subject_binding(**how: Any) -> Binding:
 
 
 @or_cannot
-def compile_runner(eng: Any, stmt: ast.Node, writer: Callable, cause: Any) -> Callable:
+def compile_runner(compiler: Any, stmt: ast.Node, writer: Callable, cause: Any) -> Callable:
     """`stmt` as a function `(engine, env, batch, cause)` that adds what it does to `batch`,
     for the cause it is always run with."""
-    em = Emitter(eng, writer)
+    em = Emitter(compiler, writer)
     em.cause = cause
     em.stmt(stmt, {}, "env", 1)
     return em.function("run_" + type(stmt).__name__.lower(), "eng, env, batch, cause", PROLOGUE)
 
 
 @or_cannot
-def compile_reactions(eng: Any, clauses: list[tuple[ast.Change, ast.Node, Any, Any]], writer: Callable) -> Callable:
+def compile_reactions(compiler: Any, clauses: list[tuple[ast.Change, ast.Node, Any, Any]], writer: Callable) -> Callable:
     """The `as` (or `after`) clauses waiting on one change, in rulebook order, as one function
     `(engine, object id, old value, batch)`; each clause is (the change it waits on, its body,
     its cause, the value the change must come from or ANY_OLD)."""
-    em = Emitter(eng, writer)
+    em = Emitter(compiler, writer)
     em.reactions(clauses, 1)
     prologue = PROLOGUE + SUBJECT + [REACHABLE]
     return em.function("react", "eng, oid, old, batch", prologue)
 
 
 @or_cannot
-def compile_expander(eng: Any, keyed: dict[tuple[str, Any], list[tuple]], writer: Callable, unread: Any) -> Callable:
+def compile_expander(compiler: Any, keyed: dict[tuple[str, Any], list[tuple]], writer: Callable, unread: Any) -> Callable:
     """`Reactions.expand` with every `as` clause written in: a function `(engine, batch, limit)`
     that goes through the batch's writes in order, taking in those the clauses add, and for
     each change some clauses wait on (`keyed`: (attribute, stored value) -> the clauses, as
     `compile_reactions` takes them), the first time it is met, runs their bodies; it fails
     once the batch holds more than `limit` writes (the budget). One function for the batch, not one call
     per change. `unread`: what a write's `old` is before anyone has read it."""
-    em = Emitter(eng, writer)
+    em = Emitter(compiler, writer)
     em.namespace["UNREAD"] = unread
     which = {key: k for k, key in enumerate(keyed)}
     by_attr: dict[str, dict[Any, int]] = {}  # attribute -> stored value -> which clauses
@@ -689,7 +690,7 @@ def compile_expander(eng: Any, keyed: dict[tuple[str, Any], list[tuple]], writer
 
 
 @or_cannot
-def compile_check_pass(eng: Any, checks: list[tuple[ast.Each, Any]]) -> Callable:
+def compile_check_pass(compiler: Any, checks: list[tuple[ast.Each, Any]]) -> Callable:
     """State checks of the form `each x where ...` that see no hidden object, made again for
     the changed objects the game sees, as one pass over those objects: a function `(engine,
     ids) -> one list per check of the references it chooses`, in the order of `ids` (nothing
@@ -697,7 +698,7 @@ def compile_check_pass(eng: Any, checks: list[tuple[ast.Each, Any]]) -> Callable
     those gone from the game and those a hide rule hides. Each check's whole condition is
     written out (no index narrows the objects first), with its block's exemptions;
     `compile_chosen` runs the bodies."""
-    em = Emitter(eng, None)
+    em = Emitter(compiler, None)
     found = [em.fresh("chosen") for _check in checks]
     for local in found:
         em.line(1, f"{local} = []")
@@ -727,10 +728,10 @@ def compile_check_pass(eng: Any, checks: list[tuple[ast.Each, Any]]) -> Callable
 
 
 @or_cannot
-def compile_chosen(eng: Any, each: ast.Each, writer: Callable, cause: Any) -> Callable:
+def compile_chosen(compiler: Any, each: ast.Each, writer: Callable, cause: Any) -> Callable:
     """The body of `each x where ...: body` run for each reference a selection made elsewhere
     chose, in order: a function `(engine, chosen, batch, cause)`."""
-    em = Emitter(eng, writer)
+    em = Emitter(compiler, writer)
     em.cause = cause
     em.line(1, "for x in chosen:")
     em.stmt(each.body, {each.var: Binding("x", chosen=True, obj="objects[x[0]]")}, "env", 2)
@@ -738,11 +739,11 @@ def compile_chosen(eng: Any, each: ast.Each, writer: Callable, cause: Any) -> Ca
 
 
 @or_cannot
-def compile_assertion(eng: Any, clause: ast.AssertAfter, wanted_old: Any) -> Callable:
+def compile_assertion(compiler: Any, clause: ast.AssertAfter, wanted_old: Any) -> Callable:
     """`assert after x.A becomes V [from W] [where ...]: cond` as a function `(engine, object
     id, old value, values read before) -> bool`, false only when the change fits and `cond`
     fails; its `is unchanged` parts compare with the values read before."""
-    em = Emitter(eng, None)
+    em = Emitter(compiler, None)
     em.before = "before"
     pattern = clause.event
     scope = {pattern.var: subject_binding(chosen=True)}  # (only read)

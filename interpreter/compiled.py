@@ -32,6 +32,15 @@ def symbol_value(name: str) -> Any:
     return name
 
 
+def literal(expr: ast.Node) -> Any:
+    """The value of a status default as written: a name's symbol, or a number."""
+    if isinstance(expr, ast.Name):
+        return symbol_value(expr.id)
+    if isinstance(expr, ast.Number):
+        return expr.value
+    return None
+
+
 # ------------------------------------------------------------------ what operators mean
 # (shared by the closures below and by the Python `interpreter.codegen` writes)
 

@@ -49,7 +49,8 @@ from interpreter.trace import Cause, Event, Trace
 from interpreter.triggers import PendingTrigger, TargetChoice, Triggers
 from interpreter.turns import HookLog, Turns
 from interpreter.selection import Skip
-from interpreter.view import GameView, RulesError
+from interpreter.errors import RulesError
+from interpreter.view import GameView
 
 __all__ = ["Engine", "RulesError", "Obj", "PlayerRef", "MISSING"]
 
@@ -141,7 +142,7 @@ class Engine(GameView):
         worked out for the game as it is now; a checkpoint of the journal."""
         self.store.checkpoint()
         self.commits = 0
-        self.limits = self.budget.limits(len(self.game.objects), len(self.game.players), self.statements.statement_count())
+        self.limits = self.budget.limits(len(self.game.objects), len(self.game.players), self.program.compiler.statement_count())
         self.iterations_left = self.limits.iterations
         self.writes_left = self.limits.writes
         self.objects_left = self.limits.objects
@@ -163,7 +164,7 @@ class Engine(GameView):
                 changed |= self.run(s, env, cause)
             return changed
         batch = Batch()
-        runner = self.statements.body_runner(stmt, cause)
+        runner = self.program.compiler.body_runner(stmt, cause)
         self.backend.contest_body(self, batch, runner)
         runner(self, env, batch, cause)
         return self.committer.commit(batch)

@@ -12,6 +12,8 @@ from typing import Any
 
 import attrs
 
+from dsl.builtins import OBJECT_ATTRS
+
 
 _LOWERED: dict[frozenset, frozenset] = {}
 
@@ -43,6 +45,11 @@ DATA_FIELDS = ("id", "card", "owner", "controller", "types", "power", "toughness
 _DEFAULTS = {"types": frozenset(), "power": None, "toughness": None, "keywords": (), "token": False,
              "zone": "battlefield", "tapped": False, "counters": (), "stickers": (), "damage": 0,
              "attached_to": None, "timestamp": 0, "entered_turn": 0, "controlled_since": 0, "attacking": False}
+
+# Object attributes read as they are stored (`GameView.getter`); the others are worked out
+# (controller and characteristics after effects, counters as a dictionary) or become references.
+PLAIN_FIELDS = frozenset(OBJECT_ATTRS) - {"controller", "owner", "attached_to", "keywords", "power", "toughness",
+                                          "entered_this_turn", "summoning_sick", "counters", "stickers"}
 
 
 class Permanent:

@@ -34,33 +34,23 @@ class Perception:
         eng = self.eng
         if batch.ops or not eng.program.sight_follows_writes or "zone" in attrs_written or "attached_to" in attrs_written:
             return False
-        hide_inputs = eng.program.hide_inputs
+        hide_inputs, not_perceived_as = eng.program.hide_inputs, eng.program.clauses.not_perceived_as
         judged = set()
         for w in changes:
             if w.attr in hide_inputs and (w.attr, w.old) not in judged:
-                if not self.not_perceived_as(w.attr, w.old).issuperset(PERCEPTIONS):
+                if not not_perceived_as(w.attr, w.old).issuperset(PERCEPTIONS):
                     return False
                 judged.add((w.attr, w.old))
         return True
 
     def not_perceived_kinds(self, writes: Iterable[Write]) -> frozenset[str]:
         """The perceptions that these changes, by the rules' `changes of ... are not ...`, do not produce."""
-        quiets = self.eng.ix.quiets
+        quiets, not_perceived_as = self.eng.ix.quiets, self.eng.program.clauses.not_perceived_as
         kinds: frozenset[str] = frozenset()
         for w in writes:
             if w.attr in quiets:
-                kinds = kinds | self.not_perceived_as(w.attr, w.old) if kinds else self.not_perceived_as(w.attr, w.old)
+                kinds = kinds | not_perceived_as(w.attr, w.old) if kinds else not_perceived_as(w.attr, w.old)
         return kinds
-
-    def not_perceived_as(self, attr: str, old: Any) -> frozenset[str]:
-        """What a change of `attr` from `old` is not perceived as (worked out once per value)."""
-        key = (attr, type(old), old)
-        known = self.eng.program.not_perceived.get(key)
-        if known is None:
-            kinds = frozenset(k for clause in self.eng.ix.quiets.get(attr, ())
-                              if clause.old is None or old == self.eng.reactions.constant(clause.old) for k in clause.kinds)
-            known = self.eng.program.not_perceived[key] = kinds
-        return known
 
     def perceive_presence(self, by_object, vis_before, vis_after) -> list[Event]:
         """An object the game stops (or starts) seeing is, unless a rule says otherwise, seen to leave (or enter)."""

@@ -20,26 +20,20 @@ from __future__ import annotations
 
 import functools
 import weakref
-from typing import Any, Callable
+from typing import Any
 
 from dsl import ast
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from interpreter.backends import BACKENDS, Backend
+from interpreter.clauses import ClauseTables
+from interpreter.compiled import literal
+from interpreter.compiler import Compiler
 from interpreter.rulebook import Index, Rulebook, anchor_of, attributes_read, build_index, local_body
 
 # The backend `Program.of` builds for when none is named (tests/test_generated.py runs the
 # suite under each by changing it).
 DEFAULT_BACKEND = "generated"
 
-
-class _Unbuilt:
-    """What a table of a program holds until it is worked out (a table worked out may be None)."""
-
-    def __repr__(self) -> str:
-        return "UNBUILT"
-
-
-UNBUILT: Any = _Unbuilt()
 
 # The programs built, by (id of the rulebook, backend name). A program holds its rulebook
 # weakly; once the rulebook is gone, the entry is dropped the next time a program is built
@@ -83,30 +77,11 @@ class Program:
         # (held weakly: `Program.of` keeps the program while the rulebook lives, not longer)
         self._book = weakref.ref(book)
         self.backend = backend
-        # compiled pieces, by the id of the node they were compiled from
-        self.expressions: dict[int, tuple[ast.Node, Callable]] = {}  # GameView.compiled_expr
-        self.queries: dict[int, Any] = {}  # `each` -> its Query (Selector.query)
-        self.closures: dict[int, tuple[ast.Node, Callable]] = {}  # Statements.runner
-        self.runners: dict[tuple[int, Any], tuple[ast.Node, Callable]] = {}  # (body, cause): Statements.body_runner
         self.causes: dict[int, tuple[ast.Node, Any]] = {}  # clause -> its Cause (trace.rule_cause)
-        self.constants: dict[int, tuple[ast.Node, Any]] = {}  # Reactions.constant
-        self.unchanged: dict[int, tuple[ast.Node, tuple]] = {}  # Assertions.unchanged_parts
-        self.assertion_tests: dict[int, tuple[ast.Node, Callable | None]] = {}  # Assertions.assertion_test
         self.local_checks: dict[int, tuple[ast.Node, bool]] = {}  # local_check
-        # other tables, by what they are looked up by
-        self.exemptions: dict[str, tuple] = {}  # rule id -> Selector.exemptions
-        self.not_perceived: dict[tuple, frozenset[str]] = {}  # (attr, type, old) -> Perception.not_perceived_as
-        self.waiting: dict[str, tuple] = {}  # "assert" / "after" -> Reactions.waiting_on_changes
-        self.contested: dict[tuple[int, ...], tuple[tuple, frozenset[str] | None]] = {}  # Statements.contested_by
-        # tables worked out once, on first use (UNBUILT until then)
-        self.recursive_verbs: Any = UNBUILT  # Statements.recursive_verbs
-        self.statement_count: Any = UNBUILT  # Statements.statement_count
-        self.waited_on: Any = UNBUILT  # Reactions.waited_on
-        self.as_clauses: Any = UNBUILT  # Reactions.as_clauses
-        self.expander: Any = UNBUILT  # Reactions.expander
-        self.follow_ups: Any = UNBUILT  # Reactions.follow_ups
-        self.state_checks: Any = UNBUILT  # StateChecks.state_checks
-        self.check_pass: Any = UNBUILT  # StateChecks.check_pass
+        # what runs: the compiled expressions, queries and statements, and the clause tables
+        self.compiler = Compiler(self)
+        self.clauses = ClauseTables(self)
 
     @property
     def book(self) -> Rulebook:
@@ -121,6 +96,24 @@ class Program:
         return f"<Program of {book.version.id if book is not None else 'a rulebook gone'} ({self.backend.name})>"
 
     # ---------------------------------------------------------------- analyses of the rules
+
+    @functools.cached_property
+    def defaults(self) -> dict[str, Any]:
+        """Each declared status's default value."""
+        return {name: literal(decl.default) for name, decl in self.book.statuses.items()}
+
+    @functools.cached_property
+    def reference_statuses(self) -> frozenset[str]:
+        """The statuses whose values name players or objects (read back as references)."""
+        return frozenset(name for name, decl in self.book.statuses.items() if decl.type in ("player", "object"))
+
+    @functools.cached_property
+    def enum_values(self) -> dict[str, tuple]:
+        """For each enum status, its values other than the default (which objects store by
+        leaving the status out)."""
+        defaults = self.defaults
+        return {name: tuple(v for v in decl.values if v != defaults[name])
+                for name, decl in self.book.statuses.items() if decl.type == "enum"}
 
     @functools.cached_property
     def index(self) -> Index:

@@ -9,9 +9,9 @@ from typing import Any, Iterable, NamedTuple
 import attrs
 
 from dsl import ast
-from interpreter.compiled import Plan, QueryPlan, plan_query
+from interpreter.compiled import Plan, QueryPlan
 from interpreter.indexes import NOTHING
-from interpreter.refs import FALSY, MISSING, Obj, obj_ref, stored
+from interpreter.refs import FALSY, Obj, obj_ref, stored
 from interpreter.trace import Cause
 
 
@@ -57,19 +57,6 @@ class Selector:
 
     def __init__(self, view: Any):
         self.view = view  # the game view it reads and writes through
-
-    def query(self, each: ast.Each) -> Query:
-        """What the interpreter works out once about an `each x where ...`."""
-        known = self.view.program.queries.get(id(each))
-        if known is None:
-            indexable = {"attached_to", "owner", "controller", "token"} | set(self.view.rb.statuses)
-            flags = {"token"} | {name for name, decl in self.view.rb.statuses.items() if decl.type == "bool"}
-            known = self.view.program.queries[id(each)] = Query(
-                each, plan_query(each.var, each.cond, indexable, flags, MISSING),
-                # a query written `including hidden` sees the objects hide rules hide, and so
-                # does one whose condition names a hiding status
-                aware=each.hidden or bool(ast.names_in(each.cond) & self.view.ix.hiding_attrs))
-        return known
 
     def candidates(self, q: Query, env: dict, raw_reads: bool,
                    unseen_out: bool = False) -> tuple[Iterable[str], tuple[int, ...]]:
@@ -169,15 +156,6 @@ class Selector:
         """The objects the continuous effects of kind `kind` affect."""
         return {oid for e in self.view.game.effects.values() if e.kind == kind for oid in e.affected}
 
-    def exemptions(self, rule_id: str) -> tuple:
-        """What exempts an object from a block's selections (`exempt x from R where ...`):
-        (variable, compiled condition) pairs."""
-        known = self.view.program.exemptions.get(rule_id)
-        if known is None:
-            tests = tuple((ex.var, self.view.compiled_expr(ex.cond)) for _rule, ex in self.view.ix.exempts.get(rule_id, ()))
-            known = self.view.program.exemptions[rule_id] = tests
-        return known
-
     def selection(self, q: Query, env: dict, skip_hidden: bool) -> tuple[Iterable[str], tuple[int, ...]]:
         """The candidates of a query in game order and the conjuncts still to check on each
         (see `candidates`); nothing when an index says no object can match."""
@@ -193,7 +171,7 @@ class Selector:
         """The objects selection `each` chooses with environment `env`, in game order, run for
         `cause` (`hidden_too`: hidden objects too); what it visits counts against the step's budget."""
         view = self.view
-        q = self.query(each)
+        q = self.view.compiler.query(each)
         aware = q.aware
         skip_hidden = not aware and not hidden_too
         ids, unanswered = self.selection(q, env, skip_hidden)
@@ -203,7 +181,7 @@ class Selector:
         if view.iterations_left < 0:
             raise view.over_budget("iterations", each.span, cause)
         residual = [q.plan.parts[i] for i in unanswered]
-        exemptions = self.exemptions(cause.id) if cause is not None and cause.kind == "rule" else ()
+        exemptions = self.view.compiler.exemptions(cause.id) if cause is not None and cause.kind == "rule" else ()
         chosen = []
         objects, is_hidden = view.game.objects, view.is_hidden
         every_zone = each.every_zone

@@ -4,20 +4,17 @@
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Callable
+from typing import Any
 
-from dsl import ast
-from interpreter import codegen
-from interpreter.batches import MAX_SETTLE_ROUNDS, Batch, Write
-from interpreter.program import UNBUILT
-from interpreter.trace import rule_cause
+from interpreter.batches import MAX_SETTLE_ROUNDS, Batch
 from interpreter.turns import collector_paused
 
 
 class StateChecks:
-    """Makes the state checks (the blocks hooked to state checks) in rounds, each round one
-    batch, until a round changes nothing; a local check is made again only for the objects
-    changed since the last round, in one generated pass when it can be."""
+    """Makes the state checks (the blocks hooked to state checks, as the program's clause
+    tables hold them: `ClauseTables.state_checks`) in rounds, each round one batch, until a
+    round changes nothing; a local check is made again only for the objects changed since the
+    last round, in one generated pass when it can be (`ClauseTables.check_pass`)."""
 
     def __init__(self, eng: Any):
         self.eng = eng  # the engine it is part of
@@ -45,8 +42,8 @@ class StateChecks:
     def settle_round(self) -> bool:
         """One round of state checks, as one batch; whether it changed anything."""
         eng = self.eng
-        checks = self.state_checks()
-        fused = eng.backend.check_pass(eng)
+        checks = eng.program.clauses.state_checks()
+        fused = eng.backend.check_pass(eng.program.clauses)
         batch = Batch()
         eng.backend.contest_checks(eng, batch)
         eng.statics.refresh()
@@ -77,48 +74,3 @@ class StateChecks:
             finally:
                 eng.dirty_scope = None
         return eng.committer.commit(batch)
-
-    def state_check_writers(self) -> tuple[Callable, ...]:
-        """The generated functions that may write into a round's batch of state checks: each
-        check's body, and what runs the body of each check made in one pass (`check_pass`)."""
-        fused = self.check_pass()
-        return (tuple(body for _local, _sees, body, _cause in self.state_checks())
-                + (tuple(run_chosen for _k, run_chosen in fused[1].values()) if fused is not None else ()))
-
-    def state_checks(self) -> tuple:
-        """The blocks hooked to state checks, in order, each as (whether it is local, whether
-        its selection sees hidden objects, compiled body, cause); a local check is made again
-        only for the objects changed since the last (a local check is one `each`)."""
-        known = self.eng.program.state_checks
-        if known is UNBUILT:
-            table = tuple((self.eng.program.local_check(during.body),
-                           isinstance(during.body, ast.Each) and self.eng.selector.query(during.body).aware,
-                           self.eng.statements.body_runner(during.body, rule_cause(self.eng.program, rule, during)),
-                           rule_cause(self.eng.program, rule, during))
-                          for rule, during in self.eng.ix.hooks.get("state check", ()))
-            known = self.eng.program.state_checks = table
-        return known
-
-    def check_pass(self) -> tuple[Callable, dict[int, tuple[int, Callable]]] | None:
-        """The local state checks that see no hidden object, as generated Python written on
-        first use, for when they are made again for the changed objects the game sees: all
-        of them in one pass over those objects (`codegen.compile_check_pass`, a function
-        `(engine, changed ids)` giving the references each check chooses), and by
-        position in `state_checks`, the check's place in that pass and what runs its body
-        for what it chose (`codegen.compile_chosen`). None when Python cannot take them: each
-        check is then made on its own."""
-        known = self.eng.program.check_pass
-        if known is UNBUILT:
-            hooked = self.eng.ix.hooks.get("state check", ())
-            fused = [(position, hooked[position][1].body, cause)
-                     for position, (local, sees_hidden, _body, cause) in enumerate(self.state_checks())
-                     if local and not sees_hidden]
-            try:
-                one_pass = codegen.compile_check_pass(self.eng, [(each, cause) for _p, each, cause in fused])
-                bodies = {position: (k, codegen.compile_chosen(self.eng, each, Write, cause))
-                          for k, (position, each, cause) in enumerate(fused)}
-                table = (one_pass, bodies)
-            except codegen.CannotCompile:  # (nested too deeply for Python: each check runs on its own)
-                table = None
-            known = self.eng.program.check_pass = table
-        return known

@@ -90,9 +90,9 @@ class Triggers:
                 data = event.values()
                 if event.kind != "change" or event.subject != oid:
                     return False
-                if not eng.reactions.matches(pattern, data.get("attr"), data.get("old"), data.get("new")):
+                if not eng.program.clauses.matches(pattern, data.get("attr"), data.get("old"), data.get("new")):
                     return False
-                looks_back = any(lb.attr == pattern.attr and eng.reactions.constant(lb.value) == eng.reactions.constant(pattern.value)
+                looks_back = any(lb.attr == pattern.attr and eng.program.compiler.constant(lb.value) == eng.program.compiler.constant(pattern.value)
                                  for lb in eng.ix.lookbacks)
                 return was_visible if looks_back else eng.visible(oid)
         return False

@@ -11,36 +11,30 @@ replaced, with indexes and caches kept right, `interpreter.writing`). The engine
 
 from __future__ import annotations
 
+import typing
 from operator import attrgetter
 from typing import Any, Callable, Iterable
 
 from dsl import ast
-from dsl.builtins import OBJECT_ATTRS as BUILTIN_ATTRS, PLAYER_ATTRS
-from dsl.diagnostics import Diagnostic, DiagnosticError, Span
+from dsl.builtins import PLAYER_ATTRS
+from dsl.diagnostics import Diagnostic, Span
 from interpreter.budget import BUDGET_HINT
 from interpreter.characteristics import characteristics, controller_of, granted_keywords
-from interpreter.compiled import BEFORE, compile_expr, symbol_value
+from interpreter.compiled import BEFORE, symbol_value
 from interpreter.indexes import Indexes
 from interpreter.store import store_of
-from interpreter.model import Effect, Game, Permanent
+from interpreter.errors import RulesError
+from interpreter.model import PLAIN_FIELDS, Effect, Game, Permanent
 from interpreter.hiding import Hiding
 from interpreter.refs import FALSY, MISSING, Obj, PlayerRef, obj_ref, player_ref
-from interpreter.program import Program
 from interpreter.rulebook import Rulebook
 from interpreter.selection import Selector, Skip
 from interpreter.statics import Statics
 from interpreter.trace import Cause
 from interpreter.writing import ObjectWriter
 
-
-class RulesError(DiagnosticError):
-    """A rule set that misbehaves while running: conflicting writes, never settling, a failed assertion."""
-
-
-# Object attributes read as they are stored (`GameView.getter`); the others are worked out
-# (controller and characteristics after effects, counters as a dictionary) or become references.
-PLAIN_FIELDS = frozenset(BUILTIN_ATTRS) - {"controller", "owner", "attached_to", "keywords", "power", "toughness",
-                                          "entered_this_turn", "summoning_sick", "counters", "stickers"}
+if typing.TYPE_CHECKING:
+    from interpreter.program import Program
 
 
 # What each budget counts, as an error names it (`interpreter.budget`).
@@ -72,15 +66,6 @@ def blame(rb: "Rulebook", span: Span | None, cause: Cause | None) -> str:
     return str(cause) if cause is not None else "the rules"
 
 
-def literal(expr: ast.Node) -> Any:
-    """The value of a status default as written: a name's symbol, or a number."""
-    if isinstance(expr, ast.Name):
-        return symbol_value(expr.id)
-    if isinstance(expr, ast.Number):
-        return expr.value
-    return None
-
-
 class GameView:
     """Reads a game under a rulebook (see the module's docstring); the engine extends it."""
 
@@ -95,19 +80,19 @@ class GameView:
 
     def __init__(self, program: Program, game: Game):
         self.program = program  # what is worked out once for the rulebook
-        self.rb = rulebook = program.book
+        self.rb = program.book
         self.ix = program.index
         self.game = game
         self.store = store_of(game)  # through which everything in the game is changed
         self._chars: dict[str, dict] = {}
         self._hidden: dict[str, bool] = {}
         self._write_bits: dict[str, int] = {}  # (see write_bits)
-        self.defaults = {name: literal(decl.default) for name, decl in rulebook.statuses.items()}
+        self.compiler = program.compiler  # what compiles expressions, selections and statements
+        self.defaults = program.defaults
         # statuses whose values name players or objects, read back as references
-        self.reference_statuses = {name for name, decl in rulebook.statuses.items() if decl.type in ("player", "object")}
+        self.reference_statuses = program.reference_statuses
         # enum statuses: the values other than the default (which objects store by leaving it out)
-        self.enum_values = {name: tuple(v for v in decl.values if v != self.defaults[name])
-                            for name, decl in rulebook.statuses.items() if decl.type == "enum"}
+        self.enum_values = program.enum_values
         self.indexes = Indexes(game, self.defaults)
         # Objects changed since the last state check settled (None: anything may have changed).
         self.dirty: set[str] | None = None
@@ -270,11 +255,8 @@ class GameView:
         return symbol_value(name)
 
     def compiled_expr(self, expr: ast.Node) -> Callable[["GameView", dict], Any]:
-        """An expression compiled once per rulebook."""
-        entry = self.program.expressions.get(id(expr))
-        if entry is None:
-            entry = self.program.expressions[id(expr)] = (expr, compile_expr(expr, MISSING))
-        return entry[1]
+        """An expression compiled once per rulebook (`Compiler.compiled_expr`)."""
+        return self.compiler.compiled_expr(expr)
 
     def eval(self, expr: ast.Node, env: dict, before: dict | None = None) -> Any:
         """The value of an expression; `before` holds what `is unchanged` compares with."""

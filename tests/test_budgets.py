@@ -211,7 +211,7 @@ def test_the_budget_starts_afresh_each_step():
 def test_the_default_budget_is_the_documented_scale():
     e = engine(book(""), board(3), True)
     assert e.budget == Budget() and e.budget.scale == DEFAULT_SCALE
-    assert e.limits.iterations == DEFAULT_SCALE * (3 + 2 + 1) * max(1, e.statements.statement_count())
+    assert e.limits.iterations == DEFAULT_SCALE * (3 + 2 + 1) * max(1, e.program.compiler.statement_count())
 
 
 # ---------------------------------------------------------------- never settles: repetition, not size
@@ -376,7 +376,7 @@ def test_nested_each_at_the_limit_runs_on_the_closures_in_generated_mode():
     e = engine(rules, board(3), True)
     untap_step(e)
     (during,) = [c for c in rules.rules[0].clauses if isinstance(c, ast.During)]
-    runners = [entry[1] for entry in Program.of(rules, "generated").runners.values() if entry[0] is during.body]
+    runners = [entry[1] for entry in Program.of(rules, "generated").compiler.runners.values() if entry[0] is during.body]
     assert runners and not any(hasattr(fn, "source") for fn in runners), "premise: Python could not take it"
     assert all(o.get_status("mark", False) is True for o in e.game.objects.values())
 

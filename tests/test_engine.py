@@ -195,11 +195,11 @@ def test_a_batch_keeps_writes_that_change_nothing_only_for_contested_attributes(
     (untap,) = [during.body for rule, during in Program.of(book).index.hooks["untap step"] if rule.id == "502.3"]
     (phasing,) = [during.body for rule, during in Program.of(book).index.hooks["untap step"] if rule.id == "702.26a"]
     cause = rule_cause(engine.program, *next((r, d) for r, d in Program.of(book).index.hooks["untap step"] if r.id == "502.3"))
-    runner = engine.statements.body_runner(untap, cause)
+    runner = engine.program.compiler.body_runner(untap, cause)
     assert runner.write_sites == WriteSites({"tapped": frozenset({("literal", False)})}, opaque=False)
-    assert "tapped" not in engine.statements.contested_by((runner,))
+    assert "tapped" not in engine.program.compiler.contested_by((runner,))
     cause = rule_cause(engine.program, *next((r, d) for r, d in Program.of(book).index.hooks["untap step"] if r.id == "702.26a"))
-    assert {"phase", "phased_indirectly"} <= engine.statements.contested_by((engine.statements.body_runner(phasing, cause),))
+    assert {"phase", "phased_indirectly"} <= engine.program.compiler.contested_by((engine.program.compiler.body_runner(phasing, cause),))
 
 
 def test_simultaneous_selection_is_made_before_anything_changes(book):
@@ -564,7 +564,7 @@ def test_a_selection_that_skips_hidden_objects_leaves_them_out_through_the_index
 """)
     engine = run.engine
     untap = next(during.body for rule, during in Program.of(book).index.hooks["untap step"] if rule.id == "502.3")
-    q, env = engine.selector.query(untap), {"P": engine.value_of("Alice", {})}
+    q, env = engine.compiler.query(untap), {"P": engine.value_of("Alice", {})}
     everything, _ = engine.selector.candidates(q, env, True)
     seen, _ = engine.selector.candidates(q, env, True, unseen_out=True)
     assert "under" in everything and "under" not in seen

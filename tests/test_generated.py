@@ -86,7 +86,7 @@ def test_the_generated_source_is_kept_for_reading():
     rule = book.rule("702.26a")
     during = next(c for c in rule.clauses if type(c).__name__ == "During")
     engine = prepare(book, build_board(30))
-    source = engine.statements.body_runner(during.body, rule_cause(engine.program, rule, during)).source
+    source = engine.program.compiler.body_runner(during.body, rule_cause(engine.program, rule, during)).source
     assert source.startswith("def run_") and "eng.selector.candidates(" in source and "'phase'" in source
 
 
@@ -136,18 +136,18 @@ def test_every_shipped_rulebook_and_card_compiles_to_python(spec):
     for rule in book.rules:
         for clause in rule.clauses:
             if isinstance(clause, ast.During):
-                functions.append(engine.statements.body_runner(clause.body, rule_cause(engine.program, rule, clause)))
+                functions.append(engine.program.compiler.body_runner(clause.body, rule_cause(engine.program, rule, clause)))
             elif isinstance(clause, ast.AssertAfter) and isinstance(clause.event, ast.Change):
-                functions.append(engine.assertions.assertion_test(clause))
-    functions += [engine.reactions.expander()] + [fn for _key, fn, _idle in engine.reactions.follow_ups()]
-    one_pass, bodies = engine.checks.check_pass()  # the state checks made again for changed objects
+                functions.append(engine.program.clauses.assertion_test(clause))
+    functions += [engine.program.clauses.expander()] + [fn for _key, fn, _idle in engine.program.clauses.follow_ups()]
+    one_pass, bodies = engine.program.clauses.check_pass()  # the state checks made again for changed objects
     functions += [one_pass] + [run for _k, run in bodies.values()]
     for card in book.cards.values():
         if any(isinstance(n, ast.Call) and n.verb not in book.verbs for n in card.walk()):
             continue  # a card this version's words cannot say (the checker refuses it in a scenario)
         for entry in card.entries:
             if isinstance(entry, (ast.Spell, ast.Triggered)):
-                functions.append(engine.statements.body_runner(entry.body, Cause("card", card.name)))
+                functions.append(engine.program.compiler.body_runner(entry.body, Cause("card", card.name)))
     assert functions and all(callable(fn) and fn.source.startswith("def ") for fn in functions)
 
 

@@ -49,7 +49,7 @@ def free_names(each: ast.Each) -> list[str]:
 
 def by_brute_force(view: GameView, each: ast.Each, env: dict) -> list[Obj]:
     """The objects the query selects, evaluating its whole condition on every object."""
-    aware = view.selector.query(each).aware
+    aware = view.compiler.query(each).aware
     chosen = []
     for oid, o in view.game.objects.items():
         if (o.zone != "battlefield" and not each.every_zone) or o.zone == "nowhere":

@@ -58,7 +58,8 @@ def test_nothing_is_written_into_a_rulebook_by_playing_under_it(backend, monkeyp
             with pytest.raises(attrs.exceptions.FrozenInstanceError):
                 book.compiled = {}
             built = Program.of(book, backend)
-            assert (built.runners if backend == "generated" else built.closures), "what the engine compiled is kept by the program"
+            assert (built.compiler.runners if backend == "generated" else built.compiler.closures), \
+                "what the engine ran was compiled and is kept by the program's compiler"
 
 
 def test_a_program_is_built_once_per_rulebook_and_backend():
@@ -77,7 +78,7 @@ def test_a_program_goes_with_its_rulebook():
     engine = Engine(Program.of(book, "generated"), build_board(30))
     engine.settle()
     engine.run_hook("untap step", engine.game.active)
-    assert key in program_module._PROGRAMS and Program.of(book, "generated").runners
+    assert key in program_module._PROGRAMS and Program.of(book, "generated").compiler.runners
     del book, engine
     gc.collect()
     other = load_version("2026-09-25").without("702.26b")
@@ -132,7 +133,7 @@ def test_rulebooks_that_share_a_block_share_its_generated_code():
         engine.run_hook("untap step", game.active)
         program = Program.of(book)
         assert program is not Program.of(base) or book is base
-        functions.append({fn.source: fn for _node, fn in program.runners.values() if hasattr(fn, "source")})
+        functions.append({fn.source: fn for _node, fn in program.compiler.runners.values() if hasattr(fn, "source")})
     shared = set(functions[0]) & set(functions[1])
     assert shared, "premise: both programs wrote some of the same functions"
     for source in shared:
@@ -163,3 +164,50 @@ def test_what_is_worked_out_per_node_is_kept_while_the_node_lives():
     del one
     gc.collect()
     assert key not in names.kept and id(twin) in names.kept
+
+
+def test_nothing_in_the_engine_writes_into_its_program():
+    """Issue 17 item 1: what is worked out from a rulebook is the program's, made by the
+    program itself (its analyses, `compiler.py`, `clauses.py`, and the causes `trace.rule_cause`
+    names once per clause); the engine and its parts only read it. Every module of the
+    interpreter is parsed, and any assignment into something reached through `program` (an
+    attribute, or an item of one of its tables) outside those is listed."""
+    import ast as pyast
+
+    makers = {"program.py", "compiler.py", "clauses.py", "trace.py"}
+    found = []
+    for path in sorted(INTERPRETER.glob("*.py")):
+        if path.name in makers:
+            continue
+        for node in pyast.walk(pyast.parse(path.read_text())):
+            targets = node.targets if isinstance(node, pyast.Assign) else \
+                [node.target] if isinstance(node, (pyast.AugAssign, pyast.AnnAssign)) else []
+            for target in targets:
+                reached = target
+                while isinstance(reached, (pyast.Attribute, pyast.Subscript)):
+                    reached = reached.value
+                    if isinstance(reached, pyast.Attribute) and reached.attr in ("program", "compiler", "clauses") \
+                            or isinstance(reached, pyast.Name) and reached.id == "program":
+                        found.append(f"{path.name}:{node.lineno}: {pyast.unparse(node).splitlines()[0]}")
+                        break
+    assert found == []
+
+
+def test_the_compiler_needs_no_game():
+    """The program's compiler works from the rulebook alone: the untap step's body (502.1,
+    702.26a), its state checks and its `as` clauses compile before any game exists, and the
+    code an engine then runs is that code."""
+    book = load_version("2026-09-25").without("702.26b")  # (a rulebook of its own: nothing compiled yet)
+    program = Program.of(book, "generated")
+    assert not program.compiler.runners
+    (rule, during), *_ = program.index.hooks["untap step"]
+    from interpreter.trace import rule_cause
+    runner = program.compiler.body_runner(during.body, rule_cause(program, rule, during))
+    checks = program.clauses.state_checks()
+    expander = program.clauses.expander()
+    assert hasattr(runner, "source") and checks and hasattr(expander, "source")
+    game = build_board(40, 2)
+    engine = Engine(program, game)
+    engine.run_hook("untap step", game.active)
+    assert program.compiler.body_runner(during.body, rule_cause(program, rule, during)) is runner
+    assert program.clauses.expander() is expander

@@ -1,0 +1,258 @@
+"""The clauses of a program as tables the engine looks up: the `as` and `after` clauses by the
+change they wait on, the assertions, the state checks, and what changes are not perceived as.
+
+`ClauseTables` belongs to one `Program` (`program.clauses`), beside its `Compiler`, and
+works each table out once, from the rulebook alone (through the compiler for what runs:
+closures or generated Python, as the program's backend writes them). The engine's parts
+that react to changes (`interpreter.reactions`, `assertions`, `state_checks`, `perception`)
+look these up and run them; they write nothing into them.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any, Callable
+
+from dsl import ast
+from interpreter import codegen
+from interpreter.batches import UNREAD, Batch, Write
+from interpreter.codegen import ANY_OLD
+from interpreter.trace import rule_cause
+
+# Stored fields of an object that change only when a batch writes them (the engine itself
+# stamps timestamp, entered_turn and controlled_since when an object is seen to enter).
+CHANGED_ONLY_BY_WRITES = frozenset({"zone", "tapped", "counters", "stickers", "damage", "attached_to", "attacking",
+                                    "token", "card", "owner", "types"})
+
+_UNBUILT: Any = object()
+
+
+def waited_change(clause: ast.Along | ast.After) -> ast.Change:
+    """The change an `as` or `after` clause waits on."""
+    return clause.change if isinstance(clause, ast.Along) else clause.event
+
+
+class ClauseTables:
+    """The tables of one program's clauses (see the module's doc)."""
+
+    def __init__(self, program: Any):
+        self.program = program  # (the `interpreter.program.Program` it belongs to, which makes it)
+        self.compiler = program.compiler
+        self.waiting: dict[str, tuple] = {}  # "assert" / "after" -> waiting_on_changes
+        self.unchanged: dict[int, tuple[ast.Node, tuple]] = {}  # assertion -> unchanged_parts
+        self.assertion_tests: dict[int, tuple[ast.Node, Callable | None]] = {}  # assertion -> assertion_test
+        self.not_perceived: dict[tuple, frozenset[str]] = {}  # (attr, type, old) -> not_perceived_as
+        self._waited_on: Any = _UNBUILT
+        self._as_clauses: Any = _UNBUILT
+        self._expander: Any = _UNBUILT
+        self._follow_ups: Any = _UNBUILT
+        self._state_checks: Any = _UNBUILT
+        self._check_pass: Any = _UNBUILT
+
+    # ---------------------------------------------------------------- changes waited on
+
+    def change_key(self, pattern: ast.Change) -> tuple[str, Any]:
+        """What a change must be to fit `x.attr becomes V`: the attribute and the stored V."""
+        return pattern.attr, self.compiler.constant(pattern.value)
+
+    def came_from(self, pattern: ast.Change) -> Any:
+        """The stored value `x.A becomes V from W` says the change comes from, or ANY_OLD."""
+        return ANY_OLD if pattern.old is None else self.compiler.constant(pattern.old)
+
+    def matches(self, pattern: ast.Change, attr: str, old: Any, new: Any) -> bool:
+        """Does a change of `attr` from `old` to `new` fit `x.attr becomes V [from W]`?"""
+        constant = self.compiler.constant
+        return (pattern.attr == attr and new == constant(pattern.value)
+                and (pattern.old is None or old == constant(pattern.old)))
+
+    def waiting_on_changes(self, kind: str) -> tuple:
+        """The assertions ("assert") or `after` clauses ("after") that wait on a change, in
+        rulebook order, each with the (attribute, value) it waits on."""
+        known = self.waiting.get(kind)
+        if known is None:
+            ix = self.program.index
+            clauses = ix.assertions if kind == "assert" else ix.afters
+            known = self.waiting[kind] = tuple(
+                (rule, clause, self.change_key(clause.event)) for rule, clause in clauses
+                if isinstance(clause, (ast.AssertAfter, ast.After)) and isinstance(clause.event, ast.Change))
+        return known
+
+    def waited_on(self) -> tuple[frozenset[str], set[tuple[str, Any]]]:
+        """The changes assertions and `after` clauses wait on, as (attribute, stored value),
+        and their attributes."""
+        if self._waited_on is _UNBUILT:
+            keys = {key for _rule, _clause, key in self.waiting_on_changes("assert") + self.waiting_on_changes("after")}
+            self._waited_on = (frozenset(attr for attr, _value in keys), keys)
+        return self._waited_on
+
+    # ---------------------------------------------------------------- `as` and `after` clauses
+
+    def reaction(self, rule: ast.Rule, clause: ast.Along | ast.After) -> tuple:
+        """An `as` or `after` clause that waits on a change, as the closures run it (`Reactions.react`):
+        (variable, compiled condition or None, the value the change must come from or ANY_OLD,
+        compiled body, cause)."""
+        pattern = waited_change(clause)
+        return (pattern.var,
+                None if pattern.cond is None else self.compiler.compiled_expr(pattern.cond),
+                self.came_from(pattern),
+                self.compiler.runner(clause.body),
+                rule_cause(self.program, rule, clause))
+
+    def as_clauses(self) -> dict[tuple[str, Any], tuple]:
+        """The `as` clauses by the (attribute, stored value) change they wait on, in rulebook
+        order, each as a `reaction` (generated code has them written into `expander`)."""
+        if self._as_clauses is _UNBUILT:
+            self._as_clauses = {key: tuple(self.reaction(*c) for c in entries)
+                                for key, entries in self.as_clauses_by_change().items()}
+        return self._as_clauses
+
+    def as_clauses_by_change(self) -> dict[tuple[str, Any], list[tuple[ast.Rule, ast.Along]]]:
+        """The `as` clauses, in rulebook order, by the (attribute, stored value) change they wait on."""
+        keyed: dict[tuple, list] = defaultdict(list)
+        for clauses in self.program.index.alongs.values():
+            for rule, along in clauses:
+                keyed[self.change_key(along.change)].append((rule, along))
+        return keyed
+
+    def expander(self) -> Callable[[Any, Batch, int], None]:
+        """`Reactions.expand` with every `as` clause written in, as generated Python (written
+        once per rulebook, `codegen.compile_expander`)."""
+        if self._expander is _UNBUILT:
+            keyed = {key: [self.clause_entry(*c) for c in entries] for key, entries in self.as_clauses_by_change().items()}
+            try:
+                fn = codegen.compile_expander(self.compiler, keyed, Write, UNREAD)
+            except codegen.CannotCompile:  # (nested too deeply for Python: the closures run them)
+                def fn(eng: Any, batch: Batch, limit: int) -> None:
+                    eng.reactions.expand_by_closures(batch, limit)
+                fn.write_sites = codegen.OPAQUE
+            self._expander = fn
+        return self._expander
+
+    def follow_ups(self) -> tuple:
+        """The `after` clauses that wait on a change, in rulebook order: (the change's
+        (attribute, stored value), what runs it as the backend does (`Backend.follow_up`: a
+        function `(engine, object id, old value, batch)`), whether all it does is end the
+        effects that track objects, which it cannot do while no effect exists)."""
+        if self._follow_ups is _UNBUILT:
+            def ends_tracking_only(after: ast.After) -> bool:
+                body = after.body.stmts if isinstance(after.body, ast.Block) else (after.body,)
+                return all(isinstance(s, ast.EndTracking) for s in body)
+
+            backend = self.program.backend
+            self._follow_ups = tuple((key, backend.follow_up(self, rule, after), ends_tracking_only(after))
+                                     for rule, after, key in self.waiting_on_changes("after"))
+        return self._follow_ups
+
+    def closure_follow_up(self, rule: ast.Rule, after: ast.After) -> Callable:
+        """An `after` clause run by its closures, as a function `(engine, object id, old value, batch)`."""
+        closure = self.reaction(rule, after)
+        return lambda eng, oid, old, batch: eng.reactions.react(closure, oid, old, batch)
+
+    def generated_follow_up(self, rule: ast.Rule, after: ast.After) -> Callable:
+        """An `after` clause as generated Python, called as `Reactions.react` would be (by its
+        closures where Python cannot take it)."""
+        try:
+            return codegen.compile_reactions(self.compiler, [self.clause_entry(rule, after)], Write)
+        except codegen.CannotCompile:  # (nested too deeply for Python: its closures run it)
+            return self.closure_follow_up(rule, after)
+
+    def clause_entry(self, rule: ast.Rule, clause: ast.Along | ast.After) -> tuple:
+        """An `as` or `after` clause as `codegen.compile_reactions` takes it: (the change it
+        waits on, its body, its cause, the value the change must come from or ANY_OLD)."""
+        pattern = waited_change(clause)
+        return pattern, clause.body, rule_cause(self.program, rule, clause), self.came_from(pattern)
+
+    # ---------------------------------------------------------------- assertions
+
+    def unchanged_parts(self, clause: ast.AssertAfter) -> tuple[list, bool, frozenset[str]]:
+        """The `is unchanged` nodes of an assertion, each with the stored attribute it reads (if
+        it reads one); whether the condition is nothing but such nodes joined by `and`; and the
+        stored attributes they read, with `zone` (a zone change makes a new object, which
+        changes them all)."""
+        known = self.unchanged.get(id(clause))
+        if known is None:
+            var = clause.event.var
+            parts = [(n, self.stored_attribute(n.value, var)) for n in clause.cond.walk() if isinstance(n, ast.Unchanged)]
+            only = all(isinstance(c, ast.Unchanged) and self.stored_attribute(c.value, var)
+                       for c in ast.conjuncts(clause.cond))
+            read = frozenset(attr for _n, attr in parts if attr) | {"zone"}
+            known = self.unchanged[id(clause)] = (clause, (parts, only, read))
+        return known[1]
+
+    def stored_attribute(self, expr: ast.Node, var: str) -> str | None:
+        """A when `expr` is `var.A` and A changes only when written (a status, or a stored field
+        other than those the engine stamps when an object is seen to enter)."""
+        if isinstance(expr, ast.Attr) and isinstance(expr.obj, ast.Name) and expr.obj.id == var and (
+                expr.name in self.program.book.statuses or expr.name in CHANGED_ONLY_BY_WRITES):
+            return expr.name
+        return None
+
+    def assertion_test(self, clause: ast.AssertAfter) -> Callable[[Any, str, Any, dict], bool] | None:
+        """An assertion after a change as a generated function `(engine, object id, old
+        value, values read before) -> bool`: false when the change fits it and it fails
+        (None when Python cannot take it: the closures judge it)."""
+        known = self.assertion_tests.get(id(clause))
+        if known is None:
+            try:
+                fn = codegen.compile_assertion(self.compiler, clause, self.came_from(clause.event))
+            except codegen.CannotCompile:  # (nested too deeply for Python: judged as the closures judge it)
+                fn = None
+            known = self.assertion_tests[id(clause)] = (clause, fn)
+        return known[1]
+
+    # ---------------------------------------------------------------- state checks
+
+    def state_checks(self) -> tuple:
+        """The blocks hooked to state checks, in order, each as (whether it is local, whether
+        its selection sees hidden objects, compiled body, cause); a local check is made again
+        only for the objects changed since the last (a local check is one `each`)."""
+        if self._state_checks is _UNBUILT:
+            program, compiler = self.program, self.compiler
+            self._state_checks = tuple(
+                (program.local_check(during.body),
+                 isinstance(during.body, ast.Each) and compiler.query(during.body).aware,
+                 compiler.body_runner(during.body, rule_cause(program, rule, during)),
+                 rule_cause(program, rule, during))
+                for rule, during in program.index.hooks.get("state check", ()))
+        return self._state_checks
+
+    def check_pass(self) -> tuple[Callable, dict[int, tuple[int, Callable]]] | None:
+        """The local state checks that see no hidden object, as generated Python, for when they
+        are made again for the changed objects the game sees: all of them in one pass over
+        those objects (`codegen.compile_check_pass`, a function `(engine, changed ids)` giving
+        the references each check chooses), and by position in `state_checks`, the check's
+        place in that pass and what runs its body for what it chose (`codegen.compile_chosen`).
+        None when Python cannot take them: each check is then made on its own."""
+        if self._check_pass is _UNBUILT:
+            hooked = self.program.index.hooks.get("state check", ())
+            fused = [(position, hooked[position][1].body, cause)
+                     for position, (local, sees_hidden, _body, cause) in enumerate(self.state_checks())
+                     if local and not sees_hidden]
+            try:
+                one_pass = codegen.compile_check_pass(self.compiler, [(each, cause) for _p, each, cause in fused])
+                bodies = {position: (k, codegen.compile_chosen(self.compiler, each, Write, cause))
+                          for k, (position, each, cause) in enumerate(fused)}
+                self._check_pass = (one_pass, bodies)
+            except codegen.CannotCompile:  # (nested too deeply for Python: each check runs on its own)
+                self._check_pass = None
+        return self._check_pass
+
+    def state_check_writers(self) -> tuple[Callable, ...]:
+        """The generated functions that may write into a round's batch of state checks: each
+        check's body, and what runs the body of each check made in one pass (`check_pass`)."""
+        fused = self.check_pass()
+        return (tuple(body for _local, _sees, body, _cause in self.state_checks())
+                + (tuple(run_chosen for _k, run_chosen in fused[1].values()) if fused is not None else ()))
+
+    # ---------------------------------------------------------------- perception
+
+    def not_perceived_as(self, attr: str, old: Any) -> frozenset[str]:
+        """What a change of `attr` from `old` is not perceived as (worked out once per value)."""
+        key = (attr, type(old), old)
+        known = self.not_perceived.get(key)
+        if known is None:
+            constant = self.compiler.constant
+            known = self.not_perceived[key] = frozenset(
+                k for clause in self.program.index.quiets.get(attr, ())
+                if clause.old is None or old == constant(clause.old) for k in clause.kinds)
+        return known
