@@ -18,6 +18,8 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable, Iterable, Sequence
 
+import attrs
+
 from dsl import ast
 from dsl.builtins import ZONES, card_slug
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
@@ -255,18 +257,20 @@ class Actions:
             if not self.engine.legal_target(decl, name, env):
                 raise RulesError(Diagnostic("error", f"'{name}' cannot be a target of \"{found.name}\" now", span,
                                             LEGAL_TARGET_HINT))
-        self.engine.record("cast", player, f"casts {found.name}", Cause("card", found.name))
+        cause = Cause("card", found.name)
+        self.engine.record("cast", player, f"casts {found.name}", cause)
         if hold:
-            self.engine.stack.append((found, player, names, span))
+            self.engine.store.add_to("stack", (found, player, names, span), cause)
         else:
             self._resolve_spell(found, player, names)
 
     @_action
     def resolve(self, *, span: Span) -> None:
         """The top of the stack resolves (its targets checked again: 608.2b)."""
-        if not self.engine.stack:
+        stack = self.engine.game.stack
+        if not stack:
             raise _err("there is nothing on the stack to resolve", span, "put a spell there with 'hold'")
-        card, player, targets, _cast_at = self.engine.stack.pop()
+        card, player, targets, _cast_at = self.engine.store.remove_at("stack", -1, Cause("card", stack[-1][0].name))
         self._resolve_spell(card, player, targets)
 
     @_action
@@ -278,13 +282,13 @@ class Actions:
             raise _err(f"\"{found.name}\" has no triggered ability with targets", span,
                        "targets of a spell are chosen as it is cast: 'cast \"Card\" by P targeting A'")
         _decls, names = self._targets(found, targets, span)
-        self.engine.target_choices[found.name].append(TargetChoice(names, span))
+        self.engine.store.add_to("choices", (found.name, TargetChoice(names, span)), SCRIPT)
 
     def unused_target_choices(self) -> list[Diagnostic]:
         """Targets chosen for abilities that never triggered: a script that says more than happened."""
         return [Diagnostic("error", f"targets chosen for \"{card}\" were never used: no ability of it triggered with "
                                     "targets to choose", choice.span, "remove the step, or play on until the ability triggers")
-                for card, unused in self.engine.target_choices.items() for choice in unused]
+                for card, choice in self.engine.game.choices]
 
     def _resolve_spell(self, card: ast.Card, player: str, targets: tuple[str, ...]) -> None:
         e = self.engine
@@ -312,8 +316,9 @@ class Actions:
             e.store.put_object(new_permanent(oid, card, e.game, owner=player, zone="hand", cause=cause), cause)
             e.invalidate()
             e.run(ast.Move(ast.Name(oid), "battlefield"), {}, cause)
-            for trig in e.pending:
-                trig.env.update({k: v for k, v in env.items() if k != "you"})
+            targets = {k: v for k, v in env.items() if k != "you"}
+            for position, trig in enumerate(e.game.pending):  # (the abilities its entering triggered know its targets)
+                e.store.replace_at("pending", position, attrs.evolve(trig, env={**trig.env, **targets}), cause)
         else:
             for entry in card.entries:
                 if isinstance(entry, ast.Spell):

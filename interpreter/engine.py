@@ -27,7 +27,6 @@ extends) and one part per concern, each holding a reference to the engine:
 
 from __future__ import annotations
 
-from collections import defaultdict
 from typing import Any
 
 from dsl import ast
@@ -46,7 +45,7 @@ from interpreter.state_checks import StateChecks
 from interpreter.store import KEEPS
 from interpreter.statements import Statements
 from interpreter.trace import Cause, Event, Trace
-from interpreter.triggers import PendingTrigger, TargetChoice, Triggers
+from interpreter.triggers import Triggers
 from interpreter.turns import HookLog, Turns
 from interpreter.selection import Skip
 from interpreter.errors import RulesError
@@ -115,7 +114,6 @@ class Engine(GameView):
         self.turns = Turns(self)  # hooks, turns, cleanup, players leaving
         self.budget = budget if budget is not None else Budget()
         self.trace = Trace()
-        self.pending: list[PendingTrigger] = []
         self.step = 0
         self.depth = 0
         self.batches: list[Batch] = []  # the batches being committed, outermost first
@@ -132,8 +130,6 @@ class Engine(GameView):
         # per step (or turn start) being run: attribute -> how often each object's changed, for
         # the assertions that count them (`Program.step_counted`)
         self.hook_logs: list[HookLog] = []
-        self.stack: list[tuple] = []
-        self.target_choices: dict[str, list[TargetChoice]] = defaultdict(list)
 
     # ================================================================ budgets
 

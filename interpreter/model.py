@@ -217,6 +217,14 @@ class Game:
     watchers: list[Watcher] = attrs.field(factory=list)
     delayed: list[DelayedTrigger] = attrs.field(factory=list)
     lki: dict[str, Mapping[str, Any]] = attrs.field(factory=dict)  # last known information
+    # spells cast and held on the stack, the last one on top (405): (card, caster, targets, where cast)
+    stack: list = attrs.field(factory=list)
+    # triggered abilities that triggered and wait to be put on the stack, first triggered first
+    # (603.3; `interpreter.triggers.PendingTrigger`)
+    pending: list = attrs.field(factory=list)
+    # targets chosen in advance for the next triggered ability of a card (603.3d): (card name,
+    # `interpreter.triggers.TargetChoice`), first chosen first
+    choices: list = attrs.field(factory=list)
     clock: int = 0
     cleanup_done: bool = False
     store: Any = attrs.field(default=None, eq=False, repr=False)  # its `interpreter.store.Store`, once asked for
@@ -230,6 +238,9 @@ class Game:
             effects=dict(self.effects),
             watchers=list(self.watchers),
             delayed=list(self.delayed),
+            stack=list(self.stack),
+            pending=[attrs.evolve(t, env=dict(t.env)) for t in self.pending],
+            choices=list(self.choices),
             lki={oid: info.settled() if hasattr(info, "settled") else info for oid, info in self.lki.items()},
             store=None,
         )

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Callable, Iterator
 
+import attrs
+
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from interpreter.model import Game, Permanent
 
@@ -110,8 +112,10 @@ class ReadOnlyGame:
             return ReadOnlyMapping(game.objects, ReadOnlyObject, "objects")
         if name in ("players", "effects", "lki"):
             return ReadOnlyMapping(getattr(game, name), _same, name)
-        if name in ("watchers", "delayed"):
+        if name in ("watchers", "delayed", "stack", "choices"):
             return tuple(getattr(game, name))
+        if name == "pending":  # (copies: a pending ability's bindings are a dict)
+            return tuple(attrs.evolve(t, env=dict(t.env)) for t in game.pending)
         if name == "store":
             raise _refuse("the game's store")
         return getattr(game, name)  # order, active, turn, clock, cleanup_done; copy(), fingerprint(), ...

@@ -3,7 +3,8 @@
 Every change of a `Game` goes through its `Store`: an object's attributes and statuses
 (changed in place), objects added, replaced (a zone change makes a new incarnation, 400.7)
 or removed, players, the game's own fields (turn, active player, clock, cleanup done),
-continuous effects, watchers, delayed triggers and last known information. Each change is
+continuous effects, watchers, delayed triggers, spells held on the stack, pending triggered
+abilities, targets chosen in advance, and last known information. Each change is
 appended to the journal as an entry that says what changed (`kind`, `obj`, `attr`), its old
 value and its new one (`old`, `value`) and its cause (a `trace.Cause`, or the text naming a
 card or script step). An engine's batch of writes is gathered, settled and then committed
@@ -29,12 +30,13 @@ from interpreter.model import DATA_FIELDS, Game, Permanent, lower_types
 ABSENT = type("Absent", (), {"__repr__": lambda self: "ABSENT", "__slots__": ()})()  # no value (nothing was there)
 FIELD_NAMES = frozenset(DATA_FIELDS)
 KEEPS = ("game", "checkpoint")  # how much of the journal a store keeps
+LISTS = ("watchers", "delayed", "stack", "pending", "choices")  # the game's lists, changed by `add_to` ...
 SETUP = "setup"  # the cause of the changes that set a game up before play
 
 
 class Entry:
     """One change in the journal: `kind` of thing changed ("status", "object", "player",
-    "game", "effect", "watchers", "delayed", "lki"; the engine's writes of attributes are
+    "game", "effect", "lki", or one of the game's `LISTS`; the engine's writes of attributes are
     journaled as themselves, kind "write"), which one (`obj`: an object's id, a player's name,
     an effect's id, a position), the attribute or field (`attr`), the `old` and new (`value`)
     values (`ABSENT`: none), and the `cause`."""
@@ -204,16 +206,29 @@ class Store:
         self.entries.append(Entry("effect", eid, None, effects.pop(eid), ABSENT, cause))
 
     def add_to(self, kind: str, item: Any, cause: Any) -> None:
-        """Append to the game's `watchers` or `delayed` list."""
-        items = getattr(self.game, kind)
+        """Append to one of the game's lists (`LISTS`: watchers, delayed triggers, the stack,
+        pending triggered abilities, targets chosen in advance)."""
+        items = getattr(self.game, _list_kind(kind))
         self.entries.append(Entry(kind, len(items), None, ABSENT, item, cause))
         items.append(item)
 
     def remove_from(self, kind: str, item: Any, cause: Any) -> None:
-        """Remove the first equal item from the game's `watchers` or `delayed` list."""
-        items = getattr(self.game, kind)
-        position = items.index(item)
-        self.entries.append(Entry(kind, position, None, items.pop(position), ABSENT, cause))
+        """Remove the first equal item from one of the game's lists."""
+        self.remove_at(kind, getattr(self.game, _list_kind(kind)).index(item), cause)
+
+    def remove_at(self, kind: str, position: int, cause: Any) -> Any:
+        """Remove the item at `position` (negative: from the end) of one of the game's lists; the item."""
+        items = getattr(self.game, _list_kind(kind))
+        position %= len(items)
+        item = items.pop(position)
+        self.entries.append(Entry(kind, position, None, item, ABSENT, cause))
+        return item
+
+    def replace_at(self, kind: str, position: int, item: Any, cause: Any) -> None:
+        """Put `item` in place of the one at `position` of one of the game's lists."""
+        items = getattr(self.game, _list_kind(kind))
+        self.entries.append(Entry(kind, position, "replace", items[position], item, cause))
+        items[position] = item
 
     def remember(self, oid: str, info: Any, cause: Any) -> None:
         """Keep last known information of object `oid`."""
@@ -278,9 +293,11 @@ class Store:
                 _restore(objects[key], e)
             elif kind == "game":
                 setattr(game, e.attr, old)
-            elif kind in ("watchers", "delayed"):
+            elif kind in LISTS:
                 items = getattr(game, kind)
-                if old is ABSENT:
+                if e.attr == "replace":
+                    items[key] = old
+                elif old is ABSENT:
                     del items[key]
                 else:
                     items.insert(key, old)
@@ -308,6 +325,12 @@ class Store:
         for reader in self.readers.values():
             reader.materialize()
         self.readers.clear()
+
+
+def _list_kind(kind: str) -> str:
+    if kind not in LISTS:
+        raise ValueError(f"{kind!r} is not one of a game's lists ({', '.join(LISTS)})")
+    return kind
 
 
 class Block:

@@ -69,7 +69,8 @@ class Triggers:
                         you = eng.game.lki.get(oid, {}).get("controller") if not eng.visible(oid) else eng.controller(oid)
                         env = {"this": Obj(oid), "you": PlayerRef(you or o.controller)}
                         eng.made(entry.span, Cause("card", card.name))
-                        eng.pending.append(PendingTrigger(oid, card.name, entry.body, env, Cause("card", card.name)))
+                        cause = Cause("card", card.name)
+                        eng.store.add_to("pending", PendingTrigger(oid, card.name, entry.body, env, cause), cause)
                         eng.record("trigger", oid, f"ability of {card.name} triggers", Cause("card", card.name))
 
     def trigger_matches(self, trigger, oid, event: Event, vis_before: dict) -> bool:
@@ -103,16 +104,17 @@ class Triggers:
         resolved = 0
         with contextlib.ExitStack() as stack:
             again = None
-            while self.eng.pending:
+            while self.eng.game.pending:
                 resolved += 1
                 if resolved > MAX_SETTLE_ROUNDS:  # many in a row: do they go round in a circle?
                     again = again or stack.enter_context(self.eng.committer.watched())
-                    again(tuple((t.source, t.card, id(t.body), tuple(t.env.items())) for t in self.eng.pending))
+                    again(tuple((t.source, t.card, id(t.body), tuple(t.env.items())) for t in self.eng.game.pending))
                 self.resolve_trigger()
 
     def resolve_trigger(self) -> None:
         """Resolve the first pending triggered ability."""
-        trig = self.eng.pending.pop(0)
+        waiting = self.eng.store.remove_at("pending", 0, self.eng.game.pending[0].cause)
+        trig = attrs.evolve(waiting, env=dict(waiting.env))  # (its targets are chosen on a copy: undo puts back the one that waited)
         card = self.eng.rb.cards[trig.card]
         unchosen = [t for t in targets_of(card) if t.var not in trig.env]
         names = {t.var for t in unchosen}
@@ -128,11 +130,12 @@ class Triggers:
         made for its card in advance (`TargetChoice`), first made, first used. Without one the
         ability is removed from the stack. A chosen target must be legal then, as when a spell
         is cast (601.2c)."""
-        queue = self.eng.target_choices.get(trig.card)
-        if not queue:
+        choices = self.eng.game.choices
+        position = next((k for k, (card, _choice) in enumerate(choices) if card == trig.card), None)
+        if position is None:
             self.eng.record("fails", trig.source, f"ability of {trig.card} has no target chosen and is removed", trig.cause)
             return False
-        choice = queue.pop(0)
+        _card, choice = self.eng.store.remove_at("choices", position, trig.cause)
         if len(choice.targets) != len(decls):
             raise self.eng.fail(f"the ability of \"{trig.card}\" needs {len(decls)} target(s), {len(choice.targets)} chosen",
                             choice.span, "choose as many targets as the card declares")

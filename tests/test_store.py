@@ -39,7 +39,7 @@ from bench.boards import build_board  # noqa: E402
 UNDO_SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 CONTAINERS = {"objects", "players", "effects", "lki"}  # a game's dicts
-LISTS = {"watchers", "delayed"}  # a game's lists
+LISTS = {"watchers", "delayed", "stack", "pending", "choices"}  # a game's lists
 GAME_FIELDS = {"turn", "active", "clock", "cleanup_done"} | LISTS | CONTAINERS
 OBJECT_FIELDS = set(DATA_FIELDS) | {"statuses", "incarnation", "previous"}
 LIST_CHANGES = {"append", "insert", "extend", "remove", "pop", "clear"}
@@ -126,12 +126,14 @@ def test_a_write_planted_outside_the_store_is_found(planted):
 
 def deep_state(game: Game) -> tuple:
     """Everything a game holds, copied out: every field and status of every object (in the
-    game's order), its incarnation, players, effects, watchers, delayed triggers, last known
+    game's order), its incarnation, players, effects, watchers, delayed triggers, spells held
+    on the stack, pending triggered abilities, targets chosen in advance, last known
     information (as read), turn, active player, clock, cleanup."""
     objects = [(oid, tuple(getattr(o, f) for f in DATA_FIELDS), dict(o.statuses), o.incarnation, o.previous)
                for oid, o in game.objects.items()]
     return (objects, list(game.players.items()), game.order, game.active, game.turn, game.clock, game.cleanup_done,
-            list(game.effects.items()), list(game.watchers), list(game.delayed),
+            list(game.effects.items()), list(game.watchers), list(game.delayed), list(game.stack),
+            [(t.source, t.card, t.body, dict(t.env), t.cause) for t in game.pending], list(game.choices),
             [(oid, dict(info)) for oid, info in game.lki.items()])
 
 
@@ -397,3 +399,35 @@ def test_a_batch_that_moves_an_object_journals_each_of_its_writes_once():
     assert bear_writes.count(("zone", "graveyard")) == 1, bear_writes
     assert [e.kind for e in entries if e.obj == "bear"].count("object") == 1  # the new incarnation
     assert game.objects["bear"].zone == "graveyard"
+
+
+def test_undo_puts_back_a_spell_held_on_the_stack_and_targets_chosen_in_advance():
+    """The stack (405.1), the triggered abilities waiting to be put on it (603.3) and targets
+    chosen in advance (603.3d) are part of the game, changed through its store: an undo to a
+    mark made while Oubliette waited on the stack puts it back there, with the creature it
+    targets not yet phased out, and resolving it again ends as the first time (its ability
+    phases the creature out, 702.26a's `phase_out_until`); an undo past `choose_targets`
+    forgets the choice."""
+    from interpreter import api
+
+    play = api.new_game("2026-09-25", players=["Alice", "Bob"], permanents=[
+        {"name": "bear", "card": "Grizzly Bears", "controller": "Bob"}])
+    engine = play.engine
+    play.cast("Oubliette", "Alice", ["bear"], hold=True)
+    assert [card.name for card, *_ in engine.game.stack] == ["Oubliette"]
+    mark, before = engine.store.mark(), deep_state(engine.game)
+    play.resolve()
+    first = play.state()
+    assert first["permanents"]["bear"]["statuses"]["phase"] == "out" and engine.game.stack == []
+    engine.store.undo(mark)
+    assert deep_state(engine.game) == before
+    assert [card.name for card, *_ in engine.game.stack] == ["Oubliette"]
+    assert play.state()["permanents"]["bear"]["statuses"].get("phase", "in") == "in"
+    play.resolve()
+    assert play.state() == first
+
+    mark = engine.store.mark()
+    play.choose_targets("Phase Warden", ["bear"])
+    assert [card for card, _choice in engine.game.choices] == ["Phase Warden"]
+    engine.store.undo(mark)
+    assert engine.game.choices == [] and play.unused_target_choices() == []
