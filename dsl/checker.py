@@ -11,14 +11,13 @@ themselves, directly or through other verbs.
 
 from __future__ import annotations
 
-import difflib
 from collections import Counter
 from typing import Iterable
 
 from dsl import ast, constant, types
 from dsl.builtins import (CARD_TYPES, CONSTANTS, OBJECT_ATTRS, PERCEPTIONS, PLAYER_ATTRS, STATUS_TYPES, SUBTYPES,
                           WRITABLE, ZONES, card_slug)
-from dsl.diagnostics import Diagnostic, DiagnosticError
+from dsl.diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from dsl.parser import keywords
 from dsl.types import Type
 
@@ -235,9 +234,8 @@ class _Checker:
     def card_type(self, name: str, where: ast.Node) -> None:
         if name.lower() in self.card_types:
             return
-        close = difflib.get_close_matches(name.lower(), sorted(self.card_types), n=3, cutoff=0.6)
-        hint = (f"did you mean {' or '.join(repr(c) for c in close)}? " if close else "") + \
-            "card types and subtypes are the game's (creature, artifact, aura, equipment, ...) and those the cards' 'types' lines name"
+        hint = did_you_mean(name.lower(), self.card_types, "card types and subtypes are the game's (creature, artifact, "
+                            "aura, equipment, ...) and those the cards' 'types' lines name")
         self.error(f"unknown card type or subtype '{name}'", where, hint)
 
     def _attr_hint(self) -> str:
@@ -595,10 +593,9 @@ def check_rulebook(book, modules: list[ast.Module], allow_missing: frozenset[str
     for rule in rules:
         twin = inherited_ids.get(rule.id)
         if id(rule) in own_ids and twin is not None and rule.slug not in inherited_slugs:
-            close = difflib.get_close_matches(rule.slug, inherited_slugs, n=3, cutoff=0.6)
-            if twin.slug in close:  # the block with the same id is the likeliest one meant
-                close = [twin.slug] + [c for c in close if c != twin.slug]
-            suggestion = f"; did you mean '{close[0]}'?" if close else ""
+            # (the block with the same id is the likeliest one meant)
+            suggestion = did_you_mean(rule.slug, inherited_slugs, first=twin.slug, n=1)
+            suggestion = f"; {suggestion}" if suggestion else ""
             checker.error(f"no inherited block has slug '{rule.slug}'{suggestion}", rule,
                           f"a block replaces the inherited block with the same slug ({twin.id} is '{twin.slug}' in "
                           f"{book.version.extends or 'the version extended'}); to put a block of another slug in its place, "

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
+from typing import Iterable
+
 import attrs
 
 
@@ -91,3 +94,24 @@ class DiagnosticError(Exception):
 
 def error(message: str, span: Span = NOWHERE, hint: str | None = None) -> DiagnosticError:
     return DiagnosticError(Diagnostic("error", message, span, hint))
+
+
+def close_names(key: str, names: Iterable[str], cutoff: float = 0.6) -> list[str]:
+    """The names most like `key` (at most three, the likeliest first), for a hint."""
+    return difflib.get_close_matches(key, sorted(set(names)), n=3, cutoff=cutoff)
+
+
+def did_you_mean(key: str, names: Iterable[str], otherwise: str = "", cutoff: float = 0.6,
+                 first: str | None = None, n: int = 3) -> str:
+    """A hint for a name that names nothing: `did you mean 'a' or 'b'?` with the (at most `n`)
+    names most like `key` (`first`, when it is one of them, put first: the likeliest one
+    meant), then `otherwise` (a sentence begun with a capital letter after the question); only
+    `otherwise` when no name is close."""
+    close = close_names(key, names, cutoff)
+    if first in close:
+        close = [first] + [c for c in close if c != first]
+    close = close[:n]
+    if not close:
+        return otherwise
+    asked = "did you mean " + " or ".join(repr(c) for c in close) + "?"
+    return f"{asked} {otherwise[:1].upper()}{otherwise[1:]}" if otherwise else asked

@@ -16,13 +16,12 @@ not have (or, for `add`, already has), a summary given twice, an amend with no e
 
 from __future__ import annotations
 
-import difflib
 from pathlib import PurePath
 
 import attrs
 
 from dsl import ast
-from dsl.diagnostics import Diagnostic, DiagnosticError, Span
+from dsl.diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean
 from dsl.printer import amend_entry_lines
 
 
@@ -44,13 +43,6 @@ class Amendment:
     def listing(self) -> str:
         """What it changed, each with its line: `summary (line 11), replace clause L (line 12)`."""
         return ", ".join(f"{text} (line {span.line})" for text, span in self.changes)
-
-
-def _near(key: str, names, hint_all: str) -> str:
-    close = difflib.get_close_matches(key, sorted(set(names)), n=3, cutoff=0.5)
-    if not close:
-        return hint_all
-    return f"did you mean {' or '.join(repr(c) for c in close)}? {hint_all[:1].upper()}{hint_all[1:]}"
 
 
 def _entry_text(entry: ast.Node) -> str:
@@ -78,7 +70,7 @@ def amend_block(rule: ast.Rule, amend: ast.Amend, problems: list[Diagnostic]) ->
                       f"{rule.id} {rule.slug} has no labelled clause: restate the whole block instead, "
                       "or label its clauses ('clause NAME: ...') where it is written")
             problems.append(Diagnostic("error", f"block {rule.id} {rule.slug} has no clause labelled '{label}'",
-                                       entry.span, _near(label, known, listed)))
+                                       entry.span, did_you_mean(label, known, listed, cutoff=0.5)))
         return at
 
     for entry in amend.entries:
@@ -129,8 +121,8 @@ def apply_amends(rules: dict[str, ast.Rule], amends: list[ast.Amend], manifest: 
                          + (", since its manifest drops it" if dropped else ""),
                 amend.span,
                 "drop it or amend it, not both" if dropped else
-                _near(amend.block, names, f"amend a slug or rule id of {manifest.extends} "
-                                          f"('phasing show {manifest.extends}' lists them)")))
+                did_you_mean(amend.block, names, f"amend a slug or rule id of {manifest.extends} "
+                             f"('phasing show {manifest.extends}' lists them)", cutoff=0.5)))
             continue
         if slug in restated:
             problems.append(Diagnostic(

@@ -12,26 +12,21 @@ the project ships none.
 from __future__ import annotations
 
 import datetime
-import difflib
 import re
 from pathlib import Path
 
 import attrs
 
 from dsl import ast
-from dsl.diagnostics import Diagnostic, DiagnosticError, Span
+from dsl.diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean
 from dsl.printer import item_lines
 from interpreter import compare
 from interpreter.rulebook import Rulebook, available_versions, load_version
 
 
-def _nearest(key: str, names: list[str], n: int = 3) -> list[str]:
-    return difflib.get_close_matches(key, names, n=n, cutoff=0.5)
-
-
 def _suggest(key: str, names: list[str], fallback: str) -> str:
-    near = _nearest(key, names)
-    return f"did you mean {' or '.join(near)}?" if near else fallback
+    """The names most like `key`, or `fallback` when none is."""
+    return did_you_mean(key, names, cutoff=0.5) or fallback
 
 
 # ------------------------------------------------------------------ blocks of one version

@@ -15,13 +15,12 @@ entering, effects, settlements), all read off the trace.
 
 from __future__ import annotations
 
-import difflib
 
 import attrs
 
 from dsl import ast
 from dsl.checker import check_scenario
-from dsl.diagnostics import Diagnostic, DiagnosticError
+from dsl.diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from dsl.printer import clause_lines, expr_text
 from interpreter.actions import guarded
 from interpreter.scenario import ScenarioRun, entries
@@ -147,8 +146,7 @@ def explain(cases: list[Case], oid: str, at: int | None, version: str | None = N
         if got is not None:
             found.append(got)
     if not found:
-        near = difflib.get_close_matches(oid, sorted(names), n=3)
-        hint = f"did you mean {', '.join(near)}?" if near else f"objects here: {', '.join(sorted(names)) or 'none'}"
+        hint = did_you_mean(oid, names) or f"objects here: {', '.join(sorted(names)) or 'none'}"
         raise DiagnosticError(Diagnostic("error", f"no object '{oid}' in {'this scenario' if len(cases) == 1 else 'these scenarios'}",
                                          first.span, hint))
     return found

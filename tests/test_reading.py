@@ -62,7 +62,7 @@ def test_an_unknown_block_is_an_error_naming_the_version_and_the_nearest_slug(ca
     assert status == 1
     assert out == ""  # nothing printed before the error
     assert "'indirect-phasin' is no block of 2026-09-25" in err
-    assert "did you mean indirect-phasing" in err
+    assert "did you mean 'indirect-phasing'" in err
 
 
 def test_an_unknown_id_suggests_the_nearest_ids(capsys):
@@ -178,7 +178,7 @@ def test_history_of_an_unknown_slug_names_the_nearest(capsys):
     status, out, err = run(capsys, "history", "indirect-phasin")
     assert status == 1 and out == ""
     assert "no version has a block with the slug 'indirect-phasin'" in err
-    assert "did you mean indirect-phasing" in err
+    assert "did you mean 'indirect-phasing'" in err
 
 
 def test_history_of_an_id_says_which_slug_it_is(capsys):

@@ -77,7 +77,7 @@ def test_an_exempt_clause_is_named_as_what_left_it_out(capsys):
 def test_an_unknown_object_is_an_error_with_the_nearest_names(capsys):
     status, _, err = why(capsys, NONEXISTENT, "djin")
     assert status == 1
-    assert "no object 'djin'" in err and "did you mean djinn" in err and "treated_as_nonexistent.scenario:3:1" in err
+    assert "no object 'djin'" in err and "did you mean 'djinn'" in err and "treated_as_nonexistent.scenario:3:1" in err
 
 
 def test_a_step_the_script_does_not_have_is_an_error(capsys):
