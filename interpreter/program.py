@@ -1,11 +1,14 @@
 """A program: everything worked out once per rulebook, in one object built from a `Rulebook`.
 
 A `Rulebook` is data: the declarations, blocks and cards of a version, which nothing writes
-into. What the engine works out from it lives here instead: the analyses of what the rules
-read and reach (`index`, `hide_inputs`, `check_inputs`, `static_*` ...), and the tables of
-compiled expressions, query plans, statement runners, causes and generated functions, each
-in a field of its own, filled in the first time the engine asks (the first game under a
-rulebook pays for them; later ones find them).
+into. What is worked out from it lives here instead: the analyses of what the rules read and
+reach (`index`, `defaults`, `hide_inputs`, `check_inputs`, `static_*` ...); the `compiler`
+(`interpreter.compiler`: expressions, queries, statements as closures or generated Python)
+and the `clauses` (`interpreter.clauses`: the tables of `as` and `after` clauses,
+assertions and state checks), which compile from the rulebook alone, each entry the first
+time a game needs it (the first game under a rulebook pays for it; later ones find it); and
+the causes naming its clauses (`trace.rule_cause`). The engine reads a program and never
+writes into it.
 
 A program is built for one backend (`interpreter.backends`): closures, or generated Python.
 `Program.of(book, backend)` gives the program for a rulebook, built once and kept for as long

@@ -219,6 +219,8 @@ class Store:
     def remove_at(self, kind: str, position: int, cause: Any) -> Any:
         """Remove the item at `position` (negative: from the end) of one of the game's lists; the item."""
         items = getattr(self.game, _list_kind(kind))
+        if not -len(items) <= position < len(items):
+            raise IndexError(f"remove_at(): the game's {kind} list has no position {position} (it holds {len(items)})")
         position %= len(items)
         item = items.pop(position)
         self.entries.append(Entry(kind, position, None, item, ABSENT, cause))

@@ -68,10 +68,10 @@ class Triggers:
                     if isinstance(entry, ast.Triggered) and self.trigger_matches(entry.trigger, oid, event, vis_before):
                         you = eng.game.lki.get(oid, {}).get("controller") if not eng.visible(oid) else eng.controller(oid)
                         env = {"this": Obj(oid), "you": PlayerRef(you or o.controller)}
-                        eng.made(entry.span, Cause("card", card.name))
                         cause = Cause("card", card.name)
+                        eng.made(entry.span, cause)
                         eng.store.add_to("pending", PendingTrigger(oid, card.name, entry.body, env, cause), cause)
-                        eng.record("trigger", oid, f"ability of {card.name} triggers", Cause("card", card.name))
+                        eng.record("trigger", oid, f"ability of {card.name} triggers", cause)
 
     def trigger_matches(self, trigger, oid, event: Event, vis_before: dict) -> bool:
         """Does `event` trigger `trigger`, an ability of object `oid`? (`vis_before`: whether
