@@ -281,11 +281,20 @@ class _Checker:
         """A value written to (or matched against) a status must be one it can hold."""
         self.write(attr, value, self.value(value, env or {}))
 
+    def written_value(self, value: ast.Node) -> None:
+        """A value a clause matches a change against or prefers is written as a value (a name
+        or a number): the engine reads it once for the rulebook, not in a game."""
+        if not (isinstance(value, (ast.Number, ast.String)) or isinstance(value, ast.Name) and value.id != "turn"):
+            self.error("a changed value in a clause must be written as a value, not worked out", value,
+                       "write the value itself: a name such as out or none, or a number")
+
     def change(self, c: ast.Change, env: dict[str, Type]) -> dict[str, Type]:
         if c.attr not in self.statuses and c.attr not in OBJECT_ATTRS:
             self.error(f"unknown status '{c.attr}'", c, self._attr_hint())
+        self.written_value(c.value)
         self.write(c.attr, c.value, self.value(c.value, env), "match")
         if c.old is not None:
+            self.written_value(c.old)
             self.write(c.attr, c.old, self.value(c.old, env), "match")
         inner = {**env, c.var: types.OBJECT}
         if c.cond is not None:
@@ -439,11 +448,13 @@ class _Checker:
                         self.error(f"unknown status '{a}'", c, self._attr_hint())
                         self.expr(v, {})
                     else:
+                        self.written_value(v)
                         self.write(a, v, self.value(v, {}), "prefer")
                 case ast.Quiet(attr=a, kinds=kinds, old=old):
                     if a not in self.statuses and a != "zone":
                         self.error(f"unknown status '{a}'", c, self._attr_hint())
                     elif old is not None:
+                        self.written_value(old)
                         self.write(a, old, self.value(old, {}), "match")
                     for k in kinds:
                         if k not in PERCEPTIONS:

@@ -245,6 +245,15 @@ def test_change_to_a_value_outside_the_status_enum_is_rejected_at_the_value(tmp_
     assert d.hint == "values: in, out"
 
 
+def test_a_change_matched_against_a_worked_out_value_is_rejected_at_the_value(tmp_path):
+    """`as x.phased_out_under becomes x.controller` names no value: which change the clause
+    waits on is fixed once for the rulebook (702.26a's clause waits on `phase becomes out`), so
+    the checker asks for the value itself, where the engine would otherwise fail in play."""
+    b = Book(tmp_path, probe("as x.phased_out_under becomes x.controller: tap x"))
+    d = b.error_at("a changed value in a clause must be written as a value", "x.controller: tap")
+    assert "name" in d.hint
+
+
 def test_change_of_an_unknown_status_is_rejected(tmp_path):
     b = Book(tmp_path, probe("look back on x.shimmer becomes out"))
     d = b.error_at("unknown status 'shimmer'", "x.shimmer")
