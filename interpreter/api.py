@@ -274,6 +274,11 @@ def _check_one(target: Path) -> list[Diagnostic]:
         found = _guard(lambda: parse_file(target))
         if not found and any(isinstance(i, ast.Version) for i in parse_file(target).items):
             return _guard(lambda: load_version(str(target)))  # a variant of one's own, resolved and checked
+        if not found:  # (a file of blocks, statuses and verbs for a version folder: what can be told alone)
+            found = [Diagnostic("error", f"amend {item.block}: an amend changes a block of the version a variant extends, "
+                                "and this file is no variant (it has no manifest)", item.span,
+                                "begin the file with a manifest: variant NAME { title \"...\" extends VERSION }")
+                     for item in parse_file(target).items if isinstance(item, ast.Amend)]
         if not found and target.resolve().parent == (RULES_ROOT / "cards").resolve():
             found = _guard(lambda: load_cards()) or check_cards(load_cards().values(), load(None))
         return found

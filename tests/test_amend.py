@@ -332,6 +332,17 @@ def test_a_mistake_in_an_amend_fails_check_with_exit_1(tmp_path, capsys):
     assert "hint: did you mean 'clear-indirect-mark'?" in err
 
 
+def test_an_amend_in_a_file_with_no_manifest_fails_check_at_the_amend(tmp_path, capsys):
+    """An amend changes a block of the version a variant extends (702.26a's block here): a
+    file with no manifest says of no version what it changes, so `check` reports it at the
+    amend (it said "no problems found", and loading the file then failed elsewhere)."""
+    path = write(tmp_path, "loose.rules", "amend untap-step-phasing {\n  summary \"Another summary.\"\n}\n")
+    assert cli.main(["check", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert f"{path}:1:1: error: amend untap-step-phasing: an amend changes a block of the version a variant " in err
+    assert "hint: begin the file with a manifest: variant NAME" in err
+
+
 # ------------------------------------------------------------------ an invariant
 
 LABELLED = [(r.slug, c.label) for r in load_version("2026-09-25").rules for c in r.clauses if c.label is not None]
