@@ -396,7 +396,8 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
     """Resolve a version's own files over the version it extends, then check the result."""
     manifests = [i for m in modules for i in m.items if isinstance(i, ast.Version)]
     if len(manifests) != 1:
-        where = Span(str(folder / "version.rules") if folder else "<rules>", 0, 0, 0, 0)
+        where = (Span(modules[0].span.path, 0, 0, 0, 0) if len(modules) == 1 and modules[0].span.path  # (a variant file)
+                 else Span(str(folder / "version.rules") if folder else "<rules>", 0, 0, 0, 0))
         raise DiagnosticError(Diagnostic("error", f"a version needs exactly one manifest, found {len(manifests)}", where,
                                          "write one 'version DATE { ... }' (or 'variant NAME { ... }') per version"))
     manifest = manifests[0]

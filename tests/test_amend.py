@@ -341,6 +341,8 @@ def test_an_amend_in_a_file_with_no_manifest_fails_check_at_the_amend(tmp_path, 
     err = capsys.readouterr().err
     assert f"{path}:1:1: error: amend untap-step-phasing: an amend changes a block of the version a variant " in err
     assert "hint: begin the file with a manifest: variant NAME" in err
+    assert cli.main(["show", str(path)]) == 1  # loaded as a rulebook: the error names the file itself
+    assert f"{path}: error: a version needs exactly one manifest, found 0" in capsys.readouterr().err
 
 
 # ------------------------------------------------------------------ an invariant
