@@ -101,6 +101,12 @@ class LastKnown(Mapping):
     def __getitem__(self, name: str) -> Any:
         return self._worked_out()[name]
 
+    @property
+    def recorded(self) -> Recorded | None:
+        """The journal position its object is still to be read back from (None once read)."""
+        o = self._object
+        return o if o.__class__ is Recorded else None
+
     def settled(self) -> "LastKnown":
         """Itself, its object read back from the journal now if it was not yet (before the
         game it belongs to is copied)."""

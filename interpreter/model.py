@@ -231,6 +231,8 @@ class Game:
 
     def copy(self) -> "Game":
         """An independent copy (its objects copied), with a journal of its own."""
+        if self.store is not None:  # (last known information read back from the journal first, in one walk)
+            self.store.read_back([r for info in self.lki.values() if (r := getattr(info, "recorded", None)) is not None])
         return attrs.evolve(
             self,
             players=dict(self.players),

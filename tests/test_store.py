@@ -262,6 +262,27 @@ def test_last_known_information_is_read_back_before_a_checkpoint_trims_the_journ
            {oid: dict(info) for oid, info in trimmed.game.lki.items()}
 
 
+@settings(max_examples=25, deadline=None)
+@given(st.integers(20, 80), st.integers(1, 5), st.randoms(use_true_random=False))
+def test_reading_many_recorded_objects_back_at_once_finds_each_as_one_read_would(n, turns, rnd):
+    """`Store.read_back` (one walk back over the journal for all the objects a checkpoint must
+    read, 608.2h's last known information among them) finds every object as it was at its
+    position, exactly as `object_at` walking back for that object alone: recorded at several
+    points of a game of untap steps (702.26a) and cleanups, some objects more than once."""
+    game = _board(n)
+    engine = Engine(load_version("2026-09-25"), game)
+    store = engine.store
+    recorded = []
+    for _turn in range(turns):
+        for oid in rnd.sample(sorted(game.objects), min(5, len(game.objects))):
+            recorded.append(store.recorded(oid))
+        engine.next_turn()
+    expected = [store.object_at(r.oid, r.mark) for r in recorded]
+    store.read_back(recorded)
+    assert [r._object for r in recorded] == expected
+    assert len({id(r._object) for r in recorded}) == len(recorded), "each its own copy"
+
+
 # ============================================================== read-only views
 
 
