@@ -1,6 +1,6 @@
 """The two ways the engine can run a rulebook's bodies and clauses, one object each, with the
 same methods: `ClosureBackend` runs the closures that define them (`interpreter.compiled`,
-`Statements.compile_statement`); `GeneratedBackend` runs Python written from them once per
+`Compiler.compile_statement`); `GeneratedBackend` runs Python written from them once per
 rulebook (`interpreter.codegen`). Both leave the same trace, event for event
 (tests/test_generated.py).
 

@@ -60,7 +60,7 @@ class Batch:
     before it, (object, attribute), value, cause): they change nothing and wake no `as` clause,
     and matter only when a write in `writes` sets the same attribute to something else
     (a conflict, `settle_conflicts`), so they are kept only for the attributes in `contested`
-    (when the batch's writers are known, `Statements.contested_by`)."""
+    (when the batch's writers are known, `Compiler.contested_by`)."""
 
     writes: list[Write] = attrs.field(factory=list)
     ops: list[Op] = attrs.field(factory=list)

@@ -1,6 +1,6 @@
 """Rule-block bodies compiled to Python source, once per rulebook.
 
-The closures of `interpreter.compiled` and `Statements.compile_statement` are the definition of
+The closures of `interpreter.compiled` and `Compiler.compile_statement` are the definition of
 what a statement does; this module writes the same thing out as one Python function per
 body, so that running it costs a function call, not a closure call per node, an environment
 dictionary per binding and a `reachable` check per write. It compiles:

@@ -4,7 +4,7 @@ The engine runs rule bodies (with their blocks' exemptions), `as` and `after` cl
 assertions after a change and the state checks made again for changed objects (in one pass)
 as Python written from the rule files once per rulebook (the "generated" backend of `interpreter.backends`, chosen when the `Program` is built; tests
 choose one by `interpreter.program.DEFAULT_BACKEND`). The closures
-of `interpreter.compiled` and `Statements.compile_statement` stay the definition. These tests run
+of `interpreter.compiled` and `Compiler.compile_statement` stay the definition. These tests run
 both and ask for the same outcome and the same trace, event for event, on:
 
 - every scenario of the conformance suite, under every version and variant it names
@@ -157,7 +157,7 @@ AURA_CHECK = "rule 704.5m illegal-aura"
 @pytest.mark.parametrize("generated", [True, False], ids=["generated", "closures"])
 def test_an_exemption_from_a_state_check_holds_when_the_check_is_made_again(monkeypatch, generated):
     """`exempt x from R where ...` (as 610.4 writes one for 702.26a) on a state check: made again
-    only for the objects that changed (with generated Python, in one pass: StateChecks.check_pass),
+    only for the objects that changed (with generated Python, in one pass: ClauseTables.check_pass),
     the check still leaves the exempted ones out. A variant exempts token Auras from 704.5m;
     Wrath of God destroys the bear two Auras enchant: the token Aura stays on the battlefield,
     the other goes to the graveyard."""
