@@ -87,9 +87,7 @@ class LastKnown(Mapping):
 
     def _worked_out(self) -> dict:
         if self._values is None:
-            o = self._object
-            if o.__class__ is Recorded:
-                o = self._object = o.object()
+            o = self.settled()._object
             values = dict(zip(FIELDS, read_fields(o)))
             del values["status"]  # (its statuses are read one by one below)
             values.update(characteristics(o, self._effects, self._contributions))

@@ -106,44 +106,15 @@ def direct_gifts(card: ast.Card, defaults: dict[str, Any],
 def give_all(direct: dict[str, tuple[DirectGift, ...] | None], view: Any, sources: Iterable[str],
              compute: Callable[[str], list]) -> list[tuple[str, list[tuple[str, Contribution]]]]:
     """What each of `sources` gives, seen or not, as `Statics.compute` lists it: (source,
-    [(target, contribution), ...] grouped by target in the order first reached). A source
-    whose card has one static ability and that one a `DirectGift` (`direct`: card -> its
-    gifts, or None) is worked out here, in one loop; any other by `compute`. Each gift whose
-    anchor names an object of the game counts one candidate against the step's selection
-    budget, as `Selector.select` does."""
-    objects, players = view.game.objects, view.game.players
+    [(target, contribution), ...] grouped by target in the order first reached). A
+    battlefield source whose card's static abilities are all `DirectGift`s (`direct`: card ->
+    its gifts, or None) is read off the source (`give`); any other is worked out by `compute`."""
+    objects = view.game.objects
     out: list[tuple[str, list[tuple[str, Contribution]]]] = []
-    add = out.append
-    left = view.iterations_left
-    try:
-        for src in sources:
-            o = objects.get(src)
-            gifts = direct.get(o.card) if o is not None and o.zone == "battlefield" else None
-            if gifts is None or len(gifts) != 1:
-                view.iterations_left = left
-                add((src, compute(src)))
-                left = view.iterations_left
-                continue
-            gift = gifts[0]
-            raw = o.statuses.get(gift.attr, gift.default) if gift.status else getattr(o, gift.attr)
-            if not isinstance(raw, str) or raw in players:  # (read as a player, or as no reference at all)
-                add((src, []))
-                continue
-            target = objects.get(raw)
-            if target is None:
-                add((src, []))
-                continue
-            left -= 1
-            if left < 0:
-                raise view.over_budget("iterations", gift.each.span, None)
-            zone = target.zone
-            if zone == "nowhere" or (zone != "battlefield" and not gift.each.every_zone):
-                add((src, []))
-                continue
-            gives = gift.gives
-            add((src, [(raw, gives[0])] if len(gives) == 1 else [(raw, c) for c in gives]))
-    finally:
-        view.iterations_left = left
+    for src in sources:
+        o = objects.get(src)
+        gifts = direct.get(o.card) if o is not None and o.zone == "battlefield" else None
+        out.append((src, compute(src) if gifts is None else give(gifts, view, o)))
     return out
 
 

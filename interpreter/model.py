@@ -42,9 +42,6 @@ class Player:
 DATA_FIELDS = ("id", "card", "owner", "controller", "types", "power", "toughness", "keywords", "token", "zone",
                "tapped", "counters", "stickers", "damage", "attached_to", "timestamp", "entered_turn",
                "controlled_since", "attacking")
-_DEFAULTS = {"types": frozenset(), "power": None, "toughness": None, "keywords": (), "token": False,
-             "zone": "battlefield", "tapped": False, "counters": (), "stickers": (), "damage": 0,
-             "attached_to": None, "timestamp": 0, "entered_turn": 0, "controlled_since": 0, "attacking": False}
 
 # Object attributes read as they are stored (`GameView.getter`); the others are worked out
 # (controller and characteristics after effects, counters as a dictionary) or become references.
@@ -148,7 +145,7 @@ read_fields = attrgetter(*FIELDS)
 
 
 def _checked(name: str) -> str:
-    if name not in _DEFAULTS and name not in DATA_FIELDS:
+    if name not in DATA_FIELDS:
         raise TypeError(f"Permanent has no field {name!r}")
     return name
 
@@ -254,7 +251,7 @@ class Game:
         circle (`Committer.never_settles`). Worked out over every object: for occasional use."""
         objects = tuple((oid, o.card, o.owner, o.controller, o.types, o.power, o.toughness, o.keywords, o.token,
                          o.zone, o.tapped, o.counters, o.stickers, o.damage, o.attached_to, o.attacking,
-                         tuple(sorted(o.statuses.items())))
+                         o.status)
                         for oid, o in self.objects.items())
         effects = tuple((e.kind, e.affected, e.value, e.duration, e.player, id(e.condition), e.bindings, e.tracked,
                          e.source, e.cause) for e in self.effects.values())

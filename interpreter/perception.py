@@ -16,6 +16,8 @@ from interpreter.trace import SCRIPT, Cause, Event, rule_cause
 
 # What ends an effect lasting until an object leaves the battlefield, as the trace names it.
 UNTIL_ENDS = Cause("engine", "610.3", "an 'until' effect ends as its object leaves")
+# What returns an object at the end of an `until` effect, as the trace names it.
+UNTIL_RETURNS = Cause("engine", "610.3", "return at the end of an 'until' effect")
 
 
 class Perception:
@@ -126,10 +128,9 @@ class Perception:
             gone = event.subject
             self.eng.continuous.end_effects(lambda e: e.until_leaves == gone, UNTIL_ENDS)
         for w in [w for w in self.eng.game.watchers if w.watched == event.subject]:
-            cause = Cause("engine", "610.3", "return at the end of an 'until' effect")
-            self.eng.store.remove_from("watchers", w, cause)
+            self.eng.store.remove_from("watchers", w, UNTIL_RETURNS)
             if self.eng.obj(w.obj).zone != "battlefield":
-                batch = Batch([Write(w.obj, "zone", w.zone_back, cause)])
+                batch = Batch([Write(w.obj, "zone", w.zone_back, UNTIL_RETURNS)])
                 self.eng.committer.commit(batch)
         for rule, after in self.eng.ix.afters:
             if isinstance(after.event, ast.LeavesEvent):

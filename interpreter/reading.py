@@ -24,11 +24,6 @@ from interpreter import compare
 from interpreter.rulebook import Rulebook, available_versions, load_version
 
 
-def _suggest(key: str, names: list[str], fallback: str) -> str:
-    """The names most like `key`, or `fallback` when none is."""
-    return did_you_mean(key, names, cutoff=0.5) or fallback
-
-
 # ------------------------------------------------------------------ blocks of one version
 
 
@@ -44,7 +39,7 @@ def select_blocks(book: Rulebook, keys: list[str]) -> list[ast.Rule]:
         if rule is None:
             problems.append(Diagnostic(
                 "error", f"'{key}' is no block of {book.version.id} (neither an id nor a slug)", Span(key, 0, 0, 0, 0),
-                _suggest(key, names, f"'phasing show {book.version.id}' lists its blocks")))
+                did_you_mean(key, names, cutoff=0.5) or f"'phasing show {book.version.id}' lists its blocks"))
         elif rule not in chosen:
             chosen.append(rule)
     if problems:
@@ -174,7 +169,7 @@ def _unknown_slug(slug: str, books: list[Rulebook]) -> DiagnosticError:
         version, rule = by_id[-1]
         hint = f"'{slug}' is a rule id; in {version} it is the block '{rule.slug}': phasing history {rule.slug}"
     else:
-        hint = _suggest(slug, slugs, "'phasing show VERSION' lists a version's blocks with their slugs")
+        hint = did_you_mean(slug, slugs, cutoff=0.5) or "'phasing show VERSION' lists a version's blocks with their slugs"
     return DiagnosticError(Diagnostic("error", f"no version has a block with the slug '{slug}'",
                                       Span(slug, 0, 0, 0, 0), hint))
 

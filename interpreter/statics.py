@@ -181,14 +181,8 @@ class Statics:
                         del by_source[src], reached[src]
                         continue
                 by_source[src] = now
-                if len(now) == 1:  # (the commonest: one thing given to one target)
-                    ((first, c),) = now
-                    by_target[first][src] = [c]
-                    reached[src] = (first,)
-                    touch(first)
-                    continue
                 first = now[0][0]
-                if all(target == first for target, _c in now):
+                if all(target == first for target, _c in now):  # (the commonest: everything to one target)
                     by_target[first][src] = [c for _target, c in now]
                     reached[src] = (first,)
                     touch(first)
@@ -211,9 +205,9 @@ class Statics:
                 if merged_now.pop(target, None):
                     changed.add(target)
                 continue
-            if len(per_source) == 1:
+            if len(per_source) == 1:  # (one source: no order to put them in)
                 ((src, cs),) = per_source.items()
-                merged = [(src, cs[0])] if len(cs) == 1 else [(src, c) for c in cs]
+                merged = [(src, c) for c in cs]
             else:
                 merged = [(src, c) for src in sorted(per_source, key=order.__getitem__) for c in per_source[src]]
             if merged != merged_now.get(target):
@@ -232,6 +226,15 @@ class Statics:
         gifts = self.direct.get(o.card)
         if gifts is not None:  # fixed things to the one object it names: read off the source
             return give(gifts, view, o)
+        return self.compute_generally(src)
+
+    def compute_generally(self, src: str) -> list[tuple[str, Contribution]]:
+        """`compute` the general way, for any source: each static ability evaluated by
+        `GameView.collect_static` (its selection through the indexes, then its body)."""
+        view = self.view
+        o = view.game.objects.get(src)
+        if o is None or o.card not in self.cards or o.zone != "battlefield":
+            return []
         out: dict[str, list] = defaultdict(list)
         env = {"this": Obj(src, True), "you": PlayerRef(view.controller(src))}
         for entry in view.rb.cards[o.card].entries:

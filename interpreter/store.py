@@ -114,20 +114,10 @@ class Store:
 
     def object_at(self, oid: str, mark: int) -> Permanent | None:
         """A copy of object `oid` as it was at journal position `mark` (None if there was none
-        then), worked out by walking the journal back from now."""
-        if mark < self.base:
-            raise _trimmed(self, mark, "object_at()")
-        o = self.game.objects.get(oid)
-        o = o.copy() if o is not None else None
-        for e in reversed(self.entries[mark - self.base:]):
-            if e.obj != oid:
-                continue
-            kind = e.kind
-            if kind == "object":
-                o = None if e.old is ABSENT else e.old.copy()
-            elif o is not None and kind in ("write", "status"):
-                _restore(o, e)
-        return o
+        then), worked out by walking the journal back from now (`read_back`)."""
+        recorded = Recorded(self, oid, mark)
+        self.read_back([recorded])
+        return recorded._object
 
     def read_back(self, recorded: Iterable["Recorded"]) -> None:
         """Read back many recorded objects at once (`Recorded.object`): one walk back over the
@@ -396,8 +386,8 @@ def _restore(o: Permanent, e: Any) -> None:
     if attr in FIELD_NAMES:
         setattr(o, attr, e.old)
     elif e.old is ABSENT or getattr(e, "unset", False):
-        # (left out, if it is there: an object that also changes zones in its batch has its
-        # writes journaled with the batch and again as each is applied, so this comes twice)
+        # (it was not there before: a status entry with no old value, or a batch's write flagged
+        # `unset` as it was applied; an `Entry` has no flag)
         o.statuses.pop(attr, None)
     else:
         o.statuses[attr] = e.old
@@ -415,7 +405,7 @@ class Recorded:
 
     def object(self) -> Permanent:
         if self._object is None:
-            self._object = self.store.object_at(self.oid, self.mark)
+            self.store.read_back([self])
         return self._object
 
 

@@ -38,12 +38,9 @@ class ObjectWriter:
         store = self.view.store
         o = self.view.game.objects[oid]
         before = o.copy() if "card" in values else o  # (what static abilities compare: its card)
-        if journaled:
-            moved = [Entry("write", oid, attr, store.apply_journaled(oid, attr, value), value, cause)
-                     for attr, value in values.items()]
-        else:
-            moved = [Entry("write", oid, attr, store.write(oid, attr, value, cause), value, cause)
-                     for attr, value in values.items()]
+        moved = [Entry("write", oid, attr, store.apply_journaled(oid, attr, value) if journaled
+                       else store.write(oid, attr, value, cause), value, cause)
+                 for attr, value in values.items()]
         defaults = self.view.defaults
         for m in moved:  # a status never written reads as its default
             if m.attr in defaults and m.old is ABSENT:

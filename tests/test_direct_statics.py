@@ -32,7 +32,6 @@ from interpreter.engine import Engine
 from interpreter.indexes import Indexes
 from interpreter.characteristics import characteristics
 from interpreter.model import Effect, Game, Player, Permanent
-from interpreter.refs import Obj, PlayerRef
 from interpreter.rulebook import load_version
 
 # Test cards: static abilities of the shape the shortcut takes (two on one card; reversed; a
@@ -106,17 +105,9 @@ def games(draw) -> Game:
 
 
 def generally(engine: Engine, src: str) -> list:
-    """What source `src` gives, seen or not, worked out the general way: each static ability
-    evaluated by `GameView.collect_static` (the selection through the indexes, then its body)."""
-    o = engine.game.objects.get(src)
-    if o is None or o.card not in engine.statics.cards or o.zone != "battlefield":
-        return []
-    out: dict[str, list] = defaultdict(list)
-    env = {"this": Obj(src, True), "you": PlayerRef(engine.controller(src))}
-    for entry in engine.rb.cards[o.card].entries:
-        if isinstance(entry, ast.Static):
-            engine.collect_static(entry.body, env, out)
-    return [(target, c) for target, cs in out.items() for c in cs]
+    """What source `src` gives, seen or not, worked out the general way
+    (`Statics.compute_generally`: each static ability evaluated by `GameView.collect_static`)."""
+    return engine.statics.compute_generally(src)
 
 
 def test_the_shortcut_takes_the_shapes_it_is_for():
