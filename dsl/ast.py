@@ -58,7 +58,7 @@ def per_node(fn: Callable[["Node"], _T]) -> Callable[["Node"], _T]:
         return value
 
     cached.__doc__, cached.__name__, cached.__wrapped__ = fn.__doc__, fn.__name__, fn  # type: ignore[attr-defined]
-    cached.kept = cache  # type: ignore[attr-defined]  # (id of a node -> (weak reference to it, result))
+    cached.results = cache  # type: ignore[attr-defined]  # (id of a node -> (weak reference to it, result))
     return cached
 
 
@@ -447,7 +447,7 @@ class During(Node):
 
 
 @clause
-class Along(Node):
+class AsClause(Node):
     change: Change
     body: Stmt
 
@@ -465,7 +465,7 @@ class Prefer(Node):
 
 
 @clause
-class Quiet(Node):
+class NotPerceived(Node):
     attr: str
     kinds: tuple[str, ...]
     old: Expr | None = None  # only changes away from this value
@@ -513,7 +513,7 @@ class AssertSkipped(Node):
     attr: str
 
 
-Clause = Union[Hide, During, Along, After, Prefer, Quiet, Exempt, Exclude, Lookback, Order, AssertAfter, AssertOnce, AssertSkipped]
+Clause = Union[Hide, During, AsClause, After, Prefer, NotPerceived, Exempt, Exclude, Lookback, Order, AssertAfter, AssertOnce, AssertSkipped]
 ASSERTIONS = (AssertAfter, AssertOnce, AssertSkipped)
 
 

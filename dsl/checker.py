@@ -438,7 +438,7 @@ class _Checker:
                     self.known_rule(target, c)
                 case ast.During(hook=h, body=b):
                     self.stmt(b, {h.var: types.PLAYER} if h.var else {})
-                case ast.Along(change=ch, body=b):
+                case ast.AsClause(change=ch, body=b):
                     self.stmt(b, self.change(ch, {}))
                 case ast.After(event=ev, body=b):
                     env = self.change(ev, {}) if isinstance(ev, ast.Change) else {ev.var: obj}
@@ -450,7 +450,7 @@ class _Checker:
                     else:
                         self.written_value(v)
                         self.write(a, v, self.value(v, {}), "prefer")
-                case ast.Quiet(attr=a, kinds=kinds, old=old):
+                case ast.NotPerceived(attr=a, kinds=kinds, old=old):
                     if a not in self.statuses and a != "zone":
                         self.error(f"unknown status '{a}'", c, self._attr_hint())
                     elif old is not None:

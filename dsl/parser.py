@@ -198,8 +198,8 @@ class _Clauses(_Callbacks):
     def during(self, meta, c):
         return ast.During(c[0], c[1], **self._at(meta))
 
-    def along(self, meta, c):
-        return ast.Along(c[0], c[1], **self._at(meta))
+    def as_clause(self, meta, c):
+        return ast.AsClause(c[0], c[1], **self._at(meta))
 
     def after(self, meta, c):
         return ast.After(c[0], c[1], **self._at(meta))
@@ -207,9 +207,9 @@ class _Clauses(_Callbacks):
     def prefer(self, meta, c):
         return ast.Prefer(str(c[0]), c[1], **self._at(meta))
 
-    def quiet(self, meta, c):
+    def not_perceived(self, meta, c):
         old = next((x[1] for x in c[1:] if isinstance(x, tuple)), None)
-        return ast.Quiet(str(c[0]), _names(c[1:]), old, **self._at(meta))
+        return ast.NotPerceived(str(c[0]), _names(c[1:]), old, **self._at(meta))
 
     def exempt(self, meta, c):
         return ast.Exempt(str(c[0]), str(c[1]), c[2], **self._at(meta))
@@ -647,7 +647,7 @@ _EXPRESSION_LEVEL = frozenset({
 })
 # Lark rules whose statements are one block deeper than the construct itself.
 _BLOCK_LEVEL = frozenset({
-    "verb_decl", "during", "along", "after", "static", "spell", "triggered",
+    "verb_decl", "during", "as_clause", "after", "static", "spell", "triggered",
     "each", "each_object", "each_hidden", "each_object_hidden", "if_stmt", "simultaneously", "delayed",
 })
 _INTEGER_TOKENS = frozenset({"INT", "SIGNED_INT"})

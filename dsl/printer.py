@@ -209,13 +209,13 @@ def clause_lines(c: ast.Node) -> list[str]:
             return [f"hide {v} where {expr_text(cond)}"]
         case ast.During(hook=h, body=b):
             return _join(f"during {_hook(h)}:", _body(b, 0))
-        case ast.Along(change=ch, body=b):
+        case ast.AsClause(change=ch, body=b):
             return _join(f"as {_change(ch)}:", _body(b, 0))
         case ast.After(event=ev, body=b):
             return _join(f"after {_event(ev)}:", _body(b, 0))
         case ast.Prefer(attr=a, value=v):
             return [f"prefer {a} = {_wrap(v, _ATOM)}"]
-        case ast.Quiet(attr=a, kinds=kinds, old=old):
+        case ast.NotPerceived(attr=a, kinds=kinds, old=old):
             source = f" from {_wrap(old, _ATOM)}" if old is not None else ""
             return [f"changes of {a}{source} are not {', '.join(kinds)}"]
         case ast.Exempt(var=v, rule=r, cond=cond):

@@ -219,7 +219,7 @@ class Actions:
 
     @property
     def book(self) -> Rulebook:
-        return self.engine.rb
+        return self.engine.rulebook
 
     # ------------------------------------------------------------------ checks
 

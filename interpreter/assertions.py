@@ -62,7 +62,7 @@ class Assertions:
     def check_hook_assertions(self, kind: str, player: str, counts: HookLog, skipped: bool) -> None:
         """Check the assertions about what changed during a `kind` step (`counts`), or
         during one that was skipped."""
-        for rule, clause in self.eng.ix.assertions:
+        for rule, clause in self.eng.clause_index.assertions:
             if isinstance(clause, ast.AssertOnce) and not skipped and clause.hook.kind == kind:
                 changed = counts.get(clause.attr)
                 if changed and max(changed.values()) > 1:

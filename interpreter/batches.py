@@ -56,7 +56,7 @@ class Batch:
     """What one event does, gathered before anything changes.
 
     `writes` may hold writes that leave their value as it is. Generated code, which reads the
-    value a write replaces as it writes, keeps those apart in `kept` as (how many writes came
+    value a write replaces as it writes, keeps those apart in `unchanged_writes` as (how many writes came
     before it, (object, attribute), value, cause): they change nothing and wake no `as` clause,
     and matter only when a write in `writes` sets the same attribute to something else
     (a conflict, `settle_conflicts`), so they are kept only for the attributes in `contested`
@@ -65,19 +65,19 @@ class Batch:
     writes: list[Write] = attrs.field(factory=list)
     ops: list[Op] = attrs.field(factory=list)
     makes_effects: bool = False  # whether an op so far starts a continuous effect
-    kept: list[tuple] = attrs.field(factory=list)
+    unchanged_writes: list[tuple] = attrs.field(factory=list)
     # the attributes two writes of the batch could set to different values (`write_sites`):
     # generated code keeps a write that changes nothing only for those; None: for any
     contested: frozenset[str] | None = None
 
     def in_order(self, limit: int | None = None) -> list[Write]:
-        """Every write (or the first `limit`), `kept` ones included, in the order they were made."""
+        """Every write (or the first `limit`), `unchanged_writes` included, in the order they were made."""
         writes = self.writes
-        if not self.kept:
+        if not self.unchanged_writes:
             return writes[:limit]
         merged: list[Write] = []
         done = 0  # how many of `writes` are in `merged`
-        for position, (oid, attr), value, cause in self.kept:
+        for position, (oid, attr), value, cause in self.unchanged_writes:
             merged += writes[done:position]
             done = position
             merged.append(Write(oid, attr, value, cause, value))
@@ -96,7 +96,7 @@ class Batch:
             self.makes_effects = True
 
 
-KEPT_KEY = itemgetter(1)  # the (object, attribute) of an entry of `Batch.kept`
+UNCHANGED_KEY = itemgetter(1)  # the (object, attribute) of an entry of `Batch.unchanged_writes`
 
 
 def causes_of(batches: Iterable[Batch]) -> frozenset[str]:
@@ -133,7 +133,7 @@ class Committer:
         """`commit` once the batch is on the stack of batches being committed."""
         eng = self.eng
         if not batch.writes and not batch.ops:
-            return False  # nothing happens (what `kept` holds changes nothing): nothing to perceive, check or follow up
+            return False  # nothing happens (what `unchanged_writes` holds changes nothing): nothing to perceive, check or follow up
         eng.reactions.expand(batch)
         eng.writes_left -= len(batch.writes)
         if eng.writes_left < 0:
@@ -142,12 +142,12 @@ class Committer:
         if eng.watching:
             eng.cause_log.append(causes_of([batch]))
         # One pass over the writes finds the changes, as long as no two writes to the same
-        # attribute of an object set different values (nor a kept write meets one that does):
+        # attribute of an object set different values (nor an unchanged write meets one that does):
         # then the first of each stands and nothing is settled. Otherwise `settle_conflicts`
         # settles them (or fails) and the changes are found again among those that stand.
         found = self.find_changes(batch.writes, first_stands=True)
         settled: list[tuple] = []
-        if found is None or (batch.kept and not found[4].keys().isdisjoint(map(KEPT_KEY, batch.kept))):
+        if found is None or (batch.unchanged_writes and not found[4].keys().isdisjoint(map(UNCHANGED_KEY, batch.unchanged_writes))):
             final, settled = self.settle_conflicts(batch)
             found = self.find_changes(final, first_stands=False)
         changes, by_object, attrs_written, keyed, stood = found
@@ -279,7 +279,7 @@ class Committer:
         and what the `prefer` rules settled (subject, text, cause), for the trace to show after
         the changes."""
         final, settled, clash = self.settled(batch.writes)
-        if batch.kept and not final.keys().isdisjoint(map(KEPT_KEY, batch.kept)):
+        if batch.unchanged_writes and not final.keys().isdisjoint(map(UNCHANGED_KEY, batch.unchanged_writes)):
             # a write that keeps its value meets one that changes it: settle them all in order
             final, settled, clash = self.settled(batch.in_order())
         if clash is not None:
@@ -308,7 +308,7 @@ class Committer:
                 continue  # the first write to it
             if other.value == w.value:
                 continue  # the same value twice: the first write stands
-            preferred = eng.ix.prefers.get(w.attr)
+            preferred = eng.clause_index.prefers.get(w.attr)
             if preferred is not None:
                 rule, clause = preferred
                 wanted = eng.program.compiler.constant(clause.value)
@@ -351,20 +351,20 @@ class Committer:
         A zone a version declares may say what an object keeps moving between it and the
         battlefield; `keeps all` makes it the same object throughout.
         """
-        declared = self.eng.rb.zones.get(zone) or self.eng.rb.zones.get(o.zone)
+        declared = self.eng.rulebook.zones.get(zone) or self.eng.rulebook.zones.get(o.zone)
         if declared is not None and "battlefield" in (o.zone, zone) and "all" in declared.keeps:
             self.eng.writer.set(o.id, cause, True, zone=zone)  # (journaled with its batch)
             return
-        kept = None
+        kept_fields = None
         if declared is not None and "battlefield" in (o.zone, zone):
-            kept = {name: getattr(o, name) for name in declared.keeps if name in FIELD_NAMES}
-            kept["status"] = tuple((k, v) for k, v in o.status if k in declared.keeps)
-        self.new_object(o, zone, cause, kept)
+            kept_fields = {name: getattr(o, name) for name in declared.keeps if name in FIELD_NAMES}
+            kept_fields["status"] = tuple((k, v) for k, v in o.status if k in declared.keeps)
+        self.new_object(o, zone, cause, kept_fields)
 
-    def new_object(self, o: Permanent, zone: str, cause: Cause, kept: dict | None = None) -> None:
+    def new_object(self, o: Permanent, zone: str, cause: Cause, kept_fields: dict | None = None) -> None:
         """Object `o` as a new object in `zone` (400.7), a new incarnation of it: leaving the
         battlefield it loses what it had there and the effects on it; entering, it gets a new
-        timestamp. `kept`: what a declared zone says it keeps all the same."""
+        timestamp. `kept_fields`: what a declared zone says it keeps all the same."""
         store = self.eng.store
         if o.zone == "battlefield":
             changes = dict(zone=zone, tapped=False, counters=(), damage=0, attached_to=None,
@@ -382,4 +382,4 @@ class Committer:
                            controlled_since=self.eng.game.turn, controller=o.owner)
         else:
             changes = dict(zone=zone)
-        self.eng.writer.put(store.new_incarnation(o, **{**changes, **(kept or {})}), cause)
+        self.eng.writer.put(store.new_incarnation(o, **{**changes, **(kept_fields or {})}), cause)

@@ -27,9 +27,9 @@ CHANGED_ONLY_BY_WRITES = frozenset({"zone", "tapped", "counters", "stickers", "d
 _UNBUILT: Any = object()
 
 
-def waited_change(clause: ast.Along | ast.After) -> ast.Change:
+def waited_change(clause: ast.AsClause | ast.After) -> ast.Change:
     """The change an `as` or `after` clause waits on."""
-    return clause.change if isinstance(clause, ast.Along) else clause.event
+    return clause.change if isinstance(clause, ast.AsClause) else clause.event
 
 
 class ClauseTables:
@@ -41,7 +41,7 @@ class ClauseTables:
         self.waiting: dict[str, tuple] = {}  # "assert" / "after" -> waiting_on_changes
         self.unchanged: dict[int, tuple[ast.Node, tuple]] = {}  # assertion -> unchanged_parts
         self.assertion_tests: dict[int, tuple[ast.Node, Callable | None]] = {}  # assertion -> assertion_test
-        self.not_perceived: dict[tuple, frozenset[str]] = {}  # (attr, type, old) -> not_perceived_as
+        self.not_perceived_cache: dict[tuple, frozenset[str]] = {}  # (attr, type, old) -> not_perceived_as
         self._waited_on: Any = _UNBUILT
         self._as_clauses: Any = _UNBUILT
         self._expander: Any = _UNBUILT
@@ -70,8 +70,8 @@ class ClauseTables:
         rulebook order, each with the (attribute, value) it waits on."""
         known = self.waiting.get(kind)
         if known is None:
-            ix = self.program.index
-            clauses = ix.assertions if kind == "assert" else ix.afters
+            index = self.program.index
+            clauses = index.assertions if kind == "assert" else index.afters
             known = self.waiting[kind] = tuple(
                 (rule, clause, self.change_key(clause.event)) for rule, clause in clauses
                 if isinstance(clause, (ast.AssertAfter, ast.After)) and isinstance(clause.event, ast.Change))
@@ -87,7 +87,7 @@ class ClauseTables:
 
     # ---------------------------------------------------------------- `as` and `after` clauses
 
-    def reaction(self, rule: ast.Rule, clause: ast.Along | ast.After) -> tuple:
+    def reaction(self, rule: ast.Rule, clause: ast.AsClause | ast.After) -> tuple:
         """An `as` or `after` clause that waits on a change, as the closures run it (`Reactions.react`):
         (variable, compiled condition or None, the value the change must come from or ANY_OLD,
         compiled body, cause)."""
@@ -106,12 +106,12 @@ class ClauseTables:
                                 for key, entries in self.as_clauses_by_change().items()}
         return self._as_clauses
 
-    def as_clauses_by_change(self) -> dict[tuple[str, Any], list[tuple[ast.Rule, ast.Along]]]:
+    def as_clauses_by_change(self) -> dict[tuple[str, Any], list[tuple[ast.Rule, ast.AsClause]]]:
         """The `as` clauses, in rulebook order, by the (attribute, stored value) change they wait on."""
         keyed: dict[tuple, list] = defaultdict(list)
-        for clauses in self.program.index.alongs.values():
-            for rule, along in clauses:
-                keyed[self.change_key(along.change)].append((rule, along))
+        for clauses in self.program.index.as_clauses_by_attr.values():
+            for rule, clause in clauses:
+                keyed[self.change_key(clause.change)].append((rule, clause))
         return keyed
 
     def expander(self) -> Callable[[Any, Batch, int], None]:
@@ -156,7 +156,7 @@ class ClauseTables:
         except codegen.CannotCompile:  # (nested too deeply for Python: its closures run it)
             return self.closure_follow_up(rule, after)
 
-    def clause_entry(self, rule: ast.Rule, clause: ast.Along | ast.After) -> tuple:
+    def clause_entry(self, rule: ast.Rule, clause: ast.AsClause | ast.After) -> tuple:
         """An `as` or `after` clause as `codegen.compile_reactions` takes it: (the change it
         waits on, its body, its cause, the value the change must come from or ANY_OLD)."""
         pattern = waited_change(clause)
@@ -210,7 +210,7 @@ class ClauseTables:
             program, compiler = self.program, self.compiler
             self._state_checks = tuple(
                 (program.local_check(during.body),
-                 isinstance(during.body, ast.Each) and compiler.query(during.body).aware,
+                 isinstance(during.body, ast.Each) and compiler.query(during.body).sees_hidden,
                  compiler.body_runner(during.body, rule_cause(program, rule, during)),
                  rule_cause(program, rule, during))
                 for rule, during in program.index.hooks.get("state check", ()))
@@ -249,10 +249,10 @@ class ClauseTables:
     def not_perceived_as(self, attr: str, old: Any) -> frozenset[str]:
         """What a change of `attr` from `old` is not perceived as (worked out once per value)."""
         key = (attr, type(old), old)
-        known = self.not_perceived.get(key)
+        known = self.not_perceived_cache.get(key)
         if known is None:
             constant = self.compiler.constant
-            known = self.not_perceived[key] = frozenset(
-                k for clause in self.program.index.quiets.get(attr, ())
+            known = self.not_perceived_cache[key] = frozenset(
+                k for clause in self.program.index.not_perceived.get(attr, ())
                 if clause.old is None or old == constant(clause.old) for k in clause.kinds)
         return known

@@ -18,7 +18,7 @@ dictionary per binding and a `reachable` check per write. It compiles:
   (`compile_check_pass`, `compile_chosen`).
 
 A write reads the value it replaces as it is made (nothing changes while a batch is made);
-one that changes nothing goes to the batch's `kept` list (see `interpreter.engine.Batch`)
+one that changes nothing goes to the batch's `unchanged_writes` (see `interpreter.engine.Batch`)
 unless no two writes of the batch can set its attribute to different values: each function
 knows what its writes can be (`fn.write_sites`, `interpreter.write_sites`), and the engine
 tells the batch which attributes its writers contest (`Batch.contested`).
@@ -111,7 +111,7 @@ class Binding:
     happened to, which is read as it is too, the name of a local saying whether an action
     reaches it (it may have ceased to exist). `obj`: for a chosen one, the local holding the
     object itself (nothing changes while a batch is made). `oid`: the local holding the
-    object's id; the reference itself (`Obj(id, aware)`) is then made only where a value is
+    object's id; the reference itself (`Obj(id, sees_hidden)`) is then made only where a value is
     needed, since most uses want the id alone."""
 
     local: str
@@ -119,7 +119,7 @@ class Binding:
     local_ok: str | None = None
     obj: str | None = None  # for a chosen one, the local holding the object itself
     oid: str | None = None  # the local holding its id, when the reference is made only where needed
-    aware: bool = False  # (with `oid`) whether the reference is one named by a hiding status
+    sees_hidden: bool = False  # (with `oid`) whether the reference is one named by a hiding status
     status: str | None = None  # (with `obj`) a local holding the object's statuses as a dict, if one does
 
 
@@ -213,7 +213,7 @@ class Emitter:
     @staticmethod
     def ref(b: Binding) -> str:
         """Python source of a bound variable's value (made here when only its id is held)."""
-        return b.local if b.oid is None else f"obj_ref(({b.oid}, {b.aware}))"
+        return b.local if b.oid is None else f"obj_ref(({b.oid}, {b.sees_hidden}))"
 
     @staticmethod
     def id_of(b: Binding) -> str:
@@ -221,9 +221,9 @@ class Emitter:
         return f"{b.local}[0]" if b.oid is None else b.oid
 
     @staticmethod
-    def aware_of(b: Binding) -> str:
+    def sees_hidden_of(b: Binding) -> str:
         """Python source of whether a variable's reference is one named by a hiding status."""
-        return f"{b.local}[1]" if b.oid is None else repr(b.aware)
+        return f"{b.local}[1]" if b.oid is None else repr(b.sees_hidden)
 
     # ------------------------------------------------------------ expressions
 
@@ -314,7 +314,7 @@ class Emitter:
             case ast.Attr(obj=inner, name=attr) if self.stored_read(inner, attr, scope) is not None:
                 raw = self.stored_read(inner, attr, scope)
                 if self.reference_attr(attr):
-                    return f"eng.wrap({raw}, {attr!r}, {self.aware_of(scope[inner.id])})"
+                    return f"eng.wrap({raw}, {attr!r}, {self.sees_hidden_of(scope[inner.id])})"
                 return raw
             case ast.Attr(obj=inner, name=attr):
                 return f"{self.reader(attr)}({self.expr(inner, scope, base)}, {self.const(e, 'at')})"
@@ -327,9 +327,9 @@ class Emitter:
             case ast.Is(left=ast.Attr(obj=inner, name=attr), right=r, negated=neg) if (
                     self.stored_read(inner, attr, scope) is not None and self.reference_attr(attr)):
                 # a stored reference compared as it is read, without making the reference
-                raw, aware = self.stored_read(inner, attr, scope), self.aware_of(scope[inner.id])
+                raw, sees_hidden = self.stored_read(inner, attr, scope), self.sees_hidden_of(scope[inner.id])
                 other = self.expr(r, scope, base)
-                test = f"is_same_stored(eng, {raw}, {attr!r}, {aware}, {other})"
+                test = f"is_same_stored(eng, {raw}, {attr!r}, {sees_hidden}, {other})"
                 if isinstance(r, ast.Name) and r.id not in scope:  # a name (a local): `none` is the commonest
                     test = f"({raw} is None if {other} is None else {test})"
                 return f"(not {test})" if neg else test
@@ -356,10 +356,10 @@ class Emitter:
                     self.stored_read(inner, attr, scope) is not None and self.reference_attr(attr)):
                 # a stored reference (`x.attached_to has K`), read as GameView.wrap reads it: only
                 # an object has keywords, and its reference is made only then
-                raw, aware = self.stored_read(inner, attr, scope), self.aware_of(scope[inner.id])
+                raw, sees_hidden = self.stored_read(inner, attr, scope), self.sees_hidden_of(scope[inner.id])
                 held = self.fresh("held")
                 return (f"(type({held} := {raw}) is str and {held} not in players and "
-                        f"{k!r} in {self.reader('keywords')}(obj_ref(({held}, {aware})), {self.const(e, 'at')}))")
+                        f"{k!r} in {self.reader('keywords')}(obj_ref(({held}, {sees_hidden})), {self.const(e, 'at')}))")
             case ast.Has(left=l, keyword=k):
                 return f"has_keyword(eng, {self.expr(l, scope, base)}, {k!r}, {self.const(e, 'at')})"
             case ast.Compare(op=op, left=l, right=ast.Number(value=n)) if type(n) is int:
@@ -447,7 +447,7 @@ class Emitter:
         """Emit a write of `value` (Python source of a stored value; `token`: what stands for
         it, `value_token`) to `oid`'s `attr`. When the object is held in a local
         (`bound.obj`), the value it replaces is read as it is written (nothing changes while a
-        batch is made): a write that changes nothing goes to the batch's `kept` list, so that
+        batch is made): a write that changes nothing goes to the batch's `unchanged_writes`, so that
         only conflicts see it, and only when the batch's writers contest the attribute."""
         self.sites.setdefault(attr, set()).add(token)
         if bound is None or bound.obj is None:
@@ -466,12 +466,12 @@ class Emitter:
         self.line(depth, f"if {was} != {value}:")
         self.line(depth + 1, f"writes.append(Write({oid}, {attr!r}, {value}, cause, {was}))")
         self.line(depth, f"elif contested is None or {attr!r} in contested:")
-        self.line(depth + 1, f"kept.append((len(writes), ({oid}, {attr!r}), {value}, cause))")
+        self.line(depth + 1, f"unchanged.append((len(writes), ({oid}, {attr!r}), {value}, cause))")
 
     def exemptions(self, cause: Any) -> list[ast.Exempt]:
         """What exempts objects from the selections of the block `cause` names (`exempt x
         from R where ...`): the block is known when the code is written."""
-        return [ex for _rule, ex in self.compiler.ix.exempts.get(cause.id, ())] if cause.kind == "rule" else []
+        return [ex for _rule, ex in self.compiler.clause_index.exempts.get(cause.id, ())] if cause.kind == "rule" else []
 
     def skip_hidden(self, depth: int, oid: str) -> None:
         """Emit: go on to the next candidate when a hide rule hides `oid` (is_hidden, its cache
@@ -491,11 +491,11 @@ class Emitter:
         and the depth the body goes at. Candidates come from the same indexes and
         plans; the checks made on each are written out."""
         q = self.compiler.query(each)
-        skip_hidden = not q.aware
+        skip_hidden = not q.sees_hidden
         env, ids, residual, oid, ref = (self.fresh(n) for n in ("env", "ids", "residual", "oid", each.var))
         probe = q.probe
         unseen_out = skip_hidden and not each.every_zone  # (the loop still skips what is hidden)
-        find = f"{ids}, {residual} = eng.selector.candidates({self.const(q, 'query')}, {env}, {q.aware or skip_hidden}, {unseen_out})"
+        find = f"{ids}, {residual} = eng.selector.candidates({self.const(q, 'query')}, {env}, {q.sees_hidden or skip_hidden}, {unseen_out})"
         if probe is not None:  # the commonest answer first: an index says no object can match
             found = self.fresh("probe")
             value = "True" if probe.source is None else self.stored_value(probe.source, scope, base)
@@ -537,12 +537,12 @@ class Emitter:
             self.skip_hidden(depth + 1, oid)
         status = self.fresh("status")  # (its statuses, read without a call; the same dict as the object's)
         self.line(depth + 1, f"{status} = {o}.statuses")
-        chosen = Binding(ref, chosen=True, obj=o, oid=oid, aware=q.aware, status=status)
+        chosen = Binding(ref, chosen=True, obj=o, oid=oid, sees_hidden=q.sees_hidden, status=status)
         inner = {**scope, each.var: chosen}  # (read as a chosen one would be)
         for c, flag in zip(conjuncts, kept):  # in order, those no index answered exactly
             self.line(depth + 1, f"if {flag} and {self.fails(c, inner, base)}:")
             self.line(depth + 2, "continue")
-        exempt = attrs.evolve(chosen, aware=True)  # (as one named by a hiding status is read)
+        exempt = attrs.evolve(chosen, sees_hidden=True)  # (as one named by a hiding status is read)
         for ex in exemptions:
             self.line(depth + 1, f"if {self.holds(ex.cond, {**scope, ex.var: exempt}, base)}:")
             self.line(depth + 2, "continue")
@@ -575,7 +575,7 @@ class Emitter:
                     self.write(inner, scope.get(a.var), oid, a.attr, self.stored_value(a.value, scope, base),
                                self.value_token(a.value, scope, base))
             case ast.Call(verb=verb_name, args=args) if inlined < MAX_INLINE_DEPTH and verb_name not in self.compiler.recursive_verbs():
-                verb = self.compiler.rb.verbs[verb_name]
+                verb = self.compiler.rulebook.verbs[verb_name]
                 inner_scope = dict(scope)
                 for param, arg in zip(verb.params, args):
                     if isinstance(arg, ast.Name) and arg.id in scope:
@@ -604,9 +604,9 @@ class Emitter:
 
 READING = ["game = eng.game", "objects = game.objects", "players = game.players"]
 # (What is attached to what is read once: nothing changes while a batch is made.)
-PROLOGUE = READING + ["writes = batch.writes", "kept = batch.kept", "contested = batch.contested",
+PROLOGUE = READING + ["writes = batch.writes", "unchanged = batch.unchanged_writes", "contested = batch.contested",
                       "attachments = eng.indexes.attachments()"]
-# The object a change happened to: its id is `oid`; its reference is named by id (aware). Its
+# The object a change happened to: its id is `oid`; its reference is named by id (sees_hidden). Its
 # statuses, read several times over, are read from a dictionary.
 SUBJECT = ["subject_obj = objects[oid]", "subject_status = dict(subject_obj.statuses)"]
 REACHABLE = "reachable = subject_obj.zone != 'nowhere'"  # (an action reaches it unless it ceased to exist)
@@ -614,7 +614,7 @@ REACHABLE = "reachable = subject_obj.zone != 'nowhere'"  # (an action reaches it
 
 def subject_binding(**how: Any) -> Binding:
     """The binding of the object a change happened to (`SUBJECT`), with `how` it is reached."""
-    return Binding("subject", obj="subject_obj", oid="oid", aware=True, status="subject_status", **how)
+    return Binding("subject", obj="subject_obj", oid="oid", sees_hidden=True, status="subject_status", **how)
 
 
 @or_cannot
@@ -708,8 +708,8 @@ def compile_check_pass(compiler: Any, checks: list[tuple[ast.Each, Any]]) -> Cal
     em.line(3, "continue")
     em.line(2, "zone = o.zone")
     em.skip_hidden(2, "oid")
-    chosen = Binding("x", chosen=True, obj="o", oid="oid", aware=False)
-    exempt = attrs.evolve(chosen, aware=True)  # (as one named by a hiding status is read)
+    chosen = Binding("x", chosen=True, obj="o", oid="oid", sees_hidden=False)
+    exempt = attrs.evolve(chosen, sees_hidden=True)  # (as one named by a hiding status is read)
     em.memo, top = {}, len(em.lines)  # (a characteristic several checks compare is read once per object)
     em.namespace["UNSET"] = UNSET
     for (each, cause), local in zip(checks, found):

@@ -99,13 +99,13 @@ def clause_key(clause: ast.Node) -> str:
             return "hide"
         case ast.During(hook=h):
             return f"during {h.kind}"
-        case ast.Along(change=ch):
+        case ast.AsClause(change=ch):
             return f"as {_pattern(ch)}"
         case ast.After(event=ev):
             return f"after {_event(ev)}"
         case ast.Prefer(attr=a):
             return f"prefer {a}"
-        case ast.Quiet(attr=a, old=old):
+        case ast.NotPerceived(attr=a, old=old):
             return f"changes of {a}" + (f" from {expr_text(old)}" if old is not None else "")
         case ast.Exempt(rule=r):
             return f"exempt from {r}"
@@ -124,7 +124,7 @@ def clause_key(clause: ast.Node) -> str:
     return type(clause).__name__
 
 
-def clause_diff(ra: ast.Rule, a: Rulebook, rb: ast.Rule, b: Rulebook) -> tuple[ClauseChange, ...]:
+def clause_diff(rule_a: ast.Rule, a: Rulebook, rule_b: ast.Rule, b: Rulebook) -> tuple[ClauseChange, ...]:
     """The clauses of two versions of a block that differ. Clauses with the same label on both
     sides are each other's versions; the rest are aligned by `clause_key` (references to
     other blocks compared by slug, so renumbering alone is no change); among clauses with the
@@ -132,15 +132,15 @@ def clause_diff(ra: ast.Rule, a: Rulebook, rb: ast.Rule, b: Rulebook) -> tuple[C
     what a clause means: a clause only labelled, or relabelled, is no change."""
     plain_a, plain_b = _by_slug(a), _by_slug(b)
     found, removed, added = [], [], []
-    by_label = {c.label: c for c in rb.clauses if c.label is not None}
-    paired = [(ca, by_label[ca.label]) for ca in ra.clauses if ca.label is not None and ca.label in by_label]
+    by_label = {c.label: c for c in rule_b.clauses if c.label is not None}
+    paired = [(ca, by_label[ca.label]) for ca in rule_a.clauses if ca.label is not None and ca.label in by_label]
     for ca, cb in paired:
         if clause_lines(plain_a(ca)) != clause_lines(plain_b(cb)):
             key_a, key_b = clause_key(plain_a(ca)), clause_key(plain_b(cb))
             found.append(ClauseChange("changed", key_a if key_a == key_b else f"{key_a} -> {key_b}",
                                       _text(ca), _text(cb), cb.label))
-    rest_a = [c for c in ra.clauses if not any(c is p for p, _q in paired)]
-    rest_b = [c for c in rb.clauses if not any(c is q for _p, q in paired)]
+    rest_a = [c for c in rule_a.clauses if not any(c is p for p, _q in paired)]
+    rest_b = [c for c in rule_b.clauses if not any(c is q for _p, q in paired)]
 
     def keyed(clauses, plain):
         groups: dict[str, list] = {}
@@ -187,26 +187,26 @@ def rulebook_diff(a: Rulebook, b: Rulebook) -> list[BlockChange]:
     # in CR order (B's numbers, else A's); a tie (a block removed where B puts another) by slug,
     # so that the order does not depend on how a set of strings happens to iterate
     for slug in sorted(a_rules.keys() | b_rules.keys(), key=lambda s: (rule_key((b_rules.get(s) or a_rules[s]).id), s)):
-        ra, rb = a_rules.get(slug), b_rules.get(slug)
-        if ra is None:
-            changes.append(BlockChange(slug, ("added",), None, rb.id, None, rb.summary))
+        rule_a, rule_b = a_rules.get(slug), b_rules.get(slug)
+        if rule_a is None:
+            changes.append(BlockChange(slug, ("added",), None, rule_b.id, None, rule_b.summary))
             continue
-        if rb is None:
-            changes.append(BlockChange(slug, ("removed",), ra.id, None, ra.summary, None))
+        if rule_b is None:
+            changes.append(BlockChange(slug, ("removed",), rule_a.id, None, rule_a.summary, None))
             continue
         kinds = []
-        if ra.id != rb.id:
+        if rule_a.id != rule_b.id:
             kinds.append("renumbered")
-        if ra.summary != rb.summary:
+        if rule_a.summary != rule_b.summary:
             kinds.append("reworded")
         clauses = ()
-        if _meaning(ra, a) != _meaning(rb, b):
+        if _meaning(rule_a, a) != _meaning(rule_b, b):
             kinds.append("changed")
-            clauses = clause_diff(ra, a, rb, b) or (  # the same clauses, in another order
-                ClauseChange("reordered", "the order of its clauses", "\n".join(clause_lines(c)[0] for c in ra.clauses),
-                             "\n".join(clause_lines(c)[0] for c in rb.clauses)),)
+            clauses = clause_diff(rule_a, a, rule_b, b) or (  # the same clauses, in another order
+                ClauseChange("reordered", "the order of its clauses", "\n".join(clause_lines(c)[0] for c in rule_a.clauses),
+                             "\n".join(clause_lines(c)[0] for c in rule_b.clauses)),)
         if kinds:
-            changes.append(BlockChange(slug, tuple(kinds), ra.id, rb.id, ra.summary, rb.summary, clauses))
+            changes.append(BlockChange(slug, tuple(kinds), rule_a.id, rule_b.id, rule_a.summary, rule_b.summary, clauses))
     for kind, table_a, table_b in (("status", a.statuses, b.statuses), ("verb", a.verbs, b.verbs), ("zone", a.zones, b.zones)):
         for name in sorted(table_a.keys() | table_b.keys()):
             da, db = table_a.get(name), table_b.get(name)
@@ -309,12 +309,12 @@ def swapped(a: Rulebook, b: Rulebook, change: BlockChange) -> Rulebook | None:
         mixed = a.without(change.slug)
     else:
         to_a = {r.id: a.rule(r.slug).id for r in b.rules if a.rule(r.slug) is not None}
-        rb = b.rule(change.slug)
-        ra = a.rule(change.slug)
-        number = ra.id if ra is not None else rb.id
-        if ra is None and any(r.id == number for r in a.rules):
+        rule_b = b.rule(change.slug)
+        rule_a = a.rule(change.slug)
+        number = rule_a.id if rule_a is not None else rule_b.id
+        if rule_a is None and any(r.id == number for r in a.rules):
             number += "'"
-        block = attrs.evolve(rb, id=number, clauses=tuple(with_rule_refs(c, lambda r: to_a.get(r, r)) for c in rb.clauses))
+        block = attrs.evolve(rule_b, id=number, clauses=tuple(with_rule_refs(c, lambda r: to_a.get(r, r)) for c in rule_b.clauses))
         rules = [r for r in a.rules if r.slug != change.slug] + [block]
         mixed = attrs.evolve(a, rules=tuple(sorted(rules, key=lambda r: rule_key(r.id))))
     return mixed if _check(mixed) else None

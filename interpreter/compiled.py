@@ -99,7 +99,7 @@ def is_visible(eng, v: Any) -> bool:
     return False
 
 
-def is_same_stored(eng, raw: Any, name: str, aware: bool, other: Any) -> bool:
+def is_same_stored(eng, raw: Any, name: str, sees_hidden: bool, other: Any) -> bool:
     """`is_same` of a stored reference attribute's value, read as `GameView.wrap` reads it (a
     name: a player's if a player has it, else an object's), and `other`; without making the
     reference when `other` is a reference or none."""
@@ -110,7 +110,7 @@ def is_same_stored(eng, raw: Any, name: str, aware: bool, other: Any) -> bool:
         return raw == other[0] and raw not in eng.game.players
     if other is None:
         return raw is None
-    return is_same(eng, eng.wrap(raw, name, aware), other)
+    return is_same(eng, eng.wrap(raw, name, sees_hidden), other)
 
 
 def is_visible_stored(eng, raw: Any) -> bool:

@@ -60,12 +60,12 @@ class Compiler:
     # ---------------------------------------------------------------- what the compilers read
 
     @property
-    def rb(self) -> Any:
+    def rulebook(self) -> Any:
         """The rulebook."""
         return self.program.book
 
     @property
-    def ix(self) -> Any:
+    def clause_index(self) -> Any:
         """The rulebook's clauses gathered by kind (`Program.index`)."""
         return self.program.index
 
@@ -93,14 +93,14 @@ class Compiler:
         sees hidden objects."""
         known = self.queries.get(id(each))
         if known is None:
-            statuses = self.rb.statuses
+            statuses = self.rulebook.statuses
             indexable = {"attached_to", "owner", "controller", "token"} | set(statuses)
             flags = {"token"} | {name for name, decl in statuses.items() if decl.type == "bool"}
             known = self.queries[id(each)] = (each, Query(
                 each, plan_query(each.var, each.cond, indexable, flags, MISSING),
                 # a query written `including hidden` sees the objects hide rules hide, and so
                 # does one whose condition names a hiding status
-                aware=each.hidden or bool(ast.names_in(each.cond) & self.ix.hiding_attrs)))
+                sees_hidden=each.hidden or bool(ast.names_in(each.cond) & self.clause_index.hiding_attrs)))
         return known[1]
 
     def exemptions(self, rule_id: str) -> tuple:
@@ -109,7 +109,7 @@ class Compiler:
         known = self.exempting.get(rule_id)
         if known is None:
             known = self.exempting[rule_id] = tuple((ex.var, self.compiled_expr(ex.cond))
-                                                    for _rule, ex in self.ix.exempts.get(rule_id, ()))
+                                                    for _rule, ex in self.clause_index.exempts.get(rule_id, ()))
         return known
 
     def constant(self, expr: ast.Node) -> Any:
@@ -137,7 +137,7 @@ class Compiler:
         generated code does not inline them, so their calls are counted alike both ways."""
         if self._recursive_verbs is None:
             calls = {name: {n.verb for s in verb.body for n in s.walk() if isinstance(n, ast.Call)}
-                     for name, verb in self.rb.verbs.items()}
+                     for name, verb in self.rulebook.verbs.items()}
             found = set()
             for name in calls:
                 reached, todo = set(), list(calls[name])
@@ -154,7 +154,7 @@ class Compiler:
     def statement_count(self) -> int:
         """How many statements the rulebook's blocks, verbs and cards hold (counted once)."""
         if self._statement_count is None:
-            roots = list(self.rb.rules) + list(self.rb.verbs.values()) + list(self.rb.cards.values())
+            roots = list(self.rulebook.rules) + list(self.rulebook.verbs.values()) + list(self.rulebook.cards.values())
             self._statement_count = sum(statements_in(root) for root in roots)
         return self._statement_count
 
@@ -245,7 +245,7 @@ class Compiler:
                             batch.writes.append(Write(ref[0], attr, stored(value(eng, env)), cause))
                 return set_
             case ast.Call(verb=name, args=args):
-                verb = self.rb.verbs[name]
+                verb = self.rulebook.verbs[name]
                 arguments = [(p, self.compiled_expr(a)) for p, a in zip(verb.params, args)]
                 body_parts: list[Runner] = []  # compiled on the first call (a verb may call itself)
                 compiler = self

@@ -40,8 +40,8 @@ class ContinuousEffects:
             return
         if self.eng.obj(ref.id).zone != "battlefield":
             return
-        if not ref.aware:
-            for rule, ex in self.eng.ix.excludes:
+        if not ref.sees_hidden:
+            for rule, ex in self.eng.clause_index.excludes:
                 if self.eng.truthy(self.eng.eval(ex.cond, {ex.var: Obj(ref.id, True)})):
                     self.eng.record("fails", ref.id, "left out of the effect's affected objects", rule_cause(self.eng.program, rule, rule))
                     return

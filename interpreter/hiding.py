@@ -111,7 +111,7 @@ class Hiding:
     def hiding_clause(self, oid: str) -> tuple[ast.Rule, ast.Hide] | None:
         """The first hide clause that hides object `oid` (None: none does)."""
         view = self.view
-        for (rule, hide), (var, test, _shape) in zip(view.ix.hides, view.hide_tests):
+        for (rule, hide), (var, test, _shape) in zip(view.clause_index.hides, view.hide_tests):
             if test(view, {var: obj_ref((oid, True))}) not in FALSY:
                 return rule, hide
         return None

@@ -47,10 +47,10 @@ class Perception:
 
     def not_perceived_kinds(self, writes: Iterable[Write]) -> frozenset[str]:
         """The perceptions that these changes, by the rules' `changes of ... are not ...`, do not produce."""
-        quiets, not_perceived_as = self.eng.ix.quiets, self.eng.program.clauses.not_perceived_as
+        declared, not_perceived_as = self.eng.clause_index.not_perceived, self.eng.program.clauses.not_perceived_as
         kinds: frozenset[str] = frozenset()
         for w in writes:
-            if w.attr in quiets:
+            if w.attr in declared:
                 kinds = kinds | not_perceived_as(w.attr, w.old) if kinds else not_perceived_as(w.attr, w.old)
         return kinds
 
@@ -62,10 +62,10 @@ class Perception:
             if vis_before.get(oid) == vis_after.get(oid):
                 continue
             real = any(w.attr == "zone" for w in writes)
-            quiet = self.not_perceived_kinds(writes)
+            not_as = self.not_perceived_kinds(writes)
             cause = writes[0].cause
             entering = vis_after[oid]
-            if "zone-change" not in quiet:
+            if "zone-change" not in not_as:
                 if entering and not real:
                     # seen as a new object on the battlefield: new timestamp, and new to its controller too
                     eng.writer.set(oid, cause, entered_turn=eng.game.turn, timestamp=eng.store.tick(cause),
@@ -73,7 +73,7 @@ class Perception:
                 events.append(eng.record("enters" if entering else "leaves", oid,
                                           ("enters the battlefield" if entering else "leaves the battlefield")
                                           + ("" if real else " (as the game sees it)"), cause))
-            if entering and "control-change" not in quiet and not real:
+            if entering and "control-change" not in not_as and not real:
                 eng.writer.set(oid, cause, controlled_since=eng.game.turn)
         return events
 
@@ -132,6 +132,6 @@ class Perception:
             if self.eng.obj(w.obj).zone != "battlefield":
                 batch = Batch([Write(w.obj, "zone", w.zone_back, UNTIL_RETURNS)])
                 self.eng.committer.commit(batch)
-        for rule, after in self.eng.ix.afters:
+        for rule, after in self.eng.clause_index.afters:
             if isinstance(after.event, ast.LeavesEvent):
                 self.eng.run(after.body, {after.event.var: Obj(event.subject, True)}, rule_cause(self.eng.program, rule, after))

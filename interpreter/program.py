@@ -31,7 +31,7 @@ from interpreter.backends import BACKENDS, Backend
 from interpreter.clauses import ClauseTables
 from interpreter.compiled import literal
 from interpreter.compiler import Compiler
-from interpreter.rulebook import Index, Rulebook, anchor_of, attributes_read, build_index, local_body
+from interpreter.rulebook import ClauseIndex, Rulebook, anchor_of, attributes_read, build_index, local_body
 
 # The backend `Program.of` builds for when none is named (tests/test_generated.py runs the
 # suite under each by changing it).
@@ -119,7 +119,7 @@ class Program:
                 for name, decl in self.book.statuses.items() if decl.type == "enum"}
 
     @functools.cached_property
-    def index(self) -> Index:
+    def index(self) -> ClauseIndex:
         """The rulebook's clauses gathered by kind (`rulebook.build_index`)."""
         return build_index(self.book.rules)
 

@@ -11,17 +11,17 @@ from typing import NamedTuple
 
 
 class Obj(NamedTuple):
-    """A reference to an object. `aware` marks a reference obtained by naming a hiding status."""
+    """A reference to an object. `sees_hidden` marks a reference obtained by naming a hiding status."""
 
     id: str
-    aware: bool = False
+    sees_hidden: bool = False
 
 
 class PlayerRef(NamedTuple):
     name: str
 
 
-# `obj_ref((id, aware))` makes the same Obj without the named tuple's Python-level __new__:
+# `obj_ref((id, sees_hidden))` makes the same Obj without the named tuple's Python-level __new__:
 # the interpreter makes one for every object a query or a change looks at.
 obj_ref = partial(tuple.__new__, Obj)
 # the same for a player's reference, made as often as a query reads a controller or an owner

@@ -38,15 +38,15 @@ def rule_key(rule_id: str) -> tuple:
 
 
 @attrs.frozen
-class Index:
+class ClauseIndex:
     """What the engine asks of a rulebook, gathered once."""
 
     hides: tuple[tuple[ast.Rule, ast.Hide], ...]
     hiding_attrs: frozenset[str]
-    alongs: dict[str, tuple[tuple[ast.Rule, ast.Along], ...]]
+    as_clauses_by_attr: dict[str, tuple[tuple[ast.Rule, ast.AsClause], ...]]
     afters: tuple[tuple[ast.Rule, ast.After], ...]
     prefers: dict[str, tuple[ast.Rule, ast.Prefer]]
-    quiets: dict[str, tuple[ast.Quiet, ...]]
+    not_perceived: dict[str, tuple[ast.NotPerceived, ...]]
     exempts: dict[str, tuple[tuple[ast.Rule, ast.Exempt], ...]]
     excludes: tuple[tuple[ast.Rule, ast.Exclude], ...]
     lookbacks: tuple[ast.Change, ...]
@@ -145,11 +145,11 @@ def local_body(body: ast.Node) -> bool:
     return True
 
 
-def build_index(rules: tuple[ast.Rule, ...]) -> Index:
+def build_index(rules: tuple[ast.Rule, ...]) -> ClauseIndex:
     hides, afters, excludes, lookbacks, assertions = [], [], [], [], []
-    alongs: dict[str, list] = defaultdict(list)
+    as_clauses_by_attr: dict[str, list] = defaultdict(list)
     prefers: dict[str, tuple] = {}
-    quiets: dict[str, list] = defaultdict(list)
+    not_perceived: dict[str, list] = defaultdict(list)
     exempts: dict[str, list] = defaultdict(list)
     hooks: dict[str, list] = defaultdict(list)
     orders: dict[str, list[str]] = {}
@@ -158,14 +158,14 @@ def build_index(rules: tuple[ast.Rule, ...]) -> Index:
             match clause:
                 case ast.Hide():
                     hides.append((rule, clause))
-                case ast.Along():
-                    alongs[clause.change.attr].append((rule, clause))
+                case ast.AsClause():
+                    as_clauses_by_attr[clause.change.attr].append((rule, clause))
                 case ast.After():
                     afters.append((rule, clause))
                 case ast.Prefer():
                     prefers[clause.attr] = (rule, clause)
-                case ast.Quiet():
-                    quiets[clause.attr].append(clause)
+                case ast.NotPerceived():
+                    not_perceived[clause.attr].append(clause)
                 case ast.Exempt():
                     exempts[clause.rule].append((rule, clause))
                 case ast.Exclude():
@@ -190,13 +190,13 @@ def build_index(rules: tuple[ast.Rule, ...]) -> Index:
 
         ordered[kind] = tuple(sorted(entries, key=position))
     hiding = frozenset(a for _, h in hides for a in ast.names_in(h.cond))
-    return Index(
+    return ClauseIndex(
         hides=tuple(hides),
         hiding_attrs=hiding,
-        alongs={k: tuple(v) for k, v in alongs.items()},
+        as_clauses_by_attr={k: tuple(v) for k, v in as_clauses_by_attr.items()},
         afters=tuple(afters),
         prefers=prefers,
-        quiets={k: tuple(v) for k, v in quiets.items()},
+        not_perceived={k: tuple(v) for k, v in not_perceived.items()},
         exempts={k: tuple(v) for k, v in exempts.items()},
         excludes=tuple(excludes),
         lookbacks=tuple(lookbacks),

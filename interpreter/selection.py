@@ -23,7 +23,7 @@ class Query:
 
     each: ast.Each
     plan: QueryPlan
-    aware: bool
+    sees_hidden: bool
 
     @functools.cached_property
     def probe(self) -> Plan | None:
@@ -165,15 +165,15 @@ class Selector:
             found = view.indexes.lookup(probe.attr, stored(probe.value(view, env)))
             if found is not None and not found:
                 return (), ()
-        return self.candidates(q, env, raw_reads=q.aware or skip_hidden)
+        return self.candidates(q, env, raw_reads=q.sees_hidden or skip_hidden)
 
     def select(self, each: ast.Each, env: dict, cause: Cause | None, hidden_too: bool = False) -> list[Obj]:
         """The objects selection `each` chooses with environment `env`, in game order, run for
         `cause` (`hidden_too`: hidden objects too); what it visits counts against the step's budget."""
         view = self.view
         q = self.view.compiler.query(each)
-        aware = q.aware
-        skip_hidden = not aware and not hidden_too
+        sees_hidden = q.sees_hidden
+        skip_hidden = not sees_hidden and not hidden_too
         ids, unanswered = self.selection(q, env, skip_hidden)
         if not ids:
             return []
@@ -195,7 +195,7 @@ class Selector:
                 if view.skips is not None:
                     self.note_hidden(each, env, residual, oid, cause)
                 continue
-            ref = obj_ref((oid, aware))
+            ref = obj_ref((oid, sees_hidden))
             if residual:
                 scope[var] = ref
                 if any(part(view, scope) in FALSY for part in residual):
@@ -222,7 +222,7 @@ class Selector:
     def note_exempt(self, each: ast.Each, oid: str, cause: Cause | None) -> None:
         """Keep in `skips` that selection `each` left out object `oid` because an `exempt`
         clause of the block running it exempts it."""
-        for rule, ex in self.view.ix.exempts.get(cause.id, ()):
+        for rule, ex in self.view.clause_index.exempts.get(cause.id, ()):
             if self.view.compiled_expr(ex.cond)(self.view, {ex.var: obj_ref((oid, True))}) not in FALSY:
                 self.view.skips.append(Skip(getattr(self.view, "step", 0), each, cause, oid, "exempt", rule, ex))
                 return

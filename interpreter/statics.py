@@ -50,7 +50,7 @@ class StaticsHost(Protocol):
 
     game: "Game"
     indexes: "Indexes"
-    rb: "Rulebook"
+    rulebook: "Rulebook"
     program: "Program"
     dirty_scope: set[str] | None
 
@@ -237,7 +237,7 @@ class Statics:
             return []
         out: dict[str, list] = defaultdict(list)
         env = {"this": Obj(src, True), "you": PlayerRef(view.controller(src))}
-        for entry in view.rb.cards[o.card].entries:
+        for entry in view.rulebook.cards[o.card].entries:
             if isinstance(entry, ast.Static):
                 view.collect_static(entry.body, env, out)
         return [(target, c) for target, cs in out.items() for c in cs]

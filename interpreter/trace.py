@@ -46,7 +46,7 @@ def rule_cause(program: Any, rule: ast.Rule, clause: ast.Node) -> Cause:
     known = program.causes.get(id(clause))
     if known is None:
         # an `as` or `after` clause is named by its head, for the trace to say how it acted
-        role = clause_lines(clause)[0].split(":")[0] if isinstance(clause, (ast.Along, ast.After)) else ""
+        role = clause_lines(clause)[0].split(":")[0] if isinstance(clause, (ast.AsClause, ast.After)) else ""
         amended = program.book.amended_by(rule, clause)  # a clause a variant's `amend` wrote: say so
         known = program.causes[id(clause)] = (clause, Cause("rule", rule.id, rule.slug, clause.span,
                                                                     role, amended.describe(clause) if amended else ""))

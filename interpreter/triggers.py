@@ -63,7 +63,7 @@ class Triggers:
                 o = objects.get(oid)
                 if o is None or o.card not in triggered:
                     continue
-                card = eng.rb.cards[o.card]
+                card = eng.rulebook.cards[o.card]
                 for entry in card.entries:
                     if isinstance(entry, ast.Triggered) and self.trigger_matches(entry.trigger, oid, event, vis_before):
                         you = eng.game.lki.get(oid, {}).get("controller") if not eng.visible(oid) else eng.controller(oid)
@@ -94,7 +94,7 @@ class Triggers:
                 if not eng.program.clauses.matches(pattern, data.get("attr"), data.get("old"), data.get("new")):
                     return False
                 looks_back = any(lb.attr == pattern.attr and eng.program.compiler.constant(lb.value) == eng.program.compiler.constant(pattern.value)
-                                 for lb in eng.ix.lookbacks)
+                                 for lb in eng.clause_index.lookbacks)
                 return was_visible if looks_back else eng.visible(oid)
         return False
 
@@ -115,7 +115,7 @@ class Triggers:
         """Resolve the first pending triggered ability."""
         waiting = self.eng.store.remove_at("pending", 0, self.eng.game.pending[0].cause)
         trig = attrs.evolve(waiting, env=dict(waiting.env))  # (its targets are chosen on a copy: undo puts back the one that waited)
-        card = self.eng.rb.cards[trig.card]
+        card = self.eng.rulebook.cards[trig.card]
         unchosen = [t for t in targets_of(card) if t.var not in trig.env]
         names = {t.var for t in unchosen}
         if names and any(isinstance(n, ast.Name) and n.id in names for n in trig.body.walk()):

@@ -60,7 +60,7 @@ class Turns:
         with collector_paused():
             self.eng.hook_logs.append(HookLog(Counter))
             try:
-                for rule, during in self.eng.ix.hooks.get(kind, ()):
+                for rule, during in self.eng.clause_index.hooks.get(kind, ()):
                     env = {during.hook.var: PlayerRef(player)} if during.hook.var and player else {}
                     self.eng.run(during.body, env, rule_cause(self.eng.program, rule, during))
                 for delayed in [d for d in self.eng.game.delayed if d.hook == kind]:

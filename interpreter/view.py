@@ -48,19 +48,19 @@ def encloses(outer: Span, inner: Span) -> bool:
             and (outer.line, outer.column) <= (inner.line, inner.column) <= (outer.end_line, outer.end_column))
 
 
-def blame(rb: "Rulebook", span: Span | None, cause: Cause | None) -> str:
+def blame(rulebook: "Rulebook", span: Span | None, cause: Cause | None) -> str:
     """What a statement belongs to, as an error names it: the block it runs for (`cause`),
-    else the block, verb or card of rulebook `rb` whose text holds it."""
+    else the block, verb or card of `rulebook` whose text holds it."""
     if cause is not None and cause.kind == "rule":
         return f"block {cause.id} {cause.label}".strip()
     if span is not None and span.line:
-        for rule in rb.rules:
+        for rule in rulebook.rules:
             if encloses(rule.span, span):
                 return f"block {rule.id} {rule.slug}"
-        for verb in rb.verbs.values():
+        for verb in rulebook.verbs.values():
             if encloses(verb.span, span):
                 return f"verb {verb.name}"
-        for card in rb.cards.values():
+        for card in rulebook.cards.values():
             if encloses(card.span, span):
                 return f"card \"{card.name}\""
     return str(cause) if cause is not None else "the rules"
@@ -80,8 +80,8 @@ class GameView:
 
     def __init__(self, program: Program, game: Game):
         self.program = program  # what is worked out once for the rulebook
-        self.rb = program.book
-        self.ix = program.index
+        self.rulebook = program.book
+        self.clause_index = program.index
         self.game = game
         self.store = store_of(game)  # through which everything in the game is changed
         self._chars: dict[str, dict] = {}
@@ -104,7 +104,7 @@ class GameView:
         self.store.watched_by(self.writer.restored)  # (an undo of the game, by anyone, reaches this view)
         self.statics = Statics(self)
         self.hide_tests = [(hide.var, self.compiled_expr(hide.cond), self.hiding.status_test(hide.var, hide.cond))
-                           for _rule, hide in self.ix.hides]
+                           for _rule, hide in self.clause_index.hides]
         self._getters: dict[str, Callable[[Permanent, Obj, ast.Node], Any]] = {}
         self._readers: dict[str, Callable[[Any, ast.Node], Any]] = {}
 
@@ -118,7 +118,7 @@ class GameView:
         "objects") at the statement at `span`, run for `cause`."""
         limit = getattr(self.limits, kind, None)
         amount = f"more than {limit:,} {BUDGET_UNITS[kind]}" if limit is not None else BUDGET_UNITS[kind]
-        return self.fail(f"{blame(self.rb, span, cause)} goes over the {kind} budget: {amount} in one step",
+        return self.fail(f"{blame(self.rulebook, span, cause)} goes over the {kind} budget: {amount} in one step",
                          span if span is not None and span.line else None, BUDGET_HINT)
 
     # ================================================================ reading the state
@@ -343,7 +343,7 @@ class GameView:
             o = self.game.objects.get(oid)
             if o is None:
                 return None
-            if not value.aware and oid in self.game.lki and self.is_hidden(oid):
+            if not value.sees_hidden and oid in self.game.lki and self.is_hidden(oid):
                 return self._wrap(self.game.lki[oid].get(name), name, value)
             return self.getter(name)(o, value, where)
         if value is None or value is MISSING:
@@ -360,16 +360,16 @@ class GameView:
         raise self.fail(f"'{name}' is read from something that is not an object or a player", where.span)
 
     def _wrap(self, raw: Any, name: str, parent: Obj) -> Any:
-        """Stored names become references: players, or objects (aware as `parent` is)."""
+        """Stored names become references: players, or objects (seeing hidden objects as `parent` does)."""
         return self.wrap(raw, name, parent[1])
 
-    def wrap(self, raw: Any, name: str, aware: bool) -> Any:
+    def wrap(self, raw: Any, name: str, sees_hidden: bool) -> Any:
         """A stored value of attribute `name` as read: a stored name becomes a reference to a
-        player or to an object (`aware`: as one named by a hiding status)."""
+        player or to an object (`sees_hidden`: as one named by a hiding status)."""
         if isinstance(raw, str) and (name in ("controller", "owner", "attached_to") or name in self.reference_statuses):
             if raw in self.game.players:
                 return player_ref((raw,))
-            return obj_ref((raw, aware))
+            return obj_ref((raw, sees_hidden))
         if isinstance(raw, dict):
             return raw
         if name in ("counters", "stickers") and isinstance(raw, tuple):

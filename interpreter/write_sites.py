@@ -1,7 +1,7 @@
 """What the writes of a piece of generated code can be, and which attributes two writes of
 one batch can set to different values.
 
-A write that changes nothing is kept apart (`Batch.kept`) only so that a conflict with a
+A write that changes nothing is kept apart (`Batch.unchanged_writes`) only so that a conflict with a
 write of the same batch that changes the same attribute is seen (`settle_conflicts`). Two
 writes can conflict only if they set one attribute to different values. Generated code knows
 each of its write sites: the attribute, and the value as a token that stands for the same

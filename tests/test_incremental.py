@@ -49,15 +49,15 @@ def free_names(each: ast.Each) -> list[str]:
 
 def by_brute_force(view: GameView, each: ast.Each, env: dict) -> list[Obj]:
     """The objects the query selects, evaluating its whole condition on every object."""
-    aware = view.compiler.query(each).aware
+    sees_hidden = view.compiler.query(each).sees_hidden
     chosen = []
     for oid, o in view.game.objects.items():
         if (o.zone != "battlefield" and not each.every_zone) or o.zone == "nowhere":
             continue
-        if not aware and view.is_hidden(oid):
+        if not sees_hidden and view.is_hidden(oid):
             continue
-        if each.cond is None or view.eval(each.cond, {**env, each.var: Obj(oid, aware)}) not in FALSY:
-            chosen.append(Obj(oid, aware))
+        if each.cond is None or view.eval(each.cond, {**env, each.var: Obj(oid, sees_hidden)}) not in FALSY:
+            chosen.append(Obj(oid, sees_hidden))
     return chosen
 
 
@@ -68,7 +68,7 @@ def index_sets(view: GameView) -> dict:
 
 
 def check_against_a_fresh_engine(engine: Engine, data, where: str) -> None:
-    fresh = Engine(engine.rb, engine.game.copy())
+    fresh = Engine(engine.rulebook, engine.game.copy())
     start = len(fresh.trace)
     fresh.settle()
     missed = [e.render() for e in fresh.trace[start:] if e.kind == "change"]
@@ -85,7 +85,7 @@ def check_against_a_fresh_engine(engine: Engine, data, where: str) -> None:
         assert index_sets(engine) == index_sets(fresh), f"indexes differ{where}"
 
     values = [None, *(PlayerRef(p) for p in engine.game.players), *(Obj(o) for o in engine.game.objects)]
-    for each in queries(engine.rb):
+    for each in queries(engine.rulebook):
         env = {}
         for name in free_names(each):
             if data.draw(st.booleans(), label=f"bind {name}"):

@@ -110,14 +110,14 @@ def rule_with(*clauses) -> A.Module:
 
 def test_compound_change_value_is_parenthesised_so_it_is_not_read_as_the_condition():
     change = A.Change("x", "phase", A.And((N("p"), N("q"))))
-    module = rule_with(A.Along(change, A.Tap(N("x"))))
+    module = rule_with(A.AsClause(change, A.Tap(N("x"))))
     assert "x.phase becomes (p and q):" in print_module(module)
     assert roundtrip(module) == module
 
 
 def test_change_from_value_is_printed_and_parenthesised_when_compound():
     change = A.Change("x", "zone", N("exile"), A.Attr(N("x"), "token"), A.Or((N("a"), N("b"))))
-    module = rule_with(A.Along(change, A.Tap(N("x"))), A.Quiet("zone", ("zone-change",), A.Is(N("a"), N("b"))))
+    module = rule_with(A.AsClause(change, A.Tap(N("x"))), A.NotPerceived("zone", ("zone-change",), A.Is(N("a"), N("b"))))
     printed = print_module(module)
     assert "as x.zone becomes exile from (a or b) and x.token:" in printed
     assert "changes of zone from (a is b) are not zone-change" in printed

@@ -174,10 +174,10 @@ EVENTS = CHANGES | register({A.LeavesEvent: st.builds(A.LeavesEvent, NAMES)})
 CLAUSES = register({
     A.Hide: st.builds(A.Hide, NAMES, EXPRS),
     A.During: st.builds(A.During, HOOKS, BODIES),
-    A.Along: st.builds(A.Along, CHANGES, BODIES),
+    A.AsClause: st.builds(A.AsClause, CHANGES, BODIES),
     A.After: st.builds(A.After, EVENTS, BODIES),
     A.Prefer: st.builds(A.Prefer, NAMES, EXPRS),
-    A.Quiet: st.builds(A.Quiet, NAMES, tuples(NAMES, 1, 3), optional(EXPRS)),
+    A.NotPerceived: st.builds(A.NotPerceived, NAMES, tuples(NAMES, 1, 3), optional(EXPRS)),
     A.Exempt: st.builds(A.Exempt, NAMES, RULE_IDS, EXPRS),
     A.Exclude: st.builds(A.Exclude, NAMES, EXPRS),
     A.Lookback: st.builds(A.Lookback, CHANGES),
@@ -193,7 +193,7 @@ def _with_label(strategy, labels):
     return st.builds(lambda clause, label: attrs.evolve(clause, label=label), strategy, labels)
 
 
-_CLAUSE_CLASSES = (A.Hide, A.During, A.Along, A.After, A.Prefer, A.Quiet, A.Exempt, A.Exclude, A.Lookback, A.Order,
+_CLAUSE_CLASSES = (A.Hide, A.During, A.AsClause, A.After, A.Prefer, A.NotPerceived, A.Exempt, A.Exclude, A.Lookback, A.Order,
                    A.AssertAfter, A.AssertOnce, A.AssertSkipped)
 CLAUSES = register({cls: _with_label(BY_CLASS[cls], optional(NAMES)) for cls in _CLAUSE_CLASSES})
 LABELLED_CLAUSES = st.one_of(*(_with_label(BY_CLASS[cls], NAMES) for cls in _CLAUSE_CLASSES))
@@ -344,7 +344,7 @@ def context_of(cls):
         ({A.Block}, lambda b: in_stmt(A.If(A.Name("x"), b))),
         ({A.Assign}, lambda a: in_stmt(A.Set((a,)))),
         ({A.Hook}, lambda h: in_clause(A.During(h, _tap_x()))),
-        ({A.Change}, lambda c: in_clause(A.Along(c, _tap_x()))),
+        ({A.Change}, lambda c: in_clause(A.AsClause(c, _tap_x()))),
         ({A.LeavesEvent}, lambda e: in_clause(A.After(e, _tap_x()))),
         ({A.Section}, lambda s: as_item(A.Version("2026-09-25", None, None, (s,), ()))),
         ({A.OnEnters, A.OnLeaves, A.OnAttached, A.OnUnattached, A.OnChange},
@@ -353,7 +353,7 @@ def context_of(cls):
          lambda p: in_scenario(A.PermanentDecl("d", "Card", (p,)))),
         ({A.NextTurn, A.Cast, A.Choose, A.Resolve, A.AttackStep, A.PlayerLeaves, A.MoveStep, A.CleanupStep, A.Expect,
           A.ExpectError}, lambda step: in_scenario(A.Script((step,)))),
-        ({A.Hide, A.During, A.Along, A.After, A.Prefer, A.Quiet, A.Exempt, A.Exclude, A.Lookback, A.Order,
+        ({A.Hide, A.During, A.AsClause, A.After, A.Prefer, A.NotPerceived, A.Exempt, A.Exclude, A.Lookback, A.Order,
           A.AssertAfter, A.AssertOnce, A.AssertSkipped}, in_clause),
         ({A.Types, A.PT, A.Keywords, A.Target, A.Static, A.Spell, A.Triggered}, in_card),
         ({A.ScenarioCites, A.ScenarioRules, A.ScenarioRange, A.Players, A.TurnDecl, A.PermanentDecl, A.Script}, in_scenario),
