@@ -37,11 +37,13 @@ from dsl.checker import check_cards, check_scenario
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from dsl.parser import parse_file
 from interpreter.actions import Actions, check_attachments, guarded, permanent_from_spec
+from interpreter.backends import BACKENDS
 from interpreter.budget import Budget
 from interpreter.engine import Engine  # noqa: F401  (re-exported)
 from interpreter.rulebook import (RULES_ROOT, VARIANTS_DIR, Rulebook, available_variants, available_versions,
                                   lineage, load_cards, load_version, rules_path, shipped_sources)
 from interpreter.model import Game, Player
+from interpreter.program import Program
 from interpreter.store import SETUP, store_of
 from interpreter.scenario import Outcome, build_game, scenario_versions
 from interpreter.suite import SCENARIO_SUFFIX, Case, collect, current_version, run_all
@@ -108,7 +110,7 @@ def load(version: str | None = None) -> Rulebook:
 
 def new_game(rules: str | Rulebook | None = None, players: list[str] | tuple[str, ...] = ("Alice", "Bob"),
              permanents: list[dict] | tuple[dict, ...] = (), active: str | None = None, turn: int = 1,
-             budget: Budget | str | None = None) -> Actions:
+             budget: Budget | str | None = None, backend: str | None = None) -> Actions:
     """A game built from Python, without a scenario file, and its actions.
 
     `rules`: a version, variant or folder (as `load` takes), or a loaded Rulebook; default the
@@ -117,6 +119,8 @@ def new_game(rules: str | Rulebook | None = None, players: list[str] | tuple[str
     `attached_to`, `tapped`, `token`, `attacking`, `damage`, `entered_turn`, `keywords` (a
     list), `counters` and `stickers` (kind -> number) and `statuses` (status -> value, e.g.
     `{"phase": "out"}`). `active` (default the first player) and `turn` say whose turn it is.
+    `backend`: how the rules run, "closures" or "generated" (Python written from the rules);
+    None chooses by the size of the game (`interpreter.program.backend_for`).
 
     The initial state is settled (state-based actions, static abilities) before it is handed
     back. The result's methods are the game's actions (`cast`, `resolve`, `choose_targets`,
@@ -135,12 +139,15 @@ def new_game(rules: str | Rulebook | None = None, players: list[str] | tuple[str
     if isinstance(permanents, (str, dict)) or not isinstance(permanents, (list, tuple)):
         raise _bad_argument("new_game", "permanents", permanents, "a list of dicts, one per permanent",
                             "e.g. [{'name': 'bear', 'card': 'Grizzly Bears'}]")
+    if backend is not None and (not isinstance(backend, str) or backend not in BACKENDS):
+        raise _bad_argument("new_game", "backend", backend, "'closures', 'generated' or None",
+                            "None chooses by the size of the game")
     game = Game({n: Player(n) for n in players}, tuple(players), active or players[0], turn)
     for spec in permanents:
         permanent = permanent_from_spec(spec, game, book, where)
         store_of(game).put_object(permanent, SETUP)
     check_attachments(game, {oid: where for oid in game.objects})
-    play = Actions(Engine(book, game, _budget("new_game", budget)))
+    play = Actions(Engine(Program.for_game(book, game, backend), game, _budget("new_game", budget)))
     guarded(play.engine.settle)
     return play
 

@@ -84,7 +84,8 @@ class Engine(GameView):
     It plays by a `Program` (`interpreter.program`): what is worked out once for the rulebook,
     for one backend (`interpreter.backends`: generated Python, or the closures that define
     the rules; both leave the same trace, event for event). Given a rulebook, it plays by
-    `Program.of(rulebook)`, in the default backend.
+    `Program.for_game(rulebook, game)`: the closures on a small board, generated Python on a
+    large one (`interpreter.program.backend_for`).
 
     Each step runs within `budget` (`interpreter.budget`; None: the default `Budget()`): a
     step begins with `begin_step()`, which the scenario runner calls before each step.
@@ -98,7 +99,7 @@ class Engine(GameView):
 
     def __init__(self, rulebook: Rulebook | Program, game: Game, budget: Budget | None = None, journal: str = "game"):
         check_arguments(rulebook, game, budget, journal)
-        program = rulebook if isinstance(rulebook, Program) else Program.of(rulebook)
+        program = rulebook if isinstance(rulebook, Program) else Program.for_game(rulebook, game)
         super().__init__(program, game)
         self.store.keep = journal
         self.backend = program.backend  # how bodies and clauses run: closures or generated Python

@@ -12,8 +12,11 @@ writes into it.
 
 A program is built for one backend (`interpreter.backends`): closures, or generated Python.
 `Program.of(book, backend)` gives the program for a rulebook, built once and kept for as long
-as the rulebook lives; `Engine(program, game)` plays a game by it (`Engine(book, game)` takes
-`Program.of(book)`, in the default backend, `DEFAULT_BACKEND`).
+as the rulebook lives; `Engine(program, game)` plays a game by it. `Engine(book, game)` takes
+`Program.for_game(book, game)`: by default (`DEFAULT_BACKEND = "auto"`) the closures for a
+game of fewer than `GENERATED_FROM` objects and generated Python from there on, since
+writing and compiling the Python costs more than it saves on a small board (see
+docs/performance.md, "Which backend").
 
 The tables keyed by a node's `id` keep the node in their entry, so that an id is never reused
 while it is cached.
@@ -33,9 +36,15 @@ from interpreter.compiled import literal
 from interpreter.compiler import Compiler
 from interpreter.rulebook import ClauseIndex, Rulebook, anchor_of, attributes_read, build_index, local_body
 
-# The backend `Program.of` builds for when none is named (tests/test_generated.py runs the
-# suite under each by changing it).
-DEFAULT_BACKEND = "generated"
+# The backend `Program.of` builds for when none is named: "auto" chooses by the game's size
+# (`backend_for`); tests/test_generated.py runs the suite under each backend by naming it here.
+DEFAULT_BACKEND = "auto"
+# With "auto": games of this many objects or more are played by generated Python, smaller ones
+# by the closures (a game of 100 objects plays one untap step in 11 ms by the closures, 25 ms
+# by generated Python written for it; at 1,000 the two are even, and ten steps favour the
+# generated code two to one). A rulebook's program asked for with no game is generated Python.
+GENERATED_FROM = 256
+NO_GAME_BACKEND = "generated"  # (what "auto" means for a program asked for with no game)
 
 
 # The programs built, by (id of the rulebook, backend name). A program holds its rulebook
@@ -43,6 +52,14 @@ DEFAULT_BACKEND = "generated"
 # (not at once from a weakref callback: what a program frees then would be left for the
 # next run of the cycle collector, which may be in the middle of a step).
 _PROGRAMS: dict[tuple[int, str], "Program"] = {}
+
+
+def backend_for(game: Any) -> str:
+    """The backend a game is played in when none is named: `DEFAULT_BACKEND`, or with "auto"
+    the closures below `GENERATED_FROM` objects and generated Python from there on."""
+    if DEFAULT_BACKEND != "auto":
+        return DEFAULT_BACKEND
+    return "generated" if len(game.objects) >= GENERATED_FROM else "closures"
 
 
 def _drop_dead_programs() -> None:
@@ -59,10 +76,17 @@ class Program:
     """What the engine works out once per rulebook, for one backend (see the module's doc)."""
 
     @classmethod
+    def for_game(cls, book: Rulebook, game: Any, backend: str | None = None) -> "Program":
+        """The program to play `game` by under `book`: in `backend` if one is named, else in
+        the one `backend_for(game)` chooses."""
+        return cls.of(book, backend_for(game) if backend is None else backend)
+
+    @classmethod
     def of(cls, book: Rulebook, backend: str | None = None) -> "Program":
-        """The program for `book` in `backend` ("generated" or "closures"; None: the default),
-        built the first time it is asked for."""
-        name = DEFAULT_BACKEND if backend is None else backend
+        """The program for `book` in `backend` ("generated" or "closures"; None: the default,
+        `DEFAULT_BACKEND`, which "auto" makes generated Python when no game is given), built
+        the first time it is asked for."""
+        name = backend if backend is not None else DEFAULT_BACKEND if DEFAULT_BACKEND != "auto" else NO_GAME_BACKEND
         if not isinstance(book, Rulebook):
             raise _bad_call(f"the rulebook argument must be a Rulebook, not {type(book).__name__}",
                             "load a rulebook with interpreter.api.load(version)")

@@ -170,7 +170,7 @@ class ScenarioRun:
         self.path = path
         # its initial state: built here, or given (`build_game` of the same scenario and cards)
         self.game = game if game is not None else build_game(scn, self.book)
-        self.engine = Engine(Program.of(self.book, backend), self.game, budget)  # (backend None: the default)
+        self.engine = Engine(Program.for_game(self.book, self.game, backend), self.game, budget)  # (None: by its size)
         self.actions = Actions(self.engine)
         try:
             guarded(self.engine.settle)

@@ -127,6 +127,9 @@ def test_bad_actions_are_diagnostics_named_after_the_call(call, message):
     ({"permanents": [{"name": "bear", "card": "Grizzly Bears", "attached_to": "ghost"}]}, "which does not exist"),
     ({"permanents": [{"name": "Alice", "card": "Grizzly Bears"}]}, "name of its own"),
     ({"rules": "1999-01-01"}, "1999-01-01"),
+    ({"backend": "fast"}, "the backend argument must be 'closures', 'generated' or None"),
+    ({"backend": True}, "the backend argument"),
+    ({"backend": ["generated"]}, "the backend argument"),
 ])
 def test_bad_games_are_diagnostics(kwargs, message):
     with pytest.raises(DiagnosticError) as caught:

@@ -64,7 +64,9 @@ def test_nothing_is_written_into_a_rulebook_by_playing_under_it(backend, monkeyp
 
 def test_a_program_is_built_once_per_rulebook_and_backend():
     book = load_version("2026-09-25")
-    assert Program.of(book) is Program.of(book) is Program.of(book, program_module.DEFAULT_BACKEND)
+    # (with no game to size, the default "auto" is generated Python)
+    assert program_module.DEFAULT_BACKEND == "auto"
+    assert Program.of(book) is Program.of(book) is Program.of(book, "generated")
     assert Program.of(book, "closures") is not Program.of(book, "generated")
     assert isinstance(Program.of(book, "closures").backend, ClosureBackend)
     assert isinstance(Program.of(book, "generated").backend, GeneratedBackend)
@@ -89,10 +91,24 @@ def test_a_program_goes_with_its_rulebook():
 def test_an_engine_plays_by_the_program_it_is_given_or_its_rulebooks():
     book = load_version("2026-09-25")
     game = Engine(book, _empty_game()).game
-    assert Engine(book, game).program is Program.of(book)
+    assert Engine(book, game).program is Program.of(book, "closures")  # (a small game: closures)
     engine = Engine(Program.of(book, "closures"), game)
     assert engine.program is Program.of(book, "closures") and engine.rulebook is book
     assert engine.backend is engine.program.backend
+
+
+def test_the_default_backend_follows_the_size_of_the_game():
+    """With DEFAULT_BACKEND "auto", a game of fewer than GENERATED_FROM objects is played by the
+    closures and a larger one by generated Python (writing the code costs more than it saves
+    on a small board: docs/performance.md, "Which backend"); a backend named is used as named."""
+    book = load_version("2026-09-25")
+    small, large = build_board(program_module.GENERATED_FROM - 1), build_board(program_module.GENERATED_FROM)
+    assert Engine(book, small).program is Program.of(book, "closures")
+    assert Engine(book, large).program is Program.of(book, "generated")
+    assert Program.for_game(book, small, "generated") is Program.of(book, "generated")
+    case = phasing_cases()[0]
+    run = ScenarioRun(case.scenario, book.with_cards(case.cards), case.path)
+    assert run.engine.program.backend.name == "closures"
 
 
 def test_an_unknown_backend_is_a_positioned_error_naming_the_ones_there_are():
@@ -129,10 +145,10 @@ def test_rulebooks_that_share_a_block_share_its_generated_code():
     functions = []
     for book in (base, variant):
         game = build_board(60, 1)
-        engine = Engine(book, game)
+        program = Program.of(book, "generated")
+        engine = Engine(program, game)
         engine.run_hook("untap step", game.active)
-        program = Program.of(book)
-        assert program is not Program.of(base) or book is base
+        assert program is not Program.of(base, "generated") or book is base
         functions.append({fn.source: fn for _node, fn in program.compiler.runners.values() if hasattr(fn, "source")})
     shared = set(functions[0]) & set(functions[1])
     assert shared, "premise: both programs wrote some of the same functions"
