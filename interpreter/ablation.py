@@ -111,9 +111,9 @@ def ablate(version: str, paths: list, budget: Budget | None = None) -> Result:
             if start is None:
                 o = run_case(r.case, reduced, budget, r.judge)
             else:
-                game, mark = start
+                game, mark = start  # (built: the scenario passed its check under the whole rulebook)
                 try:
-                    o = run_case(r.case, reduced, budget, r.judge, game=game)
+                    o = run_case(r.case, reduced, budget, r.judge, game=game, checked=True)
                 finally:
                     store_of(game).undo(mark)
             if o.signature() != baseline[id(r)]:

@@ -611,3 +611,21 @@ def test_the_command_line_rejects_a_tautology_with_exit_status_1(tmp_path, capsy
     assert main(["check", str(tmp_path / "v.rules")]) == 1
     err = capsys.readouterr().err
     assert "v.rules:6:" in err and "always true" in err and "including hidden" in err
+
+
+@pytest.mark.parametrize("version", ["2026-09-25", "2005-02-01", "no-indirect-phasing"])
+def test_a_scenario_that_checks_under_a_rulebook_checks_with_any_block_deleted(version):
+    """`phasing ablate` checks each scenario once, under the whole rulebook, and not again under
+    each rulebook with a block deleted (`run_case(..., checked=True)`): a scenario's check reads
+    the declarations and the cards, which deleting a block leaves as they are. Every scenario
+    of the suite that checks cleanly under `version` still does with each of its blocks gone."""
+    from interpreter.suite import collect, plan
+
+    book = load_version(version)
+    cases, _problems = collect([Path(__file__).parent / "scenarios"])
+    clean = [r.case for r in plan(cases, [version]) if not check_scenario(r.case.scenario, book.with_cards(r.case.cards))]
+    assert len(clean) > 10, "premise: scenarios run under this version"
+    for rule in book.rules:
+        reduced = book.without(rule.id)
+        for case in clean:
+            assert check_scenario(case.scenario, reduced.with_cards(case.cards)) == [], (rule.id, case.scenario.name)
