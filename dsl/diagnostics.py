@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import functools
 from typing import Iterable
 
 import attrs
@@ -46,7 +47,7 @@ class Diagnostic:
             except OSError:
                 text = None
         if text is not None and self.span.line:
-            source_lines = text.removeprefix("\ufeff").splitlines()  # the parser skips a byte-order mark too
+            source_lines = _lines(text)
             if 0 < self.span.line <= len(source_lines):
                 line = source_lines[self.span.line - 1]
                 width = 1
@@ -62,6 +63,13 @@ class Diagnostic:
         if self.hint:
             lines.append(f"  hint: {self.hint}")
         return "\n".join(lines)
+
+
+@functools.lru_cache(maxsize=8)
+def _lines(text: str) -> list[str]:
+    """A source's lines (the parser skips a byte-order mark too), split once per text: a file
+    with thousands of errors would otherwise be split again under each one."""
+    return text.removeprefix("\ufeff").splitlines()
 
 
 SHOWN_LINE = 200  # characters of a source line shown under a diagnostic
