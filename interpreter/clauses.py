@@ -216,13 +216,16 @@ class ClauseTables:
                 for rule, during in program.index.hooks.get("state check", ()))
         return self._state_checks
 
-    def check_pass(self) -> tuple[Callable, dict[int, tuple[int, Callable]]] | None:
+    def check_pass(self) -> tuple[Callable, dict[int, tuple[int, Callable]], dict[int, Callable]] | None:
         """The local state checks that see no hidden object, as generated Python, for when they
-        are made again for the changed objects the game sees: all of them in one pass over
-        those objects (`codegen.compile_check_pass`, a function `(engine, changed ids)` giving
-        the references each check chooses), and by position in `state_checks`, the check's
-        place in that pass and what runs its body for what it chose (`codegen.compile_chosen`).
-        None when Python cannot take them: each check is then made on its own."""
+        are made again for the changed objects the game sees, or for every object (the first
+        check of a game): all of them in one pass over those objects
+        (`codegen.compile_check_pass`, a function `(engine, ids)` giving the references each
+        check chooses); by position in `state_checks`, the check's place in that pass and what
+        runs its body for what it chose (`codegen.compile_chosen`); and by position, what the
+        check's own selection of every object counts against the step's budget
+        (`codegen.compile_selection_count`), for the first check. None when Python cannot take
+        them: each check is then made on its own."""
         if self._check_pass is _UNBUILT:
             hooked = self.program.index.hooks.get("state check", ())
             fused = [(position, hooked[position][1].body, cause)
@@ -232,7 +235,9 @@ class ClauseTables:
                 one_pass = codegen.compile_check_pass(self.compiler, [(each, cause) for _p, each, cause in fused])
                 bodies = {position: (k, codegen.compile_chosen(self.compiler, each, Write, cause))
                           for k, (position, each, cause) in enumerate(fused)}
-                self._check_pass = (one_pass, bodies)
+                counts = {position: codegen.compile_selection_count(self.compiler, each, cause)
+                          for position, each, cause in fused}
+                self._check_pass = (one_pass, bodies, counts)
             except codegen.CannotCompile:  # (nested too deeply for Python: each check runs on its own)
                 self._check_pass = None
         return self._check_pass

@@ -486,16 +486,21 @@ class Emitter:
         """Python source that is true when the candidate's `zone` is one `each` looks in."""
         return "zone != 'nowhere'" if each.every_zone else "zone == 'battlefield'"
 
-    def each(self, each: ast.Each, scope: dict[str, Binding], base: str | None, depth: int) -> tuple[Binding, int]:
+    def each(self, each: ast.Each, scope: dict[str, Binding], base: str | None, depth: int,
+             count_only: bool = False) -> tuple[Binding | None, int]:
         """Emit `Selector.select` for `each` as a loop; returns the binding of each chosen object
         and the depth the body goes at. Candidates come from the same indexes and
-        plans; the checks made on each are written out."""
+        plans; the checks made on each are written out. With `count_only`, only what the
+        selection counts against the step's budget is emitted (its candidates, unsorted, and
+        the budget check), and no loop: for a selection whose choice is made elsewhere."""
         q = self.compiler.query(each)
         skip_hidden = not q.sees_hidden
         env, ids, residual, oid, ref = (self.fresh(n) for n in ("env", "ids", "residual", "oid", each.var))
         probe = q.probe
         unseen_out = skip_hidden and not each.every_zone  # (the loop still skips what is hidden)
-        find = f"{ids}, {residual} = eng.selector.candidates({self.const(q, 'query')}, {env}, {q.sees_hidden or skip_hidden}, {unseen_out})"
+        args = f"{self.const(q, 'query')}, {env}, {q.sees_hidden or skip_hidden}, {unseen_out}"
+        find = (f"{ids} = eng.selector.candidate_set({args})" if count_only
+                else f"{ids}, {residual} = eng.selector.candidates({args})")
         if probe is not None:  # the commonest answer first: an index says no object can match
             found = self.fresh("probe")
             value = "True" if probe.source is None else self.stored_value(probe.source, scope, base)
@@ -512,8 +517,11 @@ class Emitter:
                 # conjuncts are checked on each
                 others = tuple(i for i in range(len(q.plan.parts)) if i != probe.part)
                 self.line(depth, f"if {found} is not None and eng.dirty_scope is None:")
-                self.line(depth + 1, f"{ids} = eng.indexes.sort({found}) if len({found}) > 1 else list({found})")
-                self.line(depth + 1, f"{residual} = {others!r}")
+                if count_only:
+                    self.line(depth + 1, f"{ids} = {found}")
+                else:
+                    self.line(depth + 1, f"{ids} = eng.indexes.sort({found}) if len({found}) > 1 else list({found})")
+                    self.line(depth + 1, f"{residual} = {others!r}")
                 self.line(depth, "else:")
                 self.line(depth + 1, f"{env} = {self.env_dict(scope, base)}")
                 self.line(depth + 1, find)
@@ -522,6 +530,8 @@ class Emitter:
             self.line(depth, f"{env} = {self.env_dict(scope, base)}")
             self.line(depth, find)
         self.budget_check(depth, ids, each)
+        if count_only:
+            return None, depth
         exemptions = self.exemptions(self.cause)
         conjuncts = ast.conjuncts(each.cond)
         kept = [self.fresh("check") for _c in conjuncts]
@@ -725,6 +735,19 @@ def compile_check_pass(compiler: Any, checks: list[tuple[ast.Each, Any]]) -> Cal
     em.memo = None
     em.line(1, f"return ({''.join(local + ', ' for local in found)})")
     return em.function("check_pass", "eng, ids", READING + ["env = {}"])
+
+
+@or_cannot
+def compile_selection_count(compiler: Any, each: ast.Each, cause: Any) -> Callable:
+    """What the selection of `each x where ...` counts against the step's budget, made on its
+    own with no variable bound (a state check of every object), without choosing: a function
+    `(engine, batch)` that counts its candidates as `Selector.select` would and raises when the
+    step's iterations or the batch's writes are over budget. For a check whose choice the one
+    pass (`compile_check_pass`) makes."""
+    em = Emitter(compiler, None)
+    em.cause = cause
+    em.each(each, {}, "env", 1, count_only=True)
+    return em.function("count_selection", "eng, batch", PROLOGUE + ["env = {}"])
 
 
 @or_cannot

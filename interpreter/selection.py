@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import functools
-from typing import Any, Iterable, NamedTuple
+from typing import Any, Collection, Iterable, NamedTuple
 
 import attrs
 
@@ -59,7 +59,7 @@ class Selector:
         self.view = view  # the game view it reads and writes through
 
     def candidates(self, q: Query, env: dict, raw_reads: bool,
-                   unseen_out: bool = False) -> tuple[Iterable[str], tuple[int, ...]]:
+                   unseen_out: bool = False, unsorted: bool = False) -> tuple[Iterable[str], tuple[int, ...]]:
         """The objects a query must look at, in game order, and the conjuncts still to check on
         each (their positions): those no index answered exactly. Indexes answer exactly when the query reads
         stored values (`raw_reads`: it never reads last known information) and no effect changes
@@ -67,7 +67,7 @@ class Selector:
         `unseen_out` (the caller looks at the battlefield and skips what the game does not
         see), the objects a hide rule hides by a stored status are left out of a set of
         candidates too, when every hide rule is one (`stored_hide_tests`); the caller still
-        checks each candidate."""
+        checks each candidate. (`unsorted`: in no order, for `candidate_set`.)"""
         view = self.view
         within: list[set[str]] = []  # every object in the answer is in each of these
         without: list[set[str]] = []  # and in none of these
@@ -110,14 +110,19 @@ class Selector:
             ids = view.game.objects.keys()
             if without:
                 ids = set(ids).difference(*without)
-            return (list(ids) if not without else view.indexes.sort(ids)), residual
+            return (ids if unsorted else list(ids) if not without else view.indexes.sort(ids)), residual
         within.sort(key=len)
         ids = within[0].intersection(*within[1:]) if len(within) > 1 else within[0]
         if without:
             ids = ids.difference(*without)
         if only is not None:
             ids = ids & view.game.objects.keys()
-        return (view.indexes.sort(ids) if len(ids) > 1 else list(ids)), residual
+        return (ids if unsorted else view.indexes.sort(ids) if len(ids) > 1 else list(ids)), residual
+
+    def candidate_set(self, q: Query, env: dict, raw_reads: bool, unseen_out: bool = False) -> Collection[str]:
+        """The objects `candidates` gives, as a collection in no order: what a selection counts
+        against the step's budget when its choice is made elsewhere (`codegen.compile_selection_count`)."""
+        return self.candidates(q, env, raw_reads, unseen_out, unsorted=True)[0]
 
     def plan_set(self, plan: Plan, env: dict) -> tuple[set[str] | None, bool]:
         """The objects an index gives for one plan (None: it can't answer), and whether that

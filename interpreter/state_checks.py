@@ -14,7 +14,10 @@ class StateChecks:
     """Makes the state checks (the blocks hooked to state checks, as the program's clause
     tables hold them: `ClauseTables.state_checks`) in rounds, each round one batch, until a
     round changes nothing; a local check is made again only for the objects changed since the
-    last round, in one generated pass when it can be (`ClauseTables.check_pass`)."""
+    last round. With generated Python (`ClauseTables.check_pass`), the local checks that see no
+    hidden object are made in one pass over those objects, or over every object on a game's
+    first check, each check's own selection still counted against the step's budget as if it
+    were made alone."""
 
     def __init__(self, eng: Any):
         self.eng = eng  # the engine it is part of
@@ -56,17 +59,26 @@ class StateChecks:
             if local and dirty is not None and not dirty:
                 continue  # nothing changed since it was last made: it finds nothing new
             scope = dirty if local else None
+            if scope is not None and not sees_hidden and seen_dirty is None:
+                objects, is_hidden = eng.game.objects, eng.is_hidden
+                seen_dirty = {oid for oid in dirty if oid in objects and not is_hidden(oid)}
+            if local and not sees_hidden and fused is not None:
+                # in one pass with the others like it, over the changed objects the game sees, or
+                # over every object (in the game's order) on a first check; each check's own
+                # selection is still counted against the step's budget as if made alone
+                one_pass, bodies, counts = fused
+                if chosen is None:  # (each check's choice put in game order, not all the objects first)
+                    chosen = (one_pass(eng, eng.game.objects) if dirty is None
+                              else [eng.indexes.sort_refs(refs) for refs in one_pass(eng, dirty)])
+                eng.dirty_scope = seen_dirty if scope is not None else None
+                try:
+                    counts[position](eng, batch)
+                finally:
+                    eng.dirty_scope = None
+                k, run_chosen = bodies[position]
+                run_chosen(eng, chosen[k], batch, cause)
+                continue
             if scope is not None and not sees_hidden:
-                if fused is not None:  # in one pass with the others like it (over the changed objects the game sees)
-                    one_pass, bodies = fused
-                    if chosen is None:  # (each check's choice put in game order, not all the objects first)
-                        chosen = [eng.indexes.sort_refs(refs) for refs in one_pass(eng, dirty)]
-                    k, run_chosen = bodies[position]
-                    run_chosen(eng, chosen[k], batch, cause)
-                    continue
-                if seen_dirty is None:
-                    objects, is_hidden = eng.game.objects, eng.is_hidden
-                    seen_dirty = {oid for oid in dirty if oid in objects and not is_hidden(oid)}
                 scope = seen_dirty
             eng.dirty_scope = scope
             try:

@@ -142,8 +142,8 @@ def test_every_shipped_rulebook_and_card_compiles_to_python(spec):
             elif isinstance(clause, ast.AssertAfter) and isinstance(clause.event, ast.Change):
                 functions.append(engine.program.clauses.assertion_test(clause))
     functions += [engine.program.clauses.expander()] + [fn for _key, fn, _idle in engine.program.clauses.follow_ups()]
-    one_pass, bodies = engine.program.clauses.check_pass()  # the state checks made again for changed objects
-    functions += [one_pass] + [run for _k, run in bodies.values()]
+    one_pass, bodies, counts = engine.program.clauses.check_pass()  # the state checks in one pass
+    functions += [one_pass] + [run for _k, run in bodies.values()] + list(counts.values())
     for card in book.cards.values():
         if any(isinstance(n, ast.Call) and n.verb not in book.verbs for n in card.walk()):
             continue  # a card this version's words cannot say (the checker refuses it in a scenario)
@@ -210,3 +210,38 @@ def test_a_verb_parameter_with_a_hyphen_is_written_out_as_python(tmp_path):
         codegen.CannotCompile.__init__ = original
     assert not problems and outcome.passed, outcome.failures
     assert fell_back == []
+
+
+@pytest.mark.parametrize("size", [300, 3000])
+def test_state_checks_made_in_one_pass_count_what_each_check_alone_would(monkeypatch, size):
+    """The state checks generated Python makes in one pass over the objects (on a game's first
+    check, every object; after a step, the objects it changed) still count each check's own
+    selection against the step's budget, as each check made alone does (and as the closures
+    do): the same iterations are left after the first check and after an untap step, and the
+    game ends the same, with the one pass and without it."""
+    from interpreter.backends import GeneratedBackend
+
+    book = full_book()
+    game = build_board(size, 3)
+
+    def play():
+        engine = Engine(Program.of(book, "generated"), game.copy())
+        engine.begin_step()
+        engine.settle()  # the first check: every object
+        first = engine.iterations_left
+        engine.begin_step()
+        engine.run_hook("untap step", engine.game.active)  # then those the step changed
+        return first, engine.iterations_left, engine.game.fingerprint(), len(engine.trace)
+
+    one_pass = play()
+    monkeypatch.setattr(GeneratedBackend, "check_pass", lambda self, clauses: None)  # each check alone
+    alone = play()
+    assert one_pass == alone
+    assert one_pass[0] < engine_budget(book, game), "premise: the first check visited objects"
+
+
+def engine_budget(book, game) -> int:
+    """The iterations a step may use on `game` (what `begin_step` gives)."""
+    engine = Engine(Program.of(book, "closures"), game.copy())
+    engine.begin_step()
+    return engine.iterations_left
