@@ -8,6 +8,7 @@ from __future__ import annotations
 from dsl import ast
 from interpreter.engine import Engine
 from interpreter.model import Game, Permanent
+from interpreter.program import Program
 from interpreter.rulebook import Rulebook, load_version
 
 VERSION = "2026-09-25"
@@ -32,9 +33,11 @@ def without_state_checks(book: Rulebook) -> Rulebook:
     return book
 
 
-def prepare(book: Rulebook, game: Game) -> Engine:
-    """An engine on a copy of `game` (`Game.copy` copies every permanent: they change in place)."""
-    return Engine(book, game.copy())
+def prepare(book: Rulebook, game: Game, backend: str = "generated") -> Engine:
+    """An engine on a copy of `game` (`Game.copy` copies every permanent: they change in place),
+    in `backend`: by default generated Python, which the benchmark's boards (1,000 permanents and
+    more) are played in, named so that the tests' small boards are played in it too."""
+    return Engine(Program.of(book, backend), game.copy())
 
 
 def untap_with_interpreter(book: Rulebook, game: Game, player: str) -> dict[str, Permanent]:

@@ -161,16 +161,17 @@ class Selector:
         """The objects the continuous effects of kind `kind` affect."""
         return {oid for e in self.view.game.effects.values() if e.kind == kind for oid in e.affected}
 
-    def selection(self, q: Query, env: dict, skip_hidden: bool) -> tuple[Iterable[str], tuple[int, ...]]:
+    def selection(self, q: Query, env: dict, skip_hidden: bool,
+                  unseen_out: bool = False) -> tuple[Iterable[str], tuple[int, ...]]:
         """The candidates of a query in game order and the conjuncts still to check on each
-        (see `candidates`); nothing when an index says no object can match."""
+        (see `candidates`, and its `unseen_out`); nothing when an index says no object can match."""
         view = self.view
         probe = q.probe
         if probe is not None:  # the commonest answer first: an index says no object can match
             found = view.indexes.lookup(probe.attr, stored(probe.value(view, env)))
             if found is not None and not found:
                 return (), ()
-        return self.candidates(q, env, raw_reads=q.sees_hidden or skip_hidden)
+        return self.candidates(q, env, raw_reads=q.sees_hidden or skip_hidden, unseen_out=unseen_out)
 
     def select(self, each: ast.Each, env: dict, cause: Cause | None, hidden_too: bool = False) -> list[Obj]:
         """The objects selection `each` chooses with environment `env`, in game order, run for
@@ -179,10 +180,15 @@ class Selector:
         q = self.view.compiler.query(each)
         sees_hidden = q.sees_hidden
         skip_hidden = not sees_hidden and not hidden_too
-        ids, unanswered = self.selection(q, env, skip_hidden)
+        # What a hide rule hides by a stored status is left out of the candidates before they
+        # are counted against the budget (as generated Python does), except when what is left
+        # out is being noted (`skips`, for `why`): then they are visited, and counted as if not.
+        unseen_out = skip_hidden and not each.every_zone
+        ids, unanswered = self.selection(q, env, skip_hidden, unseen_out and view.skips is None)
         if not ids:
             return []
-        view.iterations_left -= len(ids)
+        counted = len(ids) if view.skips is None or not unseen_out else len(self.selection(q, env, skip_hidden, True)[0])
+        view.iterations_left -= counted
         if view.iterations_left < 0:
             raise view.over_budget("iterations", each.span, cause)
         residual = [q.plan.parts[i] for i in unanswered]

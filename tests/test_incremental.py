@@ -21,10 +21,14 @@ has settled the board and then run an untap step, which is what the benchmark ti
 
 from __future__ import annotations
 
+import contextlib
+
+import pytest
 from hypothesis import given, note
 from hypothesis import strategies as st
 
 from dsl import ast
+from interpreter import program
 from interpreter.engine import Engine
 from interpreter.refs import Obj, PlayerRef
 from interpreter.view import FALSY, GameView
@@ -32,6 +36,18 @@ from test_game_properties import BOOK, SETTINGS, HypothesisChooser, choose_step,
 from test_reference_differential import board_text, boards
 
 CONSTANT_NAMES = {"none", "true", "false", "turn"}
+BACKENDS = ["generated", "closures"]  # (named: these games are small, and would all get the closures)
+
+
+@contextlib.contextmanager
+def played_in(backend: str):
+    """Every engine made inside plays in `backend` (`program.DEFAULT_BACKEND`, set back after)."""
+    before = program.DEFAULT_BACKEND
+    program.DEFAULT_BACKEND = backend
+    try:
+        yield
+    finally:
+        program.DEFAULT_BACKEND = before
 
 
 def queries(book) -> list[ast.Each]:
@@ -68,7 +84,7 @@ def index_sets(view: GameView) -> dict:
 
 
 def check_against_a_fresh_engine(engine: Engine, data, where: str) -> None:
-    fresh = Engine(engine.rulebook, engine.game.copy())
+    fresh = Engine(engine.program, engine.game.copy())  # (the same program: the same backend)
     start = len(fresh.trace)
     fresh.settle()
     missed = [e.render() for e in fresh.trace[start:] if e.kind == "change"]
@@ -97,25 +113,29 @@ def check_against_a_fresh_engine(engine: Engine, data, where: str) -> None:
 
 
 @SETTINGS
+@pytest.mark.parametrize("backend", BACKENDS)
 @given(data=st.data())
-def test_what_the_engine_keeps_agrees_with_working_it_out_afresh(data):
-    ch = HypothesisChooser(data)
-    game = start_game(ch, BOOK)
-    note(game.text())
-    check_against_a_fresh_engine(game.run.engine, data, "\n" + game.text())
-    for _ in range(ch.integer(1, 8)):
-        result = game.play(choose_step(ch, game))
-        if result is None:
-            continue
-        check_against_a_fresh_engine(game.run.engine, data, f"\nafter {result.line}\n{game.text()}")
+def test_what_the_engine_keeps_agrees_with_working_it_out_afresh(backend, data):
+    with played_in(backend):
+        ch = HypothesisChooser(data)
+        game = start_game(ch, BOOK)
+        note(game.text())
+        assert game.run.engine.program.backend.name == backend
+        check_against_a_fresh_engine(game.run.engine, data, "\n" + game.text())
+        for _ in range(ch.integer(1, 8)):
+            result = game.play(choose_step(ch, game))
+            if result is None:
+                continue
+            check_against_a_fresh_engine(game.run.engine, data, f"\nafter {result.line}\n{game.text()}")
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
 @SETTINGS
 @given(board=boards(), data=st.data())
-def test_an_untap_step_on_a_settled_board_agrees_with_a_fresh_engine(board, data):
+def test_an_untap_step_on_a_settled_board_agrees_with_a_fresh_engine(backend, board, data):
     game, active = board
     note(board_text(game))
-    engine = Engine(BOOK, game.copy())
+    engine = Engine(program.Program.of(BOOK, backend), game.copy())
     engine.settle()
     engine.run_hook("untap step", active)
     check_against_a_fresh_engine(engine, data, "\n" + board_text(game))
