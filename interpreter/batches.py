@@ -89,6 +89,18 @@ class Batch:
         """Add a write of `value` to attribute `attr` of object `oid`."""
         self.writes.append(Write(oid, attr, value, cause))
 
+    def write_or_keep(self, cause: Cause, oid: str, attr: str, value: Any, old: Any) -> None:
+        """Add a write of `value` to attribute `attr` of object `oid`, whose stored value is
+        `old` (nothing changes while a batch is made): to `writes` when it changes it; else,
+        changing nothing, to `unchanged_writes` when another write could set the attribute to
+        something else (`contested`; None: any could), as generated code does with the writes
+        it makes. So a `set` or `tap` that changes nothing counts against no writes budget in
+        either backend."""
+        if old != value:
+            self.writes.append(Write(oid, attr, value, cause, old))
+        elif self.contested is None or attr in self.contested:
+            self.unchanged_writes.append((len(self.writes), (oid, attr), value, cause))
+
     def op(self, cause: Cause, describe: str, subject: str, apply: Callable[[], bool], kind: str = "effect") -> None:
         """Add an operation (`apply` does it and says whether anything happened)."""
         self.ops.append(Op(describe, subject, apply, cause, kind))

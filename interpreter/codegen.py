@@ -450,8 +450,8 @@ class Emitter:
         batch is made): a write that changes nothing goes to the batch's `unchanged_writes`, so that
         only conflicts see it, and only when the batch's writers contest the attribute."""
         self.sites.setdefault(attr, set()).add(token)
-        if bound is None or bound.obj is None:
-            self.line(depth, f"writes.append(Write({oid}, {attr!r}, {value}, cause))")
+        if bound is None or bound.obj is None:  # (the object is looked up: its value read there)
+            self.line(depth, f"batch.write_or_keep(cause, {oid}, {attr!r}, {value}, eng.raw({oid}, {attr!r}))")
             return
         if attr in self.compiler.defaults:
             old = self.status_read(bound, bound.obj, attr)
@@ -508,6 +508,10 @@ class Emitter:
                 self.line(depth, f"{found} = attachments.get({value}, NOTHING)")  # (Indexes.attached)
             else:
                 self.line(depth, f"{found} = eng.indexes.lookup({probe.attr!r}, {value})")
+            # (no candidate: the batch's writes so far are still checked, as every selection does)
+            self.line(depth, f"if not ({found} is None or {found}) and len(writes) > eng.writes_left:")
+            self.line(depth + 1, f"raise eng.over_budget('writes', {self.const(each.span, 'span')}, "
+                                 f"{self.const(self.cause, 'cause')})")
             self.line(depth, f"if {found} is None or {found}:")
             depth += 1
             if (q.plan.plans == (probe,) or probe.attr == "attached_to") and self.known_object(probe.source, scope):

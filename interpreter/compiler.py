@@ -242,7 +242,7 @@ class Compiler:
                     for var, attr, span, value in parts:
                         ref = eng.reachable(env[var] if var in env else eng.resolve_name(var, env), span, cause)
                         if ref is not None:
-                            batch.writes.append(Write(ref[0], attr, stored(value(eng, env)), cause))
+                            batch.write_or_keep(cause, ref[0], attr, stored(value(eng, env)), eng.raw(ref[0], attr))
                 return set_
             case ast.Call(verb=name, args=args):
                 verb = self.rulebook.verbs[name]
@@ -272,7 +272,7 @@ class Compiler:
 
                 def simple(eng: Any, env: dict, batch: Batch, cause: Cause) -> None:
                     if (ref := eng.reachable(target(eng, env), span, cause)) is not None:
-                        batch.writes.append(Write(ref[0], attr, value, cause))
+                        batch.write_or_keep(cause, ref[0], attr, value, eng.raw(ref[0], attr))
                 return simple
             case ast.EndTracking(obj=o):
                 watched = self.compiled_expr(o)
