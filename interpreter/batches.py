@@ -55,12 +55,15 @@ class Op:
 class Batch:
     """What one event does, gathered before anything changes.
 
-    `writes` may hold writes that leave their value as it is. Generated code, which reads the
-    value a write replaces as it writes, keeps those apart in `unchanged_writes` as (how many writes came
-    before it, (object, attribute), value, cause): they change nothing and wake no `as` clause,
-    and matter only when a write in `writes` sets the same attribute to something else
-    (a conflict, `settle_conflicts`), so they are kept only for the attributes in `contested`
-    (when the batch's writers are known, `Compiler.contested_by`)."""
+    A `set`, `tap` and the like read the value they replace as they write (`write_or_keep`,
+    and generated code inline): a write that leaves its value as it is goes apart, to
+    `unchanged_writes`, as (how many writes came before it, (object, attribute), value,
+    cause): it changes nothing, wakes no `as` clause and counts against no writes budget, and
+    matters only when a write in `writes` sets the same attribute to something else (a
+    conflict, `settle_conflicts`), so it is kept only for the attributes in `contested` (when
+    the batch's writers are known, `Compiler.contested_by`; None: kept). `writes` may still
+    hold writes that change nothing: those of the engine's own statements (`Statements`),
+    which do not read the value first."""
 
     writes: list[Write] = attrs.field(factory=list)
     ops: list[Op] = attrs.field(factory=list)
