@@ -206,12 +206,15 @@ def default_suite() -> Path:
     return Path(list(spec.submodule_search_locations)[0])
 
 
-def check_paths(paths: str | Path | list[str | Path] | tuple[str | Path, ...] | None = None) -> list[Diagnostic]:
+def check_paths(paths: str | Path | list[str | Path] | tuple[str | Path, ...] | None = None,
+                parsed_only: list[Path] | None = None) -> list[Diagnostic]:
     """Every problem in the given rule files, version folders, card files and scenarios, as a
     list (empty: no problems). `paths` is one path (a str or Path) or a list or tuple of them;
     None or an empty list checks everything shipped (every version, variant and card, and the
     conformance suite) and every folder of the rules path. Folders are searched below
-    themselves only."""
+    themselves only. A rule file that is neither in a version folder nor a variant (no
+    manifest) can only be parsed (its names and types are checked with its version); given a
+    list as `parsed_only`, each such file is added to it."""
     if paths is None:
         paths = []
     elif isinstance(paths, PathLike):
@@ -228,7 +231,7 @@ def check_paths(paths: str | Path | list[str | Path] | tuple[str | Path, ...] | 
     problems: list[Diagnostic] = []
     for target in targets:
         try:
-            problems.extend(_check_one(target))
+            problems.extend(_check_one(target, parsed_only if parsed_only is not None else []))
         except OSError as exc:
             problems.append(os_error_diagnostic(exc, target))
     return problems
@@ -249,7 +252,7 @@ def _guard(fn) -> list[Diagnostic]:
     return []
 
 
-def _check_one(target: Path) -> list[Diagnostic]:
+def _check_one(target: Path, parsed_only: list[Path]) -> list[Diagnostic]:
     if not target.exists():
         return [Diagnostic("error", f"no such file or folder: {target}", Span(str(target), 0, 0, 0, 0),
                            "give a rule file, a version folder, a scenario file, or a folder of them")]
@@ -259,11 +262,11 @@ def _check_one(target: Path) -> list[Diagnostic]:
         found, checked = [], 0
         for path in sorted(target.rglob("*")):
             if path.is_dir() and (path / "version.rules").exists():
-                found += _check_one(path)
+                found += _check_one(path, parsed_only)
             elif path.suffix == SCENARIO_SUFFIX and path.is_file():
-                found += _check_one(path)
+                found += _check_one(path, parsed_only)
             elif path.suffix == ".rules" and path.is_file() and not (path.parent / "version.rules").exists():
-                found += _check_one(path)
+                found += _check_one(path, parsed_only)
             else:
                 continue
             checked += 1
@@ -277,7 +280,7 @@ def _check_one(target: Path) -> list[Diagnostic]:
         return _check_scenarios(target)
     if target.suffix == ".rules":
         if (target.parent / "version.rules").exists():
-            return _check_one(target.parent)
+            return _check_one(target.parent, parsed_only)
         found = _guard(lambda: parse_file(target))
         if not found and any(isinstance(i, ast.Version) for i in parse_file(target).items):
             return _guard(lambda: load_version(str(target)))  # a variant of one's own, resolved and checked
@@ -288,6 +291,8 @@ def _check_one(target: Path) -> list[Diagnostic]:
                      for item in parse_file(target).items if isinstance(item, ast.Amend)]
         if not found and target.resolve().parent == (RULES_ROOT / "cards").resolve():
             found = _guard(lambda: load_cards()) or check_cards(load_cards().values(), load(None))
+        elif not found:
+            parsed_only.append(target)
         return found
     return [Diagnostic("error", f"not a rule file or scenario: {target}", Span(str(target), 0, 0, 0, 0),
                        "rule files end in .rules, scenarios in .scenario")]

@@ -126,13 +126,17 @@ def json_errors(diagnostics: list[Diagnostic]) -> dict:
 
 
 def cmd_check(args) -> int:
-    problems = api.check_paths(args.paths or None)
+    parsed_only: list = []
+    problems = api.check_paths(args.paths or None, parsed_only)
     report(problems)
     if problems:
         err.print(plain(f"{len(problems)} error(s)"))
-        return 1
-    say("no problems found")
-    return 0
+    else:
+        say("no problems found")
+    for path in parsed_only:  # (its names and types mean something only under a version)
+        say(f"note: {path} was only parsed: a rule file with no manifest outside a version folder is "
+            "checked with its version folder, or give it a manifest (variant NAME { title ... extends VERSION })")
+    return 1 if problems else 0
 
 
 def under(o: Outcome) -> str:

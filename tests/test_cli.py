@@ -92,3 +92,23 @@ def test_the_command_works_from_any_directory(tmp_path):
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["all_load_bearing"] is True
+
+
+def test_check_says_which_rule_files_it_could_only_parse(tmp_path, capsys):
+    """A rule file with no manifest outside a version folder is only parsed by `check` (an
+    unbound `tap x1` in it means nothing until a version reads it): after its verdict, `check`
+    says so for each such file, and for no variant, version folder or scenario."""
+    loose = tmp_path / "loose.rules"
+    loose.write_text('rule 702.26z untap-twice "s" {\n  during untap step of P: {\n    tap x1\n  }\n}\n')
+    assert main(["check", str(loose), str(ROOT / "rules" / "variants" / "end-step-phasing.rules"),
+                 str(ROOT / "rules" / "2026-09-25"), str(ROOT / "tests" / "scenarios" / "tour.scenario")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "no problems found"
+    assert out[1:] == [f"note: {loose} was only parsed: a rule file with no manifest outside a version folder is "
+                       "checked with its version folder, or give it a manifest (variant NAME { title ... extends VERSION })"]
+    # with a manifest, the same block is checked, and its unbound name is an error
+    variant = tmp_path / "mine.rules"
+    variant.write_text('variant mine {\n  title "mine"\n  extends 2026-09-25\n}\n' + loose.read_text())
+    assert main(["check", str(variant)]) == 1
+    captured = capsys.readouterr()
+    assert "unknown name 'x1'" in captured.err and "only parsed" not in captured.out
