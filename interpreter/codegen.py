@@ -18,7 +18,7 @@ dictionary per binding and a `reachable` check per write. It compiles:
   (`compile_check_pass`, `compile_chosen`).
 
 A write reads the value it replaces as it is made (nothing changes while a batch is made);
-one that changes nothing goes to the batch's `unchanged_writes` (see `interpreter.engine.Batch`)
+one that changes nothing goes to the batch's `unchanged_writes` (see `interpreter.batches.Batch`)
 unless no two writes of the batch can set its attribute to different values: each function
 knows what its writes can be (`fn.write_sites`, `interpreter.write_sites`), and the engine
 tells the batch which attributes its writers contest (`Batch.contested`).

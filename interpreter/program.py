@@ -86,7 +86,9 @@ class Program:
         """The program for `book` in `backend` ("generated" or "closures"; None: the default,
         `DEFAULT_BACKEND`, which "auto" makes generated Python when no game is given), built
         the first time it is asked for."""
-        name = backend if backend is not None else DEFAULT_BACKEND if DEFAULT_BACKEND != "auto" else NO_GAME_BACKEND
+        name = backend
+        if name is None:
+            name = NO_GAME_BACKEND if DEFAULT_BACKEND == "auto" else DEFAULT_BACKEND
         if not isinstance(book, Rulebook):
             raise _bad_call(f"the rulebook argument must be a Rulebook, not {type(book).__name__}",
                             "load a rulebook with interpreter.api.load(version)")

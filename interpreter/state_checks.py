@@ -59,30 +59,28 @@ class StateChecks:
             if local and dirty is not None and not dirty:
                 continue  # nothing changed since it was last made: it finds nothing new
             scope = dirty if local else None
-            if scope is not None and not sees_hidden and seen_dirty is None:
-                objects, is_hidden = eng.game.objects, eng.is_hidden
-                seen_dirty = {oid for oid in dirty if oid in objects and not is_hidden(oid)}
-            if local and not sees_hidden and fused is not None:
-                # in one pass with the others like it, over the changed objects the game sees, or
-                # over every object (in the game's order) on a first check; each check's own
-                # selection is still counted against the step's budget as if made alone
-                one_pass, bodies, counts = fused
-                if chosen is None:  # (each check's choice put in game order, not all the objects first)
-                    chosen = (one_pass(eng, eng.game.objects) if dirty is None
-                              else [eng.indexes.sort_refs(refs) for refs in one_pass(eng, dirty)])
-                eng.dirty_scope = seen_dirty if scope is not None else None
-                try:
-                    counts[position](eng, batch)
-                finally:
-                    eng.dirty_scope = None
-                k, run_chosen = bodies[position]
-                run_chosen(eng, chosen[k], batch, cause)
-                continue
             if scope is not None and not sees_hidden:
+                if seen_dirty is None:
+                    objects, is_hidden = eng.game.objects, eng.is_hidden
+                    seen_dirty = {oid for oid in dirty if oid in objects and not is_hidden(oid)}
                 scope = seen_dirty
+            # in one pass with the others like it, over the changed objects the game sees, or
+            # over every object (in the game's order) on a first check; each check's own
+            # selection is still counted against the step's budget as if made alone
+            in_one_pass = local and not sees_hidden and fused is not None
+            if in_one_pass and chosen is None:  # (each check's choice put in game order, not all the objects first)
+                one_pass = fused[0]
+                chosen = (one_pass(eng, eng.game.objects) if dirty is None
+                          else [eng.indexes.sort_refs(refs) for refs in one_pass(eng, dirty)])
             eng.dirty_scope = scope
             try:
-                body(eng, {}, batch, cause)
+                if in_one_pass:
+                    fused[2][position](eng, batch)  # (its selection, counted)
+                else:
+                    body(eng, {}, batch, cause)
             finally:
                 eng.dirty_scope = None
+            if in_one_pass:
+                k, run_chosen = fused[1][position]
+                run_chosen(eng, chosen[k], batch, cause)
         return eng.committer.commit(batch)
