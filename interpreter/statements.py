@@ -33,6 +33,12 @@ class Statements:
             return v.name
         raise self.eng.fail("this needs a player", expr.span)
 
+    def write(self, batch: Batch, cause: Cause, oid: str, attr: str, value: Any) -> None:
+        """Add a write to the batch with the value it replaces (`Batch.write_or_keep`): one
+        that changes nothing (attaching to what it is attached to, no damage dealt, a move to
+        the zone it is in) counts against no writes budget, as a `set` that changes nothing."""
+        batch.write_or_keep(cause, oid, attr, value, self.eng.raw(oid, attr))
+
     def perform(self, stmt: ast.Node, env: dict, batch: Batch, cause: Cause) -> None:
         """The statements that are not compiled: actions, effects, durations, delayed triggers."""
         match stmt:
@@ -40,13 +46,13 @@ class Statements:
                 ref = self.target(o, env, cause)
                 host = self.eng.eval(t, env)
                 if ref is not None and isinstance(host, (Obj, PlayerRef)):
-                    batch.write(cause, ref.id, "attached_to", stored(host))
+                    self.write(batch, cause, ref.id, "attached_to", stored(host))
             case ast.DealDamage(amount=n, obj=o):
                 if (ref := self.target(o, env, cause)) is not None:
-                    batch.write(cause, ref.id, "damage", self.eng.obj(ref.id).damage + n)
+                    self.write(batch, cause, ref.id, "damage", self.eng.obj(ref.id).damage + n)
             case ast.Destroy(obj=o):
                 if (ref := self.target(o, env, cause)) is not None and "indestructible" not in self.eng.chars(ref.id)["keywords"]:
-                    batch.write(cause, ref.id, "zone", "graveyard")
+                    self.write(batch, cause, ref.id, "zone", "graveyard")
             case ast.Move(obj=o, zone=zone, duration=duration):
                 if (ref := self.target(o, env, cause)) is not None:
                     if isinstance(duration, ast.UntilLeaves):
@@ -55,15 +61,16 @@ class Statements:
                             return  # the event already happened: the object doesn't move (610.3a)
                         self.eng.made(stmt.span, cause)
                         self.eng.store.add_to("watchers", Watcher(watched.id, ref.id, "battlefield", str(cause)), cause)
-                    batch.write(cause, ref.id, "zone", zone)
+                    self.write(batch, cause, ref.id, "zone", zone)
             case ast.Cease(obj=o):
                 if (ref := self.target(o, env, cause)) is not None:
-                    batch.write(cause, ref.id, "zone", "nowhere")
+                    self.write(batch, cause, ref.id, "zone", "nowhere")
             case ast.AddCounters(amount=n, kind=kind, obj=o):
                 if (ref := self.target(o, env, cause)) is not None:
                     counters = dict(self.eng.obj(ref.id).counters)
-                    counters[kind] = counters.get(kind, 0) + n
-                    batch.write(cause, ref.id, "counters", tuple(sorted(counters.items())))
+                    if n:  # (putting no counters leaves no count of zero behind)
+                        counters[kind] = counters.get(kind, 0) + n
+                    self.write(batch, cause, ref.id, "counters", tuple(sorted(counters.items())))
             case ast.Draw(player=p, amount=a):
                 who, n = self.player_arg(p, env), self.eng.eval(a, env)
                 batch.op(cause, f"draws {n}", who, lambda: self.eng.turns.update_player(who, cause, hand=self.eng.game.players[who].hand + n), "draw")

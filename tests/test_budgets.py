@@ -186,6 +186,36 @@ def test_writes_budget(generated):
         untap_step(e)
 
 
+ATTACHED = "each y where y.controller is not P: each x where x.controller is P and x.attached_to is y"
+
+
+@MODES
+@pytest.mark.parametrize("selection, statement", [
+    ("each x where x.controller is P", "deal 0 damage to x"),
+    ("each x where x.controller is P", "put 0 charge counters on x"),
+    ("each x where x.controller is P", "move x to battlefield"),
+    (ATTACHED, "attach x to y"),
+], ids=["damage", "counters", "move", "attach"])
+def test_an_action_that_changes_nothing_is_no_write(generated, selection, statement):
+    """As a `set` that leaves the value as it is, an action of the engine's own that changes
+    nothing (no damage dealt, no counter put, a move to the zone the object is in, attaching
+    it to what it is attached to) counts against no writes budget (docs/commands.md,
+    `--budget`): fifty of them pass a budget of ten writes, where fifty marks do not."""
+    game = board(50)
+    host = Permanent("h", "Grizzly Bears", "Bob", "Bob", frozenset({"creature"}), 2, 2)
+    game = Game(game.players, game.order, game.active,
+                objects={"h": host, **{oid: o.replace(attached_to="h") for oid, o in game.objects.items()}})
+    e = engine(book(rule("100.1", "idle", f"during untap step of P: {selection}: {statement}")), game.copy(),
+               generated, Budget(writes=10))
+    untap_step(e)
+    assert all(o.damage == 0 and not o.counters and o.zone == "battlefield" for o in e.game.objects.values())
+    assert all(o.attached_to == "h" for oid, o in e.game.objects.items() if oid != "h")
+    e = engine(book(rule("100.1", "marks", f"during untap step of P: {selection}: set x.mark = true")), game.copy(),
+               generated, Budget(writes=10))
+    with pytest.raises(RulesError, match="block 100.1 marks goes over the writes budget"):
+        untap_step(e)
+
+
 def test_objects_budget():
     """Effects the rules create count against the objects budget: one per permanent, with a
     budget of 5, stops at the statement that creates them."""
