@@ -56,18 +56,15 @@ interpreter does under the 2026-09-25 rulebook, over several steps in a row.
 
 from __future__ import annotations
 
-import gc
-import statistics
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.boards import build_board
 from bench.fast_reference import Board as FastBoard
+from bench.in_turn import run_in_turn, timed
 from interpreter.model import Game
 
 BATTLEFIELD, GRAVEYARD, EXILE, NOWHERE = "battlefield", "graveyard", "exile", "nowhere"
@@ -407,36 +404,24 @@ class Game_:
                 for oid, o in self.objects.items()}
 
 
+def one_round(game: Game, player: str) -> tuple[float, float, bool, str]:
+    """A round of `main`: both set up and given their first state check untimed, both steps
+    timed, their states compared, the model's journal walked back to the settled board."""
+    fused = Game_(game)
+    fused.state_checks(list(fused.objects.values()))  # the first state check, as both setups make
+    mark, start = len(fused.journal), fused.observed()
+    fast = FastBoard.from_game(game)
+    fast.settle()
+    fused_time = timed(lambda: fused.untap_step(player))
+    fast_time = timed(lambda: fast.untap_step(player))
+    entries = len(fused.journal) - mark
+    same = fused.observed() == fast.observed()
+    fused.undo(mark)
+    return fused_time, fast_time, same and fused.observed() == start, f" ({entries} journal entries)"
+
+
 def main(argv: list[str]) -> int:
-    n = int(argv[1]) if len(argv) > 1 else 10_000
-    rounds = int(argv[2]) if len(argv) > 2 else 15
-    game = build_board(n, 0)
-    player = game.active
-    fused_times, fast_times = [], []
-    same = True
-    entries = 0
-    for _ in range(rounds):
-        fused = Game_(game)
-        fused.state_checks(list(fused.objects.values()))  # the first state check, as both setups make
-        mark, start = len(fused.journal), fused.observed()
-        fast = FastBoard.from_game(game)
-        fast.settle()
-        gc.collect()
-        t0 = time.perf_counter()
-        fused.untap_step(player)
-        fused_times.append(time.perf_counter() - t0)
-        gc.collect()
-        t0 = time.perf_counter()
-        fast.untap_step(player)
-        fast_times.append(time.perf_counter() - t0)
-        entries = len(fused.journal) - mark
-        same = same and fused.observed() == fast.observed()
-        fused.undo(mark)
-        same = same and fused.observed() == start
-    f, r = statistics.median(fused_times), statistics.median(fast_times)
-    print(f"{n:,} permanents, {rounds} rounds: fused model {f * 1e3:.2f} ms ({entries} journal entries), "
-          f"fast reference {r * 1e3:.2f} ms, ratio {f / r:.2f}; same state and undo: {same}")
-    return 0 if same else 1
+    return run_in_turn(argv, "fused model", one_round, checked="same state and undo")
 
 
 if __name__ == "__main__":

@@ -21,17 +21,15 @@ write of which is journaled, is compared.
 
 from __future__ import annotations
 
-import gc
-import statistics
 import sys
-import time
 from pathlib import Path
 
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.boards import build_board
 from bench.fast_reference import Board
+from bench.in_turn import run_in_turn, timed
+from interpreter.model import Game
 
 # the causes entries name (blocks of rules/2026-09-25)
 PHASE_OUT_AND_IN = "702.26a phase-out-and-in"
@@ -142,36 +140,24 @@ class JournaledBoard(Board):
         self.journal = []
 
 
+def one_round(game: Game, player: str) -> tuple[float, float, bool, str]:
+    """A round of `main`: both boards made and settled untimed, both steps timed without the
+    state checks, their states compared, the journal walked back to the start."""
+    plain, journaled = Board.from_game(game), JournaledBoard.from_game(game)
+    plain.settle()
+    journaled.settle()
+    start = journaled.observed()
+    plain_time = timed(lambda: plain.untap_step(player, state_based=False))
+    journaled_time = timed(lambda: journaled.untap_step(player, state_based=False))
+    entries = len(journaled.journal)
+    same = plain.observed() == journaled.observed()
+    journaled.undo()
+    return journaled_time, plain_time, same and journaled.observed() == start, f" ({entries:,} entries)"
+
+
 def main(argv: list[str]) -> int:
-    n = int(argv[1]) if len(argv) > 1 else 10_000
-    rounds = int(argv[2]) if len(argv) > 2 else 15
-    game = build_board(n, 0)
-    player = game.active
-    plain_times, journaled_times = [], []
-    same = True
-    entries = 0
-    for _ in range(rounds):
-        plain = Board.from_game(game)
-        plain.settle()
-        journaled = JournaledBoard.from_game(game)
-        journaled.settle()
-        start = journaled.observed()
-        gc.collect()
-        t0 = time.perf_counter()
-        plain.untap_step(player, state_based=False)
-        plain_times.append(time.perf_counter() - t0)
-        gc.collect()
-        t0 = time.perf_counter()
-        journaled.untap_step(player, state_based=False)
-        journaled_times.append(time.perf_counter() - t0)
-        entries = len(journaled.journal)
-        same = same and plain.observed() == journaled.observed()
-        journaled.undo()
-        same = same and journaled.observed() == start
-    p, j = statistics.median(plain_times), statistics.median(journaled_times)
-    print(f"{n:,} permanents, {rounds} rounds, untap step without state checks: fast reference {p * 1e3:.2f} ms, "
-          f"journaled {j * 1e3:.2f} ms ({entries:,} entries), ratio {j / p:.2f}; same state and undo: {same}")
-    return 0 if same else 1
+    return run_in_turn(argv, "journaled (both without state checks)", one_round,
+                       checked="same state and undo")
 
 
 if __name__ == "__main__":

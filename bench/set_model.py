@@ -39,18 +39,15 @@ from the rule files would translate it; nothing here is used by the interpreter.
 
 from __future__ import annotations
 
-import gc
-import statistics
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.boards import build_board
 from bench.fast_reference import Board as FastBoard
+from bench.in_turn import run_in_turn, timed
 from interpreter.model import Game
 
 BATTLEFIELD = "battlefield"
@@ -373,34 +370,22 @@ def observed(store: Store) -> dict[str, tuple]:
             for oid, o in store.objects.items()}
 
 
+def one_round(game: Game, player: str) -> tuple[float, float, bool, str]:
+    """A round of `main`: both set up and given their first state check untimed, both steps
+    timed, their states compared, the set model's journal walked back to the start."""
+    store = Store(game)
+    state_checks(store, set(store.objects.values()))  # the first state check, as both setups make
+    fast = FastBoard.from_game(game)
+    fast.settle()
+    set_time = timed(lambda: untap_step(store, player))
+    fast_time = timed(lambda: fast.untap_step(player))
+    same = observed(store) == fast.observed()
+    store.undo(0)
+    return set_time, fast_time, same and observed(store) == observed(Store(game)), ""
+
+
 def main(argv: list[str]) -> int:
-    n = int(argv[1]) if len(argv) > 1 else 10_000
-    rounds = int(argv[2]) if len(argv) > 2 else 7
-    game = build_board(n, 0)
-    player = game.active
-    set_times, fast_times = [], []
-    same = True
-    for _ in range(rounds):
-        store = Store(game)
-        state_checks(store, set(store.objects.values()))  # the first state check, as both setups make
-        fast = FastBoard.from_game(game)
-        fast.settle()
-        gc.collect()
-        t0 = time.perf_counter()
-        untap_step(store, player)
-        set_times.append(time.perf_counter() - t0)
-        gc.collect()
-        t0 = time.perf_counter()
-        fast.untap_step(player)
-        fast_times.append(time.perf_counter() - t0)
-        same = same and observed(store) == fast.observed()
-        mark = 0
-        store.undo(mark)
-        same = same and observed(store) == observed(Store(game))
-    s, f = statistics.median(set_times), statistics.median(fast_times)
-    print(f"{n:,} permanents, {rounds} rounds: set model {s * 1e3:.2f} ms, fast reference {f * 1e3:.2f} ms, "
-          f"ratio {s / f:.2f}; same state: {same}")
-    return 0 if same else 1
+    return run_in_turn(argv, "set model", one_round, rounds=7)
 
 
 if __name__ == "__main__":
