@@ -345,6 +345,31 @@ def measure_untap(boards: dict[int, Any], clock: Clock, quick: bool, progress) -
     return results
 
 
+def measure_models(game, clock: Clock, quick: bool, progress) -> dict[str, Any]:
+    """The hand-written models of the engine's design (bench/set_model.py, fused_model.py,
+    journal_floor.py) on the 10,000-permanent board, each timed in turn with the fast
+    reference (their own `one_round`): per model, the median over rounds of model ÷ fast
+    reference in the same round, and whether every round ended in the same state."""
+    from bench import fused_model, journal_floor, set_model
+
+    results: dict[str, Any] = {}
+    for name, module in (("set_model", set_model), ("fused_model", fused_model), ("journal_floor", journal_floor)):
+        progress(f"hand-written model: bench/{name}.py, 10,000 permanents")
+        ratios: list[float] = []
+        same = True
+
+        def one_round() -> float:
+            nonlocal same
+            model_time, fast_time, agreed, _note = module.one_round(game, game.active)
+            same = same and agreed
+            ratios.append(model_time / fast_time)
+            return model_time
+
+        repeat(one_round, max_runs=3 if quick else 7, budget=max(1.0, min(6.0, clock.left() / 20)))
+        results[name] = {"ratio_fast": median(ratios) if ratios else None, "rounds": len(ratios), "same_state": same}
+    return results
+
+
 # ====================================================================== suite and memory
 
 
@@ -478,7 +503,7 @@ def scaling(small: dict, big: dict, key: str) -> tuple[float | None, float | Non
     return None, None
 
 
-def summarise(loads, untap, suite, memory, boards_info, elapsed, quick) -> dict[str, Any]:
+def summarise(loads, untap, suite, memory, boards_info, elapsed, quick, models=None) -> dict[str, Any]:
     specs = list(loads["cold"])
     load_rows = {}
     for spec in specs:
@@ -532,6 +557,7 @@ def summarise(loads, untap, suite, memory, boards_info, elapsed, quick) -> dict[
             "reference": {"setup_s": 0.0 if hundred else None, "step_s": hundred.get("reference_s")},
         },
         "scaling": scale,
+        "models_10k": models or {},
         "suite": {"scenarios": suite["scenarios"], "runs": suite["runs"], "passed": suite["passed"],
                   "seconds": suite_time, "runs_per_second": suite["runs"] / suite_time,
                   "repeats": len(suite["times"])},
@@ -606,6 +632,15 @@ def print_table(s: dict[str, Any]) -> None:
         table.add_row(f"100,000 · {labels[variant]}", fmt_time(f["interpreter_setup_s"]), "none",
                       fmt_time(f["fast_reference_setup_s"]), "", "", steps)
     table.add_section()
+    if s["models_10k"]:
+        head("the design, by hand, 10,000⁷", "", "", "", "", "÷ fast", "")
+        for name, what in (("set_model", "set by set"), ("fused_model", "fused, indexes per selection"),
+                           ("journal_floor", "fast ref. + journal, no checks")):
+            m = s["models_10k"].get(name)
+            if m:
+                table.add_row(what, "", "", "", "", times(m["ratio_fast"]),
+                              f"{name}.py, {m['rounds']} rounds" + ("" if m["same_state"] else ", STATES DIFFER"))
+        table.add_section()
     su = s["suite"]
     head("conformance suite", "runs / s", "", "", "", "", "")
     table.add_row(f"{su['scenarios']} scenarios, {su['runs']} runs", f"{su['runs_per_second']:,.1f}", "", "", "", "",
@@ -650,6 +685,11 @@ def print_table(s: dict[str, Any]) -> None:
         "its first state check (Engine.settle). fast reference: the conversion of the game into its "
         "objects and indexes (Board.from_game), and for 'full rulebook' a first state check of everything. "
         "reference: none, it reads the game's objects as they are and makes new ones for what it changes.",
+        "⁷ the design of the engine's next step, hand-written and timed in turn with the fast reference: "
+        "bench/set_model.py (batches set by set), bench/fused_model.py (set by set, fused, an index per selection, "
+        "a journal in bulk, all the rulebook's state-based actions), bench/journal_floor.py (the fast reference "
+        "with one journal entry per write, without state checks): what the interpreter could reach "
+        "(models_10k in --json; see docs/performance.md).",
         f"boards: seed {SEED}; " + "; ".join(f"{int(n):,}: {b['players']} players, {b['attachments']:,} attached, "
                                               f"{b['with_phasing']:,} with phasing, {b['phased_out']:,} phased out"
                                               for n, b in s["boards"].items()) + ".",
@@ -691,8 +731,9 @@ def main(argv: list[str] | None = None) -> int:
     suite = measure_suite(args.quick, progress)
     boards, boards_info = build_boards(SIZES, progress)
     untap = measure_untap(boards, clock, args.quick, progress)
+    models = measure_models(boards[10_000], clock, args.quick, progress)
     memory = measure_memory(boards[max(SIZES)], clock, args.quick, progress)
-    summary = summarise(loads, untap, suite, memory, boards_info, clock.elapsed(), args.quick)
+    summary = summarise(loads, untap, suite, memory, boards_info, clock.elapsed(), args.quick, models)
     progress("done")
     if args.json:
         print(json.dumps(summary, indent=2, default=str))

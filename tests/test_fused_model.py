@@ -84,3 +84,16 @@ def test_a_static_ability_phasing_out_is_looked_at_again():
     model.untap_step("Alice")
     assert model.observed() == observed(untap_with_interpreter(BOOK, game, "Alice"))
     assert model.observed()["c1"][5] == "graveyard", "704.5g once the Aura is gone"
+
+
+def test_the_benchmark_reports_each_model_against_the_fast_reference():
+    """bench/run.py's `models_10k`: each hand-written model of the design timed in turn with
+    the fast reference, with a ratio and every round ending in the same state (here on a
+    board of 300 permanents, in two rounds each)."""
+    from bench import run
+    from bench.boards import build_board
+
+    models = run.measure_models(build_board(300, 0), run.Clock(30.0), True, lambda _text: None)
+    assert set(models) == {"set_model", "fused_model", "journal_floor"}
+    for name, m in models.items():
+        assert m["same_state"] and m["rounds"] >= 1 and m["ratio_fast"] > 0, name
