@@ -38,8 +38,9 @@ Worked out in advance by the analyses a Program would run, and so not paid per s
   `phase is out`, so what phases in is seen), 702.26d and i (nothing in the step writes a
   zone, counters, stickers or attachments);
 - the `as` clauses are expanded by following the attachments, once per object, rather than
-  by a worklist of writes; 702.26h's `prefer` is the order of the two writes of
-  `phased_indirectly` (indirect last);
+  by a worklist of writes; 702.26h's `prefer` is settled before anything is written, by
+  leaving what goes along with something out of what phases out directly (the one
+  attribute two writers can disagree on, `phased_indirectly`);
 - the state checks look at what a write in the step can have made subject to one: what
   phased in, what is attached to something whose phase changed, and the hosts of static
   abilities whose source's phase changed;
