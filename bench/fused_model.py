@@ -122,7 +122,7 @@ SLOT = {"phase": "out", "phased_indirectly": "indirect", "phased_out_under": "un
         "attached_to": "attached_to", "controller": "controller"}
 
 
-class Game_:
+class FusedGame:
     """A game as the compiled step keeps it: its objects, the selections' indexes, the journal."""
 
     def __init__(self, game: Game) -> None:
@@ -408,7 +408,7 @@ class Game_:
 def one_round(game: Game, player: str) -> tuple[float, float, bool, str]:
     """A round of `main`: both set up and given their first state check untimed, both steps
     timed, their states compared, the model's journal walked back to the settled board."""
-    fused = Game_(game)
+    fused = FusedGame(game)
     fused.state_checks(list(fused.objects.values()))  # the first state check, as both setups make
     mark, start = len(fused.journal), fused.observed()
     fast = FastBoard.from_game(game)

@@ -30,8 +30,8 @@ SETTINGS = settings(max_examples=60, deadline=None,
 BOOK = full_book()
 
 
-def settled(game) -> fused_model.Game_:
-    model = fused_model.Game_(game)
+def settled(game) -> fused_model.FusedGame:
+    model = fused_model.FusedGame(game)
     model.state_checks(list(model.objects.values()))  # the setup's first state check
     return model
 
