@@ -42,8 +42,13 @@ Worked out in advance by the analyses a Program would run, and so not paid per s
   leaving what goes along with something out of what phases out directly (the one
   attribute two writers can disagree on, `phased_indirectly`);
 - the state checks look at what a write in the step can have made subject to one: what
-  phased in, what is attached to something whose phase changed, and the hosts of static
-  abilities whose source's phase changed;
+  phased in and what is attached to it, and the hosts of static abilities whose source
+  phased on its own; not what is attached to what phases out, nor the host of a source
+  that went along, which 702.26g's clause (it takes every attachment the game sees) leaves
+  phased out too, out of the checks' sight;
+- the loops over one set of objects are fused: one pass over what phases in, one over what
+  phases out, before anything is written, gathers what each write takes, the index upkeep
+  and what the checks must look at again;
 - nothing waits on changes of phase: no triggered ability on these boards, no effect for
   702.26f to end, no perception of zone changes (702.26d, j).
 
@@ -236,7 +241,7 @@ class FusedGame:
         """One batch of phasing, all at once: `going` phase out directly, `coming` phase in,
         with the `as` clauses of 702.26a, g, n, 506.4 and 610.4 and 702.26h's preference."""
         # 702.26g: what is attached to what phases out, and is seen, goes along (at any depth)
-        along, stack = [], []
+        along, unmarked, stack = [], [], []
         for root in going:
             if root.children:
                 stack.extend(root.children)
@@ -244,6 +249,8 @@ class FusedGame:
             c = stack.pop()
             if not c.out and c.zone == BATTLEFIELD:
                 along.append(c)
+                if not c.indirect:
+                    unmarked.append(c)
                 if c.children:
                     stack.extend(c.children)
         along_set = set(along)
@@ -268,63 +275,77 @@ class FusedGame:
             if not (before.isdisjoint(out) and before.isdisjoint(arriving)):
                 raise AssertionError("702.26p: a permanent's phase changes twice in the step")
         changed_phase += (out, arriving)
-        # Index upkeep, derived from what the writes make of each index's condition: what
-        # phases in leaves `coming` (by the player it went under, read before it is cleared)
-        # and `returning`, and enters `tapped` if tapped; what phases out leaves `tapped`;
-        # what phases out directly enters `coming` under its controller, the active player.
+        # One pass over each set of objects (the loops a compiler fuses), before anything is
+        # written: what each write will take, the index upkeep derived from what the writes
+        # make of each index's condition, and what a state check must look at again.
+        # Upkeep: what phases in leaves `coming` (by the player it went under) and
+        # `returning`, and enters `tapped` if tapped; what phases out leaves `tapped`; what
+        # phases out directly enters `coming` under its controller, the active player.
+        # Looked at again: what phased in and what is attached to it; the host of a static
+        # ability whose source phased on its own. (What is attached to what phases out is out
+        # too after the batch, 702.26g's clause taking every attachment the game sees, and
+        # so is the host of a source that went along.)
         coming_ix, tapped_ix = self.coming, self.tapped
+        remembered, marked_in, returns, until = [], [], [], []
+        dirty.extend(arriving)
         for o in arriving:
             if o.under is not None:
+                remembered.append(o)
                 group = coming_ix.get(o.under)
                 if group:
                     group.discard(o)
             if o.tapped:
                 tapped_ix.setdefault(o.controller, set()).add(o)
+            if o.indirect:
+                marked_in.append(o)
+            if o.returns:
+                returns.append(o)
+            if o.until is not None:
+                until.append(o)
+            if o.children:
+                dirty.extend(o.children)
+            if o.gives is not None and o.host is not None:
+                dirty.append(o.host)
         self.returning.difference_update(arriving)
-        for o in out:
-            if o.tapped:
-                tapped_ix[o.controller].discard(o)
+        marked_out = []
         for o in direct:
             coming_ix.setdefault(o.controller, set()).add(o)
+            if o.indirect:
+                marked_out.append(o)
+            if o.gives is not None and o.host is not None:
+                dirty.append(o.host)
+        controllers, attacking = [], []
+        for o in out:
+            controllers.append(o.controller)
+            if o.tapped:
+                tapped_ix[o.controller].discard(o)
+            if o.attacking:
+                attacking.append(o)
         if out:
             self.lki.append((len(self.journal), out, LOOK_BACK))  # 603.10b: as they were before
             if direct:
                 self.write("phase", direct, True, cause, old=False)
-                marked = [o for o in direct if o.indirect]
-                if marked:
-                    self.write("phased_indirectly", marked, False, cause, old=True)
+                if marked_out:
+                    self.write("phased_indirectly", marked_out, False, cause, old=True)
             if along:
                 self.write("phase", along, True, ALONG, old=False)
-                unmarked = [o for o in along if not o.indirect]
                 if unmarked:  # 702.26h: indirect wins over the direct phase_out's false
                     self.write("phased_indirectly", unmarked, True, ALONG, old=False)
-            self.write_column("phased_out_under", out, [o.controller for o in out], REMEMBER)
-            attacking = [o for o in out if o.attacking]
+            self.write_column("phased_out_under", out, controllers, REMEMBER)
             if attacking:
                 self.write("attacking", attacking, False, COMBAT, old=True)
         if arriving:
             self.write("phase", coming, False, cause, old=True)
             if back:
                 self.write("phase", back, False, RETURN_ALONG, old=True)
-            remembered = [o for o in arriving if o.under is not None]
             if remembered:
                 self.write("phased_out_under", remembered, None, FORGET)
-            marked = [o for o in arriving if o.indirect]
-            if marked:
-                self.write("phased_indirectly", marked, False, CLEAR_INDIRECT, old=True)
-            returns = [o for o in arriving if o.returns]
+            if marked_in:
+                self.write("phased_indirectly", marked_in, False, CLEAR_INDIRECT, old=True)
             if returns:
                 self.write("returns_after_absence", returns, False, CLEAR_RETURN, old=True)
-            until = [o for o in arriving if o.until is not None]
             if until:
                 self.write("phase_until", until, None, CLEAR_UNTIL)
-        # what a state check may now find something else about
-        dirty.extend(arriving)
-        for o in out + arriving:
-            if o.children:
-                dirty.extend(o.children)
-            if o.gives is not None and o.host is not None:
-                dirty.append(o.host)
 
     # ------------------------------------------------------------------ state-based actions
 
