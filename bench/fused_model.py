@@ -76,8 +76,9 @@ from interpreter.model import Game
 BATTLEFIELD, GRAVEYARD, EXILE, NOWHERE = "battlefield", "graveyard", "exile", "nowhere"
 # toughness each card's static ability gives what its source is attached to (rules/cards/library.rules)
 GIVES_TOUGHNESS = {"Holy Strength": 2, "Bonesplitter": 0}
-# what a permanent keeps of its statuses when it becomes a new object (their defaults, vocabulary.rules)
-STATUS_DEFAULTS = (("out", False), ("indirect", False), ("under", None), ("until", None), ("returns", False))
+# the statuses a permanent has again when it becomes a new object: their defaults (vocabulary.rules)
+STATUS_DEFAULTS = (("phase", False), ("phased_indirectly", False), ("phased_out_under", None),
+                   ("phase_until", None), ("returns_after_absence", False))
 # the causes (blocks of rules/2026-09-25)
 PHASE_OUT_AND_IN = "702.26a phase-out-and-in"
 REMEMBER, FORGET = "702.26a remember-controller", "702.26a forget-controller"
@@ -121,7 +122,7 @@ class Obj:
         self.returns = o.get_status("returns_after_absence", False)
 
 
-# The slot of each attribute a journal entry names, and how its value reads in the journal.
+# The slot of each attribute a journal entry names (`phase` is `out`, true when phased out).
 SLOT = {"phase": "out", "phased_indirectly": "indirect", "phased_out_under": "under", "phase_until": "until",
         "returns_after_absence": "returns", "tapped": "tapped", "attacking": "attacking", "zone": "zone",
         "attached_to": "attached_to", "controller": "controller"}
@@ -414,9 +415,8 @@ class FusedGame:
                             ("controller", o.owner)):
             if getattr(o, SLOT[attr]) != value:
                 self.write(attr, one, value, cause)
-        for slot, default in STATUS_DEFAULTS:
-            if getattr(o, slot) != default:
-                attr = next(a for a, s in SLOT.items() if s == slot)
+        for attr, default in STATUS_DEFAULTS:
+            if getattr(o, SLOT[attr]) != default:
                 self.write(attr, one, default, cause)
         self.rehost(o)
         self.reindex(one)

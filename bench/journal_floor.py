@@ -43,7 +43,6 @@ UNTAP = "502.3 untap-permanents"
 # journal attribute -> the fast reference's slot, and how a slot's value reads in the journal
 SLOTS = {"phase": "out", "phased_indirectly": "indirect", "phased_out_under": "under",
          "attacking": "attacking", "tapped": "tapped"}
-PHASE = {True: "out", False: "in"}
 
 
 class JournaledBoard(Board):

@@ -61,9 +61,9 @@ class Batch:
     cause): it changes nothing, wakes no `as` clause and counts against no writes budget, and
     matters only when a write in `writes` sets the same attribute to something else (a
     conflict, `settle_conflicts`), so it is kept only for the attributes in `contested` (when
-    the batch's writers are known, `Compiler.contested_by`; None: kept). `writes` may still
-    hold writes that change nothing: those of the engine's own statements (`Statements`),
-    which do not read the value first."""
+    the batch's writers are known, `Compiler.contested_by`; None: kept). The engine's own
+    statements (`Statements`) write the same way. A `Write` made without the value it
+    replaces (`old` UNREAD) has it read as the batch is expanded or committed."""
 
     writes: list[Write] = attrs.field(factory=list)
     ops: list[Op] = attrs.field(factory=list)
@@ -87,10 +87,6 @@ class Batch:
             if limit is not None and len(merged) >= limit:
                 return merged[:limit]
         return (merged + writes[done:])[:limit]
-
-    def write(self, cause: Cause, oid: str, attr: str, value: Any) -> None:
-        """Add a write of `value` to attribute `attr` of object `oid`."""
-        self.writes.append(Write(oid, attr, value, cause))
 
     def write_or_keep(self, cause: Cause, oid: str, attr: str, value: Any, old: Any) -> None:
         """Add a write of `value` to attribute `attr` of object `oid`, whose stored value is

@@ -379,7 +379,7 @@ def test_a_batch_that_writes_a_new_status_and_moves_its_object_is_undone_exactly
     object's writes are journaled with the batch and applied one by one."""
     from test_engine import TWO_BEARS, start
 
-    from interpreter.batches import Batch
+    from interpreter.batches import Batch, Write
     from interpreter.trace import Cause
 
     run = start(load_version("2026-09-25"), TWO_BEARS)
@@ -388,8 +388,8 @@ def test_a_batch_that_writes_a_new_status_and_moves_its_object_is_undone_exactly
     mark = store.mark()
     batch = Batch()
     cause = Cause("script", "test")
-    batch.write(cause, "bear", "phased_indirectly", True)  # (never written on the bear before)
-    batch.write(cause, "bear", "zone", "graveyard")
+    batch.writes.append(Write("bear", "phased_indirectly", True, cause))  # (never written on the bear before)
+    batch.writes.append(Write("bear", "zone", "graveyard", cause))
     run.engine.committer.commit(batch)
     assert game.objects["bear"].zone == "graveyard"
     store.undo(mark)
@@ -403,7 +403,7 @@ def test_a_batch_that_moves_an_object_journals_each_of_its_writes_once():
     place)."""
     from test_engine import TWO_BEARS, start
 
-    from interpreter.batches import Batch
+    from interpreter.batches import Batch, Write
     from interpreter.trace import Cause
 
     run = start(load_version("2026-09-25"), TWO_BEARS)
@@ -411,8 +411,8 @@ def test_a_batch_that_moves_an_object_journals_each_of_its_writes_once():
     mark = store.mark()
     batch = Batch()
     cause = Cause("script", "test")
-    batch.write(cause, "bear", "tapped", True)
-    batch.write(cause, "bear", "zone", "graveyard")
+    batch.writes.append(Write("bear", "tapped", True, cause))
+    batch.writes.append(Write("bear", "zone", "graveyard", cause))
     run.engine.committer.commit(batch)
     entries = store.entries[mark - store.base:]
     bear_writes = [(e.attr, e.value) for e in entries if e.obj == "bear" and e.kind in ("write", "status")]
