@@ -11,6 +11,15 @@ card or script step). An engine's batch of writes is gathered, settled and then 
 through here, its writes (`batches.Write`, which have the same fields) being their own
 journal entries.
 
+A statement that writes one attribute of many objects can be journaled as one entry, a
+`Bulk` (the attribute, the objects, the values each replaces, the new value or a column of
+them, the cause), standing for the writes it holds: a journal position counts writes, not
+entries, and each write of a bulk entry keeps the position it would have had as an entry of
+its own, so that writes of several bulk entries may interleave as a batch made them. Undo,
+reading objects back, checkpoints and the trace's blocks (`Block`) expand bulk entries into
+those writes, in the order of their positions: the same writes, in the same order, as the
+entries they stand for.
+
 `mark()` names the journal's position; `undo(mark)` walks the journal back to it, restoring
 the state exactly, and tells every engine playing on the game to forget what it worked out
 from the state it leaves (`watched_by`: `ObjectWriter.restored`), so that an engine goes on
@@ -21,6 +30,7 @@ only back to the last `checkpoint()`, so that its memory stays bounded in long r
 from __future__ import annotations
 
 import weakref
+from operator import attrgetter
 from typing import Any, Callable, Iterable
 
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
@@ -32,6 +42,7 @@ FIELD_NAMES = frozenset(DATA_FIELDS)
 KEEPS = ("game", "checkpoint")  # how much of the journal a store keeps
 LISTS = ("watchers", "delayed", "stack", "pending", "choices")  # the game's lists, changed by `add_to` ...
 SETUP = "setup"  # the cause of the changes that set a game up before play
+_AT = attrgetter("at")  # a `BulkWrite`'s position
 
 
 class Entry:
@@ -50,6 +61,63 @@ class Entry:
         return f"Entry({self.kind}, {self.obj!r}, {self.attr}, {self.old!r} -> {self.value!r}, {self.cause})"
 
 
+class Bulk:
+    """Writes of attribute `attr` to many objects as one journal entry: object ids `objs`, the
+    values they replace (`olds`, a status never written reading as its default, then flagged
+    in `unset` by index, as a `batches.Write` is), the new value (`value`, one for all; or
+    `values`, a column, one per object), the `cause`, and the journal position of each write
+    (`positions`, ascending: a `range` when they follow one another). Bulk entries journaled
+    together (`Store.journal_bulk`) are a group: `start` and `end` are the group's first
+    position and the one after its last."""
+
+    __slots__ = ("attr", "objs", "olds", "value", "values", "cause", "positions", "unset", "start", "end")
+
+    kind = "bulk"
+
+    def __init__(self, attr: str, objs: list, olds: list, cause: Any, value: Any = None, values: list | None = None,
+                 positions: Any = None, unset: frozenset[int] | set[int] = frozenset()):
+        if values is not None and len(values) != len(objs) or len(olds) != len(objs):
+            raise ValueError(f"Bulk({attr}): {len(objs)} objects but {len(olds)} old values"
+                             + (f" and {len(values)} new ones" if values is not None else ""))
+        self.attr, self.objs, self.olds, self.cause = attr, objs, olds, cause
+        self.value, self.values = value, values
+        self.positions = positions  # (relative to its group until journaled: `journal_bulk`)
+        self.unset = unset
+        self.start = self.end = 0
+
+    def __len__(self) -> int:
+        return len(self.objs)
+
+    def new(self, k: int) -> Any:
+        """The new value of its `k`th write."""
+        return self.value if self.values is None else self.values[k]
+
+    def writes(self) -> list["BulkWrite"]:
+        """Its writes, each as the record an entry of its own would be (in position order)."""
+        unset, olds, objs, attr, cause = self.unset, self.olds, self.objs, self.attr, self.cause
+        return [BulkWrite(objs[k], attr, olds[k], self.new(k), cause, position, k in unset)
+                for k, position in enumerate(self.positions)]
+
+    def __repr__(self) -> str:
+        new = self.value if self.values is None else self.values
+        return f"Bulk({self.attr}, {self.objs!r}, {self.olds!r} -> {new!r}, {self.cause}, at {self.positions})"
+
+
+class BulkWrite:
+    """One write of a `Bulk` entry, read as a journal entry of its own (kind "write", with the
+    fields of a `batches.Write`) and its journal position (`at`)."""
+
+    __slots__ = ("obj", "attr", "old", "value", "cause", "at", "unset")
+
+    kind = "write"
+
+    def __init__(self, obj: str, attr: str, old: Any, value: Any, cause: Any, at: int, unset: bool):
+        self.obj, self.attr, self.old, self.value, self.cause, self.at, self.unset = obj, attr, old, value, cause, at, unset
+
+    def __repr__(self) -> str:
+        return f"BulkWrite({self.obj!r}, {self.attr}, {self.old!r} -> {self.value!r}, {self.cause}, at {self.at})"
+
+
 class JournalTrimmed(DiagnosticError):
     """A position the journal no longer holds (`undo` to it, or reading an object back as it
     was then): older than the last checkpoint of a store that keeps the journal only so far."""
@@ -66,12 +134,15 @@ def _trimmed(store: "Store", position: int, call: str) -> JournalTrimmed:
 class Store:
     """Changes one game and journals each change (see the module's docstring)."""
 
-    __slots__ = ("game", "entries", "base", "keep", "pending", "readers", "derived")
+    __slots__ = ("game", "entries", "base", "dropped", "extra", "bulk", "keep", "pending", "readers", "derived")
 
     def __init__(self, game: Game, keep: str = "game"):
         self.game = game
         self.entries: list = []  # the journal since position `base`
-        self.base = 0  # how many entries were dropped at checkpoints
+        self.base = 0  # how many positions (changes) were dropped at checkpoints
+        self.dropped = 0  # how many entries were (as many as positions, but for `Bulk` entries)
+        self.extra = 0  # how many more positions the entries held take than there are entries (`Bulk`)
+        self.bulk = 0  # how many `Bulk` entries it holds (none: each entry is one position)
         self.keep = keep
         self.pending: list[Recorded] = []  # objects recorded at a position, not yet read back
         self.readers: dict[int, Any] = {}  # id -> what holds blocks of the journal (traces), to `materialize`
@@ -87,9 +158,56 @@ class Store:
         after `flag_unset` where an object changes zones): the block of the journal they fill,
         which the trace reads its change events from. A status never written on its object
         before is flagged `unset` as it is applied, to be left out again by an undo."""
-        start = self.base + len(self.entries)
+        start, first = self.mark(), self.dropped + len(self.entries)
         self.entries += writes
-        return Block(self, start, start + len(writes))
+        return Block(self, start, start + len(writes), first, first + len(writes))
+
+    def journal_bulk(self, group: list[Bulk]) -> "Block":
+        """Journal bulk entries as one group (see the module's docstring), before they are
+        applied (`apply_bulk`): their positions, given from 0 (the group's first write) and
+        together each position from 0 to one less than the number of their writes once, become
+        the journal's (they follow what it holds). The block of the journal they fill, which
+        reads as their writes in the order of their positions."""
+        start, first = self.mark(), self.dropped + len(self.entries)
+        size = sum(len(b) for b in group)
+        seen: set[int] = set()
+        for b in group:
+            positions = b.positions
+            if positions is None or not len(b):
+                raise ValueError(f"journal_bulk(): {b!r} has no " + ("positions" if len(b) else "writes"))
+            seen.update(positions)
+        if len(seen) != size or (seen and (min(seen) != 0 or max(seen) != size - 1)):
+            raise ValueError(f"journal_bulk(): the positions of the group's {size} writes are not 0 to {size - 1}, each once")
+        for b in group:
+            positions = b.positions
+            b.positions = (range(start + positions.start, start + positions.stop, positions.step) if type(positions) is range
+                           else [start + p for p in positions])
+            b.start, b.end = start, start + size
+        self.entries += group
+        self.extra += size - len(group)
+        self.bulk += len(group)
+        return Block(self, start, start + size, first, first + len(group), True)
+
+    def apply_bulk(self, b: Bulk) -> None:
+        """Apply a journaled bulk entry (`journal_bulk`) to its objects in place, flagging in its
+        `unset` the writes to a status their object has never had written."""
+        objects, attr = self.game.objects, b.attr
+        if attr in FIELD_NAMES:
+            if b.values is None:
+                value = lower_types(b.value) if attr == "types" else b.value
+                for oid in b.objs:
+                    setattr(objects[oid], attr, value)
+            else:
+                for oid, value in zip(b.objs, b.values):
+                    setattr(objects[oid], attr, lower_types(value) if attr == "types" else value)
+            return
+        unset = set()
+        for k, oid in enumerate(b.objs):
+            statuses = objects[oid].statuses
+            if attr not in statuses:
+                unset.add(k)
+            statuses[attr] = b.new(k)
+        b.unset = unset
 
     def flag_unset(self, writes: Iterable) -> None:
         """Flag `unset` each of some journaled writes (of one object, not yet applied) to a
@@ -128,19 +246,20 @@ class Store:
             return
         if todo[-1].mark < self.base:
             raise _trimmed(self, todo[-1].mark, "object_at()")
-        objects, entries, base = self.game.objects, self.entries, self.base
-        current: dict[str, Permanent | None] = {}  # each object still wanted, as it was at `position`
+        objects = self.game.objects
+        current: dict[str, Permanent | None] = {}  # each object still wanted, as it was where the walk is
         wanted: dict[str, int] = {}  # how many of the recorded name each object
         for r in todo:
             if r.oid not in current:
                 o = objects.get(r.oid)
                 current[r.oid] = o.copy() if o is not None else None
             wanted[r.oid] = wanted.get(r.oid, 0) + 1
-        position = base + len(entries)
+        back = self._backwards()
+        nxt = next(back, None)  # (its position, the entry there), latest first
         for r in todo:  # (latest position first)
-            while position > r.mark:
-                position -= 1
-                e = entries[position - base]
+            while nxt is not None and nxt[0] >= r.mark:
+                e = nxt[1]
+                nxt = next(back, None)
                 kind = e.kind
                 if kind == "object" or kind == "write" or kind == "status":
                     oid = e.obj
@@ -155,6 +274,33 @@ class Store:
                 r._object = o.copy() if o is not None else None
             else:  # (its last: the object itself, which the walk no longer changes)
                 r._object = current.pop(r.oid)
+
+    def _backwards(self) -> Iterable[tuple[int, Any]]:
+        """(position, entry) of each position the journal holds, latest first; a group of
+        `Bulk` entries read as its writes (`Bulk.writes`)."""
+        entries, top = self.entries, self.mark()
+        if not self.bulk:
+            return zip(range(top - 1, self.base - 1, -1), reversed(entries))
+        return self._backwards_expanding(top)
+
+    def _backwards_expanding(self, top: int):
+        entries = self.entries
+        i = len(entries) - 1
+        while i >= 0:
+            e = entries[i]
+            if e.kind != "bulk":
+                top -= 1
+                yield top, e
+                i -= 1
+                continue
+            j = i
+            while j > 0 and entries[j - 1].kind == "bulk" and entries[j - 1].end == e.end:
+                j -= 1
+            writes = [w for b in entries[j:i + 1] for w in b.writes()]
+            writes.sort(key=_AT, reverse=True)
+            for w in writes:
+                yield w.at, w
+            top, i = e.start, j - 1
 
     def recorded(self, oid: str) -> "Recorded":
         """Object `oid` as it is now, read back from the journal when asked (a copy made then)."""
@@ -271,7 +417,7 @@ class Store:
         lki, entries, pending = self.game.lki, self.entries, self.pending
         checkpoints = self.keep == "checkpoint"
         for oid in oids:
-            recorded = Recorded(self, oid, self.base + len(entries))
+            recorded = Recorded(self, oid, self.mark())
             if checkpoints:
                 pending.append(recorded)  # (to be read before the journal is trimmed past it)
             info = info_of(oid, recorded)
@@ -282,7 +428,7 @@ class Store:
 
     def mark(self) -> int:
         """The journal's position now, to `undo` to."""
-        return self.base + len(self.entries)
+        return self.base + len(self.entries) + self.extra
 
     def checkpoint(self) -> None:
         """With `keep = "checkpoint"`, forget the journal so far: the game cannot be undone to
@@ -291,8 +437,10 @@ class Store:
             self.read_back(self.pending)
             self.pending.clear()
             self._let_readers_copy()
-            self.base += len(self.entries)
+            self.base = self.mark()
+            self.dropped += len(self.entries)
             self.entries.clear()
+            self.extra = self.bulk = 0
 
     def watched_by(self, forget: Callable[[], None]) -> None:
         """`forget` (a bound method, held weakly: the engine it belongs to may go) is called after
@@ -314,9 +462,13 @@ class Store:
         self._let_readers_copy()
         if self.pending:
             self.pending = [r for r in self.pending if r.mark <= mark]
-        while self.base + len(entries) > mark:
+        while self.base + len(entries) + self.extra > mark:
             e = entries.pop()
-            kind, key, old = e.kind, e.obj, e.old
+            kind = e.kind
+            if kind == "bulk":
+                self._undo_group(e, mark)
+                continue
+            key, old = e.obj, e.old
             if kind == "write" or kind == "status":
                 _restore(objects[key], e)
             elif kind == "game":
@@ -340,9 +492,43 @@ class Store:
             if forget is not None:
                 forget()
 
+    def _undo_group(self, last: Bulk, mark: int) -> None:
+        """Undo the writes at `mark` and after of the group of bulk entries whose last entry,
+        `last`, was just taken off the journal: the rest of the group, taken off too, goes back
+        on it holding only the writes before `mark` (in position order, each write undone as
+        its own entry would be)."""
+        entries, objects = self.entries, self.game.objects
+        group = [last]
+        while entries and entries[-1].kind == "bulk" and entries[-1].end == last.end:
+            group.append(entries.pop())
+        group.reverse()
+        self.bulk -= len(group)
+        self.extra -= sum(len(b) for b in group) - len(group)
+        writes = [w for b in group for w in b.writes()]
+        writes.sort(key=_AT, reverse=True)
+        for w in writes:
+            if w.at < mark:
+                break
+            _restore(objects[w.obj], w)
+        if mark <= last.start:
+            return
+        kept = []  # what is left of each entry of the group: its writes before `mark`
+        for b in group:
+            ks = [k for k, position in enumerate(b.positions) if position < mark]
+            if not ks:
+                continue
+            part = Bulk(b.attr, [b.objs[k] for k in ks], [b.olds[k] for k in ks], b.cause, b.value,
+                        None if b.values is None else [b.values[k] for k in ks],
+                        [b.positions[k] for k in ks], {n for n, k in enumerate(ks) if k in b.unset})
+            part.start, part.end = b.start, mark
+            kept.append(part)
+        entries += kept
+        self.bulk += len(kept)
+        self.extra += sum(len(b) for b in kept) - len(kept)
+
     def __len__(self) -> int:
-        """How many entries the journal holds now."""
-        return len(self.entries)
+        """How many positions (changes) the journal holds now: a `Bulk` entry holds one per write."""
+        return self.mark() - self.base
 
     def read_by(self, reader: Any) -> None:
         """`reader` holds blocks of the journal: before entries are dropped (a checkpoint) or
@@ -362,22 +548,31 @@ def _list_kind(kind: str) -> str:
 
 
 class Block:
-    """A run of journal entries (positions `start` to `end`), read as a sequence while the
-    journal holds them."""
+    """A run of the journal (positions `start` to `end`; entries numbered `first` to `stop`
+    counting those dropped at checkpoints), read as a sequence of its writes, in position
+    order (`bulk`: its entries are `Bulk` entries, read as their writes), while the journal
+    holds them."""
 
-    __slots__ = ("store", "start", "end")
+    __slots__ = ("store", "start", "end", "first", "stop", "bulk")
 
-    def __init__(self, store: Store, start: int, end: int):
-        self.store, self.start, self.end = store, start, end
+    def __init__(self, store: Store, start: int, end: int, first: int, stop: int, bulk: bool = False):
+        self.store, self.start, self.end, self.first, self.stop, self.bulk = store, start, end, first, stop, bulk
 
     def __len__(self) -> int:
         return self.end - self.start
 
     def __iter__(self):
-        base = self.store.base
-        if self.start < base:
-            raise _trimmed(self.store, self.start, "trace")
-        return iter(self.store.entries[self.start - base:self.end - base])
+        store = self.store
+        if self.start < store.base:
+            raise _trimmed(store, self.start, "trace")
+        entries = store.entries[self.first - store.dropped:self.stop - store.dropped]
+        if not self.bulk:
+            return iter(entries)
+        writes = [w for b in entries for w in b.writes()]
+        writes.sort(key=_AT)
+        return iter(writes)
+
+
 
 
 def _restore(o: Permanent, e: Any) -> None:

@@ -1,0 +1,190 @@
+"""Bulk journal entries (interpreter/store.py, `Bulk`): many writes of one attribute as one
+entry of the game's journal, the first step of the build order in docs/architecture.md ("One
+game, faster").
+
+A bulk entry stands for the writes it holds: played side by side with a store that journals
+each of those writes as an entry of its own, in the order of their positions, the two agree
+on everything the journal is read for (issue 17, item 4): the game's state, the journal's
+positions (`mark`, `len`), the writes a trace block reads and their order, an object read
+back as it was at any position (`object_at`), undo to any position (inside a group of bulk
+entries too), and checkpoints.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from interpreter.batches import Write
+from interpreter.store import ABSENT, Bulk, JournalTrimmed, Store
+from interpreter.trace import Cause
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # (bench/, for its boards)
+
+from bench.boards import build_board  # noqa: E402
+
+OBJECTS = 8
+ATTRS = ("tapped", "damage", "phase", "phased_out_under", "mark")  # two fields, three statuses
+VALUES = {"tapped": st.booleans(), "damage": st.integers(0, 3), "phase": st.sampled_from(["in", "out"]),
+          "phased_out_under": st.sampled_from([None, "A", "B"]), "mark": st.integers(0, 2)}
+CAUSES = [Cause("script", f"step {k}") for k in range(3)]
+
+
+def _games():
+    one = build_board(OBJECTS, 5)
+    return one, one.copy()
+
+
+def _state(game) -> dict:
+    return {oid: (o.tapped, o.damage, dict(o.statuses)) for oid, o in game.objects.items()}
+
+
+def _old(game, oid: str, attr: str):
+    o = game.objects[oid]
+    if attr in ("tapped", "damage"):
+        return getattr(o, attr)
+    return o.statuses.get(attr)  # (a status never written reads as None, its default here)
+
+
+@st.composite
+def groups(draw, oids: list[str]):
+    """A group of bulk entries as a batch could make them: distinct (object, attribute) pairs,
+    each entry one attribute and its writes' positions, all the group's positions shuffled
+    among its entries: (attribute, [(object, new value)], [positions], cause, one value or
+    not) per entry."""
+    pairs = draw(st.lists(st.tuples(st.sampled_from(oids), st.sampled_from(ATTRS)), min_size=1, max_size=10, unique=True))
+    by_attr: dict[str, list[str]] = {}
+    for oid, attr in pairs:
+        by_attr.setdefault(attr, []).append(oid)
+    entries = []
+    for attr, objs in by_attr.items():
+        split = draw(st.integers(1, len(objs)))  # (an attribute may take two entries)
+        for part in (objs[:split], objs[split:]):
+            if part:
+                if draw(st.booleans()):
+                    value = draw(VALUES[attr])
+                    entries.append((attr, [(oid, value) for oid in part], draw(st.sampled_from(CAUSES)), True))
+                else:
+                    entries.append((attr, [(oid, draw(VALUES[attr])) for oid in part], draw(st.sampled_from(CAUSES)), False))
+    order = draw(st.permutations(range(len(pairs))))
+    placed, k = [], 0
+    for attr, writes, cause, one in entries:
+        positions = sorted(order[k:k + len(writes)])
+        k += len(writes)
+        placed.append((attr, writes, positions, cause, one))
+    return placed
+
+
+def _play_group(singles: Store, bulk: Store, group) -> tuple[list, list]:
+    """The group journaled and applied on both stores: each write as its own entry, in
+    position order, on one; as bulk entries on the other. The two blocks' writes."""
+    game = bulk.game
+    made, one_by_one = [], []
+    for attr, writes, positions, cause, one in group:
+        objs = [oid for oid, _ in writes]
+        olds = [_old(game, oid, attr) for oid in objs]
+        values = [v for _, v in writes]
+        b = (Bulk(attr, objs, olds, cause, value=values[0]) if one
+             else Bulk(attr, objs, olds, cause, values=values))
+        contiguous = positions == list(range(positions[0], positions[0] + len(positions)))
+        b.positions = range(positions[0], positions[-1] + 1) if contiguous else positions  # (both kinds are taken)
+        made.append(b)
+        one_by_one += [(p, Write(oid, attr, v, cause, old)) for p, oid, v, old in zip(positions, objs, values, olds)]
+    one_by_one.sort(key=lambda pw: pw[0])
+    ws = [w for _, w in one_by_one]
+    block_singles = singles.journal_writes(ws)
+    for w in ws:
+        singles.write_object(singles.game.objects[w.obj], [w])
+    block_bulk = bulk.journal_bulk(made)
+    for b in made:
+        bulk.apply_bulk(b)
+    return block_singles, block_bulk
+
+
+def _records(block) -> list[tuple]:
+    return [(w.obj, w.attr, w.old, w.value, w.cause, w.kind) for w in block]
+
+
+operations = st.lists(st.one_of(
+    st.tuples(st.just("group"), st.integers(0, 2**16)),
+    st.tuples(st.just("write"), st.integers(0, OBJECTS - 1), st.sampled_from(ATTRS), st.integers(0, 2**16)),
+    st.tuples(st.just("checkpoint")),
+), min_size=1, max_size=12)
+
+
+@settings(max_examples=150, deadline=None)
+@given(ops=operations, keep=st.sampled_from(["game", "checkpoint"]), data=st.data())
+def test_bulk_entries_read_as_the_writes_they_stand_for(ops, keep, data):
+    """Issue 17 item 4 (undo restores the state exactly; the trace reads the journal), with
+    the writes of a batch journaled in bulk (docs/architecture.md, build order step 1)."""
+    one_game, bulk_game = _games()
+    singles, bulk = Store(one_game, keep), Store(bulk_game, keep)
+    start = _state(bulk_game)
+    oids = sorted(bulk_game.objects)
+    blocks = []
+    for op in ops:
+        if op[0] == "group":
+            group = data.draw(groups(oids))
+            blocks.append(_play_group(singles, bulk, group))
+        elif op[0] == "write":
+            _, k, attr, seed = op
+            value = data.draw(VALUES[attr])
+            for store in (singles, bulk):
+                store.write(oids[k], attr, value, CAUSES[seed % len(CAUSES)])
+        else:
+            singles.checkpoint()
+            bulk.checkpoint()
+        assert _state(bulk_game) == _state(one_game)
+        assert (bulk.mark(), len(bulk), bulk.base) == (singles.mark(), len(singles), singles.base)
+    for block_singles, block_bulk in blocks:
+        if block_bulk.start >= bulk.base:
+            assert len(block_bulk) == len(block_singles)
+            assert _records(block_bulk) == _records(block_singles)
+    # read back as it was at any position the journal holds, and undo to one (inside a group too)
+    position = data.draw(st.integers(bulk.base, bulk.mark()))
+    for oid in oids[:3]:
+        then_bulk, then_singles = bulk.object_at(oid, position), singles.object_at(oid, position)
+        assert (then_bulk.tapped, then_bulk.damage, then_bulk.statuses) == \
+            (then_singles.tapped, then_singles.damage, then_singles.statuses)
+    bulk.undo(position)
+    singles.undo(position)
+    assert _state(bulk_game) == _state(one_game)
+    assert (bulk.mark(), len(bulk)) == (singles.mark(), len(singles)) == (position, position - bulk.base)
+    if bulk.base == 0:
+        bulk.undo(0)
+        assert _state(bulk_game) == start
+    else:
+        with pytest.raises(JournalTrimmed):
+            bulk.undo(bulk.base - 1)
+
+
+def test_a_group_whose_positions_are_not_each_taken_once_is_refused():
+    store = Store(build_board(4, 5))
+    oids = sorted(store.game.objects)
+    twice = [Bulk("tapped", oids[:2], [False, False], CAUSES[0], value=True, positions=[0, 1]),
+             Bulk("damage", oids[:1], [0], CAUSES[0], value=1, positions=[1])]
+    with pytest.raises(ValueError, match="not 0 to 2, each once"):
+        store.journal_bulk(twice)
+    with pytest.raises(ValueError, match="has no writes"):
+        store.journal_bulk([Bulk("tapped", [], [], CAUSES[0], value=True, positions=[])])
+    with pytest.raises(ValueError, match="2 objects but 1 old values"):
+        Bulk("tapped", oids[:2], [False], CAUSES[0], value=True)
+    assert store.mark() == 0 and not store.entries
+
+
+def test_undoing_a_bulk_write_to_a_status_never_written_leaves_it_out_again():
+    """A status its object never had written is left out again by undo (not set back to its
+    default), as for a batch's write of its own (`Write.unset`)."""
+    store = Store(build_board(4, 5))
+    oids = sorted(store.game.objects)
+    assert all("mark" not in store.game.objects[oid].statuses for oid in oids[:3])
+    store.game.objects[oids[1]].statuses["mark"] = 7  # (written before, outside any journal)
+    b = Bulk("mark", oids[:3], [None, 7, None], CAUSES[0], value=1, positions=range(3))
+    store.journal_bulk([b])
+    store.apply_bulk(b)
+    assert b.unset == {0, 2}
+    store.undo(0)
+    assert [store.game.objects[oid].statuses.get("mark", ABSENT) for oid in oids[:3]] == [ABSENT, 7, ABSENT]
