@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterable
 import attrs
 
 from interpreter.model import Permanent
-from interpreter.store import FIELD_NAMES
+from interpreter.store import FIELD_NAMES, Bulk
 from interpreter.trace import Cause, Event, rule_cause, show_value
 from interpreter.errors import RulesError
 
@@ -40,6 +40,21 @@ class Write:
     unset: bool = False  # applied to a status the object had never had written: undone by leaving it out
 
     kind = "write"  # (what kind of journal entry it is)
+
+
+@attrs.define
+class BulkWrites:
+    """Writes of one `value` to attribute `attr` of objects `objs` (each replacing the value of
+    `olds` at its place), for `cause`, made at one point of a batch: after `writes_at` of its
+    `writes` and `unchanged_at` of its `unchanged_writes` (`Batch.add_bulk`)."""
+
+    attr: str
+    value: Any
+    cause: Cause
+    objs: list[str]
+    olds: list
+    writes_at: int
+    unchanged_at: int
 
 
 @attrs.define
@@ -72,6 +87,41 @@ class Batch:
     # the attributes two writes of the batch could set to different values (`write_sites`):
     # generated code keeps a write that changes nothing only for those; None: for any
     contested: frozenset[str] | None = None
+    # writes made in bulk (`add_bulk`), each a `BulkWrites`, not yet among `writes`
+    bulks: list["BulkWrites"] = attrs.field(factory=list)
+    in_bulk: int = 0  # how many writes `bulks` hold (the budget counts them with `writes`)
+
+    def add_bulk(self, attr: str, value: Any, cause: Cause, objs: list[str], olds: list) -> None:
+        """Add writes of `value` to attribute `attr` of each object of `objs`, the value each
+        replaces being the one of `olds` at its place, every one of them a change, all for
+        `cause`, made one after another at this point of the batch: as many `Write`s would
+        be, but kept as one record (generated code makes them so for a statement that writes
+        one value to each object it selects; `Committer` commits a batch of them in bulk when
+        nothing waits on them one by one, else takes them in among `writes`: `take_in_bulks`)."""
+        if objs:
+            self.bulks.append(BulkWrites(attr, value, cause, objs, olds, len(self.writes), len(self.unchanged_writes)))
+            self.in_bulk += len(objs)
+
+    def take_in_bulks(self) -> None:
+        """Put the writes made in bulk among `writes` (and shift the places of the unchanged
+        writes made after them), as if each had been added as a `Write` where it was made."""
+        if not self.bulks:
+            return
+        writes, merged, done = self.writes, [], 0
+        for b in self.bulks:
+            merged += writes[done:b.writes_at]
+            done = b.writes_at
+            attr, value, cause = b.attr, b.value, b.cause
+            merged += [Write(oid, attr, value, cause, old) for oid, old in zip(b.objs, b.olds)]
+        merged += writes[done:]
+        if self.unchanged_writes:
+            shifted, bulks = [], self.bulks
+            for j, (position, key, value, cause) in enumerate(self.unchanged_writes):
+                shifted.append((position + sum(len(b.objs) for b in bulks if b.unchanged_at <= j), key, value, cause))
+            self.unchanged_writes[:] = shifted
+        writes[:] = merged
+        self.bulks.clear()
+        self.in_bulk = 0
 
     def in_order(self, limit: int | None = None) -> list[Write]:
         """Every write (or the first `limit`), `unchanged_writes` included, in the order they were made."""
@@ -112,7 +162,8 @@ UNCHANGED_KEY = itemgetter(1)  # the (object, attribute) of an entry of `Batch.u
 
 def causes_of(batches: Iterable[Batch]) -> frozenset[str]:
     """The causes of the writes and operations of some batches, as they are named."""
-    return frozenset(str(w.cause) for b in batches for w in b.writes) | {str(o.cause) for b in batches for o in b.ops}
+    return (frozenset(str(w.cause) for b in batches for w in b.writes) | {str(o.cause) for b in batches for o in b.ops}
+            | {str(bulk.cause) for b in batches for bulk in b.bulks})
 
 
 class Committer:
@@ -143,6 +194,10 @@ class Committer:
     def apply_batch(self, batch: Batch) -> bool:
         """`commit` once the batch is on the stack of batches being committed."""
         eng = self.eng
+        if batch.bulks:
+            if self.commits_in_bulk(batch):
+                return self.commit_bulk(batch)
+            batch.take_in_bulks()
         if not batch.writes and not batch.ops:
             return False  # nothing happens (what `unchanged_writes` holds changes nothing): nothing to perceive, check or follow up
         eng.reactions.expand(batch)
@@ -218,6 +273,39 @@ class Committer:
         eng.triggers.collect_triggers(changes, zone_events + attach_events, vis_before)
         eng.reactions.run_afters(keyed)
         return changed
+
+    def commits_in_bulk(self, batch: Batch) -> bool:
+        """Whether `commit_bulk` commits this batch as `apply_batch` would its writes one by
+        one: it holds one run of writes made in bulk and nothing else (no conflict can come
+        up among them: one per object), and nothing waits on a change of their attribute, nor
+        can they change what the game sees (`Program.bulk_blocked`)."""
+        if batch.writes or batch.ops or batch.unchanged_writes or len(batch.bulks) != 1:
+            return False
+        blocked = self.eng.program.bulk_blocked
+        return blocked is not None and batch.bulks[0].attr not in blocked
+
+    def commit_bulk(self, batch: Batch) -> bool:
+        """`apply_batch` for a batch `commits_in_bulk` takes: its writes journaled as one
+        `store.Bulk` entry and applied together (`ObjectWriter.put_bulk`); the trace reads
+        them from the journal as it reads writes made one by one, and the triggered abilities
+        of cards see them as such; nothing else waits on them."""
+        eng = self.eng
+        (made,) = batch.bulks
+        eng.writes_left -= batch.in_bulk
+        if eng.writes_left < 0:
+            raise eng.over_budget("writes", made.cause.span, made.cause)
+        if eng.watching:
+            eng.cause_log.append(causes_of([batch]))
+        entry = Bulk(made.attr, made.objs, made.olds, made.cause, value=made.value, positions=range(len(made.objs)))
+        journaled = eng.store.journal_bulk([entry])
+        eng.writer.put_bulk(entry)
+        ids = eng.batch_ids
+        eng.trace.changes(eng.step, journaled, ids[-1], ids[-2] if len(ids) > 1 else 0)
+        if eng.hook_logs and made.attr in eng.program.step_counted:
+            for log in eng.hook_logs:
+                log[made.attr].update(made.objs)
+        eng.triggers.collect_triggers(journaled, [], {})
+        return True
 
     def find_changes(self, writes: Iterable[Write], first_stands: bool) -> tuple | None:
         """Among `writes` (in batch order), those that change something, each knowing the value

@@ -154,6 +154,10 @@ class Emitter:
         # (in a pass over objects that changes nothing) a read made once per object: its
         # Python source -> the local holding it (`UNSET` until it is first read)
         self.memo: dict[str, str] | None = None
+        # whether an `each` whose body writes one value to the object it chooses makes its
+        # writes in bulk (`Batch.add_bulk`): in a statement's body, which is committed whole
+        # (`Committer.apply_batch`), not in the `as` clauses that expand a batch being committed
+        self.bulk_each = False
 
     def fresh(self, base: str) -> str:
         """A new local name. `base` may come from a rule file (a verb's parameter, which may
@@ -443,12 +447,16 @@ class Emitter:
             return ("name", e.id) if base is None else ("name", e.id, self.key)
         return UNKNOWN
 
-    def write(self, depth: int, bound: Binding | None, oid: str, attr: str, value: str, token: Any) -> None:
+    def write(self, depth: int, bound: Binding | None, oid: str, attr: str, value: str, token: Any,
+              bulk: tuple[str, str, str] | None = None) -> None:
         """Emit a write of `value` (Python source of a stored value; `token`: what stands for
         it, `value_token`) to `oid`'s `attr`. When the object is held in a local
         (`bound.obj`), the value it replaces is read as it is written (nothing changes while a
         batch is made): a write that changes nothing goes to the batch's `unchanged_writes`, so that
-        only conflicts see it, and only when the batch's writers contest the attribute."""
+        only conflicts see it, and only when the batch's writers contest the attribute.
+        `bulk` (locals: whether the writes are made in bulk, the lists of their objects and of
+        the values they replace): a change is added to those lists instead, when in bulk
+        (`bulk_each_write`)."""
         self.sites.setdefault(attr, set()).add(token)
         if bound is None or bound.obj is None:  # (the object is looked up: its value read there)
             self.line(depth, f"batch.write_or_keep(cause, {oid}, {attr!r}, {value}, eng.raw({oid}, {attr!r}))")
@@ -464,7 +472,16 @@ class Emitter:
         was = self.fresh("old")
         self.line(depth, f"{was} = {old}")
         self.line(depth, f"if {was} != {value}:")
+        if bulk is not None:
+            in_bulk, objs, olds = bulk
+            self.line(depth + 1, f"if {in_bulk}:")
+            self.line(depth + 2, f"{objs}.append({oid})")
+            self.line(depth + 2, f"{olds}.append({was})")
+            self.line(depth + 1, "else:")
+            depth += 1
         self.line(depth + 1, f"writes.append(Write({oid}, {attr!r}, {value}, cause, {was}))")
+        if bulk is not None:
+            depth -= 1
         self.line(depth, f"elif contested is None or {attr!r} in contested:")
         self.line(depth + 1, f"unchanged.append((len(writes), ({oid}, {attr!r}), {value}, cause))")
 
@@ -509,7 +526,7 @@ class Emitter:
             else:
                 self.line(depth, f"{found} = eng.indexes.lookup({probe.attr!r}, {value})")
             # (no candidate: the batch's writes so far are still checked, as every selection does)
-            self.line(depth, f"if not ({found} is None or {found}) and len(writes) > eng.writes_left:")
+            self.line(depth, f"if not ({found} is None or {found}) and len(writes) + batch.in_bulk > eng.writes_left:")
             self.line(depth + 1, f"raise eng.over_budget('writes', {self.const(each.span, 'span')}, "
                                  f"{self.const(self.cause, 'cause')})")
             self.line(depth, f"if {found} is None or {found}:")
@@ -562,11 +579,44 @@ class Emitter:
             self.line(depth + 2, "continue")
         return chosen, depth + 1
 
+    def one_value_written(self, body: ast.Node, var: str, scope: dict[str, Binding], base: str | None) -> tuple | None:
+        """(attribute, Python source of its value, the value's token) when `body` writes one
+        value, the same for every object, to one attribute of the object `var` names (`untap
+        x`, `set x.A = V` with V a literal or a name no variable binds); else None."""
+        match body:
+            case _ if type(body) in SIMPLE_WRITES and isinstance(body.obj, ast.Name) and body.obj.id == var:
+                attr, value = SIMPLE_WRITES[type(body)]
+                return attr, repr(value), ("literal", value)
+            case ast.Set(assigns=(a,)) if a.var == var:
+                token = self.value_token(a.value, scope, base)
+                if token is UNKNOWN:
+                    return None
+                value = self.stored_value(a.value, scope, base)
+                return (a.attr, value, token) if re.fullmatch(r"[\w.']+", value) else None
+        return None
+
+    def bulk_each_write(self, each: ast.Each, one: tuple, scope: dict[str, Binding], base: str | None,
+                        depth: int) -> None:
+        """Emit `each` whose body writes one value to the object it chooses (`one`:
+        `one_value_written`): when the batch's writers do not contest the attribute (no write
+        the batch holds then changes nothing), the changes are gathered in two lists (the
+        objects, the values they replace) and added to the batch as one run of writes
+        (`Batch.add_bulk`) after the loop; else each is a `Write`, as any statement's."""
+        attr, value, token = one
+        in_bulk, objs, olds = self.fresh("in_bulk"), self.fresh("objs"), self.fresh("olds")
+        self.line(depth, f"{in_bulk} = contested is not None and {attr!r} not in contested")
+        self.line(depth, f"{objs}, {olds} = [], []")
+        chosen, inner = self.each(each, scope, base, depth)
+        oid, inner = self.reach(ast.Name(each.var, span=each.span), {**scope, each.var: chosen}, base, each, inner)
+        self.write(inner, chosen, oid, attr, value, token, (in_bulk, objs, olds))
+        self.line(depth, f"if {objs}:")
+        self.line(depth + 1, f"batch.add_bulk({attr!r}, {value}, cause, {objs}, {olds})")
+
     def budget_check(self, depth: int, ids: str, each: ast.Each) -> None:
         """Emit: the candidates `ids` of a selection counted against the step's iterations,
         and the batch's writes so far checked against its writes, once before the loop."""
         self.line(depth, f"eng.iterations_left -= len({ids})")
-        self.line(depth, "if eng.iterations_left < 0 or len(writes) > eng.writes_left:")
+        self.line(depth, "if eng.iterations_left < 0 or len(writes) + batch.in_bulk > eng.writes_left:")
         self.line(depth + 1, f"raise eng.over_budget('iterations' if eng.iterations_left < 0 else 'writes', "
                              f"{self.const(each.span, 'span')}, {self.const(self.cause, 'cause')})")
 
@@ -577,6 +627,8 @@ class Emitter:
                     self.stmt(inner, scope, base, depth, inlined)
                 if not stmts:
                     self.line(depth, "pass")
+            case ast.Each(var=var, body=body) if self.bulk_each and (one := self.one_value_written(body, var, scope, base)):
+                self.bulk_each_write(s, one, scope, base, depth)
             case ast.Each(var=var, body=body):
                 chosen, inner = self.each(s, scope, base, depth)
                 self.stmt(body, {**scope, var: chosen}, base, inner, inlined)
@@ -637,6 +689,7 @@ def compile_runner(compiler: Any, stmt: ast.Node, writer: Callable, cause: Any) 
     for the cause it is always run with."""
     em = Emitter(compiler, writer)
     em.cause = cause
+    em.bulk_each = True
     em.stmt(stmt, {}, "env", 1)
     return em.function("run_" + type(stmt).__name__.lower(), "eng, env, batch, cause", PROLOGUE)
 

@@ -220,7 +220,7 @@ class Compiler:
 
                 def each(eng: Any, env: dict, batch: Batch, cause: Cause) -> None:
                     chosen = eng.selector.select(stmt, env, cause)  # (counted against the budget's iterations)
-                    if len(batch.writes) > eng.writes_left:
+                    if len(batch.writes) + batch.in_bulk > eng.writes_left:
                         raise eng.over_budget("writes", stmt.span, cause)
                     if chosen:
                         scope = dict(env)  # rebound for each object: nothing the body makes keeps its scope

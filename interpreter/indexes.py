@@ -20,6 +20,7 @@ FIELDS = ("attached_to", "owner", "controller", "card", "token")
 FIELD_SET = frozenset(FIELDS)
 INDEXED = FIELD_SET | {"types", "keywords"}  # the stored fields indexed (declared statuses are too)
 NOTHING: frozenset[str] = frozenset()  # what a lookup finds for a value no object has
+_NO_DEFAULT = object()  # (a field's every value is indexed)
 
 
 @attrs.frozen
@@ -139,6 +140,23 @@ class Indexes:
                         by[name][value].discard(oid)
                     for value in set(b) - set(a):
                         by[name][value].add(oid)
+
+    def move_bulk(self, attr: str, objs: list[str], olds: list, value: Any) -> None:
+        """`move_all` for one attribute of many objects (`objs`), each going from its value in
+        `olds` to one `value` (a `store.Bulk` entry's writes)."""
+        by = self.by
+        if by is None:
+            return
+        status = self.status_indexes.get(attr)
+        if status is None and attr not in FIELD_SET:
+            self.move_all([(oid, (Moved(attr, old, value),)) for oid, old in zip(objs, olds)])
+            return
+        index, default = status if status is not None else (by[attr], _NO_DEFAULT)
+        for oid, old in zip(objs, olds):
+            if old != value and old != default:
+                index[old].discard(oid)
+        if value != default:
+            index[value].update(oid for oid, old in zip(objs, olds) if old != value)
 
     def lookup(self, attr: str, value: Any) -> set[str] | None:
         """Ids that may have `attr == value`; None when no index can answer (scan instead)."""

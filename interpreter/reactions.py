@@ -88,5 +88,5 @@ class Reactions:
                 continue  # it would end nothing
             for w in changes.get(key, ()):
                 reaction(eng, w.obj, w.old, batch)
-        if batch.writes or batch.ops:
+        if batch.writes or batch.ops or batch.bulks:
             eng.committer.commit(batch)

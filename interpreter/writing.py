@@ -107,17 +107,59 @@ class ObjectWriter:
                     hidden.pop(oid, None)
             chars_pop(oid, None)
         indexes.move_all(changes)  # every object's, before static abilities read the indexes
+        self._after_moves(touched, hosts, local, hide_later)
+
+    def _after_moves(self, touched: list[tuple], hosts: list[str], local: bool, hide_later: Iterable[str]) -> None:
+        """What a batch's writes need once the indexes are moved: static abilities look again
+        at what they touched ((id, old, new, mask) each), state checks at what is attached to
+        the `hosts` (changed objects, their attachments unknown before), and the hide rules
+        at `hide_later`."""
+        view = self.view
+        statics, dirty = view.statics, view.dirty
         for oid, old, o, mask in touched:
             statics.touched(oid, old, o, mask)
             if not local:
                 view.invalidate([oid])
         if hosts:
-            attached = indexes.attachments()
+            attached = view.indexes.attachments()
             for oid in hosts:
                 if oid in attached:
                     dirty |= attached[oid]
-        for oid in hide_later:
-            hidden[oid] = hidden_by_rules(oid, objects[oid])
+        if hide_later:
+            objects, hidden, hidden_by_rules = view.game.objects, view._hidden, view.hiding.hidden_by_rules
+            for oid in hide_later:
+                hidden[oid] = hidden_by_rules(oid, objects[oid])
+
+    def put_bulk(self, b: Any) -> None:
+        """`put_all` for a journaled bulk entry (`store.Bulk`, one value for all: its attribute
+        is not a zone, a card or what an object is attached to, and no hide rule reads it):
+        its objects are changed in place (`Store.apply_bulk`), and indexes and caches kept
+        right, as `put_all` keeps them for the same writes one by one."""
+        view = self.view
+        objects, program, statics = view.game.objects, view.program, view.statics
+        view.store.apply_bulk(b)
+        mask = view._write_bits.get(b.attr) or self.write_bits(b.attr)
+        local, cards, dirty, chars_pop = program.local_effects, statics.cards, view.dirty, view._chars.pop
+        indexes = view.indexes
+        touched = []
+        hosts = []
+        attached = indexes.attachments() if dirty is not None and indexes.by is not None else None
+        for oid in b.objs:
+            o = objects[oid]
+            if not local:
+                touched.append((oid, o, o, mask))
+                continue
+            if cards and (mask & REACHES or o.card in cards):
+                touched.append((oid, o, o, mask))
+            if mask & CHECKED and dirty is not None:
+                dirty.add(oid)
+                if attached is None:
+                    hosts.append(oid)
+                elif oid in attached:
+                    dirty |= attached[oid]
+            chars_pop(oid, None)
+        indexes.move_bulk(b.attr, b.objs, b.olds, b.value)
+        self._after_moves(touched, hosts, local, ())
 
     def write_bits(self, attr: str) -> int:
         """What a write to `attr` can change (`interpreter.write_bits`), worked out once per attribute."""
