@@ -69,7 +69,7 @@ class ObjectWriter:
         # attachments, whether a hide rule that is not a stored test hides it. Otherwise
         # (`local_effects` false) every change makes the view forget everything.
         local = program.local_effects
-        cards, hidden_by_rules = statics.cards, view.hiding.hidden_by_rules
+        cards = statics.cards
         # when the hide rules read only what objects store, whether each is hidden now is read here
         stored_tests = view.hiding.stored_hide_tests() if program.sight_follows_writes else None
         sight_follows = program.sight_follows_writes
