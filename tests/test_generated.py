@@ -10,7 +10,10 @@ both and ask for the same outcome and the same trace, event for event, on:
 - every scenario of the conformance suite, under every version and variant it names
   (every subrule of 702.26 and the rules around it, as the suite exercises them);
 - untap steps on boards Hypothesis draws (chains of attachments, tokens, permanents phased
-  out under other players), under the current rulebook.
+  out under other players), under the current rulebook;
+- games of the property tests' generator (tests/test_game_properties.py), played from their
+  text, under the current rulebook (the generated backend makes some of their writes in bulk,
+  `Batch.add_bulk`; the closures none).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root, for `bench`
 
@@ -36,6 +39,7 @@ from interpreter.budget import Budget  # noqa: E402
 from interpreter.scenario import ScenarioRun  # noqa: E402
 from interpreter.suite import collect, run_case, versions_for  # noqa: E402
 from tests import test_engine  # noqa: E402
+from tests.test_game_properties import RandomChooser, parse_scenario, play_generated  # noqa: E402
 from tests.test_reference_differential import boards  # noqa: E402
 
 SUITE = Path(__file__).parent / "scenarios"
@@ -84,6 +88,28 @@ def test_an_untap_step_runs_the_same_both_ways(monkeypatch, board):
     (trace, objects), (defined_trace, defined_objects) = both_ways(monkeypatch, step)
     assert trace == defined_trace
     assert objects == defined_objects
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**32 - 1))
+def test_a_generated_game_plays_the_same_both_ways(monkeypatch, seed):
+    """A game of the property tests' generator (several players, spells that phase permanents
+    out, turns with and without untap steps, players leaving), written out as a scenario and
+    played from its text in each backend: the same trace, event for event, and the same final
+    state (the generated backend makes writes in bulk, the closures never do)."""
+    book = full_book()
+    monkeypatch.setattr(program, "DEFAULT_BACKEND", "closures")
+    text = play_generated(RandomChooser(seed), book, checks=()).text()
+
+    def play():
+        run = ScenarioRun(parse_scenario(text), book, "<generated>")
+        run.play()
+        return run.final_state(), list(run.engine.trace), [d.render() for d in run.failures]
+
+    generated, defined = both_ways(monkeypatch, play)
+    assert generated[1] == defined[1], text  # (events: what they render, and their batches)
+    assert generated == defined, text
 
 
 def test_the_generated_source_is_kept_for_reading():
