@@ -149,8 +149,9 @@ class Indexes:
             return
         status = self.status_indexes.get(attr)
         if status is None and attr not in FIELD_SET:
-            self.move_all([(oid, (Moved(attr, old, value),)) for oid, old in zip(objs, olds)])
-            return
+            if attr in INDEXED:  # (types, keywords: each of their elements)
+                self.move_all([(oid, (Moved(attr, old, value),)) for oid, old in zip(objs, olds)])
+            return  # (anything else is not indexed)
         index, default = status if status is not None else (by[attr], _NO_DEFAULT)
         for oid, old in zip(objs, olds):
             if old != value and old != default:
