@@ -43,21 +43,6 @@ class Write:
 
 
 @attrs.define
-class BulkWrites:
-    """Writes of one `value` to attribute `attr` of objects `objs` (each replacing the value of
-    `olds` at its place), for `cause`, made at one point of a batch: after `writes_at` of its
-    `writes` and `unchanged_at` of its `unchanged_writes` (`Batch.add_bulk`)."""
-
-    attr: str
-    value: Any
-    cause: Cause
-    objs: list[str]
-    olds: list
-    writes_at: int
-    unchanged_at: int
-
-
-@attrs.define
 class Op:
     describe: str
     subject: str
@@ -87,19 +72,23 @@ class Batch:
     # the attributes two writes of the batch could set to different values (`write_sites`):
     # generated code keeps a write that changes nothing only for those; None: for any
     contested: frozenset[str] | None = None
-    # writes made in bulk (`add_bulk`), each a `BulkWrites`, not yet among `writes`
-    bulks: list["BulkWrites"] = attrs.field(factory=list)
+    # runs of writes made in bulk (`add_bulk`), not yet among `writes`: each the journal entry
+    # it becomes (`store.Bulk`), and where it was made (how many `writes` and
+    # `unchanged_writes` came before it)
+    bulks: list[Bulk] = attrs.field(factory=list)
+    bulk_places: list[tuple[int, int]] = attrs.field(factory=list)
     in_bulk: int = 0  # how many writes `bulks` hold (the budget counts them with `writes`)
 
     def add_bulk(self, attr: str, value: Any, cause: Cause, objs: list[str], olds: list) -> None:
         """Add writes of `value` to attribute `attr` of each object of `objs`, the value each
         replaces being the one of `olds` at its place, every one of them a change, all for
         `cause`, made one after another at this point of the batch: as many `Write`s would
-        be, but kept as one record (generated code makes them so for a statement that writes
+        be, but kept as the one journal entry they become (generated code makes them so for a statement that writes
         one value to each object it selects; `Committer` commits a batch of them in bulk when
         nothing waits on them one by one, else takes them in among `writes`: `take_in_bulks`)."""
         if objs:
-            self.bulks.append(BulkWrites(attr, value, cause, objs, olds, len(self.writes), len(self.unchanged_writes)))
+            self.bulks.append(Bulk(attr, objs, olds, cause, value=value, positions=range(len(objs))))
+            self.bulk_places.append((len(self.writes), len(self.unchanged_writes)))
             self.in_bulk += len(objs)
 
     def take_in_bulks(self) -> None:
@@ -108,19 +97,19 @@ class Batch:
         if not self.bulks:
             return
         writes, merged, done = self.writes, [], 0
-        for b in self.bulks:
-            merged += writes[done:b.writes_at]
-            done = b.writes_at
+        for b, (writes_at, _) in zip(self.bulks, self.bulk_places):
+            merged += writes[done:writes_at]
+            done = writes_at
             attr, value, cause = b.attr, b.value, b.cause
             merged += [Write(oid, attr, value, cause, old) for oid, old in zip(b.objs, b.olds)]
         merged += writes[done:]
         if self.unchanged_writes:
-            shifted, bulks = [], self.bulks
-            for j, (position, key, value, cause) in enumerate(self.unchanged_writes):
-                shifted.append((position + sum(len(b.objs) for b in bulks if b.unchanged_at <= j), key, value, cause))
-            self.unchanged_writes[:] = shifted
+            runs = [(unchanged_at, len(b)) for b, (_, unchanged_at) in zip(self.bulks, self.bulk_places)]
+            self.unchanged_writes[:] = [(position + sum(n for at, n in runs if at <= j), key, value, cause)
+                                        for j, (position, key, value, cause) in enumerate(self.unchanged_writes)]
         writes[:] = merged
         self.bulks.clear()
+        self.bulk_places.clear()
         self.in_bulk = 0
 
     def in_order(self, limit: int | None = None) -> list[Write]:
@@ -201,12 +190,7 @@ class Committer:
         if not batch.writes and not batch.ops:
             return False  # nothing happens (what `unchanged_writes` holds changes nothing): nothing to perceive, check or follow up
         eng.reactions.expand(batch)
-        eng.writes_left -= len(batch.writes)
-        if eng.writes_left < 0:
-            cause = batch.writes[-1].cause
-            raise eng.over_budget("writes", cause.span, cause)
-        if eng.watching:
-            eng.cause_log.append(causes_of([batch]))
+        self.spend_writes(batch, len(batch.writes))
         # One pass over the writes finds the changes, as long as no two writes to the same
         # attribute of an object set different values (nor an unchanged write meets one that does):
         # then the first of each stands and nothing is settled. Otherwise `settle_conflicts`
@@ -246,8 +230,7 @@ class Committer:
         journaled = eng.store.journal_writes(changes)  # (the trace's change events are these entries)
         self.apply_writes(by_object, attrs_written)
         changed = bool(changes)
-        ids = eng.batch_ids
-        eng.trace.changes(eng.step, journaled, ids[-1], ids[-2] if len(ids) > 1 else 0)
+        self.trace_changes(journaled)
         for subject, text, cause in settled:  # (after the changes it settled)
             eng.record("settle", subject, text, cause)
         if eng.hook_logs and not eng.program.step_counted.isdisjoint(attrs_written):
@@ -291,21 +274,32 @@ class Committer:
         of cards see them as such; nothing else waits on them."""
         eng = self.eng
         (made,) = batch.bulks
-        eng.writes_left -= batch.in_bulk
-        if eng.writes_left < 0:
-            raise eng.over_budget("writes", made.cause.span, made.cause)
-        if eng.watching:
-            eng.cause_log.append(causes_of([batch]))
-        entry = Bulk(made.attr, made.objs, made.olds, made.cause, value=made.value, positions=range(len(made.objs)))
-        journaled = eng.store.journal_bulk([entry])
-        eng.writer.put_bulk(entry)
-        ids = eng.batch_ids
-        eng.trace.changes(eng.step, journaled, ids[-1], ids[-2] if len(ids) > 1 else 0)
+        self.spend_writes(batch, batch.in_bulk)
+        journaled = eng.store.journal_bulk([made])
+        eng.writer.put_bulk(made)
+        self.trace_changes(journaled)
         if eng.hook_logs and made.attr in eng.program.step_counted:
             for log in eng.hook_logs:
                 log[made.attr].update(made.objs)
         eng.triggers.collect_triggers(journaled, [], {})
         return True
+
+    def spend_writes(self, batch: Batch, n: int) -> None:
+        """Count a batch's `n` writes against the step's budget (over it: the error names the
+        cause of its last write), and note its causes while a loop is watched."""
+        eng = self.eng
+        eng.writes_left -= n
+        if eng.writes_left < 0:
+            cause = batch.writes[-1].cause if batch.writes else batch.bulks[-1].cause
+            raise eng.over_budget("writes", cause.span, cause)
+        if eng.watching:
+            eng.cause_log.append(causes_of([batch]))
+
+    def trace_changes(self, journaled: Any) -> None:
+        """The change events of the batch being committed: the block of the journal its
+        changes fill, numbered with the batch (and the one it was made during, if any)."""
+        ids = self.eng.batch_ids
+        self.eng.trace.changes(self.eng.step, journaled, ids[-1], ids[-2] if len(ids) > 1 else 0)
 
     def find_changes(self, writes: Iterable[Write], first_stands: bool) -> tuple | None:
         """Among `writes` (in batch order), those that change something, each knowing the value

@@ -472,16 +472,15 @@ class Emitter:
         was = self.fresh("old")
         self.line(depth, f"{was} = {old}")
         self.line(depth, f"if {was} != {value}:")
+        one_by_one = depth + 1
         if bulk is not None:
             in_bulk, objs, olds = bulk
             self.line(depth + 1, f"if {in_bulk}:")
             self.line(depth + 2, f"{objs}.append({oid})")
             self.line(depth + 2, f"{olds}.append({was})")
             self.line(depth + 1, "else:")
-            depth += 1
-        self.line(depth + 1, f"writes.append(Write({oid}, {attr!r}, {value}, cause, {was}))")
-        if bulk is not None:
-            depth -= 1
+            one_by_one = depth + 2
+        self.line(one_by_one, f"writes.append(Write({oid}, {attr!r}, {value}, cause, {was}))")
         self.line(depth, f"elif contested is None or {attr!r} in contested:")
         self.line(depth + 1, f"unchanged.append((len(writes), ({oid}, {attr!r}), {value}, cause))")
 

@@ -296,9 +296,7 @@ class Store:
             j = i
             while j > 0 and entries[j - 1].kind == "bulk" and entries[j - 1].end == e.end:
                 j -= 1
-            writes = [w for b in entries[j:i + 1] for w in b.writes()]
-            writes.sort(key=_AT, reverse=True)
-            for w in writes:
+            for w in _in_order(entries[j:i + 1], latest_first=True):
                 yield w.at, w
             top, i = e.start, j - 1
 
@@ -504,9 +502,7 @@ class Store:
         group.reverse()
         self.bulk -= len(group)
         self.extra -= sum(len(b) for b in group) - len(group)
-        writes = [w for b in group for w in b.writes()]
-        writes.sort(key=_AT, reverse=True)
-        for w in writes:
+        for w in _in_order(group, latest_first=True):
             if w.at < mark:
                 break
             _restore(objects[w.obj], w)
@@ -568,11 +564,14 @@ class Block:
         entries = store.entries[self.first - store.dropped:self.stop - store.dropped]
         if not self.bulk:
             return iter(entries)
-        writes = [w for b in entries for w in b.writes()]
-        writes.sort(key=_AT)
-        return iter(writes)
+        return iter(_in_order(entries))
 
 
+def _in_order(group: Iterable[Bulk], latest_first: bool = False) -> list["BulkWrite"]:
+    """The writes of some bulk entries (`Bulk.writes`), in the order of their positions."""
+    writes = [w for b in group for w in b.writes()]
+    writes.sort(key=_AT, reverse=latest_first)
+    return writes
 
 
 def _restore(o: Permanent, e: Any) -> None:
