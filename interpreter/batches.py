@@ -57,8 +57,8 @@ class Batch:
 
     A `set`, `tap` and the like read the value they replace as they write (`write_or_keep`,
     and generated code inline): a write that leaves its value as it is goes apart, to
-    `unchanged_writes`, as (how many writes came before it, (object, attribute), value,
-    cause): it changes nothing, wakes no `as` clause and counts against no writes budget, and
+    `unchanged_writes`, as (how many changes came before it, in `writes` and in runs: `made`,
+    (object, attribute), value, cause): it changes nothing, wakes no `as` clause and counts against no writes budget, and
     matters only when a write in `writes` sets the same attribute to something else (a
     conflict, `settle_conflicts`), so it is kept only for the attributes in `contested` (when
     the batch's writers are known, `Compiler.contested_by`; None: kept). The engine's own
@@ -72,45 +72,59 @@ class Batch:
     # the attributes two writes of the batch could set to different values (`write_sites`):
     # generated code keeps a write that changes nothing only for those; None: for any
     contested: frozenset[str] | None = None
-    # runs of writes made in bulk (`add_bulk`), not yet among `writes`: each the journal entry
-    # it becomes (`store.Bulk`), and where it was made (how many `writes` and
-    # `unchanged_writes` came before it)
+    # runs of writes (`store.Bulk`, the journal entries they become), made by generated code
+    # that writes to accumulators rather than making a `Write` per change (`codegen`, its
+    # "runs"): each holds the position of each of its writes among all the writes of the
+    # batch (`writes` fill the positions the runs leave, in order; see `take_in_bulks`)
     bulks: list[Bulk] = attrs.field(factory=list)
-    bulk_places: list[tuple[int, int]] = attrs.field(factory=list)
     in_bulk: int = 0  # how many writes `bulks` hold (the budget counts them with `writes`)
 
-    def add_bulk(self, attr: str, value: Any, cause: Cause, objs: list[str], olds: list) -> None:
-        """Add writes of `value` to attribute `attr` of each object of `objs`, the value each
-        replaces being the one of `olds` at its place, every one of them a change, all for
-        `cause`, made one after another at this point of the batch: as many `Write`s would
-        be, but kept as the one journal entry they become (generated code makes them so for a statement that writes
-        one value to each object it selects; `Committer` commits a batch of them in bulk when
-        nothing waits on them one by one, else takes them in among `writes`: `take_in_bulks`)."""
-        if objs:
-            self.bulks.append(Bulk(attr, objs, olds, cause, value=value, positions=range(len(objs))))
-            self.bulk_places.append((len(self.writes), len(self.unchanged_writes)))
-            self.in_bulk += len(objs)
+    def made(self) -> int:
+        """How many writes that change something the batch holds so far (in `writes` and in
+        runs): the position the next one takes."""
+        return len(self.writes) + self.in_bulk
 
     def take_in_bulks(self) -> None:
-        """Put the writes made in bulk among `writes` (and shift the places of the unchanged
-        writes made after them), as if each had been added as a `Write` where it was made."""
+        """Put the writes of the runs among `writes`, each at its position (the writes
+        already in `writes` keeping theirs, the places the runs leave, in order), as if each
+        had been added as a `Write` when it was made."""
         if not self.bulks:
             return
-        writes, merged, done = self.writes, [], 0
-        for b, (writes_at, _) in zip(self.bulks, self.bulk_places):
-            merged += writes[done:writes_at]
-            done = writes_at
-            attr, value, cause = b.attr, b.value, b.cause
-            merged += [Write(oid, attr, value, cause, old) for oid, old in zip(b.objs, b.olds)]
-        merged += writes[done:]
-        if self.unchanged_writes:
-            runs = [(unchanged_at, len(b)) for b, (_, unchanged_at) in zip(self.bulks, self.bulk_places)]
-            self.unchanged_writes[:] = [(position + sum(n for at, n in runs if at <= j), key, value, cause)
-                                        for j, (position, key, value, cause) in enumerate(self.unchanged_writes)]
-        writes[:] = merged
+        placed: list = [None] * self.made()
+        for b in self.bulks:
+            attr, cause, objs, olds = b.attr, b.cause, b.objs, b.olds
+            if b.values is None:
+                value = b.value
+                for k, position in enumerate(b.positions):
+                    placed[position] = Write(objs[k], attr, value, cause, olds[k])
+            else:
+                values = b.values
+                for k, position in enumerate(b.positions):
+                    placed[position] = Write(objs[k], attr, values[k], cause, olds[k])
+        loose = iter(self.writes)
+        self.writes[:] = [w if w is not None else next(loose) for w in placed]
         self.bulks.clear()
-        self.bulk_places.clear()
         self.in_bulk = 0
+
+    def run_parents(self, waited: Any) -> list[tuple]:
+        """The writes of the runs to an attribute in `waited`, in the order of their
+        positions, as (object, attribute, value, the value it replaces): the changes an
+        expander made for runs (`codegen.compile_expander`) goes through first."""
+        runs = [b for b in self.bulks if b.attr in waited]
+        if len(runs) == 1:
+            (b,) = runs
+            attr = b.attr
+            if b.values is None:
+                value = b.value
+                return [(oid, attr, value, old) for oid, old in zip(b.objs, b.olds)]
+            return list(zip(b.objs, [attr] * len(b), b.values, b.olds))
+        found = []
+        for b in runs:
+            attr = b.attr
+            found += [(position, oid, attr, b.new(k), old)
+                      for k, (position, oid, old) in enumerate(zip(b.positions, b.objs, b.olds))]
+        found.sort(key=itemgetter(0))
+        return [entry[1:] for entry in found]
 
     def in_order(self, limit: int | None = None) -> list[Write]:
         """Every write (or the first `limit`), `unchanged_writes` included, in the order they were made."""
@@ -137,7 +151,7 @@ class Batch:
         if old != value:
             self.writes.append(Write(oid, attr, value, cause, old))
         elif self.contested is None or attr in self.contested:
-            self.unchanged_writes.append((len(self.writes), (oid, attr), value, cause))
+            self.unchanged_writes.append((self.made(), (oid, attr), value, cause))
 
     def op(self, cause: Cause, describe: str, subject: str, apply: Callable[[], bool], kind: str = "effect") -> None:
         """Add an operation (`apply` does it and says whether anything happened)."""
@@ -147,6 +161,10 @@ class Batch:
 
 
 UNCHANGED_KEY = itemgetter(1)  # the (object, attribute) of an entry of `Batch.unchanged_writes`
+# What runs may not write to be committed as runs (`Committer.commit_runs`): a zone (a new
+# object), a card (static abilities compare the object before and after), an attachment
+# (perceived).
+RUNS_KEEP_OUT = frozenset({"zone", "card", "attached_to"})
 
 
 def causes_of(batches: Iterable[Batch]) -> frozenset[str]:
@@ -184,13 +202,26 @@ class Committer:
         """`commit` once the batch is on the stack of batches being committed."""
         eng = self.eng
         if batch.bulks:
-            if self.commits_in_bulk(batch):
-                return self.commit_bulk(batch)
+            expand_runs = None if batch.writes else eng.program.clauses.run_expander()
+            if expand_runs is not None:  # a batch made of runs: expanded as runs, committed as them if it can be
+                expand_runs(eng, batch, eng.writes_left)
+                self.spend_writes(batch, batch.in_bulk)
+                done = self.commit_runs(batch)
+                if done is not None:
+                    return done
+                batch.take_in_bulks()
+                return self.settle_and_apply(batch)
             batch.take_in_bulks()
         if not batch.writes and not batch.ops:
             return False  # nothing happens (what `unchanged_writes` holds changes nothing): nothing to perceive, check or follow up
         eng.reactions.expand(batch)
         self.spend_writes(batch, len(batch.writes))
+        return self.settle_and_apply(batch)
+
+    def settle_and_apply(self, batch: Batch) -> bool:
+        """`apply_batch` for an expanded batch whose writes are all in `writes`: settle
+        conflicts, apply the changes, and let everything that watches them react."""
+        eng = self.eng
         # One pass over the writes finds the changes, as long as no two writes to the same
         # attribute of an object set different values (nor an unchanged write meets one that does):
         # then the first of each stands and nothing is settled. Otherwise `settle_conflicts`
@@ -257,32 +288,99 @@ class Committer:
         eng.reactions.run_afters(keyed)
         return changed
 
-    def commits_in_bulk(self, batch: Batch) -> bool:
-        """Whether `commit_bulk` commits this batch as `apply_batch` would its writes one by
-        one: it holds one run of writes made in bulk and nothing else (no conflict can come
-        up among them: one per object), and nothing waits on a change of their attribute, nor
-        can they change what the game sees (`Program.bulk_blocked`)."""
-        if batch.writes or batch.ops or batch.unchanged_writes or len(batch.bulks) != 1:
-            return False
-        blocked = self.eng.program.bulk_blocked
-        return blocked is not None and batch.bulks[0].attr not in blocked
-
-    def commit_bulk(self, batch: Batch) -> bool:
-        """`apply_batch` for a batch `commits_in_bulk` takes: its writes journaled as one
-        `store.Bulk` entry and applied together (`ObjectWriter.put_bulk`); the trace reads
-        them from the journal as it reads writes made one by one, and the triggered abilities
-        of cards see them as such; nothing else waits on them."""
+    def commit_runs(self, batch: Batch) -> bool | None:
+        """`settle_and_apply` for an expanded batch made of runs only (`Batch.bulks`, none
+        of its writes in `writes`), committed as them: the runs journaled as one group of
+        bulk entries (`Store.journal_bulk`) and applied together (`ObjectWriter.put_runs`),
+        the trace reading them from the journal as it reads writes made one by one; the
+        assertions, triggered abilities and `after` clauses given the changes they wait on as
+        `Write`s. None, with nothing done, where it would not do what `settle_and_apply`
+        does: an operation, two writes to one attribute of an object (a conflict to settle,
+        or the same value twice), a write that leaves a contested attribute as it is meeting
+        one that changes it, a change of zone, card or attachment, a change the game can
+        perceive (an object it starts or stops seeing), hide rules or static abilities that
+        look beyond their own object."""
         eng = self.eng
-        (made,) = batch.bulks
-        self.spend_writes(batch, batch.in_bulk)
-        journaled = eng.store.journal_bulk([made])
-        eng.writer.put_bulk(made)
+        program = eng.program
+        runs = batch.bulks
+        if batch.ops or not program.local_effects or not program.sight_follows_writes:
+            return None
+        by_attr: dict[str, list[Bulk]] = {}
+        for b in runs:
+            by_attr.setdefault(b.attr, []).append(b)
+        if not RUNS_KEEP_OUT.isdisjoint(by_attr):
+            return None
+        objs_by_attr: dict[str, set] = {}
+        for attr, of_attr in by_attr.items():
+            objs = set(of_attr[0].objs) if len(of_attr) == 1 else set().union(*(b.objs for b in of_attr))
+            if len(objs) != sum(len(b) for b in of_attr):
+                return None  # (one object's attribute written twice)
+            objs_by_attr[attr] = objs
+        for _at, (oid, attr), _value, _cause in batch.unchanged_writes:
+            if oid in objs_by_attr.get(attr, ()):
+                return None
+        placed: list = [None] * batch.in_bulk  # the object of each write, by position
+        for b in runs:
+            for position, oid in zip(b.positions, b.objs):
+                placed[position] = oid
+        touched = dict.fromkeys(placed)  # (in the order of their first writes, as `find_changes` has them)
+        attrs_written = set(by_attr)
+        sight = not program.hide_inputs.isdisjoint(attrs_written)
+        if sight and not eng.perception.unperceived_runs(runs):
+            return None
+        watch: Iterable[str] = touched if sight else ()
+        vis_before = eng.hiding.sight(watch)
+        if sight:  # last known information, of what the game may stop seeing
+            first = next(b for b in runs if b.positions[0] == 0)
+            eng.writer.remember([oid for oid in touched if vis_before[oid]], first.cause)
+        keyed = self.waited_in_runs(runs)
+        before_values: dict[str, dict] = defaultdict(dict)
+        written: set[tuple[str, str]] | None = None
+        for _rule, clause, key in program.clauses.waiting_on_changes("assert"):
+            if key not in keyed or eng.assertions.holds_unread(clause, attrs_written) or not program.clauses.unchanged_parts(clause)[0]:
+                continue
+            if written is None:
+                written = {(oid, b.attr) for b in runs for oid in b.objs}
+            for (oid, node), value in eng.assertions.assertion_before(clause, keyed[key], written).items():
+                before_values[oid][node] = value
+        journaled = eng.store.journal_bulk(runs)
+        eng.writer.put_runs(runs, touched)
         self.trace_changes(journaled)
-        if eng.hook_logs and made.attr in eng.program.step_counted:
-            for log in eng.hook_logs:
-                log[made.attr].update(made.objs)
-        eng.triggers.collect_triggers(journaled, [], {})
+        if eng.hook_logs and not program.step_counted.isdisjoint(attrs_written):
+            for attr in program.step_counted & attrs_written:
+                changed_objects = [oid for b in by_attr[attr] for oid in b.objs]
+                for log in eng.hook_logs:
+                    log[attr].update(changed_objects)
+        eng.assertions.check_assertions(keyed, before_values, attrs_written)
+        eng.triggers.collect_triggers(journaled, [], vis_before)
+        eng.reactions.run_afters(keyed)
         return True
+
+    def waited_in_runs(self, runs: list[Bulk]) -> dict[tuple[str, Any], list[Write]]:
+        """The writes of `runs` that assertions and `after` clauses wait on, by (attribute,
+        new value), each as a `Write`, in the order of their positions (`find_changes`'s
+        fourth part, for runs)."""
+        attrs_waited, waited = self.eng.program.clauses.waited_on()
+        found: dict[tuple[str, Any], list] = {}
+        for b in runs:
+            attr = b.attr
+            if attr not in attrs_waited:
+                continue
+            cause, objs, olds = b.cause, b.objs, b.olds
+            if b.values is None:
+                key = (attr, b.value)
+                if key in waited:
+                    value = b.value
+                    found.setdefault(key, []).extend(
+                        (position, Write(objs[k], attr, value, cause, olds[k])) for k, position in enumerate(b.positions))
+                continue
+            for k, (position, value) in enumerate(zip(b.positions, b.values)):
+                if (attr, value) in waited:
+                    found.setdefault((attr, value), []).append((position, Write(objs[k], attr, value, cause, olds[k])))
+        for key, entries in found.items():
+            entries.sort(key=itemgetter(0))
+            found[key] = [w for _position, w in entries]
+        return found
 
     def spend_writes(self, batch: Batch, n: int) -> None:
         """Count a batch's `n` writes against the step's budget (over it: the error names the
@@ -290,7 +388,7 @@ class Committer:
         eng = self.eng
         eng.writes_left -= n
         if eng.writes_left < 0:
-            cause = batch.writes[-1].cause if batch.writes else batch.bulks[-1].cause
+            cause = batch.writes[-1].cause if batch.writes else max(batch.bulks, key=lambda b: b.positions[-1]).cause
             raise eng.over_budget("writes", cause.span, cause)
         if eng.watching:
             eng.cause_log.append(causes_of([batch]))

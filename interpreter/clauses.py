@@ -45,6 +45,7 @@ class ClauseTables:
         self._waited_on: Any = _UNBUILT
         self._as_clauses: Any = _UNBUILT
         self._expander: Any = _UNBUILT
+        self._run_expander: Any = _UNBUILT
         self._follow_ups: Any = _UNBUILT
         self._state_checks: Any = _UNBUILT
         self._check_pass: Any = _UNBUILT
@@ -127,6 +128,18 @@ class ClauseTables:
                 fn.write_sites = codegen.OPAQUE
             self._expander = fn
         return self._expander
+
+    def run_expander(self) -> Callable[[Any, Batch, int], None] | None:
+        """`expander` for a batch made of runs (`codegen.compile_expander` with `runs`),
+        written once per rulebook; None where Python cannot take it or an `as` clause runs
+        closures (the batch's runs are then taken in among its writes, for `expander`)."""
+        if self._run_expander is _UNBUILT:
+            keyed = {key: [self.clause_entry(*c) for c in entries] for key, entries in self.as_clauses_by_change().items()}
+            try:
+                self._run_expander = codegen.compile_expander(self.compiler, keyed, Write, UNREAD, runs=True)
+            except codegen.CannotCompile:
+                self._run_expander = None
+        return self._run_expander
 
     def follow_ups(self) -> tuple:
         """The `after` clauses that wait on a change, in rulebook order: (the change's

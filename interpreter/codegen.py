@@ -57,6 +57,7 @@ from interpreter.indexes import NOTHING
 from interpreter.refs import Obj, obj_ref, stored
 from interpreter.model import PLAIN_FIELDS
 from interpreter.refs import FALSY
+from interpreter.store import Bulk
 from interpreter.write_sites import UNKNOWN, WriteSites
 
 UNSET = type("Unset", (), {"__repr__": lambda self: "UNSET", "__slots__": ()})()  # a `memo`ized read not yet made
@@ -142,6 +143,7 @@ class Emitter:
             "is_same": is_same, "is_same_stored": is_same_stored, "is_of_type": is_of_type,
             "has_keyword": has_keyword, "compare": compare, "is_visible": is_visible,
             "is_visible_stored": is_visible_stored, "printed_or_changed": printed_or_changed, "NOTHING": NOTHING,
+            "Bulk": Bulk,
         }
         self.counter = 0
         self.readers: dict[str, str] = {}
@@ -154,10 +156,15 @@ class Emitter:
         # (in a pass over objects that changes nothing) a read made once per object: its
         # Python source -> the local holding it (`UNSET` until it is first read)
         self.memo: dict[str, str] | None = None
-        # whether an `each` whose body writes one value to the object it chooses makes its
-        # writes in bulk (`Batch.add_bulk`): in a statement's body, which is committed whole
-        # (`Committer.apply_batch`), not in the `as` clauses that expand a batch being committed
-        self.bulk_each = False
+        # whether its writes go to runs (`Batch.bulks`) rather than each to a `Write`: one run
+        # per write site, its objects, the values they replace, the position of each among
+        # the batch's writes (and the values, when they differ by object); `_n` counts the
+        # batch's writes (`Batch.made`). `run_sites`: what `finish_runs` makes each site's
+        # run from; `parent_attrs`: the attributes some `as` clause waits on a change of,
+        # whose writes an expander also puts on its list of changes to go through
+        self.runs = False
+        self.run_sites: list[tuple[str, ...]] = []
+        self.parent_attrs: frozenset[str] = frozenset()
 
     def fresh(self, base: str) -> str:
         """A new local name. `base` may come from a rule file (a verb's parameter, which may
@@ -165,6 +172,26 @@ class Emitter:
         a Python identifier and nothing from the file is ever read as code."""
         self.counter += 1
         return f"{''.join(c if c.isalnum() or c == '_' else '_' for c in base)}_{self.counter}"
+
+    @property
+    def count(self) -> str:
+        """Python source of how many changes the batch holds so far (`Batch.made`)."""
+        return "_n" if self.runs else "len(writes) + batch.in_bulk"
+
+    def finish_runs(self) -> None:
+        """In a function whose writes go to runs: count from the batch's writes so far, start
+        each site's lists, and add each site's run to the batch at the end."""
+        start = ["    _n = len(writes) + batch.in_bulk"]
+        end = []
+        for attr, objs, olds, at, values, value, cause in self.run_sites:
+            start.append(f"    {objs}, {olds}, {at} = [], [], []")
+            if values != "None":
+                start.append(f"    {values} = []")
+            end.append(f"    if {objs}:")
+            end.append(f"        batch.bulks.append(Bulk({attr!r}, {objs}, {olds}, {cause}, {value}, {values}, {at}))")
+        end.append("    batch.in_bulk = _n - len(writes)")
+        self.lines[:0] = start
+        self.lines += end
 
     def const(self, value: Any, base: str = "k") -> str:
         name = self.fresh("_" + base)
@@ -447,21 +474,21 @@ class Emitter:
             return ("name", e.id) if base is None else ("name", e.id, self.key)
         return UNKNOWN
 
-    def write(self, depth: int, bound: Binding | None, oid: str, attr: str, value: str, token: Any,
-              bulk: tuple[str, str, str] | None = None) -> None:
+    def write(self, depth: int, bound: Binding | None, oid: str, attr: str, value: str, token: Any) -> None:
         """Emit a write of `value` (Python source of a stored value; `token`: what stands for
-        it, `value_token`) to `oid`'s `attr`. When the object is held in a local
-        (`bound.obj`), the value it replaces is read as it is written (nothing changes while a
-        batch is made): a write that changes nothing goes to the batch's `unchanged_writes`, so that
-        only conflicts see it, and only when the batch's writers contest the attribute.
-        `bulk` (locals: whether the writes are made in bulk, the lists of their objects and of
-        the values they replace): a change is added to those lists instead, when in bulk
-        (`bulk_each_write`)."""
+        it, `value_token`) to `oid`'s `attr`, reading the value it replaces as it is written
+        (nothing changes while a batch is made): off the object when it is held in a local
+        (`bound.obj`), else looked up. A write that changes nothing goes to the batch's
+        `unchanged_writes`, so that only conflicts see it, and only when the batch's writers
+        contest the attribute. A change is a `Write`, or, in a function whose writes go to
+        runs (`runs`), added to this site's run."""
         self.sites.setdefault(attr, set()).add(token)
         if bound is None or bound.obj is None:  # (the object is looked up: its value read there)
-            self.line(depth, f"batch.write_or_keep(cause, {oid}, {attr!r}, {value}, eng.raw({oid}, {attr!r}))")
-            return
-        if attr in self.compiler.defaults:
+            if not self.runs:
+                self.line(depth, f"batch.write_or_keep(cause, {oid}, {attr!r}, {value}, eng.raw({oid}, {attr!r}))")
+                return
+            old = f"eng.raw({oid}, {attr!r})"
+        elif attr in self.compiler.defaults:
             old = self.status_read(bound, bound.obj, attr)
         else:
             old = f"{bound.obj}.{attr}"
@@ -472,17 +499,25 @@ class Emitter:
         was = self.fresh("old")
         self.line(depth, f"{was} = {old}")
         self.line(depth, f"if {was} != {value}:")
-        one_by_one = depth + 1
-        if bulk is not None:
-            in_bulk, objs, olds = bulk
-            self.line(depth + 1, f"if {in_bulk}:")
-            self.line(depth + 2, f"{objs}.append({oid})")
-            self.line(depth + 2, f"{olds}.append({was})")
-            self.line(depth + 1, "else:")
-            one_by_one = depth + 2
-        self.line(one_by_one, f"writes.append(Write({oid}, {attr!r}, {value}, cause, {was}))")
+        if self.runs:
+            site = self.fresh("run")
+            objs, olds, at = f"{site}_objs", f"{site}_olds", f"{site}_at"
+            column = token is UNKNOWN  # (else one value for the whole run: the same wherever the site writes)
+            values = f"{site}_values" if column else "None"
+            self.run_sites.append((attr, objs, olds, at, values, "None" if column else value,
+                                   self.const(self.cause, "cause")))
+            self.line(depth + 1, f"{objs}.append({oid})")
+            self.line(depth + 1, f"{olds}.append({was})")
+            self.line(depth + 1, f"{at}.append(_n)")
+            if column:
+                self.line(depth + 1, f"{values}.append({value})")
+            self.line(depth + 1, "_n += 1")
+            if attr in self.parent_attrs:
+                self.line(depth + 1, f"_parents.append(({oid}, {attr!r}, {value}, {was}))")
+        else:
+            self.line(depth + 1, f"writes.append(Write({oid}, {attr!r}, {value}, cause, {was}))")
         self.line(depth, f"elif contested is None or {attr!r} in contested:")
-        self.line(depth + 1, f"unchanged.append((len(writes), ({oid}, {attr!r}), {value}, cause))")
+        self.line(depth + 1, f"unchanged.append(({self.count}, ({oid}, {attr!r}), {value}, cause))")
 
     def exemptions(self, cause: Any) -> list[ast.Exempt]:
         """What exempts objects from the selections of the block `cause` names (`exempt x
@@ -525,7 +560,7 @@ class Emitter:
             else:
                 self.line(depth, f"{found} = eng.indexes.lookup({probe.attr!r}, {value})")
             # (no candidate: the batch's writes so far are still checked, as every selection does)
-            self.line(depth, f"if not ({found} is None or {found}) and len(writes) + batch.in_bulk > eng.writes_left:")
+            self.line(depth, f"if not ({found} is None or {found}) and {self.count} > eng.writes_left:")
             self.line(depth + 1, f"raise eng.over_budget('writes', {self.const(each.span, 'span')}, "
                                  f"{self.const(self.cause, 'cause')})")
             self.line(depth, f"if {found} is None or {found}:")
@@ -578,44 +613,11 @@ class Emitter:
             self.line(depth + 2, "continue")
         return chosen, depth + 1
 
-    def one_value_written(self, body: ast.Node, var: str, scope: dict[str, Binding], base: str | None) -> tuple | None:
-        """(attribute, Python source of its value, the value's token) when `body` writes one
-        value, the same for every object, to one attribute of the object `var` names (`untap
-        x`, `set x.A = V` with V a literal or a name no variable binds); else None."""
-        match body:
-            case _ if type(body) in SIMPLE_WRITES and isinstance(body.obj, ast.Name) and body.obj.id == var:
-                attr, value = SIMPLE_WRITES[type(body)]
-                return attr, repr(value), ("literal", value)
-            case ast.Set(assigns=(a,)) if a.var == var:
-                token = self.value_token(a.value, scope, base)
-                if token is UNKNOWN:
-                    return None
-                value = self.stored_value(a.value, scope, base)
-                return (a.attr, value, token) if re.fullmatch(r"[\w.']+", value) else None
-        return None
-
-    def bulk_each_write(self, each: ast.Each, one: tuple, scope: dict[str, Binding], base: str | None,
-                        depth: int) -> None:
-        """Emit `each` whose body writes one value to the object it chooses (`one`:
-        `one_value_written`): when the batch's writers do not contest the attribute (no write
-        the batch holds then changes nothing), the changes are gathered in two lists (the
-        objects, the values they replace) and added to the batch as one run of writes
-        (`Batch.add_bulk`) after the loop; else each is a `Write`, as any statement's."""
-        attr, value, token = one
-        in_bulk, objs, olds = self.fresh("in_bulk"), self.fresh("objs"), self.fresh("olds")
-        self.line(depth, f"{in_bulk} = contested is not None and {attr!r} not in contested")
-        self.line(depth, f"{objs}, {olds} = [], []")
-        chosen, inner = self.each(each, scope, base, depth)
-        oid, inner = self.reach(ast.Name(each.var, span=each.span), {**scope, each.var: chosen}, base, each, inner)
-        self.write(inner, chosen, oid, attr, value, token, (in_bulk, objs, olds))
-        self.line(depth, f"if {objs}:")
-        self.line(depth + 1, f"batch.add_bulk({attr!r}, {value}, cause, {objs}, {olds})")
-
     def budget_check(self, depth: int, ids: str, each: ast.Each) -> None:
         """Emit: the candidates `ids` of a selection counted against the step's iterations,
         and the batch's writes so far checked against its writes, once before the loop."""
         self.line(depth, f"eng.iterations_left -= len({ids})")
-        self.line(depth, "if eng.iterations_left < 0 or len(writes) + batch.in_bulk > eng.writes_left:")
+        self.line(depth, f"if eng.iterations_left < 0 or {self.count} > eng.writes_left:")
         self.line(depth + 1, f"raise eng.over_budget('iterations' if eng.iterations_left < 0 else 'writes', "
                              f"{self.const(each.span, 'span')}, {self.const(self.cause, 'cause')})")
 
@@ -626,8 +628,6 @@ class Emitter:
                     self.stmt(inner, scope, base, depth, inlined)
                 if not stmts:
                     self.line(depth, "pass")
-            case ast.Each(var=var, body=body) if self.bulk_each and (one := self.one_value_written(body, var, scope, base)):
-                self.bulk_each_write(s, one, scope, base, depth)
             case ast.Each(var=var, body=body):
                 chosen, inner = self.each(s, scope, base, depth)
                 self.stmt(body, {**scope, var: chosen}, base, inner, inlined)
@@ -685,12 +685,19 @@ def subject_binding(**how: Any) -> Binding:
 @or_cannot
 def compile_runner(compiler: Any, stmt: ast.Node, writer: Callable, cause: Any) -> Callable:
     """`stmt` as a function `(engine, env, batch, cause)` that adds what it does to `batch`,
-    for the cause it is always run with."""
-    em = Emitter(compiler, writer)
-    em.cause = cause
-    em.bulk_each = True
-    em.stmt(stmt, {}, "env", 1)
-    return em.function("run_" + type(stmt).__name__.lower(), "eng, env, batch, cause", PROLOGUE)
+    for the cause it is always run with. Its writes go to runs (`Emitter.runs`), unless it
+    runs closures, whose writes are `Write`s: then every write it makes is one."""
+    for runs in (True, False):
+        em = Emitter(compiler, writer)
+        em.cause = cause
+        em.runs = runs
+        em.stmt(stmt, {}, "env", 1)
+        if runs and em.opaque:
+            continue
+        if runs:
+            em.finish_runs()
+        return em.function("run_" + type(stmt).__name__.lower(), "eng, env, batch, cause", PROLOGUE)
+    raise AssertionError("unreachable")  # (the second pass always returns)
 
 
 @or_cannot
@@ -705,42 +712,63 @@ def compile_reactions(compiler: Any, clauses: list[tuple[ast.Change, ast.Node, A
 
 
 @or_cannot
-def compile_expander(compiler: Any, keyed: dict[tuple[str, Any], list[tuple]], writer: Callable, unread: Any) -> Callable:
+def compile_expander(compiler: Any, keyed: dict[tuple[str, Any], list[tuple]], writer: Callable, unread: Any,
+                     runs: bool = False) -> Callable:
     """`Reactions.expand` with every `as` clause written in: a function `(engine, batch, limit)`
     that goes through the batch's writes in order, taking in those the clauses add, and for
     each change some clauses wait on (`keyed`: (attribute, stored value) -> the clauses, as
     `compile_reactions` takes them), the first time it is met, runs their bodies; it fails
     once the batch holds more than `limit` writes (the budget). One function for the batch, not one call
-    per change. `unread`: what a write's `old` is before anyone has read it."""
+    per change. `unread`: what a write's `old` is before anyone has read it.
+
+    With `runs`, for a batch made of runs (`Batch.bulks`, nothing in `writes`): it goes
+    through the changes of the runs to an attribute some clause waits on, in the order of
+    their positions (`Batch.run_parents`), and then those its own writes make, in the order
+    it makes them (its list `_parents`), and its writes go to runs too: the same changes,
+    met in the same order, as the function without `runs` meets them among the batch's
+    `Write`s."""
     em = Emitter(compiler, writer)
+    em.runs = runs
     em.namespace["UNREAD"] = unread
     which = {key: k for k, key in enumerate(keyed)}
     by_attr: dict[str, dict[Any, int]] = {}  # attribute -> stored value -> which clauses
     for (attr, value), k in which.items():
         by_attr.setdefault(attr, {})[value] = k
     em.namespace["_which"] = by_attr
+    em.parent_attrs = frozenset(by_attr) if runs else frozenset()
     for key, clauses in keyed.items():
         em.line(2, f"{'if' if which[key] == 0 else 'elif'} _k == {which[key]}:")
         em.reactions(clauses, 3)
     bodies, em.lines = em.lines, []
     em.line(1, "_seen = set()")
-    em.line(1, "for _w in writes:  # (the loop takes in the writes the clauses add)")
-    em.line(2, "_values = _which.get(_w.attr)")
-    em.line(2, "if _values is None:")
-    em.line(3, "continue  # no clause waits on a change of it")
-    em.line(2, "oid = _w.obj")
-    em.line(2, "subject_obj = objects.get(oid)")
-    em.line(2, "if subject_obj is None:")
-    em.line(3, "continue")
-    em.line(2, "_value, old = _w.value, _w.old")
-    em.line(2, "if old is UNREAD:  # (nothing has changed yet: the value it replaces)")
-    em.line(3, "old = _w.old = subject_obj.stored(_w.attr, eng.defaults)")
-    em.line(2, "if old == _value:")
-    em.line(3, "continue")
-    em.line(2, "_k = _values.get(_value)")
-    em.line(2, "if _k is None:")
-    em.line(3, "continue  # nothing happens along with this change")
-    em.line(2, "_key = (oid, _w.attr, type(_value), _value)")
+    if runs:
+        em.line(1, "_parents = batch.run_parents(_which)")
+        em.line(1, "for oid, _attr, _value, old in _parents:  # (the loop takes in the changes the clauses add)")
+        em.line(2, "subject_obj = objects.get(oid)")
+        em.line(2, "if subject_obj is None:")
+        em.line(3, "continue")
+        em.line(2, "_k = _which[_attr].get(_value)")
+        em.line(2, "if _k is None:")
+        em.line(3, "continue  # nothing happens along with this change")
+        em.line(2, "_key = (oid, _attr, type(_value), _value)")
+    else:
+        em.line(1, "for _w in writes:  # (the loop takes in the writes the clauses add)")
+        em.line(2, "_values = _which.get(_w.attr)")
+        em.line(2, "if _values is None:")
+        em.line(3, "continue  # no clause waits on a change of it")
+        em.line(2, "oid = _w.obj")
+        em.line(2, "subject_obj = objects.get(oid)")
+        em.line(2, "if subject_obj is None:")
+        em.line(3, "continue")
+        em.line(2, "_value, old = _w.value, _w.old")
+        em.line(2, "if old is UNREAD:  # (nothing has changed yet: the value it replaces)")
+        em.line(3, "old = _w.old = subject_obj.stored(_w.attr, eng.defaults)")
+        em.line(2, "if old == _value:")
+        em.line(3, "continue")
+        em.line(2, "_k = _values.get(_value)")
+        em.line(2, "if _k is None:")
+        em.line(3, "continue  # nothing happens along with this change")
+        em.line(2, "_key = (oid, _w.attr, type(_value), _value)")
     em.line(2, "if _key in _seen:")
     em.line(3, "continue  # the same change again: its clauses have run")
     em.line(2, "_seen.add(_key)")
@@ -750,9 +778,13 @@ def compile_expander(compiler: Any, keyed: dict[tuple[str, Any], list[tuple]], w
     if "reachable" in read:
         em.line(2, REACHABLE)
     em.lines += bodies
-    em.line(2, "if len(writes) > limit:  # (over the step's budget)")
+    em.line(2, f"if {'_n' if runs else 'len(writes)'} > limit:  # (over the step's budget)")
     em.line(3, "raise eng.over_budget('writes', cause.span, cause)")
-    return em.function("expand", "eng, batch, limit", PROLOGUE)
+    if runs:
+        if em.opaque:
+            raise CannotCompile("an `as` clause runs closures, whose writes are not runs")
+        em.finish_runs()
+    return em.function("expand_runs" if runs else "expand", "eng, batch, limit", PROLOGUE)
 
 
 @or_cannot

@@ -141,18 +141,27 @@ class Indexes:
                     for value in set(b) - set(a):
                         by[name][value].add(oid)
 
-    def move_bulk(self, attr: str, objs: list[str], olds: list, value: Any) -> None:
+    def move_bulk(self, attr: str, objs: list[str], olds: list, value: Any, values: list | None = None) -> None:
         """`move_all` for one attribute of many objects (`objs`), each going from its value in
-        `olds` to one `value` (a `store.Bulk` entry's writes)."""
+        `olds` to one `value`, or to its own of `values` (a `store.Bulk` entry's writes)."""
         by = self.by
         if by is None:
             return
         status = self.status_indexes.get(attr)
         if status is None and attr not in FIELD_SET:
             if attr in INDEXED:  # (types, keywords: each of their elements)
-                self.move_all([(oid, (Moved(attr, old, value),)) for oid, old in zip(objs, olds)])
+                news = values if values is not None else [value] * len(objs)
+                self.move_all([(oid, (Moved(attr, old, new),)) for oid, old, new in zip(objs, olds, news)])
             return  # (anything else is not indexed)
         index, default = status if status is not None else (by[attr], _NO_DEFAULT)
+        if values is not None:
+            for oid, old, new in zip(objs, olds, values):
+                if old != new:
+                    if old != default:
+                        index[old].discard(oid)
+                    if new != default:
+                        index[new].add(oid)
+            return
         for oid, old in zip(objs, olds):
             if old != value and old != default:
                 index[old].discard(oid)

@@ -36,13 +36,26 @@ class Perception:
         eng = self.eng
         if batch.ops or not eng.program.sight_follows_writes or "zone" in attrs_written or "attached_to" in attrs_written:
             return False
-        hide_inputs, not_perceived_as = eng.program.hide_inputs, eng.program.clauses.not_perceived_as
+        return self.none_perceived((w.attr, w.old) for w in changes)
+
+    def unperceived_runs(self, runs: list) -> bool:
+        """`unperceived` for the runs of a batch (`store.Bulk`; they write no zone or
+        attachment, and come with no operation), whether the game sees an object following
+        its own writes."""
+        hide_inputs = self.eng.program.hide_inputs
+        return self.none_perceived((b.attr, old) for b in runs if b.attr in hide_inputs for old in set(b.olds))
+
+    def none_perceived(self, changes: Iterable[tuple[str, Any]]) -> bool:
+        """Whether every change (attribute, the value it replaces) of an attribute a hide
+        rule reads is one the rules say is no change the game perceives (`changes of ...
+        are not ...`)."""
+        hide_inputs, not_perceived_as = self.eng.program.hide_inputs, self.eng.program.clauses.not_perceived_as
         judged = set()
-        for w in changes:
-            if w.attr in hide_inputs and (w.attr, w.old) not in judged:
-                if not not_perceived_as(w.attr, w.old).issuperset(PERCEPTIONS):
+        for attr, old in changes:
+            if attr in hide_inputs and (attr, old) not in judged:
+                if not not_perceived_as(attr, old).issuperset(PERCEPTIONS):
                     return False
-                judged.add((w.attr, w.old))
+                judged.add((attr, old))
         return True
 
     def not_perceived_kinds(self, writes: Iterable[Write]) -> frozenset[str]:

@@ -235,21 +235,6 @@ class Program:
         return frozenset(clause.attr for _rule, clause in self.index.assertions
                          if isinstance(clause, (ast.AssertOnce, ast.AssertSkipped)))
 
-    @functools.cached_property
-    def bulk_blocked(self) -> frozenset[str] | None:
-        """The attributes whose writes made in bulk (`Batch.add_bulk`) must be taken in one by
-        one before they are committed (None: every attribute's): those something waits on a
-        change of (an `as` or `after` clause, an assertion), those a hide rule reads (what the
-        game sees, and its last known information, would change), an object's zone (a new
-        object), card (static abilities compare it) and what it is attached to (perceived),
-        and every one when the game's sight does not follow its objects' own writes."""
-        if not self.sight_follows_writes:
-            return None
-        index = self.index
-        waiting = {clause.event.attr for _rule, clause in index.assertions + index.afters
-                   if isinstance(clause, (ast.AssertAfter, ast.After)) and isinstance(clause.event, ast.Change)}
-        return frozenset({"zone", "card", "attached_to"} | self.hide_inputs | set(index.as_clauses_by_attr) | waiting)
-
     def local_check(self, body: ast.Node) -> bool:
         """Can a state check be made again only for changed objects? Yes when it is one
         `each x where ...` that reads only x, what x is attached to, and x's controller."""

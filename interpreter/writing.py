@@ -130,36 +130,48 @@ class ObjectWriter:
             for oid in hide_later:
                 hidden[oid] = hidden_by_rules(oid, objects[oid])
 
-    def put_bulk(self, b: Any) -> None:
-        """`put_all` for a journaled bulk entry (`store.Bulk`, one value for all: its attribute
-        is not a zone, a card or what an object is attached to, and no hide rule reads it):
-        its objects are changed in place (`Store.apply_bulk`), and indexes and caches kept
-        right, as `put_all` keeps them for the same writes one by one."""
+    def put_runs(self, runs: list, touched: Iterable[str]) -> None:
+        """`put_all` for the journaled runs of a batch (`store.Bulk` entries, at most one
+        write per object and attribute, none to a zone, a card or an attachment; hide rules
+        and static abilities that look only at their own object): each run is applied in
+        place (`Store.apply_bulk`) and moved in the indexes as a whole (`Indexes.move_bulk`),
+        and each object of `touched` (every object written, in the order of its first write)
+        has its caches put right once, as `put_all` does."""
         view = self.view
-        objects, program, statics = view.game.objects, view.program, view.statics
-        view.store.apply_bulk(b)
-        mask = view._write_bits.get(b.attr) or self.write_bits(b.attr)
-        local, cards, dirty, chars_pop = program.local_effects, statics.cards, view.dirty, view._chars.pop
-        indexes = view.indexes
-        touched = []
-        hosts = []
+        objects, statics, store, indexes = view.game.objects, view.statics, view.store, view.indexes
+        bits, work_out = view._write_bits, self.write_bits
+        masks: dict[str, int] = {}
+        for b in runs:
+            store.apply_bulk(b)
+            mask = bits.get(b.attr) or work_out(b.attr)
+            for oid in b.objs:
+                masks[oid] = masks.get(oid, 0) | mask
+        cards, dirty, hidden, chars_pop = statics.cards, view.dirty, view._hidden, view._chars.pop
+        stored_tests = view.hiding.stored_hide_tests()
         attached = indexes.attachments() if dirty is not None and indexes.by is not None else None
-        for oid in b.objs:
+        changed: list[tuple] = []  # (id, old, new, mask) of what static abilities look at again
+        hosts: list[str] = []
+        hide_later: list[str] = []
+        for oid in touched:
             o = objects[oid]
-            if not local:
-                touched.append((oid, o, o, mask))
-                continue
+            mask = masks[oid]
             if cards and (mask & REACHES or o.card in cards):
-                touched.append((oid, o, o, mask))
+                changed.append((oid, o, o, mask))
             if mask & CHECKED and dirty is not None:
                 dirty.add(oid)
                 if attached is None:
                     hosts.append(oid)
                 elif oid in attached:
                     dirty |= attached[oid]
+            if mask & HIDES:
+                if stored_tests is not None:
+                    hidden[oid] = hidden_by_status(o, stored_tests)
+                else:
+                    hide_later.append(oid)
             chars_pop(oid, None)
-        indexes.move_bulk(b.attr, b.objs, b.olds, b.value)
-        self._after_moves(touched, hosts, local, ())
+        for b in runs:
+            indexes.move_bulk(b.attr, b.objs, b.olds, b.value, b.values)
+        self._after_moves(changed, hosts, True, hide_later)
 
     def write_bits(self, attr: str) -> int:
         """What a write to `attr` can change (`interpreter.write_bits`), worked out once per attribute."""

@@ -12,8 +12,9 @@ both and ask for the same outcome and the same trace, event for event, on:
 - untap steps on boards Hypothesis draws (chains of attachments, tokens, permanents phased
   out under other players), under the current rulebook;
 - games of the property tests' generator (tests/test_game_properties.py), played from their
-  text, under the current rulebook (the generated backend makes some of their writes in bulk,
-  `Batch.add_bulk`; the closures none).
+  text, under the current rulebook (the generated backend makes its statements' and `as`
+  clauses' writes as runs, `Batch.bulks`, and commits most batches as them; the closures make
+  a `Write` of each).
 """
 
 from __future__ import annotations

@@ -1,0 +1,292 @@
+"""Batches made of runs (interpreter/batches.py, `Batch.bulks`; interpreter/codegen.py,
+`Emitter.runs`; docs/architecture.md, build order step 2): generated code adds each change a
+write site makes to that site's run (its objects, the values they replace, each write's
+position among the batch's writes) instead of making a `Write`; the `as` clauses expand a
+batch of runs as runs, and `Committer.commit_runs` journals and applies it as bulk entries,
+or, where it cannot do what the write-by-write commit does (a conflict, an object the game is
+seen to start or stop seeing, ...), the runs are taken in among the batch's writes first.
+
+None of it may change an outcome (issue 17: all tests, scenarios, ablate and diff
+unchanged):
+
+- a batch taking its runs in holds the same writes, and the same unchanged writes at the same
+  places, as if each write had been added one by one when it was made; the changes an
+  expander of runs goes through first are the runs' writes in that order;
+- on rulebooks whose runs meet everything a batch meets (`as` clauses writing what further
+  `as` clauses wait on, a value per object, a `prefer`, a hide rule with last known
+  information, an assertion, an `after` clause, a state check, a triggered ability),
+  generated code, which makes runs, and the closures, which make `Write`s, play the same
+  trace to the same state, and what the engine keeps agrees with a fresh engine
+  (tests/test_incremental.py); both ways of committing are seen taken.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, note, settings, strategies as st
+
+from interpreter.batches import Batch, Write
+from interpreter.engine import Engine
+from interpreter.errors import RulesError
+from interpreter.model import Game, Permanent, Player
+from interpreter.program import Program
+from interpreter.store import Bulk
+from interpreter.trace import Cause
+from test_budgets import book, rule
+from test_incremental import check_against_a_fresh_engine
+
+CAUSES = [Cause("script", f"step {k}") for k in range(2)]
+ATTRS = ["tapped", "mark"]
+
+
+@st.composite
+def made(draw):
+    """What the functions that make a batch add to it, in order: each either adds `Write`s
+    (writes that change their attribute, and writes that leave it as it is, kept for
+    conflicts) or writes to runs (several sites, each one attribute and one value, in an
+    order of its own, and writes that leave their attribute as it is)."""
+    write = st.tuples(st.sampled_from(["change", "keep"]), st.integers(0, 5), st.sampled_from(ATTRS))
+    site_write = st.tuples(st.sampled_from(["change", "keep"]), st.integers(0, 5), st.integers(0, 2))
+    return draw(st.lists(st.one_of(st.tuples(st.just("writes"), st.lists(write, max_size=5)),
+                                   st.tuples(st.just("runs"), st.lists(site_write, max_size=8))), max_size=5))
+
+
+def make(functions) -> tuple[Batch, Batch]:
+    """The batch the functions make with runs, and the one they would make with `Write`s."""
+    runs, one_by_one = Batch(), Batch()
+    for k, (how, steps) in enumerate(functions):
+        cause = CAUSES[k % 2]
+        if how == "writes":
+            for kind, i, attr in steps:
+                for batch in (runs, one_by_one):
+                    batch.write_or_keep(cause, f"p{i}", attr, k, None if kind == "change" else k)
+            continue
+        n = runs.made()  # (as generated code counts: `_n`)
+        sites: dict[int, tuple[list, list, list]] = {}
+        for kind, i, site in steps:
+            attr, value = ATTRS[site % 2], (k, site)
+            one_by_one.write_or_keep(cause, f"p{i}", attr, value, None if kind == "change" else value)
+            if kind == "change":
+                objs, olds, at = sites.setdefault(site, ([], [], []))
+                objs.append(f"p{i}")
+                olds.append(None)
+                at.append(n)
+                n += 1
+            else:
+                runs.unchanged_writes.append((n, (f"p{i}", attr), value, cause))
+        for site, (objs, olds, at) in sites.items():
+            runs.bulks.append(Bulk(ATTRS[site % 2], objs, olds, cause, (k, site), None, at))
+        runs.in_bulk = n - len(runs.writes)
+    return runs, one_by_one
+
+
+@given(functions=made())
+def test_runs_are_taken_in_where_their_writes_were_made(functions):
+    runs, one_by_one = make(functions)
+    assert runs.made() == len(one_by_one.writes)
+    runs.take_in_bulks()
+    assert (runs.writes, runs.unchanged_writes) == (one_by_one.writes, one_by_one.unchanged_writes)
+    assert not runs.bulks and runs.in_bulk == 0
+    assert runs.in_order() == one_by_one.in_order()
+
+
+@given(functions=made().filter(lambda fs: all(how == "runs" for how, _steps in fs)), waited=st.sampled_from(
+    [{"mark"}, {"tapped"}, {"mark", "tapped"}]))
+def test_an_expander_of_runs_meets_their_changes_in_the_order_they_were_made(functions, waited):
+    runs, one_by_one = make(functions)
+    assert runs.run_parents(waited) == [(w.obj, w.attr, w.value, w.old) for w in one_by_one.writes
+                                        if w.attr in waited]
+
+
+# A small rulebook of the shape of phasing, in other words (nothing of rules/ is read):
+# tapped permanents go away in their controller's untap step and come back in the next, what
+# is attached to them goes along (and `along` wins over a direct `along = false`), a player
+# is remembered per object (a value that differs by object), what is away is hidden (its last
+# known information kept, a look back), coming back is asserted visible, an `after` clause
+# marks what went away, a state check heals what is marked, a card's ability triggers on
+# being untapped, and a creature that goes along is noted twice (the same value written
+# twice). Without `UNPERCEIVED` (the rule that going away is no zone change) the game sees
+# objects leave and enter, which only the write-by-write commit perceives.
+HEAD = """status away: bool = false cites 100.1
+status along: bool = false cites 100.2
+status marker: player = none cites 100.1
+status noted: bool = false cites 100.12
+"""
+BLOCKS = (
+    rule("100.1", "go-away",
+         "clause go: during untap step of P: simultaneously {\n"
+         "    each x where not x.away and x.tapped and x.controller is P: set x.away = true, x.along = false\n"
+         "    each x where x.away and x.marker is P and not x.along: set x.away = false\n  }",
+         "clause remember: as x.away becomes true: set x.marker = x.controller",
+         "clause forget: as x.away becomes false: set x.marker = none")
+    + rule("100.2", "attachments-follow",
+           "clause go-along: as x.away becomes true: each y where y.attached_to is x: {\n"
+           "    set y.away = true, y.along = true\n  }",
+           "clause come-along: as x.away becomes false: each y where y.away and y.along and y.attached_to is x: {\n"
+           "    set y.away = false\n  }",
+           "clause clear: as x.away becomes false: set x.along = false")
+    + rule("100.3", "along-wins", "prefer along = true")
+    + rule("100.4", "away-hidden", "hide x where x.away")
+    + rule("100.5", "back-seen", "assert after x.away becomes false: x is visible")
+    + rule("100.6", "untap", "during untap step of P: each x where x.controller is P: untap x")
+    + rule("100.7", "untap-order", "order untap step: 100.1, 100.6")
+    + rule("100.8", "mark-gone", "after x.away becomes true: set x.mark = true")
+    + rule("100.9", "heal-marked", "during state check: each x where x.mark and x.damage > 0: remove damage from x")
+    + rule("100.10", "look-back", "look back on x.away becomes true")
+    + rule("100.12", "note-attachments",
+           "clause by-host: as x.away becomes true: each y where y.attached_to is x and y is a creature: set y.noted = true",
+           "clause by-itself: as x.along becomes true: set x.noted = true")
+)
+UNPERCEIVED = rule("100.11", "not-leaving", "changes of away are not zone-change, control-change, attachment-change")
+WATCHER = """card "Untap Watcher" {
+  types artifact
+  when this.tapped becomes false: set this.mark = false
+}
+"""
+
+
+def rules(perceived: bool = False, read_off: bool = False):
+    """The rulebook; `read_off`: its hide rule in the form whose test is read off the
+    object's statuses (`Hiding.stored_hide_tests`)."""
+    blocks = BLOCKS if perceived else BLOCKS + UNPERCEIVED
+    if read_off:
+        blocks = blocks.replace("hide x where x.away", "hide x where x.away is true")
+    return book(HEAD + blocks, WATCHER)
+
+
+BOOKS = {"unperceived": rules(), "perceived": rules(perceived=True), "hide test read off": rules(read_off=True)}
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def boards(draw):
+    n = draw(st.integers(1, 10))
+    objects = {}
+    for i in range(n):
+        card = draw(st.sampled_from(["Grizzly Bears", "Untap Watcher"]))
+        controller = draw(st.sampled_from(["Alice", "Bob"]))
+        types = frozenset({"creature"}) if card == "Grizzly Bears" else frozenset({"artifact"})
+        host = draw(st.one_of(st.none(), st.integers(0, n - 1)))
+        objects[f"p{i}"] = Permanent(f"p{i}", card, controller, controller, types, 2, 3, tapped=draw(st.booleans()),
+                                     damage=draw(st.integers(0, 2)),
+                                     attached_to=None if host is None or host == i else f"p{host}")
+    return Game({"Alice": Player("Alice"), "Bob": Player("Bob")}, ("Alice", "Bob"), "Alice", objects=objects)
+
+
+def play(rulebook, backend: str, game: Game) -> Engine:
+    engine = Engine(Program.of(rulebook, backend), game.copy())
+    engine.settle()
+    for _round in range(2):
+        for player in ("Alice", "Bob"):
+            engine.begin_step()
+            engine.run_hook("untap step", player)
+            engine.settle()
+            for o in list(engine.game.objects.values()):  # (tapped again, to go away next time)
+                if o.id[-1] in "02468" and o.zone == "battlefield":
+                    engine.writer.set(o.id, CAUSES[0], tapped=True)
+    return engine
+
+
+def state(engine: Engine) -> dict:
+    return {oid: (o.tapped, o.damage, o.zone, dict(o.statuses)) for oid, o in engine.game.objects.items()}
+
+
+def remembered(engine: Engine) -> list[tuple[str, str]]:
+    """Each time last known information was kept (603.10): of what, for what."""
+    return [(e.obj, str(e.cause)) for e in engine.store.entries if e.kind == "lki"]
+
+
+def committed_as_runs(engine: Engine) -> bool:
+    return any(e.kind == "bulk" and e.attr == "marker" for e in engine.store.entries)
+
+
+@SETTINGS
+@pytest.mark.parametrize("which", BOOKS)
+@given(game=boards(), data=st.data())
+def test_runs_play_as_the_same_writes_one_by_one(which, game, data):
+    note("\n".join(repr(o) for o in game.objects.values()))
+    generated, closures = play(BOOKS[which], "generated", game), play(BOOKS[which], "closures", game)
+    assert [e.render() for e in generated.trace] == [e.render() for e in closures.trace]
+    assert state(generated) == state(closures)
+    assert remembered(generated) == remembered(closures)
+    assert not any(e.kind == "bulk" for e in closures.store.entries)
+    if which == "perceived":  # (going away is seen as leaving: never committed as runs)
+        assert not committed_as_runs(generated)
+    check_against_a_fresh_engine(generated, data, "")
+
+
+def two_permanents_and_an_aura(aura_tapped: bool, aura_card: str = "Untap Watcher") -> Game:
+    """Alice's two tapped creatures, p1 damaged, and `a` attached to p0 (a creature if
+    `aura_card` is one)."""
+    types = frozenset({"creature"}) if aura_card == "Grizzly Bears" else frozenset({"artifact"})
+    objects = {"p0": Permanent("p0", "Grizzly Bears", "Alice", "Alice", frozenset({"creature"}), 2, 3, tapped=True),
+               "p1": Permanent("p1", "Grizzly Bears", "Alice", "Alice", frozenset({"creature"}), 2, 3, tapped=True,
+                               damage=1),
+               "a": Permanent("a", aura_card, "Alice", "Alice", types, None, None,
+                              tapped=aura_tapped, attached_to="p0")}
+    return Game({"Alice": Player("Alice"), "Bob": Player("Bob")}, ("Alice", "Bob"), "Alice", objects=objects)
+
+
+def test_a_batch_of_runs_is_committed_as_runs():
+    """Going away (100.1) with what joins it (100.1's `remember`, 100.2's attachment going
+    along) is journaled as bulk entries, `as` clauses' writes included; the trace and state
+    are those of the closures."""
+    game = two_permanents_and_an_aura(aura_tapped=False)
+    generated, closures = (play(BOOKS["unperceived"], backend, game) for backend in ("generated", "closures"))
+    assert committed_as_runs(generated)
+    assert any(e.kind == "bulk" and e.attr == "along" and e.objs == ["a"] for e in generated.store.entries)
+    assert [e.render() for e in generated.trace] == [e.render() for e in closures.trace]
+    went_away = ("100.1 go-away",)
+    assert remembered(generated)[:3] == [("p0", *went_away), ("p1", *went_away), ("a", *went_away)]  # 603.10
+    assert remembered(generated) == remembered(closures)
+    assert generated.game.objects["p1"].damage == 0  # 100.9 healed it, marked by 100.8's follow-up
+
+
+def test_a_conflict_is_settled_write_by_write():
+    """The aura is tapped too: it goes away on its own (`along = false`) and along with its
+    host (`along = true`) at once; 100.3 settles it, which only the write-by-write commit
+    does: that batch journals no bulk entry, and the trace shows the settling as the
+    closures do."""
+    game = two_permanents_and_an_aura(aura_tapped=True)
+    generated, closures = (play(BOOKS["unperceived"], backend, game) for backend in ("generated", "closures"))
+    renders = [e.render() for e in generated.trace]
+    assert renders == [e.render() for e in closures.trace]
+    assert any(e.kind == "settle" for e in generated.trace)
+    first = next(e for e in generated.store.entries if getattr(e, "attr", None) == "away")
+    assert isinstance(first, Write)  # (the batch that goes away, committed one write at a time)
+    engine = Engine(Program.of(BOOKS["unperceived"], "generated"), game.copy())
+    engine.begin_step()
+    engine.run_hook("untap step", "Alice")
+    aura = engine.game.objects["a"]
+    assert (aura.get_status("away", False), aura.get_status("along", False)) == (True, True)  # 100.3: along wins
+
+
+def test_the_same_value_written_twice_is_committed_write_by_write():
+    """A creature going along with its host is noted by 100.12 twice (by its host's change and
+    by its own): the first write stands and the second changes nothing, as the
+    write-by-write commit has it; that batch journals no bulk entry, and the trace and state
+    are the closures'."""
+    game = two_permanents_and_an_aura(aura_tapped=False, aura_card="Grizzly Bears")
+    generated, closures = (play(BOOKS["unperceived"], backend, game) for backend in ("generated", "closures"))
+    assert [e.render() for e in generated.trace] == [e.render() for e in closures.trace]
+    assert state(generated) == state(closures)
+    first = next(e for e in generated.store.entries if getattr(e, "attr", None) == "away")
+    assert isinstance(first, Write)  # (the batch that goes away, committed one write at a time)
+    noted = [e for e in generated.store.entries if getattr(e, "attr", None) == "noted"]
+    assert [(e.obj, e.value) for e in noted][:1] == [("a", True)]  # (once, though written twice)
+
+
+def test_an_assertion_a_run_breaks_fails_as_it_does_write_by_write():
+    """An assertion that what goes away is untapped (false here: 100.1 sends tapped ones)
+    fails in the batch committed as runs, with the error the closures give."""
+    rulebook = book(HEAD + BLOCKS + UNPERCEIVED + rule("100.13", "away-untapped",
+                                                        "assert after x.away becomes true: x.tapped is false"), WATCHER)
+    errors = []
+    for backend in ("generated", "closures"):
+        engine = Engine(Program.of(rulebook, backend), two_permanents_and_an_aura(aura_tapped=False))
+        engine.begin_step()
+        with pytest.raises(RulesError) as failed:
+            engine.run_hook("untap step", "Alice")
+        errors.append(str(failed.value))
+        assert any(e.kind == "bulk" for e in engine.store.entries) == (backend == "generated")
+    assert errors[0] == errors[1] and "100.13" in errors[0]
