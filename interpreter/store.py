@@ -201,13 +201,15 @@ class Store:
                 for oid, value in zip(b.objs, b.values):
                     setattr(objects[oid], attr, lower_types(value) if attr == "types" else value)
             return
-        unset = set()
-        for k, oid in enumerate(b.objs):
-            statuses = objects[oid].statuses
-            if attr not in statuses:
-                unset.add(k)
-            statuses[attr] = b.new(k)
-        b.unset = unset
+        of = [objects[oid].statuses for oid in b.objs]
+        b.unset = {k for k, statuses in enumerate(of) if attr not in statuses}
+        if b.values is None:
+            value = b.value
+            for statuses in of:
+                statuses[attr] = value
+        else:
+            for statuses, value in zip(of, b.values):
+                statuses[attr] = value
 
     def flag_unset(self, writes: Iterable) -> None:
         """Flag `unset` each of some journaled writes (of one object, not yet applied) to a

@@ -130,48 +130,74 @@ class ObjectWriter:
             for oid in hide_later:
                 hidden[oid] = hidden_by_rules(oid, objects[oid])
 
-    def put_runs(self, runs: list, touched: Iterable[str]) -> None:
+    def put_runs(self, runs: list, touched: dict[str, None]) -> None:
         """`put_all` for the journaled runs of a batch (`store.Bulk` entries, at most one
         write per object and attribute, none to a zone, a card or an attachment; hide rules
         and static abilities that look only at their own object): each run is applied in
         place (`Store.apply_bulk`) and moved in the indexes as a whole (`Indexes.move_bulk`),
-        and each object of `touched` (every object written, in the order of its first write)
-        has its caches put right once, as `put_all` does."""
+        and the caches put right run by run, as `put_all` puts them right object by object:
+        `touched` holds every object written, in the order of its first write."""
         view = self.view
         objects, statics, store, indexes = view.game.objects, view.statics, view.store, view.indexes
         bits, work_out = view._write_bits, self.write_bits
-        masks: dict[str, int] = {}
+        masks_of = []  # what each run's writes can change
         for b in runs:
             store.apply_bulk(b)
-            mask = bits.get(b.attr) or work_out(b.attr)
-            for oid in b.objs:
-                masks[oid] = masks.get(oid, 0) | mask
-        cards, dirty, hidden, chars_pop = statics.cards, view.dirty, view._hidden, view._chars.pop
-        stored_tests = view.hiding.stored_hide_tests()
-        attached = indexes.attachments() if dirty is not None and indexes.by is not None else None
+            masks_of.append(bits.get(b.attr) or work_out(b.attr))
+        together = 0
+        for mask in masks_of:
+            together |= mask
         changed: list[tuple] = []  # (id, old, new, mask) of what static abilities look at again
-        hosts: list[str] = []
+        if statics.cards:  # (what the object's writes together can change, for each it may concern)
+            if together & REACHES:
+                masks = dict.fromkeys(touched, 0)
+            else:
+                sources = set().union(*(indexes.lookup("card", name) for name in statics.cards))
+                masks = dict.fromkeys((oid for oid in touched if oid in sources), 0)
+            for b, mask in zip(runs, masks_of):
+                for oid in masks.keys() & b.objs:
+                    masks[oid] |= mask
+            changed = [(oid, objects[oid], objects[oid], mask) for oid, mask in masks.items()]
+        dirty = view.dirty
+        hosts: list[str] = []  # what a state check may look at again with what is attached to it
+        if dirty is not None and together & CHECKED:
+            attached = indexes.attachments() if indexes.by is not None else None
+            for b, mask in zip(runs, masks_of):
+                if mask & CHECKED:
+                    dirty.update(b.objs)
+                    if attached is None:
+                        hosts += b.objs
+                    else:
+                        for host in attached.keys() & b.objs:
+                            dirty |= attached[host]
         hide_later: list[str] = []
-        for oid in touched:
-            o = objects[oid]
-            mask = masks[oid]
-            if cards and (mask & REACHES or o.card in cards):
-                changed.append((oid, o, o, mask))
-            if mask & CHECKED and dirty is not None:
-                dirty.add(oid)
-                if attached is None:
-                    hosts.append(oid)
-                elif oid in attached:
-                    dirty |= attached[oid]
-            if mask & HIDES:
-                if stored_tests is not None:
-                    hidden[oid] = hidden_by_status(o, stored_tests)
-                else:
-                    hide_later.append(oid)
-            chars_pop(oid, None)
+        if together & HIDES:
+            self._hidden_again([b for b, mask in zip(runs, masks_of) if mask & HIDES], hide_later)
+        chars = view._chars
+        for oid in chars.keys() & touched.keys():
+            del chars[oid]
         for b in runs:
             indexes.move_bulk(b.attr, b.objs, b.olds, b.value, b.values)
         self._after_moves(changed, hosts, True, hide_later)
+
+    def _hidden_again(self, runs: list, hide_later: list[str]) -> None:
+        """Whether a hide rule hides each object of `runs` (runs of what hide rules read),
+        read off the objects where every hide test reads a status, and where the one test
+        reads the run's attribute and the run writes one value, from that value; else
+        added to `hide_later`, for the rules to say once the indexes are moved."""
+        view = self.view
+        objects, hidden = view.game.objects, view._hidden
+        tests = view.hiding.stored_hide_tests()
+        if tests is None:
+            hide_later += dict.fromkeys(oid for b in runs for oid in b.objs)
+            return
+        if len(runs) == 1 and len(tests) == 1 and tests[0][0] == runs[0].attr and runs[0].values is None:
+            hides = runs[0].value == tests[0][2]  # (on the battlefield)
+            hidden.update({oid: hides and objects[oid].zone == "battlefield" for oid in runs[0].objs})
+            return
+        for b in runs:
+            for oid in b.objs:
+                hidden[oid] = hidden_by_status(objects[oid], tests)
 
     def write_bits(self, attr: str) -> int:
         """What a write to `attr` can change (`interpreter.write_bits`), worked out once per attribute."""
