@@ -416,13 +416,15 @@ class Store:
         recorded)`, where `recorded` is the object as it is then (`recorded`)."""
         lki, entries, pending = self.game.lki, self.entries, self.pending
         checkpoints = self.keep == "checkpoint"
+        at = self.mark()  # (each entry takes the next position)
         for oid in oids:
-            recorded = Recorded(self, oid, self.mark())
+            recorded = Recorded(self, oid, at)
             if checkpoints:
                 pending.append(recorded)  # (to be read before the journal is trimmed past it)
             info = info_of(oid, recorded)
             entries.append(Entry("lki", oid, None, lki.get(oid, ABSENT), info, cause))
             lki[oid] = info
+            at += 1
 
     # ------------------------------------------------------------ journal positions
 

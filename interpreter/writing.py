@@ -227,8 +227,13 @@ class ObjectWriter:
         in place), with what effects and static abilities give it,
         its characteristics worked out if someone asks."""
         view = self.view
-        effects, given, defaults = view.effects_in_order(), view.statics.of, view.defaults
-        view.store.remember_all(oids, lambda oid, recorded: LastKnown(recorded, effects, given(oid), defaults), cause)
+        statics = view.statics
+        if statics.pending:
+            statics.refresh()
+        # (what static abilities give each: `of`, asked only of the objects one gives something)
+        effects, merged, given, defaults = view.effects_in_order(), statics.merged, statics.of, view.defaults
+        view.store.remember_all(
+            oids, lambda oid, recorded: LastKnown(recorded, effects, given(oid) if oid in merged else (), defaults), cause)
 
     def undo(self, mark: int) -> None:
         """Set the game back to journal position `mark` (`Store.undo`, which then has this
