@@ -167,6 +167,52 @@ UNCHANGED_KEY = itemgetter(1)  # the (object, attribute) of an entry of `Batch.u
 RUNS_KEEP_OUT = frozenset({"zone", "card", "attached_to"})
 
 
+class WaitedInRuns:
+    """The changes of a batch's runs that assertions and `after` clauses wait on, by
+    (attribute, new value), as `find_changes`'s fourth part has them (`Write`s, in the order
+    of their positions), each list made only when asked for (`get`, `[]`): with `key in`,
+    all `Committer.commit_runs` gives them. `attrs_waited`, `waited`: `waited_on()`."""
+
+    def __init__(self, runs: list[Bulk], attrs_waited: Any, waited: Any):
+        self.runs = [b for b in runs if b.attr in attrs_waited]
+        keys: set[tuple[str, Any]] = set()
+        for b in self.runs:
+            keys.update(key for key in ([(b.attr, b.value)] if b.values is None else zip([b.attr] * len(b), b.values))
+                        if key in waited)
+        self.keys = keys
+        self.made: dict[tuple[str, Any], list[Write]] = {}
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.keys
+
+    def __getitem__(self, key: tuple[str, Any]) -> list[Write]:
+        if key not in self.keys:
+            raise KeyError(key)
+        return self.get(key)
+
+    def get(self, key: tuple[str, Any], default: Any = None) -> Any:
+        if key not in self.keys:
+            return default
+        found = self.made.get(key)
+        if found is None:
+            attr, value = key
+            entries = []
+            for b in self.runs:
+                if b.attr != attr:
+                    continue
+                cause, objs, olds = b.cause, b.objs, b.olds
+                if b.values is None:
+                    if b.value == value:
+                        entries += [(position, Write(objs[k], attr, value, cause, olds[k]))
+                                    for k, position in enumerate(b.positions)]
+                    continue
+                entries += [(position, Write(objs[k], attr, new, cause, olds[k]))
+                            for k, (position, new) in enumerate(zip(b.positions, b.values)) if new == value]
+            entries.sort(key=itemgetter(0))
+            found = self.made[key] = [w for _position, w in entries]
+        return found
+
+
 def causes_of(batches: Iterable[Batch]) -> frozenset[str]:
     """The causes of the writes and operations of some batches, as they are named."""
     return (frozenset(str(w.cause) for b in batches for w in b.writes) | {str(o.cause) for b in batches for o in b.ops}
@@ -333,7 +379,7 @@ class Committer:
         if sight:  # last known information, of what the game may stop seeing
             first = next(b for b in runs if b.positions[0] == 0)
             eng.writer.remember([oid for oid in touched if vis_before[oid]], first.cause)
-        keyed = self.waited_in_runs(runs)
+        keyed = WaitedInRuns(runs, *program.clauses.waited_on())
         before_values: dict[str, dict] = defaultdict(dict)
         written: set[tuple[str, str]] | None = None
         for _rule, clause, key in program.clauses.waiting_on_changes("assert"):
@@ -355,32 +401,6 @@ class Committer:
         eng.triggers.collect_triggers(journaled, [], vis_before)
         eng.reactions.run_afters(keyed)
         return True
-
-    def waited_in_runs(self, runs: list[Bulk]) -> dict[tuple[str, Any], list[Write]]:
-        """The writes of `runs` that assertions and `after` clauses wait on, by (attribute,
-        new value), each as a `Write`, in the order of their positions (`find_changes`'s
-        fourth part, for runs)."""
-        attrs_waited, waited = self.eng.program.clauses.waited_on()
-        found: dict[tuple[str, Any], list] = {}
-        for b in runs:
-            attr = b.attr
-            if attr not in attrs_waited:
-                continue
-            cause, objs, olds = b.cause, b.objs, b.olds
-            if b.values is None:
-                key = (attr, b.value)
-                if key in waited:
-                    value = b.value
-                    found.setdefault(key, []).extend(
-                        (position, Write(objs[k], attr, value, cause, olds[k])) for k, position in enumerate(b.positions))
-                continue
-            for k, (position, value) in enumerate(zip(b.positions, b.values)):
-                if (attr, value) in waited:
-                    found.setdefault((attr, value), []).append((position, Write(objs[k], attr, value, cause, olds[k])))
-        for key, entries in found.items():
-            entries.sort(key=itemgetter(0))
-            found[key] = [w for _position, w in entries]
-        return found
 
     def spend_writes(self, batch: Batch, n: int) -> None:
         """Count a batch's `n` writes against the step's budget (over it: the error names the
