@@ -117,3 +117,28 @@ class LastKnown(Mapping):
 
     def __len__(self) -> int:
         return len(self._worked_out())
+class LastKnownAt(LastKnown):
+    """`LastKnown` of the object `oid` as it was at position `mark` of `store`'s journal, read
+    back only when someone asks (it is its own record of where to read it back from, as a
+    `store.Recorded` is: `oid`, `mark`, and the object once read)."""
+
+    __slots__ = ("store", "oid", "mark")
+
+    def __init__(self, store: Any, oid: str, mark: int, effects: Sequence[Effect],
+                 contributions: Sequence[tuple[str, Any]], statuses: dict[str, Any]):
+        self.store, self.oid, self.mark = store, oid, mark
+        self._object, self._effects, self._contributions = None, effects, contributions
+        self._statuses, self._values = statuses, None
+
+    @property
+    def recorded(self) -> "LastKnownAt | None":
+        """Itself while its object is still to be read back (`Store.read_back`); None once read."""
+        return self if self._object is None else None
+
+    def settled(self) -> "LastKnown":
+        if self._object is None:
+            self.store.read_back([self])
+        return self
+
+
+

@@ -118,6 +118,23 @@ class BulkWrite:
         return f"BulkWrite({self.obj!r}, {self.attr}, {self.old!r} -> {self.value!r}, {self.cause}, at {self.at})"
 
 
+class Remembered:
+    """Last known information of many objects kept at once (`Store.remember_all`): one journal
+    entry that takes a position for each object, as an entry of its own would (`start`: the
+    first): the ids (`objs`), what `game.lki` held for each before (`olds`, ABSENT for
+    nothing) and holds now (`infos`), the cause."""
+
+    __slots__ = ("objs", "olds", "infos", "cause", "start")
+
+    kind = "lki-group"
+
+    def __init__(self, objs: list[str], olds: list, infos: list, cause: Any, start: int):
+        self.objs, self.olds, self.infos, self.cause, self.start = objs, olds, infos, cause, start
+
+    def __len__(self) -> int:
+        return len(self.objs)
+
+
 class JournalTrimmed(DiagnosticError):
     """A position the journal no longer holds (`undo` to it, or reading an object back as it
     was then): older than the last checkpoint of a store that keeps the journal only so far."""
@@ -281,7 +298,7 @@ class Store:
         """(position, entry) of each position the journal holds, latest first; a group of
         `Bulk` entries read as its writes (`Bulk.writes`)."""
         entries, top = self.entries, self.mark()
-        if not self.bulk:
+        if not self.extra and not self.bulk:  # (each entry takes one position)
             return zip(range(top - 1, self.base - 1, -1), reversed(entries))
         return self._backwards_expanding(top)
 
@@ -291,7 +308,7 @@ class Store:
         while i >= 0:
             e = entries[i]
             if e.kind != "bulk":
-                top -= 1
+                top -= len(e) if e.kind == "lki-group" else 1  # (changes no object: read at its first)
                 yield top, e
                 i -= 1
                 continue
@@ -411,20 +428,23 @@ class Store:
         self.entries.append(Entry("lki", oid, None, lki.get(oid, ABSENT), info, cause))
         lki[oid] = info
 
-    def remember_all(self, oids: Iterable[str], info_of: Any, cause: Any) -> None:
-        """Keep last known information of each object of `oids`, in turn: `info_of(oid,
-        recorded)`, where `recorded` is the object as it is then (`recorded`)."""
-        lki, entries, pending = self.game.lki, self.entries, self.pending
-        checkpoints = self.keep == "checkpoint"
-        at = self.mark()  # (each entry takes the next position)
-        for oid in oids:
-            recorded = Recorded(self, oid, at)
-            if checkpoints:
-                pending.append(recorded)  # (to be read before the journal is trimmed past it)
-            info = info_of(oid, recorded)
-            entries.append(Entry("lki", oid, None, lki.get(oid, ABSENT), info, cause))
+    def remember_all(self, oids: list[str], infos: list, cause: Any) -> None:
+        """Keep last known information `infos[k]` of each object `oids[k]`, in turn, as one
+        journal entry that takes a position for each (`Remembered`); each info is a record
+        of where to read its object back from (`oid`, `mark`: the position before its own,
+        `_object`), read before the journal is trimmed past it."""
+        if not oids:
+            return
+        lki = self.game.lki
+        get = lki.get
+        olds = []
+        for oid, info in zip(oids, infos):
+            olds.append(get(oid, ABSENT))
             lki[oid] = info
-            at += 1
+        self.entries.append(Remembered(oids, olds, infos, cause, self.mark()))
+        self.extra += len(oids) - 1
+        if self.keep == "checkpoint":
+            self.pending += infos
 
     # ------------------------------------------------------------ journal positions
 
@@ -470,6 +490,9 @@ class Store:
             if kind == "bulk":
                 self._undo_group(e, mark)
                 continue
+            if kind == "lki-group":
+                self._undo_remembered(e, mark)
+                continue
             key, old = e.obj, e.old
             if kind == "write" or kind == "status":
                 _restore(objects[key], e)
@@ -493,6 +516,22 @@ class Store:
             forget = ref()
             if forget is not None:
                 forget()
+
+    def _undo_remembered(self, e: Remembered, mark: int) -> None:
+        """Undo the last known information `e` (just taken off the journal) kept at `mark` and
+        after: what it kept before `mark` goes back on the journal."""
+        lki, n = self.game.lki, len(e)
+        self.extra -= n - 1
+        keep = max(0, mark - e.start)
+        for k in range(n - 1, keep - 1, -1):
+            old = e.olds[k]
+            if old is ABSENT:
+                del lki[e.objs[k]]
+            else:
+                lki[e.objs[k]] = old
+        if keep:
+            self.entries.append(Remembered(e.objs[:keep], e.olds[:keep], e.infos[:keep], e.cause, e.start))
+            self.extra += keep - 1
 
     def _undo_group(self, last: Bulk, mark: int) -> None:
         """Undo the writes at `mark` and after of the group of bulk entries whose last entry,

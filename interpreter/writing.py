@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from interpreter.characteristics import LastKnown
+from interpreter.characteristics import LastKnownAt
 from interpreter.hiding import hidden_by_status
 from interpreter.model import Permanent
 from interpreter.store import ABSENT, Entry
@@ -227,13 +227,18 @@ class ObjectWriter:
         in place), with what effects and static abilities give it,
         its characteristics worked out if someone asks."""
         view = self.view
-        statics = view.statics
+        oids = list(oids)
+        if not oids:
+            return
+        statics, store = view.statics, view.store
         if statics.pending:
             statics.refresh()
         # (what static abilities give each: `of`, asked only of the objects one gives something)
         effects, merged, given, defaults = view.effects_in_order(), statics.merged, statics.of, view.defaults
-        view.store.remember_all(
-            oids, lambda oid, recorded: LastKnown(recorded, effects, given(oid) if oid in merged else (), defaults), cause)
+        at = store.mark()  # (each object is read back from the position its information takes)
+        infos = [LastKnownAt(store, oid, at + k, effects, given(oid) if oid in merged else (), defaults)
+                 for k, oid in enumerate(oids)]
+        store.remember_all(oids, infos, cause)
 
     def undo(self, mark: int) -> None:
         """Set the game back to journal position `mark` (`Store.undo`, which then has this

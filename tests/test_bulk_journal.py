@@ -1,13 +1,16 @@
 """Bulk journal entries (interpreter/store.py, `Bulk`): many writes of one attribute as one
 entry of the game's journal, the first step of the build order in docs/architecture.md ("One
-game, faster").
+game, faster"); and the last known information of many objects as one entry
+(`Remembered`).
 
 A bulk entry stands for the writes it holds: played side by side with a store that journals
 each of those writes as an entry of its own, in the order of their positions, the two agree
 on everything the journal is read for (issue 17, item 4): the game's state, the journal's
 positions (`mark`, `len`), the writes a trace block reads and their order, an object read
 back as it was at any position (`object_at`), undo to any position (inside a group of bulk
-entries too), and checkpoints.
+entries too), and checkpoints. Last known information kept of many objects at once
+(`Store.remember_all`) agrees the same way with each object's kept as an entry of its own
+(`Store.remember`): what `game.lki` holds, positions, undo into the middle of it.
 """
 
 from __future__ import annotations
@@ -19,7 +22,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from interpreter.batches import Write
-from interpreter.store import ABSENT, Bulk, JournalTrimmed, Store
+from interpreter.characteristics import LastKnownAt
+from interpreter.store import ABSENT, Bulk, JournalTrimmed, Recorded, Store
 from interpreter.trace import Cause
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # (bench/, for its boards)
@@ -112,7 +116,22 @@ operations = st.lists(st.one_of(
     st.tuples(st.just("group"), st.integers(0, 2**16)),
     st.tuples(st.just("write"), st.integers(0, OBJECTS - 1), st.sampled_from(ATTRS), st.integers(0, 2**16)),
     st.tuples(st.just("checkpoint")),
+    st.tuples(st.just("remember"), st.lists(st.integers(0, OBJECTS - 1), min_size=1, max_size=5)),
 ), min_size=1, max_size=12)
+
+
+def _remember(singles: Store, bulk: Store, oids: list[str], cause: Cause) -> None:
+    """Last known information of `oids` (an object may come twice): each as its own entry
+    on one store, as one entry on the other; each info names where its object is read back
+    from, the position before its own entry."""
+    for oid in oids:
+        singles.remember(oid, Recorded(singles, oid, singles.mark()), cause)
+    at = bulk.mark()
+    bulk.remember_all(oids, [Recorded(bulk, oid, at + k) for k, oid in enumerate(oids)], cause)
+
+
+def _kept(store: Store) -> dict[str, int]:
+    return {oid: info.mark for oid, info in store.game.lki.items()}
 
 
 @settings(max_examples=150, deadline=None)
@@ -129,6 +148,8 @@ def test_bulk_entries_read_as_the_writes_they_stand_for(ops, keep, data):
         if op[0] == "group":
             group = data.draw(groups(oids))
             blocks.append(_play_group(singles, bulk, group))
+        elif op[0] == "remember":
+            _remember(singles, bulk, [oids[k] for k in op[1]], CAUSES[0])
         elif op[0] == "write":
             _, k, attr, seed = op
             value = data.draw(VALUES[attr])
@@ -139,6 +160,7 @@ def test_bulk_entries_read_as_the_writes_they_stand_for(ops, keep, data):
             bulk.checkpoint()
         assert _state(bulk_game) == _state(one_game)
         assert (bulk.mark(), len(bulk), bulk.base) == (singles.mark(), len(singles), singles.base)
+        assert _kept(bulk) == _kept(singles)
     for block_singles, block_bulk in blocks:
         if block_bulk.start >= bulk.base:
             assert len(block_bulk) == len(block_singles)
@@ -152,10 +174,11 @@ def test_bulk_entries_read_as_the_writes_they_stand_for(ops, keep, data):
     bulk.undo(position)
     singles.undo(position)
     assert _state(bulk_game) == _state(one_game)
+    assert _kept(bulk) == _kept(singles)
     assert (bulk.mark(), len(bulk)) == (singles.mark(), len(singles)) == (position, position - bulk.base)
     if bulk.base == 0:
         bulk.undo(0)
-        assert _state(bulk_game) == start
+        assert _state(bulk_game) == start and not bulk_game.lki
     else:
         with pytest.raises(JournalTrimmed):
             bulk.undo(bulk.base - 1)
@@ -188,3 +211,27 @@ def test_undoing_a_bulk_write_to_a_status_never_written_leaves_it_out_again():
     assert b.unset == {0, 2}
     store.undo(0)
     assert [store.game.objects[oid].statuses.get("mark", ABSENT) for oid in oids[:3]] == [ABSENT, 7, ABSENT]
+
+
+@pytest.mark.parametrize("keep", ["game", "checkpoint"])
+def test_last_known_information_kept_at_once_reads_each_object_back_as_it_was(keep):
+    """608.2h, 603.10: each object's last known information is the object as it was when it
+    was kept, read back from the journal when first asked (after later writes, and, with a
+    journal kept only since the last checkpoint, before the checkpoint trims it)."""
+    store = Store(build_board(4, 5), keep)
+    oids = sorted(store.game.objects)[:3]
+    store.write(oids[0], "tapped", True, CAUSES[0])
+    at = store.mark()
+    infos = [LastKnownAt(store, oid, at + k, [], (), {"phase": "in"}) for k, oid in enumerate(oids)]
+    store.remember_all(oids, infos, CAUSES[1])
+    assert store.mark() == at + 3 and [store.game.lki[oid] for oid in oids] == infos
+    store.write(oids[0], "tapped", False, CAUSES[2])
+    store.write(oids[1], "phase", "out", CAUSES[2])
+    store.checkpoint()
+    assert infos[0]["tapped"] is True and infos[1]["phase"] == "in"  # (as they were when kept)
+    assert infos[0].recorded is None  # (read back)
+    if keep == "game":
+        store.undo(at + 1)  # (into the middle of the entry: the first object's kept, not the others')
+        assert list(store.game.lki) == oids[:1]
+        store.undo(at)
+        assert not store.game.lki

@@ -193,7 +193,13 @@ def state(engine: Engine) -> dict:
 
 def remembered(engine: Engine) -> list[tuple[str, str]]:
     """Each time last known information was kept (603.10): of what, for what."""
-    return [(e.obj, str(e.cause)) for e in engine.store.entries if e.kind == "lki"]
+    kept = []
+    for e in engine.store.entries:
+        if e.kind == "lki":
+            kept.append((e.obj, str(e.cause)))
+        elif e.kind == "lki-group":
+            kept += [(oid, str(e.cause)) for oid in e.objs]
+    return kept
 
 
 def committed_as_runs(engine: Engine) -> bool:

@@ -415,10 +415,10 @@ def test_a_batch_that_moves_an_object_journals_each_of_its_writes_once():
     batch.writes.append(Write("bear", "zone", "graveyard", cause))
     run.engine.committer.commit(batch)
     entries = store.entries[mark - store.base:]
-    bear_writes = [(e.attr, e.value) for e in entries if e.obj == "bear" and e.kind in ("write", "status")]
+    bear_writes = [(e.attr, e.value) for e in entries if e.kind in ("write", "status") and e.obj == "bear"]
     assert bear_writes.count(("tapped", True)) == 1, bear_writes
     assert bear_writes.count(("zone", "graveyard")) == 1, bear_writes
-    assert [e.kind for e in entries if e.obj == "bear"].count("object") == 1  # the new incarnation
+    assert [e.obj for e in entries if e.kind == "object"].count("bear") == 1  # the new incarnation
     assert game.objects["bear"].zone == "graveyard"
 
 
