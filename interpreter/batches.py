@@ -58,7 +58,8 @@ class Batch:
     A `set`, `tap` and the like read the value they replace as they write (`write_or_keep`,
     and generated code inline): a write that leaves its value as it is goes apart, to
     `unchanged_writes`, as (how many changes came before it, in `writes` and in runs: `made`,
-    (object, attribute), value, cause): it changes nothing, wakes no `as` clause and counts against no writes budget, and
+    (object, attribute), value, cause): it changes nothing, wakes no `as` clause and counts
+    against no writes budget, and
     matters only when a write in `writes` sets the same attribute to something else (a
     conflict, `settle_conflicts`), so it is kept only for the attributes in `contested` (when
     the batch's writers are known, `Compiler.contested_by`; None: kept). The engine's own
@@ -393,8 +394,10 @@ class Committer:
         eng.writer.put_runs(runs, touched)
         self.trace_changes(journaled)
         if eng.hook_logs and not program.step_counted.isdisjoint(attrs_written):
-            for attr in program.step_counted & attrs_written:
-                changed_objects = [oid for b in by_attr[attr] for oid in b.objs]
+            for attr in program.step_counted & attrs_written:  # (in the order of their positions, as they changed)
+                of_attr = by_attr[attr]
+                changed_objects = (of_attr[0].objs if len(of_attr) == 1 else
+                                   [oid for _at, oid in sorted((at, oid) for b in of_attr for at, oid in zip(b.positions, b.objs))])
                 for log in eng.hook_logs:
                     log[attr].update(changed_objects)
         eng.assertions.check_assertions(keyed, before_values, attrs_written)

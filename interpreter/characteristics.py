@@ -139,6 +139,3 @@ class LastKnownAt(LastKnown):
         if self._object is None:
             self.store.read_back([self])
         return self
-
-
-

@@ -687,17 +687,18 @@ def compile_runner(compiler: Any, stmt: ast.Node, writer: Callable, cause: Any) 
     """`stmt` as a function `(engine, env, batch, cause)` that adds what it does to `batch`,
     for the cause it is always run with. Its writes go to runs (`Emitter.runs`), unless it
     runs closures, whose writes are `Write`s: then every write it makes is one."""
-    for runs in (True, False):
+    def emitted(runs: bool) -> Emitter:
         em = Emitter(compiler, writer)
-        em.cause = cause
-        em.runs = runs
+        em.cause, em.runs = cause, runs
         em.stmt(stmt, {}, "env", 1)
-        if runs and em.opaque:
-            continue
-        if runs:
-            em.finish_runs()
-        return em.function("run_" + type(stmt).__name__.lower(), "eng, env, batch, cause", PROLOGUE)
-    raise AssertionError("unreachable")  # (the second pass always returns)
+        return em
+
+    em = emitted(runs=True)
+    if em.opaque:
+        em = emitted(runs=False)
+    else:
+        em.finish_runs()
+    return em.function("run_" + type(stmt).__name__.lower(), "eng, env, batch, cause", PROLOGUE)
 
 
 @or_cannot

@@ -18,7 +18,8 @@ entries, and each write of a bulk entry keeps the position it would have had as 
 its own, so that writes of several bulk entries may interleave as a batch made them. Undo,
 reading objects back, checkpoints and the trace's blocks (`Block`) expand bulk entries into
 those writes, in the order of their positions: the same writes, in the same order, as the
-entries they stand for.
+entries they stand for. Likewise the last known information a batch keeps of many objects is
+one entry (`Remembered`) that takes a position for each object.
 
 `mark()` names the journal's position; `undo(mark)` walks the journal back to it, restoring
 the state exactly, and tells every engine playing on the game to forget what it worked out
@@ -158,7 +159,7 @@ class Store:
         self.entries: list = []  # the journal since position `base`
         self.base = 0  # how many positions (changes) were dropped at checkpoints
         self.dropped = 0  # how many entries were (as many as positions, but for `Bulk` entries)
-        self.extra = 0  # how many more positions the entries held take than there are entries (`Bulk`)
+        self.extra = 0  # how many more positions the entries held take than there are entries (`Bulk`, `Remembered`)
         self.bulk = 0  # how many `Bulk` entries it holds (none: each entry is one position)
         self.keep = keep
         self.pending: list[Recorded] = []  # objects recorded at a position, not yet read back
