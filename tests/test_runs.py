@@ -296,3 +296,43 @@ def test_an_assertion_a_run_breaks_fails_as_it_does_write_by_write():
         errors.append(str(failed.value))
         assert any(e.kind == "bulk" for e in engine.store.entries) == (backend == "generated")
     assert errors[0] == errors[1] and "100.13" in errors[0]
+
+
+def test_a_step_assertion_names_the_first_object_in_the_order_the_changes_were_made():
+    """An assertion that `away` changes at most once in a step (702.26p's kind) names the
+    first object, in the order the step changed them, whose `away` changed more than once.
+    In 100.1's batch, committed as runs, c (attached to b, which goes along with p0) goes
+    away after r comes back along with q0, though c's write and b's share a run: the runs'
+    changes are counted in the order of their positions, as the closures count their
+    `Write`s, so both name r."""
+    blocks = (BLOCKS[:BLOCKS.index("rule 100.12")].replace("order untap step: 100.1, 100.6",
+                                                             "order untap step: 100.1, 100.16, 100.6")
+              + UNPERCEIVED
+              + rule("100.16", "flip-attached-creatures", "during untap step of P: {\n"
+                     "    each x including hidden where x.attached_to is not none and x is a creature and x.away: set x.away = false\n"
+                     "    each x including hidden where x.attached_to is not none and x is a creature and not x.away: set x.away = true\n"
+                     "  }")
+              + rule("100.17", "away-once", "assert during untap step of P: away changes at most once"))
+    rulebook = book(HEAD + blocks, WATCHER)
+
+    def bear(oid: str, **fields) -> Permanent:
+        return Permanent(oid, "Grizzly Bears", "Alice", "Alice", frozenset({"creature"}), 2, 3, **fields)
+
+    objects = {"p0": bear("p0", tapped=True),
+               "b": Permanent("b", "Untap Watcher", "Alice", "Alice", frozenset({"artifact"}), None, None,
+                              attached_to="p0"),
+               "c": bear("c", attached_to="b"),
+               "q0": bear("q0", status=(("away", True), ("marker", "Alice"))),
+               "r": bear("r", attached_to="q0", status=(("away", True), ("along", True), ("marker", "Alice")))}
+    errors = []
+    for backend in ("generated", "closures"):
+        game = Game({"Alice": Player("Alice"), "Bob": Player("Bob")}, ("Alice", "Bob"), "Alice",
+                    objects={oid: o.copy() for oid, o in objects.items()})
+        engine = Engine(Program.of(rulebook, backend), game)
+        engine.begin_step()
+        with pytest.raises(RulesError) as failed:
+            engine.run_hook("untap step", "Alice")
+        errors.append(str(failed.value))
+        assert any(e.kind == "bulk" and e.attr == "away" for e in engine.store.entries) == (backend == "generated")
+    assert errors[0] == errors[1]
+    assert "100.17" in errors[0] and "r.away changed 2 times" in errors[0]
