@@ -106,17 +106,31 @@ class Statics:
     def touched(self, oid: str, old: "Permanent | None", new: "Permanent", bits: int) -> None:
         """Object `oid` was replaced; `bits`: what its writes can change (`interpreter.write_bits`;
         ANY when anything may have changed)."""
+        self.touched_all([(oid, old, new, bits)])
+
+    def touched_all(self, changed: list[tuple]) -> None:
+        """`touched` for each of many objects ((id, old, new, bits) each), what the static
+        abilities of those that stop or start being seen give read afresh once for all."""
         if self.stale is None or not self.cards:
             return
-        reach_changed = bits & REACHES
-        if new.card in self.cards or (old is not None and old.card in self.cards):
-            if old is None or reach_changed or bits & SOURCES:
-                self.stale.add(oid)  # what it reaches, or who "you" is, may have changed
-            if bits & HIDES and oid in self.reached:
-                # seen or not, it gives the same; whether what it gives counts is read with it
-                self.view.writer.contributions_changed(self.reached[oid])
-        if not reach_changed and old is not None:
-            return  # nothing any ability reads of `oid` changed: it reaches what it reached
+        cards, reached, stale = self.cards, self.reached, self.stale
+        seen_again: list[str] = []  # what a source gives, whose sight changed
+        for oid, old, new, bits in changed:
+            reach_changed = bits & REACHES
+            if new.card in cards or (old is not None and old.card in cards):
+                if old is None or reach_changed or bits & SOURCES:
+                    stale.add(oid)  # what it reaches, or who "you" is, may have changed
+                if bits & HIDES and oid in reached:
+                    # seen or not, it gives the same; whether what it gives counts is read with it
+                    seen_again += reached[oid]
+            if reach_changed or old is None:  # (else nothing any ability reads of `oid` changed)
+                self.reach_changed(oid)
+        if seen_again:
+            self.view.writer.contributions_changed(seen_again)
+
+    def reach_changed(self, oid: str) -> None:
+        """What a static ability reads of object `oid` changed: the sources that may reach it
+        (or may no longer) are worked out again."""
         indexes = self.view.indexes
         objects = self.view.game.objects
         for attr, cards in self.anchored.items():

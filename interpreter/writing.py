@@ -116,9 +116,11 @@ class ObjectWriter:
         at `hide_later`."""
         view = self.view
         statics, dirty = view.statics, view.dirty
-        for oid, old, o, mask in touched:
-            statics.touched(oid, old, o, mask)
-            if not local:
+        if local:
+            statics.touched_all(touched)
+        else:
+            for oid, old, o, mask in touched:
+                statics.touched(oid, old, o, mask)
                 view.invalidate([oid])
         if hosts:
             attached = view.indexes.attachments()
