@@ -111,21 +111,8 @@ class Batch:
         """The writes of the runs to an attribute in `waited`, in the order of their
         positions, as (object, attribute, value, the value it replaces): the changes an
         expander made for runs (`codegen.compile_expander`) goes through first."""
-        runs = [b for b in self.bulks if b.attr in waited]
-        if len(runs) == 1:
-            (b,) = runs
-            attr = b.attr
-            if b.values is None:
-                value = b.value
-                return [(oid, attr, value, old) for oid, old in zip(b.objs, b.olds)]
-            return list(zip(b.objs, [attr] * len(b), b.values, b.olds))
-        found = []
-        for b in runs:
-            attr = b.attr
-            found += [(position, oid, attr, b.new(k), old)
-                      for k, (position, oid, old) in enumerate(zip(b.positions, b.objs, b.olds))]
-        found.sort(key=itemgetter(0))
-        return [entry[1:] for entry in found]
+        return [(b.objs[k], b.attr, b.value if b.values is None else b.values[k], b.olds[k])
+                for b, k in in_position_order([b for b in self.bulks if b.attr in waited])]
 
     def in_order(self, limit: int | None = None) -> list[Write]:
         """Every write (or the first `limit`), `unchanged_writes` included, in the order they were made."""
@@ -162,6 +149,19 @@ class Batch:
 
 
 UNCHANGED_KEY = itemgetter(1)  # the (object, attribute) of an entry of `Batch.unchanged_writes`
+def in_position_order(runs: list[Bulk]) -> list[tuple[Bulk, int]]:
+    """(run, index in it) of each write of `runs` (runs of one batch: no two writes share a
+    position), in the order of their positions."""
+    if len(runs) == 1:
+        (b,) = runs
+        return [(b, k) for k in range(len(b))]
+    slots: list = [None] * (max((b.positions[-1] for b in runs if len(b)), default=-1) + 1)
+    for b in runs:
+        for k, position in enumerate(b.positions):
+            slots[position] = (b, k)
+    return [slot for slot in slots if slot is not None]
+
+
 # What runs may not write to be committed as runs (`Committer.commit_runs`): a zone (a new
 # object), a card (static abilities compare the object before and after), an attachment
 # (perceived).
@@ -197,20 +197,11 @@ class WaitedInRuns:
         found = self.made.get(key)
         if found is None:
             attr, value = key
-            entries = []
-            for b in self.runs:
-                if b.attr != attr:
-                    continue
-                cause, objs, olds = b.cause, b.objs, b.olds
-                if b.values is None:
-                    if b.value == value:
-                        entries += [(position, Write(objs[k], attr, value, cause, olds[k]))
-                                    for k, position in enumerate(b.positions)]
-                    continue
-                entries += [(position, Write(objs[k], attr, new, cause, olds[k]))
-                            for k, (position, new) in enumerate(zip(b.positions, b.values)) if new == value]
-            entries.sort(key=itemgetter(0))
-            found = self.made[key] = [w for _position, w in entries]
+            found = self.made[key] = [
+                Write(b.objs[k], attr, new, b.cause, b.olds[k])
+                for b, k in in_position_order([b for b in self.runs
+                                               if b.attr == attr and (b.values is not None or b.value == value)])
+                if (new := b.value if b.values is None else b.values[k]) == value]
         return found
 
 
@@ -296,26 +287,14 @@ class Committer:
         edges_before = eng.perception.edges(watch, vis_before) if perceived else set()
         if sight:  # last known information, of what the game may stop seeing
             eng.writer.remember([oid for oid in touched if vis_before[oid]], first.cause if first else None)
-        before_values: dict[str, dict] = defaultdict(dict)
-        written: set[tuple[str, str]] | None = None  # (object, attribute) of every change, when an assertion asks
-        for _rule, clause, key in eng.program.clauses.waiting_on_changes("assert"):
-            if key not in keyed or eng.assertions.holds_unread(clause, attrs_written) or not eng.program.clauses.unchanged_parts(clause)[0]:
-                continue  # (nothing to read before: no `is unchanged` part, or none that can fail)
-            if written is None:
-                written = {(w.obj, w.attr) for w in changes}
-            for (oid, node), value in eng.assertions.assertion_before(clause, keyed[key], written).items():
-                before_values[oid][node] = value
+        before_values = self.values_before(keyed, attrs_written, lambda: {(w.obj, w.attr) for w in changes})
         journaled = eng.store.journal_writes(changes)  # (the trace's change events are these entries)
         self.apply_writes(by_object, attrs_written)
         changed = bool(changes)
         self.trace_changes(journaled)
         for subject, text, cause in settled:  # (after the changes it settled)
             eng.record("settle", subject, text, cause)
-        if eng.hook_logs and not eng.program.step_counted.isdisjoint(attrs_written):
-            for attr in eng.program.step_counted & attrs_written:
-                changed_objects = [w.obj for w in changes if w.attr == attr]
-                for log in eng.hook_logs:
-                    log[attr].update(changed_objects)
+        self.count_in_step(attrs_written, lambda attr: [w.obj for w in changes if w.attr == attr])
         for o in batch.ops:
             if o.apply():
                 changed = True
@@ -342,68 +321,90 @@ class Committer:
         the trace reading them from the journal as it reads writes made one by one; the
         assertions, triggered abilities and `after` clauses given the changes they wait on as
         `Write`s. None, with nothing done, where it would not do what `settle_and_apply`
-        does: an operation, two writes to one attribute of an object (a conflict to settle,
-        or the same value twice), a write that leaves a contested attribute as it is meeting
-        one that changes it, a change of zone, card or attachment, a change the game can
-        perceive (an object it starts or stops seeing), hide rules or static abilities that
-        look beyond their own object."""
+        does (`runs_by_attr`), or where the game can perceive a change (an object it starts
+        or stops seeing)."""
         eng = self.eng
         program = eng.program
         runs = batch.bulks
+        by_attr = self.runs_by_attr(batch)
+        if by_attr is None:
+            return None
+        attrs_written = set(by_attr)
+        sight = not program.hide_inputs.isdisjoint(attrs_written)
+        if sight and not eng.perception.unperceived_runs(runs):
+            return None
+        placed: list = [None] * batch.in_bulk  # the object of each write, by position (they take 0 to in_bulk - 1)
+        for b in runs:
+            for position, oid in zip(b.positions, b.objs):
+                placed[position] = oid
+        touched = dict.fromkeys(placed)  # (every object written, in the order of its first write, as `find_changes` has them)
+        vis_before = eng.hiding.sight(touched if sight else ())
+        if sight:  # last known information, of what the game may stop seeing
+            first = next(b for b in runs if b.positions[0] == 0)
+            eng.writer.remember([oid for oid in touched if vis_before[oid]], first.cause)
+        keyed = WaitedInRuns(runs, *program.clauses.waited_on())
+        before_values = self.values_before(keyed, attrs_written, lambda: {(oid, b.attr) for b in runs for oid in b.objs})
+        journaled = eng.store.journal_bulk(runs)
+        eng.writer.put_runs(runs, touched)
+        self.trace_changes(journaled)
+        self.count_in_step(attrs_written, lambda attr: [b.objs[k] for b, k in in_position_order(by_attr[attr])])
+        eng.assertions.check_assertions(keyed, before_values, attrs_written)
+        eng.triggers.collect_triggers(journaled, [], vis_before)
+        eng.reactions.run_afters(keyed)
+        return True
+
+    def runs_by_attr(self, batch: Batch) -> dict[str, list[Bulk]] | None:
+        """The runs of an expanded batch made of runs, by attribute; None where committing
+        them as runs would not do what `settle_and_apply` does: an operation, two writes to
+        one attribute of an object (a conflict to settle, or the same value twice), a write
+        that leaves a contested attribute as it is meeting one that changes it, a change of
+        zone, card or attachment, hide rules or static abilities that look beyond their own
+        object."""
+        program = self.eng.program
         if batch.ops or not program.local_effects or not program.sight_follows_writes:
             return None
         by_attr: dict[str, list[Bulk]] = {}
-        for b in runs:
+        for b in batch.bulks:
             by_attr.setdefault(b.attr, []).append(b)
         if not RUNS_KEEP_OUT.isdisjoint(by_attr):
             return None
         objs_by_attr: dict[str, set] = {}
         for attr, of_attr in by_attr.items():
-            objs = set(of_attr[0].objs) if len(of_attr) == 1 else set().union(*(b.objs for b in of_attr))
+            objs = set().union(*(b.objs for b in of_attr))
             if len(objs) != sum(len(b) for b in of_attr):
                 return None  # (one object's attribute written twice)
             objs_by_attr[attr] = objs
         for _at, (oid, attr), _value, _cause in batch.unchanged_writes:
             if oid in objs_by_attr.get(attr, ()):
                 return None
-        placed: list = [None] * batch.in_bulk  # the object of each write, by position
-        for b in runs:
-            for position, oid in zip(b.positions, b.objs):
-                placed[position] = oid
-        touched = dict.fromkeys(placed)  # (in the order of their first writes, as `find_changes` has them)
-        attrs_written = set(by_attr)
-        sight = not program.hide_inputs.isdisjoint(attrs_written)
-        if sight and not eng.perception.unperceived_runs(runs):
-            return None
-        watch: Iterable[str] = touched if sight else ()
-        vis_before = eng.hiding.sight(watch)
-        if sight:  # last known information, of what the game may stop seeing
-            first = next(b for b in runs if b.positions[0] == 0)
-            eng.writer.remember([oid for oid in touched if vis_before[oid]], first.cause)
-        keyed = WaitedInRuns(runs, *program.clauses.waited_on())
+        return by_attr
+
+    def values_before(self, keyed: Any, attrs_written: set[str], written: Callable[[], set]) -> dict[str, dict]:
+        """What the assertions waiting on a batch's changes (`keyed`) read before it is
+        applied, for their `is unchanged` parts that can fail: object -> node -> value.
+        `written()`: (object, attribute) of every change, worked out if one asks."""
+        eng = self.eng
         before_values: dict[str, dict] = defaultdict(dict)
-        written: set[tuple[str, str]] | None = None
-        for _rule, clause, key in program.clauses.waiting_on_changes("assert"):
-            if key not in keyed or eng.assertions.holds_unread(clause, attrs_written) or not program.clauses.unchanged_parts(clause)[0]:
-                continue
-            if written is None:
-                written = {(oid, b.attr) for b in runs for oid in b.objs}
-            for (oid, node), value in eng.assertions.assertion_before(clause, keyed[key], written).items():
+        pairs: set[tuple[str, str]] | None = None
+        for _rule, clause, key in eng.program.clauses.waiting_on_changes("assert"):
+            if key not in keyed or eng.assertions.holds_unread(clause, attrs_written) or not eng.program.clauses.unchanged_parts(clause)[0]:
+                continue  # (nothing to read before: no `is unchanged` part, or none that can fail)
+            if pairs is None:
+                pairs = written()
+            for (oid, node), value in eng.assertions.assertion_before(clause, keyed[key], pairs).items():
                 before_values[oid][node] = value
-        journaled = eng.store.journal_bulk(runs)
-        eng.writer.put_runs(runs, touched)
-        self.trace_changes(journaled)
-        if eng.hook_logs and not program.step_counted.isdisjoint(attrs_written):
-            for attr in program.step_counted & attrs_written:  # (in the order of their positions, as they changed)
-                of_attr = by_attr[attr]
-                changed_objects = (of_attr[0].objs if len(of_attr) == 1 else
-                                   [oid for _at, oid in sorted((at, oid) for b in of_attr for at, oid in zip(b.positions, b.objs))])
+        return before_values
+
+    def count_in_step(self, attrs_written: set[str], changed: Callable[[str], list[str]]) -> None:
+        """Count, for the assertions about a whole step (`S changes at most once`), the
+        objects whose counted attribute the batch changed (`changed(attr)`, in the order they
+        changed)."""
+        eng = self.eng
+        if eng.hook_logs and not eng.program.step_counted.isdisjoint(attrs_written):
+            for attr in eng.program.step_counted & attrs_written:
+                objects = changed(attr)
                 for log in eng.hook_logs:
-                    log[attr].update(changed_objects)
-        eng.assertions.check_assertions(keyed, before_values, attrs_written)
-        eng.triggers.collect_triggers(journaled, [], vis_before)
-        eng.reactions.run_afters(keyed)
-        return True
+                    log[attr].update(objects)
 
     def spend_writes(self, batch: Batch, n: int) -> None:
         """Count a batch's `n` writes against the step's budget (over it: the error names the

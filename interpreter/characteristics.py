@@ -117,6 +117,8 @@ class LastKnown(Mapping):
 
     def __len__(self) -> int:
         return len(self._worked_out())
+
+
 class LastKnownAt(LastKnown):
     """`LastKnown` of the object `oid` as it was at position `mark` of `store`'s journal, read
     back only when someone asks (it is its own record of where to read it back from, as a

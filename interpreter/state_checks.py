@@ -61,9 +61,8 @@ class StateChecks:
             scope = dirty if local else None
             if scope is not None and not sees_hidden:
                 if seen_dirty is None:
-                    objects, hidden, is_hidden = eng.game.objects, eng._hidden, eng.is_hidden
-                    seen_dirty = {oid for oid in dirty if oid in objects and not (
-                        hidden[oid] if oid in hidden else is_hidden(oid))}
+                    objects, is_hidden = eng.game.objects, eng.is_hidden
+                    seen_dirty = {oid for oid in dirty if oid in objects and not is_hidden(oid)}
                 scope = seen_dirty
             # in one pass with the others like it, over the changed objects the game sees, or
             # over every object (in the game's order) on a first check; each check's own

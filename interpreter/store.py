@@ -160,7 +160,7 @@ class Store:
         self.base = 0  # how many positions (changes) were dropped at checkpoints
         self.dropped = 0  # how many entries were (as many as positions, but for `Bulk` entries)
         self.extra = 0  # how many more positions the entries held take than there are entries (`Bulk`, `Remembered`)
-        self.bulk = 0  # how many `Bulk` entries it holds (none: each entry is one position)
+        self.bulk = 0  # how many `Bulk` entries it holds (none, and no `extra`: each entry is one position, read as itself)
         self.keep = keep
         self.pending: list[Recorded] = []  # objects recorded at a position, not yet read back
         self.readers: dict[int, Any] = {}  # id -> what holds blocks of the journal (traces), to `materialize`
@@ -296,8 +296,9 @@ class Store:
                 r._object = current.pop(r.oid)
 
     def _backwards(self) -> Iterable[tuple[int, Any]]:
-        """(position, entry) of each position the journal holds, latest first; a group of
-        `Bulk` entries read as its writes (`Bulk.writes`)."""
+        """(position, entry) of the journal's entries, latest first: a group of `Bulk`
+        entries read as its writes (`Bulk.writes`), each at its position; a `Remembered`
+        (which changes no object) once, at its first position."""
         entries, top = self.entries, self.mark()
         if not self.extra and not self.bulk:  # (each entry takes one position)
             return zip(range(top - 1, self.base - 1, -1), reversed(entries))

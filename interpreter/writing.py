@@ -184,18 +184,13 @@ class ObjectWriter:
 
     def _hidden_again(self, runs: list, hide_later: list[str]) -> None:
         """Whether a hide rule hides each object of `runs` (runs of what hide rules read),
-        read off the objects where every hide test reads a status, and where the one test
-        reads the run's attribute and the run writes one value, from that value; else
-        added to `hide_later`, for the rules to say once the indexes are moved."""
+        read off the objects where every hide test reads a status; else added to
+        `hide_later`, for the rules to say once the indexes are moved."""
         view = self.view
         objects, hidden = view.game.objects, view._hidden
         tests = view.hiding.stored_hide_tests()
         if tests is None:
             hide_later += dict.fromkeys(oid for b in runs for oid in b.objs)
-            return
-        if len(runs) == 1 and len(tests) == 1 and tests[0][0] == runs[0].attr and runs[0].values is None:
-            hides = runs[0].value == tests[0][2]  # (on the battlefield)
-            hidden.update({oid: hides and objects[oid].zone == "battlefield" for oid in runs[0].objs})
             return
         for b in runs:
             for oid in b.objs:
