@@ -128,6 +128,28 @@ class Statics:
         if seen_again:
             self.view.writer.contributions_changed(seen_again)
 
+    def touched_runs(self, runs: list, masks: list[int]) -> None:
+        """`touched_all` for the runs of a batch (`store.Bulk` entries, none writing a card),
+        each with what its writes can change (`masks`, in step): run by run rather than object
+        by object, since each thing it does (a source to work out again, a target to read
+        afresh) is the same done once or twice, in any order."""
+        if self.stale is None or not self.cards:
+            return
+        objects, cards, reached, stale = self.view.game.objects, self.cards, self.reached, self.stale
+        seen_again: list[str] = []  # what a source gives, whose sight changed
+        for b, mask in zip(runs, masks):
+            if mask & HIDES:  # seen or not, it gives the same; whether what it gives counts is read with it
+                for oid in reached.keys() & b.objs:
+                    seen_again += reached[oid]
+            if mask & (REACHES | SOURCES):
+                for oid in b.objs:
+                    if objects[oid].card in cards:
+                        stale.add(oid)  # what it reaches, or who "you" is, may have changed
+                    if mask & REACHES:
+                        self.reach_changed(oid)
+        if seen_again:
+            self.view.writer.contributions_changed(seen_again)
+
     def reach_changed(self, oid: str) -> None:
         """What a static ability reads of object `oid` changed: the sources that may reach it
         (or may no longer) are worked out again."""

@@ -140,7 +140,7 @@ class ObjectWriter:
         and the caches put right run by run, as `put_all` puts them right object by object:
         `touched` holds every object written, in the order of its first write."""
         view = self.view
-        objects, statics, store, indexes = view.game.objects, view.statics, view.store, view.indexes
+        statics, store, indexes = view.statics, view.store, view.indexes
         bits, work_out = view._write_bits, self.write_bits
         masks_of = []  # what each run's writes can change
         for b in runs:
@@ -149,17 +149,6 @@ class ObjectWriter:
         together = 0
         for mask in masks_of:
             together |= mask
-        changed: list[tuple] = []  # (id, old, new, mask) of what static abilities look at again
-        if statics.cards:  # (what the object's writes together can change, for each it may concern)
-            if together & REACHES:
-                masks = dict.fromkeys(touched, 0)
-            else:
-                sources = set().union(*(indexes.lookup("card", name) for name in statics.cards))
-                masks = dict.fromkeys((oid for oid in touched if oid in sources), 0)
-            for b, mask in zip(runs, masks_of):
-                for oid in masks.keys() & b.objs:
-                    masks[oid] |= mask
-            changed = [(oid, objects[oid], objects[oid], mask) for oid, mask in masks.items()]
         dirty = view.dirty
         hosts: list[str] = []  # what a state check may look at again with what is attached to it
         if dirty is not None and together & CHECKED:
@@ -180,7 +169,8 @@ class ObjectWriter:
             del chars[oid]
         for b in runs:
             indexes.move_bulk(b.attr, b.objs, b.olds, b.value, b.values)
-        self._after_moves(changed, hosts, True, hide_later)
+        statics.touched_runs(runs, masks_of)  # (once the indexes are moved, as `_after_moves` does)
+        self._after_moves([], hosts, True, hide_later)
 
     def _hidden_again(self, runs: list, hide_later: list[str]) -> None:
         """Whether a hide rule hides each object of `runs` (runs of what hide rules read),

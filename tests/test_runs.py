@@ -154,21 +154,44 @@ def rules(perceived: bool = False, read_off: bool = False):
     return book(HEAD + blocks, WATCHER)
 
 
-BOOKS = {"unperceived": rules(), "perceived": rules(perceived=True), "hide test read off": rules(read_off=True)}
+# Static abilities beside the runs: the card library's Holy Strength (+1/+2 to what it is
+# attached to) and Glorious Anthem, and a banner whose reach reads what 100.6's runs write
+# (untapped creatures get +0/+2). What goes away takes an Aura's +1/+2 out of sight (a run
+# that hides a source); 100.14 exiles a creature whose damage reaches its toughness, which
+# static abilities give.
+STATICS = rule("100.14", "lethal", "during state check: each x where x is a creature and x.damage >= x.toughness: move x to exile")
+BANNER = """card "Far Banner" {
+  types enchantment
+  static: each x where x is a creature and not x.tapped: x gets +0/+2
+}
+"""
+
+
+def rules_with_statics():
+    return book(HEAD + BLOCKS + UNPERCEIVED + STATICS, WATCHER + BANNER)
+
+
+BOOKS = {"unperceived": rules(), "perceived": rules(perceived=True), "hide test read off": rules(read_off=True),
+         "static abilities": rules_with_statics()}
+# card -> its types and power/toughness, for the boards
+CARDS = {"Grizzly Bears": (frozenset({"creature"}), 2, 3), "Untap Watcher": (frozenset({"artifact"}), None, None),
+         "Holy Strength": (frozenset({"enchantment", "aura"}), None, None),
+         "Glorious Anthem": (frozenset({"enchantment"}), None, None), "Far Banner": (frozenset({"enchantment"}), None, None)}
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @st.composite
-def boards(draw):
+def boards(draw, cards=("Grizzly Bears", "Untap Watcher"), most_damage=2):
     n = draw(st.integers(1, 10))
     objects = {}
     for i in range(n):
-        card = draw(st.sampled_from(["Grizzly Bears", "Untap Watcher"]))
+        card = draw(st.sampled_from(cards))
         controller = draw(st.sampled_from(["Alice", "Bob"]))
-        types = frozenset({"creature"}) if card == "Grizzly Bears" else frozenset({"artifact"})
+        types, power, toughness = CARDS[card]
         host = draw(st.one_of(st.none(), st.integers(0, n - 1)))
-        objects[f"p{i}"] = Permanent(f"p{i}", card, controller, controller, types, 2, 3, tapped=draw(st.booleans()),
-                                     damage=draw(st.integers(0, 2)),
+        objects[f"p{i}"] = Permanent(f"p{i}", card, controller, controller, types, power, toughness,
+                                     tapped=draw(st.booleans()),
+                                     damage=draw(st.integers(0, most_damage)),
                                      attached_to=None if host is None or host == i else f"p{host}")
     return Game({"Alice": Player("Alice"), "Bob": Player("Bob")}, ("Alice", "Bob"), "Alice", objects=objects)
 
@@ -208,8 +231,9 @@ def committed_as_runs(engine: Engine) -> bool:
 
 @SETTINGS
 @pytest.mark.parametrize("which", BOOKS)
-@given(game=boards(), data=st.data())
-def test_runs_play_as_the_same_writes_one_by_one(which, game, data):
+@given(data=st.data())
+def test_runs_play_as_the_same_writes_one_by_one(which, data):
+    game = data.draw(boards(tuple(CARDS), most_damage=5) if which == "static abilities" else boards())
     note("\n".join(repr(o) for o in game.objects.values()))
     generated, closures = play(BOOKS[which], "generated", game), play(BOOKS[which], "closures", game)
     assert [e.render() for e in generated.trace] == [e.render() for e in closures.trace]
@@ -246,6 +270,61 @@ def test_a_batch_of_runs_is_committed_as_runs():
     assert remembered(generated)[:3] == [("p0", *went_away), ("p1", *went_away), ("a", *went_away)]  # 603.10
     assert remembered(generated) == remembered(closures)
     assert generated.game.objects["p1"].damage == 0  # 100.9 healed it, marked by 100.8's follow-up
+
+
+def agrees_with_a_fresh_engine(engine: Engine) -> None:
+    """What static abilities give, and the characteristics of what is on the battlefield, as
+    the engine keeps them, are what a fresh engine on the same game works out."""
+    fresh = Engine(engine.program, engine.game.copy())
+    fresh.settle()
+    for oid, o in engine.game.objects.items():
+        if o.zone == "battlefield":
+            assert engine.chars(oid) == fresh.chars(oid), f"613: characteristics of {oid} differ"
+    engine.statics.refresh()
+    fresh.statics.refresh()
+    assert engine.statics.merged == fresh.statics.merged, "613: what static abilities give differs"
+
+
+def alices(*objects: Permanent) -> Game:
+    return Game({"Alice": Player("Alice"), "Bob": Player("Bob")}, ("Alice", "Bob"), "Alice",
+                objects={o.id: o for o in objects})
+
+
+def test_a_source_that_goes_away_alone_takes_what_it_gives_with_it():
+    """p1's Holy Strength (+1/+2) is tapped and goes away on its own (100.1) in a batch
+    committed as runs; the creature it was attached to, untapped, stays, now 2/3 with 3
+    damage: 100.14 exiles it (static abilities of sources the game doesn't see give nothing)."""
+    game = alices(Permanent("p1", "Grizzly Bears", "Alice", "Alice", frozenset({"creature"}), 2, 3, damage=3),
+                  Permanent("h", "Holy Strength", "Alice", "Alice", frozenset({"enchantment", "aura"}), None, None,
+                            tapped=True, attached_to="p1"))
+    for backend in ("generated", "closures"):
+        engine = Engine(Program.of(BOOKS["static abilities"], backend), game.copy())
+        engine.settle()
+        assert engine.game.objects["p1"].zone == "battlefield"  # 3/5 with Holy Strength
+        engine.begin_step()
+        engine.run_hook("untap step", "Alice")
+        assert engine.game.objects["h"].get_status("away", False)
+        assert engine.game.objects["p1"].zone == "exile", backend  # 100.14: 3 damage on a 2/3
+        assert any(e.kind == "bulk" and e.attr == "marker" for e in engine.store.entries) == (backend == "generated")
+        agrees_with_a_fresh_engine(engine)
+
+
+def test_what_a_static_ability_reaches_follows_the_runs():
+    """A tapped bear goes away in Alice's untap step and comes back in her next (100.1), where
+    100.6 untaps it in a run: from then on the banner reaches it (+0/+2), as a fresh engine
+    works it out."""
+    game = alices(Permanent("p2", "Grizzly Bears", "Alice", "Alice", frozenset({"creature"}), 2, 3, tapped=True),
+                  Permanent("b", "Far Banner", "Alice", "Alice", frozenset({"enchantment"}), None, None))
+    for backend in ("generated", "closures"):
+        engine = Engine(Program.of(BOOKS["static abilities"], backend), game.copy())
+        engine.settle()
+        for player in ("Alice", "Bob", "Alice"):
+            engine.begin_step()
+            engine.run_hook("untap step", player)
+        assert not engine.game.objects["p2"].tapped
+        assert engine.chars("p2")["toughness"] == 5, backend  # untapped: the banner's +0/+2
+        assert any(e.kind == "bulk" and e.attr == "tapped" for e in engine.store.entries) == (backend == "generated")
+        agrees_with_a_fresh_engine(engine)
 
 
 def test_a_conflict_is_settled_write_by_write():
