@@ -155,10 +155,16 @@ def in_position_order(runs: list[Bulk]) -> list[tuple[Bulk, int]]:
     if len(runs) == 1:
         (b,) = runs
         return [(b, k) for k in range(len(b))]
-    slots: list = [None] * (max((b.positions[-1] for b in runs if len(b)), default=-1) + 1)
+    runs = [b for b in runs if len(b)]
+    if not runs:
+        return []
+    # (a slot per position the runs span: journaled, their positions are the journal's, so the
+    # list starts at the first of them rather than at the game's first write)
+    low = min(b.positions[0] for b in runs)
+    slots: list = [None] * (max(b.positions[-1] for b in runs) - low + 1)
     for b in runs:
         for k, position in enumerate(b.positions):
-            slots[position] = (b, k)
+            slots[position - low] = (b, k)
     return [slot for slot in slots if slot is not None]
 
 
