@@ -8,7 +8,7 @@ the game's sight are never asked about.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence as SequenceABC
 from typing import Any, Iterator, Sequence
 
 from interpreter.model import FIELDS, Effect, Permanent, read_fields
@@ -141,3 +141,31 @@ class LastKnownAt(LastKnown):
         if self._object is None:
             self.store.read_back([self])
         return self
+
+
+class LastKnownGroup(SequenceABC):
+    """Last known information of many objects kept at once (`Store.remember_all`), as one
+    record: the objects (`oids`), the journal position the first is read back from (`start`;
+    the k-th's is `start + k`), the continuous effects then, what static abilities gave each
+    object then (`given`: id -> its contributions, for those given something), the statuses'
+    defaults. Item k, each object's `LastKnownAt`, is made the first time someone asks."""
+
+    __slots__ = ("store", "oids", "start", "effects", "given", "statuses", "_made")
+
+    def __init__(self, store: Any, oids: list[str], start: int, effects: Sequence[Effect],
+                 given: dict[str, Sequence[tuple[str, Any]]], statuses: dict[str, Any]):
+        self.store, self.oids, self.start, self.effects = store, oids, start, effects
+        self.given, self.statuses = given, statuses
+        self._made: list[LastKnownAt | None] = [None] * len(oids)
+
+    def __getitem__(self, k: int) -> LastKnownAt:  # (an index, never a slice)
+        made = self._made[k]
+        if made is None:
+            oid = self.oids[k]
+            made = self._made[k] = LastKnownAt(self.store, oid, self.start + k, self.effects, self.given.get(oid, ()),
+                                               self.statuses)
+        return made
+
+    def __len__(self) -> int:
+        return len(self.oids)
+

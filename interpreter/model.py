@@ -6,7 +6,8 @@ Nothing here is about any one keyword. Statuses that rules add to permanents liv
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
+from itertools import repeat
 from operator import attrgetter
 from typing import Any
 
@@ -200,6 +201,82 @@ class DelayedTrigger:
     cause: str
 
 
+class LastKnownBook(MutableMapping):
+    """`Game.lki`: last known information by object id, a mapping like a dict. What is kept
+    of many objects at once (`keep_all`: a sequence of them, the information of each made
+    when first read) is held as where to find it, an index into that sequence, and taken
+    from there when someone reads it; anything else is held as it was given."""
+
+    __slots__ = ("_kept",)
+
+    def __init__(self, items: Any = ()):
+        self._kept: dict[str, Any] = {}  # id -> its information, or (a sequence, the index of its information there)
+        self.update(items)
+
+    def __getitem__(self, oid: str) -> Mapping[str, Any]:
+        kept = self._kept[oid]
+        return kept[0][kept[1]] if type(kept) is tuple else kept
+
+    def get(self, oid: str, default: Any = None) -> Any:
+        kept = self._kept.get(oid, _NOTHING)
+        if kept is _NOTHING:
+            return default
+        return kept[0][kept[1]] if type(kept) is tuple else kept
+
+    def __contains__(self, oid: object) -> bool:
+        return oid in self._kept
+
+    def __setitem__(self, oid: str, info: Mapping[str, Any]) -> None:
+        if type(info) is tuple:  # (a tuple would read as where to find the information)
+            raise TypeError(f"last known information of {oid!r} is a mapping of what it was, not a tuple")
+        self._kept[oid] = info
+
+    def __delitem__(self, oid: str) -> None:
+        del self._kept[oid]
+
+    def __iter__(self):
+        return iter(self._kept)
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+    def __repr__(self) -> str:
+        return f"LastKnownBook({dict(self)!r})"
+
+    def keep_all(self, oids: list[str], infos: Any, absent: Any) -> list:
+        """Keep `infos[k]` (a sequence, read only when someone asks) as the information of
+        each object `oids[k]`; what was kept of each before, as `kept` gives it (`absent`
+        for nothing), in step with `oids`."""
+        kept = self._kept
+        if len(set(oids)) != len(oids):  # (an object twice: what it had before its second is its first)
+            olds = []
+            for k, oid in enumerate(oids):
+                olds.append(kept.get(oid, absent))
+                kept[oid] = (infos, k)
+            return olds
+        olds = list(map(kept.get, oids, repeat(absent)))
+        kept.update(zip(oids, zip(repeat(infos), range(len(oids)))))
+        return olds
+
+    def kept(self, oid: str, absent: Any) -> Any:
+        """What is held for `oid` as it is held (for the journal to put back: `put_back`), or `absent`."""
+        return self._kept.get(oid, absent)
+
+    def put_back(self, oid: str, kept: Any, absent: Any) -> None:
+        """Hold `kept` (as `kept` gave it) for `oid` again, or nothing if it is `absent`."""
+        if kept is absent:
+            self._kept.pop(oid, None)
+        else:
+            self._kept[oid] = kept
+
+
+_NOTHING = object()
+
+
+def _lki_book(value: Any) -> LastKnownBook:
+    return value if type(value) is LastKnownBook else LastKnownBook(value)
+
+
 @attrs.define
 class Game:
     """A game state. Everything in it is changed through its store (`interpreter.store`),
@@ -213,7 +290,7 @@ class Game:
     effects: dict[int, Effect] = attrs.field(factory=dict)
     watchers: list[Watcher] = attrs.field(factory=list)
     delayed: list[DelayedTrigger] = attrs.field(factory=list)
-    lki: dict[str, Mapping[str, Any]] = attrs.field(factory=dict)  # last known information
+    lki: LastKnownBook = attrs.field(factory=LastKnownBook, converter=_lki_book)  # last known information
     # spells cast and held on the stack, the last one on top (405): (card, caster, targets, where cast)
     stack: list = attrs.field(factory=list)
     # triggered abilities that triggered and wait to be put on the stack, first triggered first

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import weakref
 from operator import attrgetter
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from interpreter.model import DATA_FIELDS, Game, Permanent, lower_types
@@ -122,8 +122,9 @@ class BulkWrite:
 class Remembered:
     """Last known information of many objects kept at once (`Store.remember_all`): one journal
     entry that takes a position for each object, as an entry of its own would (`start`: the
-    first): the ids (`objs`), what `game.lki` held for each before (`olds`, ABSENT for
-    nothing) and holds now (`infos`), the cause."""
+    first): the ids (`objs`), what `game.lki` held for each before (`olds`, as
+    `LastKnownBook.kept` gives it, ABSENT for nothing) and holds now (`infos[k]` for the k-th
+    object: a sequence, which may hold more), the cause."""
 
     __slots__ = ("objs", "olds", "infos", "cause", "start")
 
@@ -427,26 +428,23 @@ class Store:
     def remember(self, oid: str, info: Any, cause: Any) -> None:
         """Keep last known information of object `oid`."""
         lki = self.game.lki
-        self.entries.append(Entry("lki", oid, None, lki.get(oid, ABSENT), info, cause))
+        self.entries.append(Entry("lki", oid, None, lki.kept(oid, ABSENT), info, cause))
         lki[oid] = info
 
-    def remember_all(self, oids: list[str], infos: list, cause: Any) -> None:
+    def remember_all(self, oids: list[str], infos: Sequence, cause: Any) -> None:
         """Keep last known information `infos[k]` of each object `oids[k]`, in turn, as one
-        journal entry that takes a position for each (`Remembered`); each info is a record
-        of where to read its object back from (`oid`, `mark`: the position before its own,
+        journal entry that takes a position for each (`Remembered`); `infos` is a sequence
+        (`characteristics.LastKnownGroup` makes each item when first asked), whose items
+        `game.lki` takes only when read (`LastKnownBook.keep_all`). Each info is a record of
+        where to read its object back from (`oid`, `mark`: the position before its own,
         `_object`), read before the journal is trimmed past it."""
         if not oids:
             return
-        lki = self.game.lki
-        get = lki.get
-        olds = []
-        for oid, info in zip(oids, infos):
-            olds.append(get(oid, ABSENT))
-            lki[oid] = info
+        olds = self.game.lki.keep_all(oids, infos, ABSENT)
         self.entries.append(Remembered(oids, olds, infos, cause, self.mark()))
         self.extra += len(oids) - 1
         if self.keep == "checkpoint":
-            self.pending += infos
+            self.pending += [infos[k] for k in range(len(oids))]
 
     # ------------------------------------------------------------ journal positions
 
@@ -508,8 +506,10 @@ class Store:
                     del items[key]
                 else:
                     items.insert(key, old)
+            elif kind == "lki":
+                game.lki.put_back(key, old, ABSENT)
             else:
-                container = {"object": objects, "player": game.players, "effect": game.effects, "lki": game.lki}[kind]
+                container = {"object": objects, "player": game.players, "effect": game.effects}[kind]
                 if old is ABSENT:
                     del container[key]
                 else:
@@ -526,13 +526,9 @@ class Store:
         self.extra -= n - 1
         keep = max(0, mark - e.start)
         for k in range(n - 1, keep - 1, -1):
-            old = e.olds[k]
-            if old is ABSENT:
-                del lki[e.objs[k]]
-            else:
-                lki[e.objs[k]] = old
-        if keep:
-            self.entries.append(Remembered(e.objs[:keep], e.olds[:keep], e.infos[:keep], e.cause, e.start))
+            lki.put_back(e.objs[k], e.olds[k], ABSENT)
+        if keep:  # (its first `keep` objects; `game.lki` reads their information from `infos`, whole)
+            self.entries.append(Remembered(e.objs[:keep], e.olds[:keep], e.infos, e.cause, e.start))
             self.extra += keep - 1
 
     def _undo_group(self, last: Bulk, mark: int) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from interpreter.characteristics import LastKnownAt
+from interpreter.characteristics import LastKnownGroup
 from interpreter.hiding import hidden_by_status
 from interpreter.model import Permanent
 from interpreter.store import ABSENT, Entry
@@ -220,12 +220,12 @@ class ObjectWriter:
         statics, store = view.statics, view.store
         if statics.pending:
             statics.refresh()
-        # (what static abilities give each: `of`, asked only of the objects one gives something)
-        effects, merged, given, defaults = view.effects_in_order(), statics.merged, statics.of, view.defaults
-        at = store.mark()  # (each object is read back from the position its information takes)
-        infos = [LastKnownAt(store, oid, at + k, effects, given(oid) if oid in merged else (), defaults)
-                 for k, oid in enumerate(oids)]
-        store.remember_all(oids, infos, cause)
+        # (what static abilities give each now: `of`, asked only of the objects one gives something)
+        of = statics.of
+        given = {oid: of(oid) for oid in filter(statics.merged.__contains__, oids)}
+        # (each object is read back from the position its information takes, from the first on)
+        store.remember_all(oids, LastKnownGroup(store, oids, store.mark(), view.effects_in_order(), given, view.defaults),
+                           cause)
 
     def undo(self, mark: int) -> None:
         """Set the game back to journal position `mark` (`Store.undo`, which then has this

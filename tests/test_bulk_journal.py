@@ -22,7 +22,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from interpreter.batches import Write
-from interpreter.characteristics import LastKnownAt
+from interpreter.characteristics import LastKnownAt, LastKnownGroup
+from interpreter.model import LastKnownBook
 from interpreter.store import ABSENT, Bulk, JournalTrimmed, Recorded, Store
 from interpreter.trace import Cause
 
@@ -235,3 +236,80 @@ def test_last_known_information_kept_at_once_reads_each_object_back_as_it_was(ke
         assert list(store.game.lki) == oids[:1]
         store.undo(at)
         assert not store.game.lki
+
+
+@st.composite
+def book_operations(draw):
+    oids = ["a", "b", "c", "d"]
+    info = st.builds(lambda n: {"power": n}, st.integers(0, 3))
+    return draw(st.lists(st.one_of(
+        st.tuples(st.just("set"), st.sampled_from(oids), info),
+        st.tuples(st.just("del"), st.sampled_from(oids)),
+        st.tuples(st.just("keep_all"), st.lists(st.sampled_from(oids), min_size=1, max_size=5), st.lists(info, min_size=5, max_size=5)),
+        st.tuples(st.just("put_back"), st.sampled_from(oids), st.sampled_from(oids)),
+    ), max_size=15))
+
+
+@given(ops=book_operations())
+def test_the_book_of_last_known_information_reads_as_a_dict_would(ops):
+    """`Game.lki` (`LastKnownBook`) holds what `keep_all` keeps as where to find it, and reads
+    like a dict that had each item put in: what it holds, its order, `in`, `get`; what
+    `kept` gives of an object, put back (`put_back`, as undo does), holds the same again."""
+    book, model = LastKnownBook(), {}
+    for op in ops:
+        if op[0] == "set":
+            book[op[1]] = model[op[1]] = op[2]
+        elif op[0] == "del":
+            if op[1] in model:
+                del book[op[1]], model[op[1]]
+        elif op[0] == "keep_all":
+            oids, infos = op[1], op[2]
+            olds = book.keep_all(oids, infos, ABSENT)
+            assert (olds[0] is ABSENT) == (oids[0] not in model)  # (what it held before, or nothing)
+            for k, oid in enumerate(oids):
+                model[oid] = infos[k]
+        else:  # the information of one object put back as another's
+            kept = book.kept(op[1], ABSENT)
+            book.put_back(op[2], kept, ABSENT)
+            if op[1] in model:
+                model[op[2]] = model[op[1]]
+            else:
+                model.pop(op[2], None)
+        assert dict(book) == model and list(book) == list(model) and len(book) == len(model)
+        assert all((oid in book) == (oid in model) and book.get(oid) == model.get(oid) for oid in "abcde")
+
+
+def test_the_book_of_last_known_information_takes_what_a_game_is_given():
+    """A game made with a dict of last known information holds it in a book, equal to the
+    dict; a tuple is refused (the book would read it as where to find the information)."""
+    game = build_board(2, 5)
+    made = type(game)(game.players, game.order, game.active, objects=game.objects, lki={"x": {"power": 2}})
+    assert isinstance(made.lki, LastKnownBook) and made.lki == {"x": {"power": 2}}
+    with pytest.raises(TypeError, match="not a tuple"):
+        made.lki["y"] = ("a", 0)
+
+
+def test_last_known_information_kept_of_a_batch_is_made_when_read():
+    """603.10b: what a step keeps of the objects the game stops seeing (`LastKnownGroup`,
+    one journal entry) makes no object's information until someone reads it; read, it is
+    the object as it was when kept, with what static abilities gave it then (Holy Strength's
+    +1/+2 on the creatures of this board), and reading it again gives the same record."""
+    from bench import engines
+    from interpreter.engine import Engine
+    from interpreter.program import Program
+
+    game = build_board(400, 5)
+    engine = Engine(Program.of(engines.full_book(), "generated"), game)
+    engine.settle()
+    engine.run_hook("untap step", game.active)
+    groups = [e.infos for e in engine.store.entries if e.kind == "lki-group"]
+    assert groups and all(isinstance(g, LastKnownGroup) for g in groups)
+    assert all(g._made == [None] * len(g) for g in groups)  # (nothing read yet)
+    group = next(g for g in groups if g.given)
+    given = next(k for k, oid in enumerate(group.oids) if oid in group.given)
+    oid = group.oids[given]
+    info = game.lki[oid]
+    assert info is game.lki[oid] is group[given] and sum(made is not None for made in group._made) == 1
+    assert info["phase"] == "in" and game.objects[oid].statuses.get("phase") == "out"  # (as it was: phased in)
+    by_hand = LastKnownAt(engine.store, oid, group.start + given, group.effects, group.given[oid], group.statuses)
+    assert dict(info) == dict(by_hand) and info["toughness"] > game.objects[oid].toughness
