@@ -80,7 +80,7 @@ class Selector:
                 within.append({v.id})
                 answered.add(plan.part)
                 continue
-            found, exact = self.plan_set(plan, env)
+            found, exact = self.plan_set(plan, env, view.dirty_scope)
             exact = exact and raw_reads
             if found is None:
                 others = view.enum_values.get(plan.attr) if plan.kind == "equal" else None
@@ -124,9 +124,12 @@ class Selector:
         against the step's budget when its choice is made elsewhere (`codegen.compile_selection_count`)."""
         return self.candidates(q, env, raw_reads, unseen_out, unsorted=True)[0]
 
-    def plan_set(self, plan: Plan, env: dict) -> tuple[set[str] | None, bool]:
+    def plan_set(self, plan: Plan, env: dict, within: set[str] | None = None) -> tuple[set[str] | None, bool]:
         """The objects an index gives for one plan (None: it can't answer), and whether that
-        is exactly the objects the conjunct holds for (else a superset)."""
+        is exactly the objects the conjunct holds for (else a superset). `within`: the
+        candidates will be only objects of this set; a union is then made of each
+        alternative's objects in it (a state check made again for a few changed objects
+        does not copy the whole board's index of a type)."""
         view = self.view
         exact = True
         if plan.kind == "equal":
@@ -148,10 +151,10 @@ class Selector:
         elif plan.kind == "union":
             found = set()
             for alternative in plan.alternatives:
-                some, some_exact = self.plan_set(alternative, env)
+                some, some_exact = self.plan_set(alternative, env, within)
                 if some is None:
                     return None, False
-                found |= some
+                found |= some if within is None or len(some) <= len(within) else some & within
                 exact = exact and some_exact
         else:
             found = None

@@ -61,8 +61,7 @@ class StateChecks:
             scope = dirty if local else None
             if scope is not None and not sees_hidden:
                 if seen_dirty is None:
-                    objects, is_hidden = eng.game.objects, eng.is_hidden
-                    seen_dirty = {oid for oid in dirty if oid in objects and not is_hidden(oid)}
+                    seen_dirty = self.seen(dirty)
                 scope = seen_dirty
             # in one pass with the others like it, over the changed objects the game sees, or
             # over every object (in the game's order) on a first check; each check's own
@@ -70,8 +69,12 @@ class StateChecks:
             in_one_pass = local and not sees_hidden and fused is not None
             if in_one_pass and chosen is None:  # (each check's choice put in game order, not all the objects first)
                 one_pass = fused[0]
+                if dirty is not None and seen_dirty is None:
+                    seen_dirty = self.seen(dirty)
+                # (over every object, in the game's order; or over the changed objects the game
+                # sees, in no order, each check's choice then put in the game's order)
                 chosen = (one_pass(eng, eng.game.objects) if dirty is None
-                          else [eng.indexes.sort_refs(refs) for refs in one_pass(eng, dirty)])
+                          else [eng.indexes.sort_refs(refs) for refs in one_pass(eng, seen_dirty)])
             eng.dirty_scope = scope
             try:
                 if in_one_pass:
@@ -84,3 +87,10 @@ class StateChecks:
                 k, run_chosen = fused[1][position]
                 run_chosen(eng, chosen[k], batch, cause)
         return eng.committer.commit(batch)
+
+    def seen(self, oids: set[str]) -> set[str]:
+        """Those of `oids` that are objects of the game the game sees (not hidden)."""
+        eng = self.eng
+        objects, hidden, is_hidden = eng.game.objects, eng._hidden, eng.is_hidden
+        return {oid for oid in oids
+                if oid in objects and not (known if (known := hidden.get(oid)) is not None else is_hidden(oid))}
