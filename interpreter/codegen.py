@@ -302,7 +302,7 @@ class Emitter:
         if attr in self.compiler.defaults:
             return self.status_read(scope[inner.id], o, attr)
         if attr == "controller":  # (layer 2: the stored one unless an effect exists, as GameView.controller reads it)
-            return f"({o}.controller if not game.effects else eng.controller({oid}))"
+            return f"({o}.controller if {self.lookup('not game.effects')} else eng.controller({oid}))"
         if attr in ("owner", "attached_to") or attr in PLAIN_FIELDS:
             return f"{o}.{attr}"
         if attr in ("power", "toughness"):
@@ -516,7 +516,8 @@ class Emitter:
                 self.line(depth + 1, f"_parents.append(({oid}, {attr!r}, {value}, {was}))")
         else:
             self.line(depth + 1, f"writes.append(Write({oid}, {attr!r}, {value}, cause, {was}))")
-        self.line(depth, f"elif contested is None or {attr!r} in contested:")
+        # (whether a write that changes nothing is kept depends on the attribute alone: worked out once)
+        self.line(depth, f"elif {self.lookup(f'contested is None or {attr!r} in contested')}:")
         self.line(depth + 1, f"unchanged.append(({self.count}, ({oid}, {attr!r}), {value}, cause))")
 
     def exemptions(self, cause: Any) -> list[ast.Exempt]:
