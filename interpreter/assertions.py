@@ -45,6 +45,12 @@ class Assertions:
                 continue
             parts, only_unchanged, _read = self.eng.program.clauses.unchanged_parts(clause)
             holds_for = self.eng.backend.assertion_test(self.eng.program.clauses, clause)
+            if holds_for is not None and not only_unchanged and hasattr(changes, "objects_and_olds"):
+                # (a batch of runs: what the test reads of each change, no `Write` made of it)
+                for oid, old in changes.objects_and_olds(key):
+                    if not holds_for(self.eng, oid, old, before_values.get(oid, {})):
+                        raise self.does_not_hold(rule, clause, oid)
+                continue
             for w in changes.get(key, ()):
                 before = before_values.get(w.obj, {})
                 if only_unchanged and not any(id(n.value) in before for n, _stored in parts):
@@ -56,8 +62,12 @@ class Assertions:
                 else:
                     holds = self.eng.truthy(self.eng.eval(clause.cond, env, before))
                 if not holds:
-                    raise self.eng.fail(f"assertion of {rule.id} {rule.slug} does not hold for {w.obj}", clause.span,
-                                    "the blocks this assertion restates no longer produce what it states")
+                    raise self.does_not_hold(rule, clause, w.obj)
+
+    def does_not_hold(self, rule: ast.Rule, clause: ast.AssertAfter, oid: str) -> Exception:
+        """The error of an assertion after a change that does not hold for object `oid`."""
+        return self.eng.fail(f"assertion of {rule.id} {rule.slug} does not hold for {oid}", clause.span,
+                             "the blocks this assertion restates no longer produce what it states")
 
     def check_hook_assertions(self, kind: str, player: str, counts: HookLog, skipped: bool) -> None:
         """Check the assertions about what changed during a `kind` step (`counts`), or

@@ -203,12 +203,22 @@ class WaitedInRuns:
         found = self.made.get(key)
         if found is None:
             attr, value = key
-            found = self.made[key] = [
-                Write(b.objs[k], attr, new, b.cause, b.olds[k])
-                for b, k in in_position_order([b for b in self.runs
-                                               if b.attr == attr and (b.values is not None or b.value == value)])
-                if (new := b.value if b.values is None else b.values[k]) == value]
+            found = self.made[key] = [Write(b.objs[k], attr, value, b.cause, b.olds[k]) for b, k in self._where(key)]
         return found
+
+    def objects_and_olds(self, key: tuple[str, Any]) -> list[tuple[str, Any]]:
+        """(object, the value it replaces) of each change `key` names, in the order of their
+        positions, as `get` has them, without making a `Write` of each."""
+        if key not in self.keys:
+            return []
+        return [(b.objs[k], b.olds[k]) for b, k in self._where(key)]
+
+    def _where(self, key: tuple[str, Any]) -> list[tuple[Bulk, int]]:
+        """(run, index in it) of each change `key` names, in the order of their positions."""
+        attr, value = key
+        return [(b, k) for b, k in in_position_order([b for b in self.runs
+                                                      if b.attr == attr and (b.values is not None or b.value == value)])
+                if (b.value if b.values is None else b.values[k]) == value]
 
 
 def causes_of(batches: Iterable[Batch]) -> frozenset[str]:
