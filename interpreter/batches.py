@@ -5,8 +5,9 @@ applied, and then perceived and reacted to."""
 from __future__ import annotations
 
 import contextlib
-from collections import defaultdict
-from operator import itemgetter
+from collections import defaultdict, deque
+from itertools import repeat
+from operator import itemgetter, sub
 from typing import Any, Callable, Iterable
 
 import attrs
@@ -111,8 +112,8 @@ class Batch:
         """The writes of the runs to an attribute in `waited`, in the order of their
         positions, as (object, attribute, value, the value it replaces): the changes an
         expander made for runs (`codegen.compile_expander`) goes through first."""
-        return [(b.objs[k], b.attr, b.value if b.values is None else b.values[k], b.olds[k])
-                for b, k in in_position_order([b for b in self.bulks if b.attr in waited])]
+        return by_position([b for b in self.bulks if b.attr in waited],
+                           lambda b: zip(b.objs, repeat(b.attr), repeat(b.value) if b.values is None else b.values, b.olds))
 
     def in_order(self, limit: int | None = None) -> list[Write]:
         """Every write (or the first `limit`), `unchanged_writes` included, in the order they were made."""
@@ -152,20 +153,26 @@ UNCHANGED_KEY = itemgetter(1)  # the (object, attribute) of an entry of `Batch.u
 def in_position_order(runs: list[Bulk]) -> list[tuple[Bulk, int]]:
     """(run, index in it) of each write of `runs` (runs of one batch: no two writes share a
     position), in the order of their positions."""
-    if len(runs) == 1:
-        (b,) = runs
-        return [(b, k) for k in range(len(b))]
+    return by_position(runs, lambda b: zip(repeat(b), range(len(b))))
+
+
+def by_position(runs: list[Bulk], items: Callable[[Bulk], Iterable[tuple]]) -> list[tuple]:
+    """The tuples `items(b)` gives for each run, one per write, in the order of the writes'
+    positions (runs of one batch: no two writes share a position; increasing within a run):
+    each put in the slot of its position in a list that spans the runs' positions
+    (journaled, a run's positions are the journal's: the list starts at the first of them)."""
     runs = [b for b in runs if len(b)]
-    if not runs:
-        return []
-    # (a slot per position the runs span: journaled, their positions are the journal's, so the
-    # list starts at the first of them rather than at the game's first write)
+    if len(runs) < 2:
+        return list(items(runs[0])) if runs else []
     low = min(b.positions[0] for b in runs)
     slots: list = [None] * (max(b.positions[-1] for b in runs) - low + 1)
+    put = slots.__setitem__
     for b in runs:
-        for k, position in enumerate(b.positions):
-            slots[position - low] = (b, k)
-    return [slot for slot in slots if slot is not None]
+        positions = b.positions
+        at = (range(positions.start - low, positions.stop - low, positions.step) if type(positions) is range
+              else positions if low == 0 else map(sub, positions, repeat(low)))
+        deque(map(put, at, items(b)), maxlen=0)  # (each slot filled, the loop in C)
+    return list(filter(None, slots))  # (the slots taken: a tuple is never false)
 
 
 # What runs may not write to be committed as runs (`Committer.commit_runs`): a zone (a new
