@@ -207,10 +207,11 @@ class LastKnownBook(MutableMapping):
     when first read) is held as where to find it, an index into that sequence, and taken
     from there when someone reads it; anything else is held as it was given."""
 
-    __slots__ = ("_kept",)
+    __slots__ = ("_kept", "ids")
 
     def __init__(self, items: Any = ()):
         self._kept: dict[str, Any] = {}  # id -> its information, or (a sequence, the index of its information there)
+        self.ids = self._kept.keys()  # the ids it holds information of (`oid in book.ids`: `in` without a call)
         self.update(items)
 
     def __getitem__(self, oid: str) -> Mapping[str, Any]:

@@ -330,7 +330,7 @@ class GameView:
             if type(value) is Obj:
                 oid = value[0]
                 o = game.objects.get(oid)
-                if o is not None and (value[1] or oid not in game.lki or not hidden(oid)):
+                if o is not None and (value[1] or oid not in game.lki.ids or not hidden(oid)):
                     return get(o, value, where)
             return slow(value, name, where)
 

@@ -276,7 +276,8 @@ def test_the_book_of_last_known_information_reads_as_a_dict_would(ops):
             else:
                 model.pop(op[2], None)
         assert dict(book) == model and list(book) == list(model) and len(book) == len(model)
-        assert all((oid in book) == (oid in model) and book.get(oid) == model.get(oid) for oid in "abcde")
+        assert all((oid in book) == (oid in book.ids) == (oid in model) and book.get(oid) == model.get(oid)
+                   for oid in "abcde")
 
 
 def test_the_book_of_last_known_information_takes_what_a_game_is_given():
