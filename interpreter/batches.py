@@ -5,9 +5,9 @@ applied, and then perceived and reacted to."""
 from __future__ import annotations
 
 import contextlib
-from collections import defaultdict, deque
+from collections import defaultdict
 from itertools import repeat
-from operator import itemgetter, sub
+from operator import itemgetter
 from typing import Any, Callable, Iterable
 
 import attrs
@@ -150,29 +150,45 @@ class Batch:
 
 
 UNCHANGED_KEY = itemgetter(1)  # the (object, attribute) of an entry of `Batch.unchanged_writes`
+
+
 def in_position_order(runs: list[Bulk]) -> list[tuple[Bulk, int]]:
     """(run, index in it) of each write of `runs` (runs of one batch: no two writes share a
     position), in the order of their positions."""
     return by_position(runs, lambda b: zip(repeat(b), range(len(b))))
 
 
+def objects_in_position_order(runs: list[Bulk]) -> list[str]:
+    """The object of each write of `runs`, in the order of their positions (`in_position_order`)."""
+    runs = [b for b in runs if len(b)]
+    if len(runs) < 2:
+        return list(runs[0].objs) if runs else []
+    slots, low = _slots(runs)
+    for b in runs:
+        for position, oid in zip(b.positions, b.objs):
+            slots[position - low] = oid
+    return [oid for oid in slots if oid is not None]
+
+
 def by_position(runs: list[Bulk], items: Callable[[Bulk], Iterable[tuple]]) -> list[tuple]:
     """The tuples `items(b)` gives for each run, one per write, in the order of the writes'
-    positions (runs of one batch: no two writes share a position; increasing within a run):
-    each put in the slot of its position in a list that spans the runs' positions
-    (journaled, a run's positions are the journal's: the list starts at the first of them)."""
+    positions (runs of one batch: no two writes share a position; increasing within a run)."""
     runs = [b for b in runs if len(b)]
     if len(runs) < 2:
         return list(items(runs[0])) if runs else []
-    low = min(b.positions[0] for b in runs)
-    slots: list = [None] * (max(b.positions[-1] for b in runs) - low + 1)
-    put = slots.__setitem__
+    slots, low = _slots(runs)
     for b in runs:
-        positions = b.positions
-        at = (range(positions.start - low, positions.stop - low, positions.step) if type(positions) is range
-              else positions if low == 0 else map(sub, positions, repeat(low)))
-        deque(map(put, at, items(b)), maxlen=0)  # (each slot filled, the loop in C)
+        for position, item in zip(b.positions, items(b)):
+            slots[position - low] = item
     return list(filter(None, slots))  # (the slots taken: a tuple is never false)
+
+
+def _slots(runs: list[Bulk]) -> tuple[list, int]:
+    """A list of slots (None) spanning the positions of `runs` (none empty), and the first of
+    them: journaled, a run's positions are the journal's, so the list starts there rather
+    than at the game's first write."""
+    low = min(b.positions[0] for b in runs)
+    return [None] * (max(b.positions[-1] for b in runs) - low + 1), low
 
 
 # What runs may not write to be committed as runs (`Committer.commit_runs`): a zone (a new
@@ -370,7 +386,7 @@ class Committer:
         journaled = eng.store.journal_bulk(runs)
         eng.writer.put_runs(runs, touched)
         self.trace_changes(journaled)
-        self.count_in_step(attrs_written, lambda attr: [b.objs[k] for b, k in in_position_order(by_attr[attr])])
+        self.count_in_step(attrs_written, lambda attr: objects_in_position_order(by_attr[attr]))
         eng.assertions.check_assertions(keyed, before_values, attrs_written)
         eng.triggers.collect_triggers(journaled, [], vis_before)
         eng.reactions.run_afters(keyed)
