@@ -23,6 +23,15 @@ def hidden_by_status(o: Permanent, tests: tuple[tuple[str, Any, Any], ...]) -> b
     return False
 
 
+def hidden_by_status_all(os: Iterable[Permanent], tests: tuple[tuple[str, Any, Any], ...]) -> list[bool]:
+    """`hidden_by_status` of each of many objects, in turn (with one hide test, read in one
+    comprehension)."""
+    if len(tests) == 1:
+        ((name, default, hides),) = tests
+        return [o.zone == "battlefield" and o.statuses.get(name, default) == hides for o in os]
+    return [hidden_by_status(o, tests) for o in os]
+
+
 class Hiding:
     """Answers whether hide rules hide an object, working out the hide tests of the rulebook (a
     test that only reads a stored status is read off the object), and which hide clause hides

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from interpreter.characteristics import LastKnownGroup
-from interpreter.hiding import hidden_by_status
+from interpreter.hiding import hidden_by_status, hidden_by_status_all
 from interpreter.model import Permanent
 from interpreter.store import ABSENT, Entry
 from interpreter.write_bits import ANY, CHECKED, HIDES, REACHES, bits_of
@@ -183,8 +183,7 @@ class ObjectWriter:
             hide_later += dict.fromkeys(oid for b in runs for oid in b.objs)
             return
         for b in runs:
-            for oid in b.objs:
-                hidden[oid] = hidden_by_status(objects[oid], tests)
+            hidden.update(zip(b.objs, hidden_by_status_all(map(objects.__getitem__, b.objs), tests)))
 
     def write_bits(self, attr: str) -> int:
         """What a write to `attr` can change (`interpreter.write_bits`), worked out once per attribute."""
