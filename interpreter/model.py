@@ -207,68 +207,68 @@ class LastKnownBook(MutableMapping):
     when first read) is held as where to find it, an index into that sequence, and taken
     from there when someone reads it; anything else is held as it was given."""
 
-    __slots__ = ("_kept", "ids")
+    __slots__ = ("_held", "ids")
 
     def __init__(self, items: Any = ()):
-        self._kept: dict[str, Any] = {}  # id -> its information, or (a sequence, the index of its information there)
-        self.ids = self._kept.keys()  # the ids it holds information of (`oid in book.ids`: `in` without a call)
+        self._held: dict[str, Any] = {}  # id -> its information, or (a sequence, the index of its information there)
+        self.ids = self._held.keys()  # the ids it holds information of (`oid in book.ids`: `in` without a call)
         self.update(items)
 
     def __getitem__(self, oid: str) -> Mapping[str, Any]:
-        kept = self._kept[oid]
-        return kept[0][kept[1]] if type(kept) is tuple else kept
+        held = self._held[oid]
+        return held[0][held[1]] if type(held) is tuple else held
 
     def get(self, oid: str, default: Any = None) -> Any:
-        kept = self._kept.get(oid, _NOTHING)
-        if kept is _NOTHING:
+        held = self._held.get(oid, _NOTHING)
+        if held is _NOTHING:
             return default
-        return kept[0][kept[1]] if type(kept) is tuple else kept
+        return held[0][held[1]] if type(held) is tuple else held
 
     def __contains__(self, oid: object) -> bool:
-        return oid in self._kept
+        return oid in self._held
 
     def __setitem__(self, oid: str, info: Mapping[str, Any]) -> None:
         if type(info) is tuple:  # (a tuple would read as where to find the information)
             raise TypeError(f"last known information of {oid!r} is a mapping of what it was, not a tuple")
-        self._kept[oid] = info
+        self._held[oid] = info
 
     def __delitem__(self, oid: str) -> None:
-        del self._kept[oid]
+        del self._held[oid]
 
     def __iter__(self):
-        return iter(self._kept)
+        return iter(self._held)
 
     def __len__(self) -> int:
-        return len(self._kept)
+        return len(self._held)
 
     def __repr__(self) -> str:
         return f"LastKnownBook({dict(self)!r})"
 
     def keep_all(self, oids: list[str], infos: Any, absent: Any) -> list:
         """Keep `infos[k]` (a sequence, read only when someone asks) as the information of
-        each object `oids[k]`; what was kept of each before, as `kept` gives it (`absent`
+        each object `oids[k]`; what was held of each before, as `held` gives it (`absent`
         for nothing), in step with `oids`."""
-        kept = self._kept
+        held = self._held
         if len(set(oids)) != len(oids):  # (an object twice: what it had before its second is its first)
             olds = []
             for k, oid in enumerate(oids):
-                olds.append(kept.get(oid, absent))
-                kept[oid] = (infos, k)
+                olds.append(held.get(oid, absent))
+                held[oid] = (infos, k)
             return olds
-        olds = list(map(kept.get, oids, repeat(absent)))
-        kept.update(zip(oids, zip(repeat(infos), range(len(oids)))))
+        olds = list(map(held.get, oids, repeat(absent)))
+        held.update(zip(oids, zip(repeat(infos), range(len(oids)))))
         return olds
 
-    def kept(self, oid: str, absent: Any) -> Any:
+    def held(self, oid: str, absent: Any) -> Any:
         """What is held for `oid` as it is held (for the journal to put back: `put_back`), or `absent`."""
-        return self._kept.get(oid, absent)
+        return self._held.get(oid, absent)
 
-    def put_back(self, oid: str, kept: Any, absent: Any) -> None:
-        """Hold `kept` (as `kept` gave it) for `oid` again, or nothing if it is `absent`."""
-        if kept is absent:
-            self._kept.pop(oid, None)
+    def put_back(self, oid: str, held: Any, absent: Any) -> None:
+        """Hold `held` (as `held` gave it) for `oid` again, or nothing if it is `absent`."""
+        if held is absent:
+            self._held.pop(oid, None)
         else:
-            self._kept[oid] = kept
+            self._held[oid] = held
 
 
 _NOTHING = object()

@@ -123,7 +123,7 @@ class Remembered:
     """Last known information of many objects kept at once (`Store.remember_all`): one journal
     entry that takes a position for each object, as an entry of its own would (`start`: the
     first): the ids (`objs`), what `game.lki` held for each before (`olds`, as
-    `LastKnownBook.kept` gives it, ABSENT for nothing) and holds now (`infos[k]` for the k-th
+    `LastKnownBook.held` gives it, ABSENT for nothing) and holds now (`infos[k]` for the k-th
     object: a sequence, which may hold more), the cause."""
 
     __slots__ = ("objs", "olds", "infos", "cause", "start")
@@ -428,7 +428,7 @@ class Store:
     def remember(self, oid: str, info: Any, cause: Any) -> None:
         """Keep last known information of object `oid`."""
         lki = self.game.lki
-        self.entries.append(Entry("lki", oid, None, lki.kept(oid, ABSENT), info, cause))
+        self.entries.append(Entry("lki", oid, None, lki.held(oid, ABSENT), info, cause))
         lki[oid] = info
 
     def remember_all(self, oids: list[str], infos: Sequence, cause: Any) -> None:

@@ -254,7 +254,7 @@ def book_operations(draw):
 def test_the_book_of_last_known_information_reads_as_a_dict_would(ops):
     """`Game.lki` (`LastKnownBook`) holds what `keep_all` keeps as where to find it, and reads
     like a dict that had each item put in: what it holds, its order, `in`, `get`; what
-    `kept` gives of an object, put back (`put_back`, as undo does), holds the same again."""
+    `held` gives of an object, put back (`put_back`, as undo does), holds the same again."""
     book, model = LastKnownBook(), {}
     for op in ops:
         if op[0] == "set":
@@ -269,8 +269,8 @@ def test_the_book_of_last_known_information_reads_as_a_dict_would(ops):
             for k, oid in enumerate(oids):
                 model[oid] = infos[k]
         else:  # the information of one object put back as another's
-            kept = book.kept(op[1], ABSENT)
-            book.put_back(op[2], kept, ABSENT)
+            held = book.held(op[1], ABSENT)
+            book.put_back(op[2], held, ABSENT)
             if op[1] in model:
                 model[op[2]] = model[op[1]]
             else:
