@@ -159,6 +159,8 @@ class LastKnownGroup(SequenceABC):
         self._made: list[LastKnownAt | None] = [None] * len(oids)
 
     def __getitem__(self, k: int) -> LastKnownAt:  # (an index, never a slice)
+        if k < 0:
+            k += len(self.oids)
         made = self._made[k]
         if made is None:
             oid = self.oids[k]
@@ -168,4 +170,3 @@ class LastKnownGroup(SequenceABC):
 
     def __len__(self) -> int:
         return len(self.oids)
-

@@ -117,6 +117,14 @@ class Hiding:
                 seen[oid] = not (is_hidden(oid) if known is None else known)
         return seen
 
+    def not_hidden(self, oids: Iterable[str]) -> set[str]:
+        """Those of `oids` that are objects of the game no hide rule hides (`is_hidden`, its
+        cache read first)."""
+        view = self.view
+        objects, hidden, is_hidden = view.game.objects, view._hidden, view.is_hidden
+        return {oid for oid in oids
+                if oid in objects and not (known if (known := hidden.get(oid)) is not None else is_hidden(oid))}
+
     def hiding_clause(self, oid: str) -> tuple[ast.Rule, ast.Hide] | None:
         """The first hide clause that hides object `oid` (None: none does)."""
         view = self.view

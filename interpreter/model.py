@@ -244,6 +244,9 @@ class LastKnownBook(MutableMapping):
     def __repr__(self) -> str:
         return f"LastKnownBook({dict(self)!r})"
 
+    def __reduce__(self) -> tuple:  # (copy.copy and copy.deepcopy: a book of its own, read as a dict)
+        return (LastKnownBook, (dict(self),))
+
     def keep_all(self, oids: list[str], infos: Any, absent: Any) -> list:
         """Keep `infos[k]` (a sequence, read only when someone asks) as the information of
         each object `oids[k]`; what was held of each before, as `held` gives it (`absent`

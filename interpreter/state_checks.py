@@ -61,7 +61,7 @@ class StateChecks:
             scope = dirty if local else None
             if scope is not None and not sees_hidden:
                 if seen_dirty is None:
-                    seen_dirty = self.seen(dirty)
+                    seen_dirty = eng.hiding.not_hidden(dirty)
                 scope = seen_dirty
             # in one pass with the others like it, over the changed objects the game sees, or
             # over every object (in the game's order) on a first check; each check's own
@@ -70,7 +70,7 @@ class StateChecks:
             if in_one_pass and chosen is None:  # (each check's choice put in game order, not all the objects first)
                 one_pass = fused[0]
                 if dirty is not None and seen_dirty is None:
-                    seen_dirty = self.seen(dirty)
+                    seen_dirty = eng.hiding.not_hidden(dirty)
                 # (over every object, in the game's order; or over the changed objects the game
                 # sees, in no order, each check's choice then put in the game's order)
                 chosen = (one_pass(eng, eng.game.objects) if dirty is None
@@ -87,10 +87,3 @@ class StateChecks:
                 k, run_chosen = fused[1][position]
                 run_chosen(eng, chosen[k], batch, cause)
         return eng.committer.commit(batch)
-
-    def seen(self, oids: set[str]) -> set[str]:
-        """Those of `oids` that are objects of the game the game sees (not hidden)."""
-        eng = self.eng
-        objects, hidden, is_hidden = eng.game.objects, eng._hidden, eng.is_hidden
-        return {oid for oid in oids
-                if oid in objects and not (known if (known := hidden.get(oid)) is not None else is_hidden(oid))}

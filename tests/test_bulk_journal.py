@@ -15,6 +15,7 @@ entries too), and checkpoints. Last known information kept of many objects at on
 
 from __future__ import annotations
 
+import copy
 import sys
 from pathlib import Path
 
@@ -288,6 +289,10 @@ def test_the_book_of_last_known_information_takes_what_a_game_is_given():
     assert isinstance(made.lki, LastKnownBook) and made.lki == {"x": {"power": 2}}
     with pytest.raises(TypeError, match="not a tuple"):
         made.lki["y"] = ("a", 0)
+    for copied in (copy.copy(made.lki), copy.deepcopy(made.lki)):  # (a book of its own, as a dict's copy is)
+        assert copied == made.lki
+        copied["z"] = {"power": 0}
+        assert "z" not in made.lki
 
 
 def test_last_known_information_kept_of_a_batch_is_made_when_read():
@@ -312,5 +317,6 @@ def test_last_known_information_kept_of_a_batch_is_made_when_read():
     info = game.lki[oid]
     assert info is game.lki[oid] is group[given] and sum(made is not None for made in group._made) == 1
     assert info["phase"] == "in" and game.objects[oid].statuses.get("phase") == "out"  # (as it was: phased in)
+    assert group[-1] is group[len(group) - 1] and group[-1].mark == group.start + len(group) - 1
     by_hand = LastKnownAt(engine.store, oid, group.start + given, group.effects, group.given[oid], group.statuses)
     assert dict(info) == dict(by_hand) and info["toughness"] > game.objects[oid].toughness
