@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from dsl import ast
+from interpreter.batches import WaitedInRuns
 from interpreter.refs import obj_ref
 from interpreter.turns import HookLog
 
@@ -45,7 +46,7 @@ class Assertions:
                 continue
             parts, only_unchanged, _read = self.eng.program.clauses.unchanged_parts(clause)
             holds_for = self.eng.backend.assertion_test(self.eng.program.clauses, clause)
-            if holds_for is not None and not only_unchanged and hasattr(changes, "objects_and_olds"):
+            if holds_for is not None and not only_unchanged and isinstance(changes, WaitedInRuns):
                 # (a batch of runs: what the test reads of each change, no `Write` made of it)
                 for oid, old in changes.objects_and_olds(key):
                     if not holds_for(self.eng, oid, old, before_values.get(oid, {})):

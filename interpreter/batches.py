@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 from collections import defaultdict
 from itertools import repeat
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from typing import Any, Callable, Iterable
 
 import attrs
@@ -160,35 +160,29 @@ def in_position_order(runs: list[Bulk]) -> list[tuple[Bulk, int]]:
 
 def objects_in_position_order(runs: list[Bulk]) -> list[str]:
     """The object of each write of `runs`, in the order of their positions (`in_position_order`)."""
-    runs = [b for b in runs if len(b)]
-    if len(runs) < 2:
-        return list(runs[0].objs) if runs else []
-    slots, low = _slots(runs)
-    for b in runs:
-        for position, oid in zip(b.positions, b.objs):
-            slots[position - low] = oid
-    return [oid for oid in slots if oid is not None]
+    return by_position(runs, OBJECTS)
 
 
-def by_position(runs: list[Bulk], items: Callable[[Bulk], Iterable[tuple]]) -> list[tuple]:
-    """The tuples `items(b)` gives for each run, one per write, in the order of the writes'
-    positions (runs of one batch: no two writes share a position; increasing within a run)."""
+OBJECTS = attrgetter("objs")
+
+
+def by_position(runs: list[Bulk], items: Callable[[Bulk], Iterable]) -> list:
+    """What `items(b)` gives for each run, one item (never None) per write, in the order of
+    the writes' positions (runs of one batch: no two writes share a position; increasing
+    within a run): each put in the slot of its position in a list spanning the runs'
+    positions (journaled, a run's positions are the journal's: the list starts at the first
+    of them rather than at the game's first write)."""
     runs = [b for b in runs if len(b)]
     if len(runs) < 2:
         return list(items(runs[0])) if runs else []
-    slots, low = _slots(runs)
+    low = min(b.positions[0] for b in runs)
+    slots: list = [None] * (max(b.positions[-1] for b in runs) - low + 1)
     for b in runs:
         for position, item in zip(b.positions, items(b)):
             slots[position - low] = item
-    return list(filter(None, slots))  # (the slots taken: a tuple is never false)
-
-
-def _slots(runs: list[Bulk]) -> tuple[list, int]:
-    """A list of slots (None) spanning the positions of `runs` (none empty), and the first of
-    them: journaled, a run's positions are the journal's, so the list starts there rather
-    than at the game's first write."""
-    low = min(b.positions[0] for b in runs)
-    return [None] * (max(b.positions[-1] for b in runs) - low + 1), low
+    if sum(map(len, runs)) == len(slots):  # (every slot taken: the runs hold every write between)
+        return slots
+    return [item for item in slots if item is not None]
 
 
 # What runs may not write to be committed as runs (`Committer.commit_runs`): a zone (a new
@@ -207,7 +201,7 @@ class WaitedInRuns:
         self.runs = [b for b in runs if b.attr in attrs_waited]
         keys: set[tuple[str, Any]] = set()
         for b in self.runs:
-            keys.update(key for key in ([(b.attr, b.value)] if b.values is None else zip([b.attr] * len(b), b.values))
+            keys.update(key for key in ([(b.attr, b.value)] if b.values is None else zip(repeat(b.attr), b.values))
                         if key in waited)
         self.keys = keys
         self.made: dict[tuple[str, Any], list[Write]] = {}
@@ -372,11 +366,8 @@ class Committer:
         sight = not program.hide_inputs.isdisjoint(attrs_written)
         if sight and not eng.perception.unperceived_runs(runs):
             return None
-        placed: list = [None] * batch.in_bulk  # the object of each write, by position (they take 0 to in_bulk - 1)
-        for b in runs:
-            for position, oid in zip(b.positions, b.objs):
-                placed[position] = oid
-        touched = dict.fromkeys(placed)  # (every object written, in the order of its first write, as `find_changes` has them)
+        # (every object written, in the order of its first write, as `find_changes` has them)
+        touched = dict.fromkeys(objects_in_position_order(runs))
         vis_before = eng.hiding.sight(touched if sight else ())
         if sight:  # last known information, of what the game may stop seeing
             first = next(b for b in runs if b.positions[0] == 0)

@@ -119,36 +119,13 @@ class LastKnown(Mapping):
         return len(self._worked_out())
 
 
-class LastKnownAt(LastKnown):
-    """`LastKnown` of the object `oid` as it was at position `mark` of `store`'s journal, read
-    back only when someone asks (it is its own record of where to read it back from, as a
-    `store.Recorded` is: `oid`, `mark`, and the object once read)."""
-
-    __slots__ = ("store", "oid", "mark")
-
-    def __init__(self, store: Any, oid: str, mark: int, effects: Sequence[Effect],
-                 contributions: Sequence[tuple[str, Any]], statuses: dict[str, Any]):
-        self.store, self.oid, self.mark = store, oid, mark
-        self._object, self._effects, self._contributions = None, effects, contributions
-        self._statuses, self._values = statuses, None
-
-    @property
-    def recorded(self) -> "LastKnownAt | None":
-        """Itself while its object is still to be read back (`Store.read_back`); None once read."""
-        return self if self._object is None else None
-
-    def settled(self) -> "LastKnown":
-        if self._object is None:
-            self.store.read_back([self])
-        return self
-
-
 class LastKnownGroup(SequenceABC):
     """Last known information of many objects kept at once (`Store.remember_all`), as one
     record: the objects (`oids`), the journal position the first is read back from (`start`;
     the k-th's is `start + k`), the continuous effects then, what static abilities gave each
     object then (`given`: id -> its contributions, for those given something), the statuses'
-    defaults. Item k, each object's `LastKnownAt`, is made the first time someone asks."""
+    defaults. Item k, each object's `LastKnown` (its object recorded at `start + k`), is made
+    the first time someone asks."""
 
     __slots__ = ("store", "oids", "start", "effects", "given", "statuses", "_made")
 
@@ -156,16 +133,16 @@ class LastKnownGroup(SequenceABC):
                  given: dict[str, Sequence[tuple[str, Any]]], statuses: dict[str, Any]):
         self.store, self.oids, self.start, self.effects = store, oids, start, effects
         self.given, self.statuses = given, statuses
-        self._made: list[LastKnownAt | None] = [None] * len(oids)
+        self._made: list[LastKnown | None] = [None] * len(oids)
 
-    def __getitem__(self, k: int) -> LastKnownAt:  # (an index, never a slice)
+    def __getitem__(self, k: int) -> LastKnown:  # (an index, never a slice)
         if k < 0:
             k += len(self.oids)
         made = self._made[k]
         if made is None:
             oid = self.oids[k]
-            made = self._made[k] = LastKnownAt(self.store, oid, self.start + k, self.effects, self.given.get(oid, ()),
-                                               self.statuses)
+            made = self._made[k] = LastKnown(Recorded(self.store, oid, self.start + k), self.effects,
+                                             self.given.get(oid, ()), self.statuses)
         return made
 
     def __len__(self) -> int:

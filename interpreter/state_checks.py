@@ -69,12 +69,10 @@ class StateChecks:
             in_one_pass = local and not sees_hidden and fused is not None
             if in_one_pass and chosen is None:  # (each check's choice put in game order, not all the objects first)
                 one_pass = fused[0]
-                if dirty is not None and seen_dirty is None:
-                    seen_dirty = eng.hiding.not_hidden(dirty)
                 # (over every object, in the game's order; or over the changed objects the game
-                # sees, in no order, each check's choice then put in the game's order)
+                # sees, `scope`, in no order, each check's choice then put in the game's order)
                 chosen = (one_pass(eng, eng.game.objects) if dirty is None
-                          else [eng.indexes.sort_refs(refs) for refs in one_pass(eng, seen_dirty)])
+                          else [eng.indexes.sort_refs(refs) for refs in one_pass(eng, scope)])
             eng.dirty_scope = scope
             try:
                 if in_one_pass:

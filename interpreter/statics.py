@@ -135,18 +135,14 @@ class Statics:
         afresh) is the same done once or twice, in any order."""
         if self.stale is None or not self.cards:
             return
-        objects, cards, reached, stale = self.view.game.objects, self.cards, self.reached, self.stale
+        objects, reached = self.view.game.objects, self.reached
         seen_again: list[str] = []  # what a source gives, whose sight changed
         for b, mask in zip(runs, masks):
-            if mask & HIDES:  # seen or not, it gives the same; whether what it gives counts is read with it
+            if mask & HIDES:  # (the sources among the run's objects, found at once)
                 for oid in reached.keys() & b.objs:
                     seen_again += reached[oid]
-            if mask & (REACHES | SOURCES):
-                for oid in b.objs:
-                    if objects[oid].card in cards:
-                        stale.add(oid)  # what it reaches, or who "you" is, may have changed
-                    if mask & REACHES:
-                        self.reach_changed(oid)
+            if mask & (REACHES | SOURCES):  # (what a source reaches or whose it is: object by object)
+                self.touched_all([(oid, objects[oid], objects[oid], mask & ~HIDES) for oid in b.objs])
         if seen_again:
             self.view.writer.contributions_changed(seen_again)
 

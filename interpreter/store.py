@@ -130,7 +130,7 @@ class Remembered:
 
     kind = "lki-group"
 
-    def __init__(self, objs: list[str], olds: list, infos: list, cause: Any, start: int):
+    def __init__(self, objs: list[str], olds: list, infos: Sequence, cause: Any, start: int):
         self.objs, self.olds, self.infos, self.cause, self.start = objs, olds, infos, cause, start
 
     def __len__(self) -> int:
@@ -435,16 +435,16 @@ class Store:
         """Keep last known information `infos[k]` of each object `oids[k]`, in turn, as one
         journal entry that takes a position for each (`Remembered`); `infos` is a sequence
         (`characteristics.LastKnownGroup` makes each item when first asked), whose items
-        `game.lki` takes only when read (`LastKnownBook.keep_all`). Each info is a record of
-        where to read its object back from (`oid`, `mark`: the position before its own,
-        `_object`), read before the journal is trimmed past it."""
+        `game.lki` takes only when read (`LastKnownBook.keep_all`). Each info's object is
+        recorded at the position before its own (its `recorded`), and read back before the
+        journal is trimmed past it."""
         if not oids:
             return
         olds = self.game.lki.keep_all(oids, infos, ABSENT)
         self.entries.append(Remembered(oids, olds, infos, cause, self.mark()))
         self.extra += len(oids) - 1
         if self.keep == "checkpoint":
-            self.pending += [infos[k] for k in range(len(oids))]
+            self.pending += [r for k in range(len(oids)) if (r := infos[k].recorded) is not None]
 
     # ------------------------------------------------------------ journal positions
 
@@ -637,6 +637,12 @@ class Recorded:
     def __init__(self, store: Store, oid: str, mark: int):
         self.store, self.oid, self.mark = store, oid, mark
         self._object: Permanent | None = None
+
+    @property
+    def recorded(self) -> "Recorded | None":
+        """Itself while its object is still to be read back, None once read (as
+        `LastKnown.recorded`: what is kept as last known information says so)."""
+        return self if self._object is None else None
 
     def object(self) -> Permanent:
         if self._object is None:

@@ -23,7 +23,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from interpreter.batches import Write
-from interpreter.characteristics import LastKnownAt, LastKnownGroup
+from interpreter.characteristics import LastKnown, LastKnownGroup
 from interpreter.model import LastKnownBook
 from interpreter.store import ABSENT, Bulk, JournalTrimmed, Recorded, Store
 from interpreter.trace import Cause
@@ -224,7 +224,7 @@ def test_last_known_information_kept_at_once_reads_each_object_back_as_it_was(ke
     oids = sorted(store.game.objects)[:3]
     store.write(oids[0], "tapped", True, CAUSES[0])
     at = store.mark()
-    infos = [LastKnownAt(store, oid, at + k, [], (), {"phase": "in"}) for k, oid in enumerate(oids)]
+    infos = [LastKnown(Recorded(store, oid, at + k), [], (), {"phase": "in"}) for k, oid in enumerate(oids)]
     store.remember_all(oids, infos, CAUSES[1])
     assert store.mark() == at + 3 and [store.game.lki[oid] for oid in oids] == infos
     store.write(oids[0], "tapped", False, CAUSES[2])
@@ -317,6 +317,6 @@ def test_last_known_information_kept_of_a_batch_is_made_when_read():
     info = game.lki[oid]
     assert info is game.lki[oid] is group[given] and sum(made is not None for made in group._made) == 1
     assert info["phase"] == "in" and game.objects[oid].statuses.get("phase") == "out"  # (as it was: phased in)
-    assert group[-1] is group[len(group) - 1] and group[-1].mark == group.start + len(group) - 1
-    by_hand = LastKnownAt(engine.store, oid, group.start + given, group.effects, group.given[oid], group.statuses)
+    assert group[-1] is group[len(group) - 1] and group[-1].recorded.mark == group.start + len(group) - 1
+    by_hand = LastKnown(Recorded(engine.store, oid, group.start + given), group.effects, group.given[oid], group.statuses)
     assert dict(info) == dict(by_hand) and info["toughness"] > game.objects[oid].toughness
