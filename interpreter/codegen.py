@@ -389,24 +389,44 @@ class Emitter:
                 # an object has keywords, and its reference is made only then
                 raw, sees_hidden = self.stored_read(inner, attr, scope), self.sees_hidden_of(scope[inner.id])
                 held = self.fresh("held")
-                return (f"(type({held} := {raw}) is str and {held} not in players and "
-                        f"{k!r} in {self.reader('keywords')}(obj_ref(({held}, {sees_hidden})), {self.const(e, 'at')}))")
+                read = f"{self.reader('keywords')}(obj_ref(({held}, {sees_hidden})), {self.const(e, 'at')})"
+                if not self.compiler.program.static_grants:
+                    # (the reader's commonest case written out: an object the game sees, or one
+                    # the reference may see hidden, with its printed keywords while no effect exists)
+                    host = self.fresh("host")
+                    seen = "True" if sees_hidden else f"({held} not in game.lki.ids or not eng.is_hidden({held}))"
+                    read = (f"(({host}.keywords if {self.lookup('not game.effects')} else eng.keywords({held})) "
+                            f"if ({host} := objects.get({held})) is not None and {seen} else {read})")
+                return f"(type({held} := {raw}) is str and {held} not in players and {k!r} in {read})"
             case ast.Has(left=l, keyword=k):
                 return f"has_keyword(eng, {self.expr(l, scope, base)}, {k!r}, {self.const(e, 'at')})"
             case ast.Compare(op=op, left=l, right=ast.Number(value=n)) if type(n) is int:
                 value = self.fresh("compared")  # (compare, written out: false unless a number)
                 return f"(isinstance(({value} := {self.expr(l, scope, base)}), int) and {value} {op} {n!r})"
             case ast.Compare(op=op, left=l, right=r):
-                return f"compare({self.expr(l, scope, base)}, {op!r}, {self.expr(r, scope, base)})"
+                # (compare, written out: both sides read, in order, and false unless both are numbers)
+                left, right = self.fresh("left"), self.fresh("right")
+                return (f"(isinstance(({left} := {self.expr(l, scope, base)}), int) & "
+                        f"isinstance(({right} := {self.expr(r, scope, base)}), int) and {left} {op} {right})")
             case ast.Visible(obj=inner) if self.known_object(inner, scope):
                 return f"eng.visible({self.id_of(scope[inner.id])})"  # (an object: is_visible's first case)
             case ast.Visible(obj=ast.Attr(obj=inner, name=attr)) if (
                     self.stored_read(inner, attr, scope) is not None and self.reference_attr(attr)):
-                return f"is_visible_stored(eng, {self.stored_read(inner, attr, scope)})"
+                # (is_visible_stored, written out: a name is a player's, in the game, or an object's the game sees)
+                held, player = self.fresh("held"), self.fresh("player")
+                return (f"(isinstance(({held} := {self.stored_read(inner, attr, scope)}), str) and "
+                        f"({player}.in_game if ({player} := players.get({held})) is not None else {self.visible(held)}))")
             case ast.Visible(obj=inner):
                 return f"is_visible(eng, {self.expr(inner, scope, base)})"
         # anything else: the closure that defines it, in the environment it would see
         return f"{self.const(self.compiler.compiled_expr(e), 'f')}(eng, {self.env_dict(scope, base)})"
+
+    def visible(self, oid: str) -> str:
+        """Python source of `GameView.visible(oid)` written out (`oid`: a local holding an id):
+        an object on the battlefield that no hide rule hides (the view's cache of that read)."""
+        o, hidden = self.fresh("seen"), self.fresh("hidden")
+        return (f"(({o} := objects.get({oid})) is not None and {o}.zone == 'battlefield' and "
+                f"not ({hidden} if ({hidden} := eng._hidden.get({oid})) is not None else eng.is_hidden({oid})))")
 
     def reference_attr(self, attr: str) -> bool:
         """Does `attr` store a name read as a reference (`GameView.wrap`)?"""

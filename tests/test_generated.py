@@ -208,6 +208,24 @@ def test_an_exemption_from_a_state_check_holds_when_the_check_is_made_again(monk
     assert (objects["bear"].zone, objects["halo"].zone, objects["plain"].zone) == ("graveyard", "battlefield", "graveyard")
 
 
+@pytest.mark.parametrize("generated", [True, False], ids=["generated", "closures"])
+def test_a_comparison_with_something_that_is_no_number_is_false(monkeypatch, generated):
+    """`<`, `<=`, `>`, `>=` compare numbers (docs/reference.md): with `none` on either side, as
+    the toughness of a noncreature is, a comparison is false, and generated code (which writes
+    the comparison out) says so as the closures do. A test state check taps what it holds for:
+    Grizzly Bears (2/2, no damage) is tapped; Bonesplitter, an Equipment with no toughness,
+    is not, whichever side its toughness is on."""
+    monkeypatch.setattr(program, "DEFAULT_BACKEND", "generated" if generated else "closures")
+    probe = ('rule 704.5z probe-comparison "A test comparison." {\n'
+             '  during state check: each x where x.toughness >= x.damage or x.damage <= x.toughness: tap x\n}\n\n')
+    book = test_engine.variant({"support.rules": [(AURA_CHECK, probe + AURA_CHECK)]})
+    run = test_engine.start(book, '  permanent bear = "Grizzly Bears", controller Alice\n'
+                                  '  permanent blade = "Bonesplitter", controller Alice')
+    objects = run.game.objects
+    assert objects["blade"].toughness is None
+    assert (objects["bear"].tapped, objects["blade"].tapped) == (True, False)
+
+
 def test_a_verb_parameter_with_a_hyphen_is_written_out_as_python(tmp_path):
     """Names may hold '-'; generated code turns a verb's parameter into a local of letters,
     digits and underscores, so the block runs as generated code (no fall back to the
