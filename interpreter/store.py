@@ -181,22 +181,25 @@ class Store:
         self.entries += writes
         return Block(self, start, start + len(writes), first, first + len(writes))
 
-    def journal_bulk(self, group: list[Bulk]) -> "Block":
+    def journal_bulk(self, group: list[Bulk], checked: bool = True) -> "Block":
         """Journal bulk entries as one group (see the module's docstring), before they are
         applied (`apply_bulk`): their positions, given from 0 (the group's first write) and
         together each position from 0 to one less than the number of their writes once, become
         the journal's (they follow what it holds). The block of the journal they fill, which
-        reads as their writes in the order of their positions."""
+        reads as their writes in the order of their positions. (`checked=False`: the group's
+        positions are not checked, for a caller that numbered them itself, as the engine's
+        generated code does, `Committer.commit_runs`.)"""
         start, first = self.mark(), self.dropped + len(self.entries)
         size = sum(len(b) for b in group)
-        seen: set[int] = set()
-        for b in group:
-            positions = b.positions
-            if positions is None or not len(b):
-                raise ValueError(f"journal_bulk(): {b!r} has no " + ("positions" if len(b) else "writes"))
-            seen.update(positions)
-        if len(seen) != size or (seen and (min(seen) != 0 or max(seen) != size - 1)):
-            raise ValueError(f"journal_bulk(): the positions of the group's {size} writes are not 0 to {size - 1}, each once")
+        if checked:
+            seen: set[int] = set()
+            for b in group:
+                positions = b.positions
+                if positions is None or not len(b):
+                    raise ValueError(f"journal_bulk(): {b!r} has no " + ("positions" if len(b) else "writes"))
+                seen.update(positions)
+            if len(seen) != size or (seen and (min(seen) != 0 or max(seen) != size - 1)):
+                raise ValueError(f"journal_bulk(): the positions of the group's {size} writes are not 0 to {size - 1}, each once")
         for b in group:
             positions = b.positions
             b.positions = (range(start + positions.start, start + positions.stop, positions.step) if type(positions) is range
