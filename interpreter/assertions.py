@@ -75,12 +75,12 @@ class Assertions:
         during one that was skipped."""
         for rule, clause in self.eng.clause_index.assertions:
             if isinstance(clause, ast.AssertOnce) and not skipped and clause.hook.kind == kind:
-                changed = counts.get(clause.attr)
-                if changed and max(changed.values()) > 1:
-                    oid, n = next((oid, n) for oid, n in changed.items() if n > 1)  # the first, in order
+                twice = counts.first_twice(clause.attr)  # (the first, in the order of the changes)
+                if twice is not None:
+                    oid, n = twice
                     raise self.eng.fail(f"assertion of {rule.id} {rule.slug}: {oid}.{clause.attr} changed {n} times during one {kind}",
                                     clause.span)
             if isinstance(clause, ast.AssertSkipped) and skipped and clause.hook.kind == kind:
-                if counts.get(clause.attr):
+                if counts.changed(clause.attr):
                     raise self.eng.fail(f"assertion of {rule.id} {rule.slug}: {clause.attr} changed during a skipped {kind}",
                                     clause.span)

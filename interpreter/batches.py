@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 from collections import defaultdict
+from functools import partial
 from itertools import repeat
 from operator import attrgetter, itemgetter
 from typing import Any, Callable, Iterable
@@ -377,7 +378,7 @@ class Committer:
         journaled = eng.store.journal_bulk(runs, checked=False)  # (numbered 0 to n-1 as they were made)
         eng.writer.put_runs(runs, touched)
         self.trace_changes(journaled)
-        self.count_in_step(attrs_written, lambda attr: objects_in_position_order(by_attr[attr]))
+        self.count_in_step(attrs_written, lambda attr: partial(objects_in_position_order, by_attr[attr]))
         eng.assertions.check_assertions(keyed, before_values, attrs_written)
         eng.triggers.collect_triggers(journaled, [], vis_before)
         eng.reactions.run_afters(keyed)
@@ -425,16 +426,17 @@ class Committer:
                 before_values[oid][node] = value
         return before_values
 
-    def count_in_step(self, attrs_written: set[str], changed: Callable[[str], list[str]]) -> None:
-        """Count, for the assertions about a whole step (`S changes at most once`), the
-        objects whose counted attribute the batch changed (`changed(attr)`, in the order they
-        changed)."""
+    def count_in_step(self, attrs_written: set[str],
+                      changed: Callable[[str], Iterable[str] | Callable[[], Iterable[str]]]) -> None:
+        """Note, for the assertions about a whole step (`S changes at most once`), the objects
+        whose counted attribute the batch changed (`changed(attr)`: in the order they changed,
+        or a function giving them so, `HookLog.add`)."""
         eng = self.eng
         if eng.hook_logs and not eng.program.step_counted.isdisjoint(attrs_written):
             for attr in eng.program.step_counted & attrs_written:
                 objects = changed(attr)
                 for log in eng.hook_logs:
-                    log[attr].update(objects)
+                    log.add(attr, objects)
 
     def spend_writes(self, batch: Batch, n: int) -> None:
         """Count a batch's `n` writes against the step's budget (over it: the error names the

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import contextlib
 import gc
-from collections import Counter, defaultdict
-from typing import Any
+from collections import Counter
+from itertools import chain
+from typing import Any, Callable, Iterable
 
 import attrs
 
@@ -32,10 +33,37 @@ def collector_paused():
             gc.enable()
 
 
-class HookLog(defaultdict):
-    """The changes made during a step (or as a turn begins) that assertions count: attribute ->
-    a Counter of the ids of the objects whose attribute changed, in the order they first did.
-    Made as `HookLog(Counter)`."""
+class HookLog:
+    """The changes made during a step (or as a turn begins) that assertions count: for each
+    attribute counted, each batch's changes to it, in order (ids, or a function giving them,
+    for a batch of runs: worked out only if an assertion asks). A batch changes an attribute
+    of an object at most once (the journal takes one change per object and attribute of a
+    batch; `Committer.runs_by_attr` sends runs that write one twice to be settled), so an
+    object changed more than once during the step was changed by two batches."""
+
+    __slots__ = ("sources",)
+
+    def __init__(self) -> None:
+        self.sources: dict[str, list[Iterable[str] | Callable[[], Iterable[str]]]] = {}
+
+    def add(self, attr: str, in_order: Iterable[str] | Callable[[], Iterable[str]]) -> None:
+        """A batch changed `attr` of each object of `in_order` (ids in the order of the
+        changes, or a function giving them)."""
+        self.sources.setdefault(attr, []).append(in_order)
+
+    def changed(self, attr: str) -> bool:
+        """Did some object's `attr` change?"""
+        return attr in self.sources
+
+    def first_twice(self, attr: str) -> tuple[str, int] | None:
+        """The object whose `attr` changed more than once and first changed before any other
+        such, with how many times it changed (None: no object's changed twice)."""
+        sources = self.sources.get(attr, ())
+        if len(sources) < 2:
+            return None  # (one batch changes an object's attribute once at most)
+        changes = [list(source() if callable(source) else source) for source in sources]
+        counts = Counter(chain.from_iterable(changes))
+        return next(((oid, counts[oid]) for oid in chain.from_iterable(changes) if counts[oid] > 1), None)
 
 
 class Turns:
@@ -58,7 +86,7 @@ class Turns:
         then the delayed triggers waiting on it; check the assertions about what changed
         during it, and settle."""
         with collector_paused():
-            self.eng.hook_logs.append(HookLog(Counter))
+            self.eng.hook_logs.append(HookLog())
             try:
                 for rule, during in self.eng.clause_index.hooks.get(kind, ()):
                     env = {during.hook.var: PlayerRef(player)} if during.hook.var and player else {}
@@ -105,7 +133,7 @@ class Turns:
         store.set_field("turn", self.eng.game.turn + 1, SCRIPT)
         store.set_field("cleanup_done", False, SCRIPT)
         self.eng.record("step", current, f"turn {self.eng.game.turn} begins", SCRIPT, turn=self.eng.game.turn)
-        self.eng.hook_logs.append(HookLog(Counter))  # what changes as the turn begins, for a skipped untap step
+        self.eng.hook_logs.append(HookLog())  # what changes as the turn begins, for a skipped untap step
         try:
             self.run_hook("beginning of turn", current)
         finally:

@@ -10,6 +10,7 @@ fail. Each docstring states the expected outcome and the subrule it comes from.
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from dsl import ast
 from dsl.diagnostics import DiagnosticError
@@ -348,6 +349,39 @@ def test_assertion_702_26p_fires_when_phasing_happens_twice_in_one_untap_step(bo
         step(start(broken, '  permanent djinn = "Breezekeeper", controller Alice', active="Bob"), "next turn")
     message = info.value.diagnostics[0].message
     assert "702.26p" in message and "djinn.phase changed 2 times" in message
+
+
+def test_assertion_702_26p_names_the_first_permanent_that_phased_twice(book):
+    """702.26p (assertion), with 702.26a's halves made one after the other as above: three
+    permanents with phasing phase out, in the game's order, then straight back in; the error
+    names the first of them to have changed (the changes are counted per batch, and their
+    order worked out only for the error: turns.HookLog)."""
+    broken = variant({"702.26.rules": [("  clause phase-out-and-in: during untap step of P: simultaneously {\n",
+                                        "  clause phase-out-and-in: during untap step of P: {\n")]})
+    setup = "\n".join(f'  permanent {name} = "Breezekeeper", controller Alice' for name in ("zephyr", "djinn", "gale"))
+    with pytest.raises(RulesError) as info:
+        step(start(broken, setup, active="Bob"), "next turn")
+    assert "zephyr.phase changed 2 times" in info.value.diagnostics[0].message
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.sampled_from("abcdef"), unique=True), max_size=5), st.booleans())
+def test_a_step_log_names_the_object_a_count_in_change_order_would(batches, deferred):
+    """turns.HookLog against its definition: a count of each object's changes kept in the
+    order each first changed, whose first object counted more than once is named. Each batch
+    changes an object once at most (as the journal takes them); a batch's changes are given
+    as ids or, as a batch of runs gives them, as a function."""
+    from collections import Counter
+
+    from interpreter.turns import HookLog
+    log, counted = HookLog(), Counter()
+    for batch in batches:
+        if batch:
+            log.add("phase", (lambda b=batch: b) if deferred else batch)
+            counted.update(batch)
+    first = next(((oid, n) for oid, n in counted.items() if n > 1), None)
+    assert log.first_twice("phase") == first
+    assert log.changed("phase") == bool(counted) and not log.changed("tapped")
 
 
 def test_assertion_702_26c_fires_when_a_phased_in_permanent_stays_hidden(book):
