@@ -3,12 +3,17 @@ assertions about what changes during a step (`once`, `skipped`)."""
 
 from __future__ import annotations
 
-from typing import Any
+from types import MappingProxyType
+from typing import Any, Callable
 
 from dsl import ast
 from interpreter.batches import WaitedInRuns
+from interpreter.errors import RulesError
 from interpreter.refs import obj_ref
 from interpreter.turns import HookLog
+
+
+NO_VALUES = MappingProxyType({})  # (what an assertion read before a change of an object it read nothing of)
 
 
 class Assertions:
@@ -47,10 +52,13 @@ class Assertions:
             parts, only_unchanged, _read = self.eng.program.clauses.unchanged_parts(clause)
             holds_for = self.eng.backend.assertion_test(self.eng.program.clauses, clause)
             if holds_for is not None and not only_unchanged and isinstance(changes, WaitedInRuns):
-                # (a batch of runs: what the test reads of each change, no `Write` made of it)
-                for oid, old in changes.objects_and_olds(key):
-                    if not holds_for(self.eng, oid, old, before_values.get(oid, {})):
-                        raise self.does_not_hold(rule, clause, oid)
+                # (a batch of runs: what the test reads of each change, no `Write` made of it;
+                # run by run, and again in the order of the changes only if one fails, to
+                # name the first that does, or to raise what the first one to raise raises)
+                if not self.holds_in_runs(holds_for, changes, key, before_values):
+                    for oid, old in changes.objects_and_olds(key):
+                        if not holds_for(self.eng, oid, old, before_values.get(oid, NO_VALUES)):
+                            raise self.does_not_hold(rule, clause, oid)
                 continue
             for w in changes.get(key, ()):
                 before = before_values.get(w.obj, {})
@@ -64,6 +72,25 @@ class Assertions:
                     holds = self.eng.truthy(self.eng.eval(clause.cond, env, before))
                 if not holds:
                     raise self.does_not_hold(rule, clause, w.obj)
+
+    def holds_in_runs(self, holds_for: Callable, changes: WaitedInRuns, key: tuple[str, Any], before_values: dict) -> bool:
+        """Whether the test of an assertion (`holds_for`, generated: it only reads) holds
+        for every change `key` names in a batch of runs, taken run by run; false if it fails,
+        or raises, for one."""
+        eng, before, value = self.eng, before_values.get, key[1]
+        try:
+            for b in changes.runs_of(key):
+                if b.values is None:
+                    for oid, old in zip(b.objs, b.olds):
+                        if not holds_for(eng, oid, old, before(oid, NO_VALUES)):
+                            return False
+                else:
+                    for oid, old, new in zip(b.objs, b.olds, b.values):
+                        if new == value and not holds_for(eng, oid, old, before(oid, NO_VALUES)):
+                            return False
+        except RulesError:
+            return False
+        return True
 
     def does_not_hold(self, rule: ast.Rule, clause: ast.AssertAfter, oid: str) -> Exception:
         """The error of an assertion after a change that does not hold for object `oid`."""

@@ -224,6 +224,15 @@ class WaitedInRuns:
             found = self.made[key] = [Write(b.objs[k], attr, value, b.cause, b.olds[k]) for b, k in self._where(key)]
         return found
 
+    def runs_of(self, key: tuple[str, Any]) -> list[Bulk]:
+        """The runs that may hold changes `key` names: those to its attribute whose one value
+        is its value, and those writing a column of values (the changes in them are those
+        whose value is its value)."""
+        if key not in self.keys:
+            return []
+        attr, value = key
+        return [b for b in self.runs if b.attr == attr and (b.values is not None or b.value == value)]
+
     def objects_and_olds(self, key: tuple[str, Any]) -> list[tuple[str, Any]]:
         """(object, the value it replaces) of each change `key` names, in the order of their
         positions, as `get` has them, without making a `Write` of each."""

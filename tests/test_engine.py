@@ -395,6 +395,26 @@ def test_assertion_702_26c_fires_when_a_phased_in_permanent_stays_hidden(book):
         step(run, 'cast "Time and Tide" by Alice')
 
 
+@pytest.mark.parametrize("backend", ["generated", "closures"])
+def test_assertion_702_26c_names_the_first_change_that_breaks_it(backend):
+    """702.26c (assertion), with the variant hide rule above: a statement phases in each
+    phased-out creature and then what is attached to it, so the changes come in the order
+    first bear, its tapped Holy Strength, second (tapped) bear. Two of them stay hidden; the
+    error names the first of those in the order of the changes, the Aura, in either backend
+    (generated code tests a batch of runs run by run, the bears' run first, and looks at the
+    order only once one fails: Assertions.holds_in_runs)."""
+    broken = variant({"702.26.rules": [("  hide x where x.phase is out\n", "  hide x where x.phase is out or x.tapped\n")]})
+    out = "set phase = out, set phased_out_under = Alice"
+    run = start(broken, "\n".join([
+        f'  permanent first = "Grizzly Bears", controller Alice, {out}',
+        f'  permanent halo = "Holy Strength", controller Alice, attached to first, tapped, {out}',
+        f'  permanent second = "Grizzly Bears", controller Alice, tapped, {out}']), backend=backend)
+    body = statement("each x where x.phase is out and x is a creature: "
+                     "{ phase_in x  each y where y.attached_to is x and y.phase is out: phase_in y }")
+    with pytest.raises(RulesError, match=r"702\.26c phasing-in-restores does not hold for halo$"):
+        run.engine.run(body, {}, SCRIPT)
+
+
 def test_assertion_702_26i_fires_when_phasing_in_moves_an_attachment(book):
     """702.26i (assertion): a directly phased-out Aura phases in attached to what it was attached to.
     A variant that unattaches whatever phases in makes the assertion raise a RulesError naming 702.26i."""
