@@ -9,7 +9,7 @@ the game's sight are never asked about.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence as SequenceABC
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 from interpreter.model import FIELDS, Effect, Permanent, read_fields
 from interpreter.store import Recorded
@@ -31,19 +31,24 @@ def granted_keywords(o: Permanent, effects: Sequence[Effect]) -> tuple[str, ...]
     return o.keywords + tuple(e.value for e in effects if e.kind == "grant" and o.id in e.affected)
 
 
+def static_pump(contributions: Iterable[tuple[str, Any]]) -> tuple[int, int]:
+    """What static abilities' contributions add to power and toughness (their pumps summed,
+    layer 7c)."""
+    dp = dt = 0
+    for kind, value in contributions:
+        if kind == "pump":
+            dp, dt = dp + value[0], dt + value[1]
+    return dp, dt
+
+
 def characteristics(o: Permanent, effects: Sequence[Effect], contributions: Sequence[tuple[str, Any]]) -> dict:
     """Controller, power, toughness and keywords, from effects and static contributions."""
     if not effects and not o.counters:
         if not contributions:  # the printed values, as they are
             return {"controller": o.controller, "power": o.power, "toughness": o.toughness, "keywords": o.keywords}
         # only static abilities: their pumps summed (layer 7c) and their keywords after the printed ones
-        dp = dt = 0
-        granted = []
-        for kind, value in contributions:
-            if kind == "pump":
-                dp, dt = dp + value[0], dt + value[1]
-            elif kind == "grant":
-                granted.append(value)
+        dp, dt = static_pump(contributions)
+        granted = [value for kind, value in contributions if kind == "grant"]
         power, toughness = o.power, o.toughness
         return {"controller": o.controller, "power": None if power is None else power + dp,
                 "toughness": None if toughness is None else toughness + dt,

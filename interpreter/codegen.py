@@ -409,7 +409,7 @@ class Emitter:
                 return (f"(isinstance(({left} := {self.expr(l, scope, base)}), int) & "
                         f"isinstance(({right} := {self.expr(r, scope, base)}), int) and {left} {op} {right})")
             case ast.Visible(obj=inner) if self.known_object(inner, scope):
-                return f"eng.visible({self.id_of(scope[inner.id])})"  # (an object: is_visible's first case)
+                return self.visible(self.id_of(scope[inner.id]))  # (an object: is_visible's first case)
             case ast.Visible(obj=ast.Attr(obj=inner, name=attr)) if (
                     self.stored_read(inner, attr, scope) is not None and self.reference_attr(attr)):
                 # (is_visible_stored, written out: a name is a player's, in the game, or an object's the game sees)
@@ -422,8 +422,12 @@ class Emitter:
         return f"{self.const(self.compiler.compiled_expr(e), 'f')}(eng, {self.env_dict(scope, base)})"
 
     def visible(self, oid: str) -> str:
-        """Python source of `GameView.visible(oid)` written out (`oid`: a local holding an id):
-        an object on the battlefield that no hide rule hides (the view's cache of that read)."""
+        """Python source of `GameView.visible(oid)` written out (`oid`: a local holding an id,
+        or an expression giving one, read once): an object on the battlefield that no hide
+        rule hides (the view's cache of that read)."""
+        if not oid.isidentifier():
+            local = self.fresh("seen_id")
+            return f"(({local} := {oid}) is not None and {self.visible(local)})"
         o, hidden = self.fresh("seen"), self.fresh("hidden")
         return (f"(({o} := objects.get({oid})) is not None and {o}.zone == 'battlefield' and "
                 f"not ({hidden} if ({hidden} := eng._hidden.get({oid})) is not None else eng.is_hidden({oid})))")

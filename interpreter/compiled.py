@@ -15,6 +15,7 @@ import attrs
 
 from dsl import ast
 from interpreter.refs import Obj, PlayerRef
+from interpreter.characteristics import static_pump
 
 Compiled = Callable[[Any, dict], Any]
 _UNSET = object()
@@ -125,15 +126,22 @@ def is_visible_stored(eng, raw: Any) -> bool:
 def printed_or_changed(eng, o: Any, oid: str, attr: str) -> Any:
     """`x.power` or `x.toughness` of object `o` (id `oid`), as `GameView.chars` gives it: the
     printed value while nothing can change it (no continuous effect, no counters, no static
-    ability giving it anything, with static abilities worked out), without working out the
-    rest of its characteristics."""
+    ability giving it anything, with static abilities worked out), or, while only static
+    abilities can, the printed value and their pumps (`characteristics.static_pump`), without
+    working out the rest of its characteristics."""
     statics = eng.statics  # (not Statics.pending, written out: read for each creature a check looks at)
     if statics.stale is not None and not statics.stale:
-        if not eng.game.effects and not o.counters and oid not in statics.merged:
+        plain = not eng.game.effects and not o.counters
+        if plain and oid not in statics.merged:
             return getattr(o, attr)
         cached = eng._chars.get(oid)  # (worked out already: a check reads toughness more than once)
         if cached is not None:
             return cached[attr]
+        if plain:  # (only static abilities give it something: as `characteristics` adds their pumps)
+            printed = getattr(o, attr)
+            if printed is None or not eng.visible(oid):
+                return printed
+            return printed + static_pump(statics.of(oid))[attr == "toughness"]
     return eng.chars(oid)[attr]
 
 

@@ -396,7 +396,7 @@ def test_assertion_702_26c_fires_when_a_phased_in_permanent_stays_hidden(book):
 
 
 @pytest.mark.parametrize("backend", ["generated", "closures"])
-def test_assertion_702_26c_names_the_first_change_that_breaks_it(backend):
+def test_the_702_26c_assertion_names_the_first_change_that_breaks_it(backend):
     """702.26c (assertion), with the variant hide rule above: a statement phases in each
     phased-out creature and then what is attached to it, so the changes come in the order
     first bear, its tapped Holy Strength, second (tapped) bear. Two of them stay hidden; the
@@ -413,6 +413,22 @@ def test_assertion_702_26c_names_the_first_change_that_breaks_it(backend):
                      "{ phase_in x  each y where y.attached_to is x and y.phase is out: phase_in y }")
     with pytest.raises(RulesError, match=r"702\.26c phasing-in-restores does not hold for halo$"):
         run.engine.run(body, {}, SCRIPT)
+
+
+@pytest.mark.parametrize("backend", ["generated", "closures"])
+def test_a_static_ability_gives_nothing_to_what_the_game_does_not_see(backend):
+    """Generic (702.26b's reading of static abilities): what a static ability gives counts only
+    while the game sees the object too. A variant hides tapped permanents; Grizzly Bears with
+    Holy Strength is 3/4, so a selection of creatures with toughness over 3 taps it; tapped,
+    hidden, read by a selection that includes hidden objects, it is a 2/2 again (its Aura is
+    still on the battlefield, still seen: no state check has been made)."""
+    hidden_tapped = variant({"702.26.rules": [("  hide x where x.phase is out\n", "  hide x where x.phase is out or x.tapped\n")]})
+    run = start(hidden_tapped, '  permanent bear = "Grizzly Bears", controller Alice\n'
+                               '  permanent halo = "Holy Strength", controller Alice, attached to bear', backend=backend)
+    run.engine.run(statement("each x where x is a creature and x.toughness > 3: tap x"), {}, SCRIPT)
+    assert run.game.objects["bear"].tapped is True
+    run.engine.run(statement("each x including hidden where x is a creature and x.toughness > 2: untap x"), {}, SCRIPT)
+    assert (run.game.objects["bear"].tapped, run.game.objects["halo"].zone) == (True, "battlefield")
 
 
 def test_assertion_702_26i_fires_when_phasing_in_moves_an_attachment(book):
