@@ -44,6 +44,7 @@ closures that define that body instead (the trace is the same).
 
 from __future__ import annotations
 
+from collections import Counter
 import functools
 import re
 from typing import Any, Callable
@@ -132,6 +133,9 @@ def _compiled(source: str, name: str) -> Any:
     return compile(source, f"<rules: {name}>", "exec")
 
 
+STATUSES_READ = re.compile(r"\s*(status_\d+) = \w+\.statuses")  # (a line `Emitter.each` writes)
+
+
 class Emitter:
     """Writes one function's source; constants go into its namespace by generated names."""
 
@@ -212,7 +216,7 @@ class Emitter:
         begin with, of which those whose local nothing reads are left out (a small function is
         called once per change). The names it looks up come after them (`lookup`)."""
         prologue = prologue + [f"{local} = {source}" for source, local in self.names.items()]
-        body = [f"    {local} = eng.reader({attr!r})" for attr, local in self.readers.items()] + self.lines
+        body = [f"    {local} = eng.reader({attr!r})" for attr, local in self.readers.items()] + self.unread_statuses_left_out()
         read = set(re.findall(r"\w+", "\n".join(body)))  # every name the body reads (and more)
         kept: list[str] = []
         for line in reversed(prologue):
@@ -228,6 +232,14 @@ class Emitter:
         fn.source = source
         fn.write_sites = WriteSites({attr: frozenset(tokens) for attr, tokens in self.sites.items()}, self.opaque)
         return fn
+
+    def unread_statuses_left_out(self) -> list[str]:
+        """The lines written so far, less those reading a chosen object's statuses into a
+        local that no other line reads (a selection reads them before its conditions, which
+        may not read any)."""
+        counts = Counter(re.findall(r"\bstatus_\d+\b", "\n".join(self.lines)))
+        return [line for line in self.lines
+                if not ((found := STATUSES_READ.fullmatch(line)) and counts[found.group(1)] == 1)]
 
     # ------------------------------------------------------------ environments
 
@@ -571,12 +583,12 @@ class Emitter:
         the budget check), and no loop: for a selection whose choice is made elsewhere."""
         q = self.compiler.query(each)
         skip_hidden = not q.sees_hidden
-        env, ids, residual, oid, ref = (self.fresh(n) for n in ("env", "ids", "residual", "oid", each.var))
+        env, ids, residual, oid, ref, seen = (self.fresh(n) for n in ("env", "ids", "residual", "oid", each.var, "seen"))
         probe = q.probe
         unseen_out = skip_hidden and not each.every_zone  # (the loop still skips what is hidden)
         args = f"{self.const(q, 'query')}, {env}, {q.sees_hidden or skip_hidden}, {unseen_out}"
         find = (f"{ids} = eng.selector.candidate_set({args})" if count_only
-                else f"{ids}, {residual} = eng.selector.candidates({args})")
+                else f"{ids}, {residual}, {seen} = eng.selector.candidates_seen({args})")
         if probe is not None:  # the commonest answer first: an index says no object can match
             found = self.fresh("probe")
             value = "True" if probe.source is None else self.stored_value(probe.source, scope, base)
@@ -601,7 +613,7 @@ class Emitter:
                     self.line(depth + 1, f"{ids} = {found}")
                 else:
                     self.line(depth + 1, f"{ids} = eng.indexes.sort({found}) if len({found}) > 1 else list({found})")
-                    self.line(depth + 1, f"{residual} = {others!r}")
+                    self.line(depth + 1, f"{residual}, {seen} = {others!r}, False")
                 self.line(depth, "else:")
                 self.line(depth + 1, f"{env} = {self.env_dict(scope, base)}")
                 self.line(depth + 1, find)
@@ -623,8 +635,9 @@ class Emitter:
         self.line(depth + 1, f"zone = {o}.zone")
         self.line(depth + 1, f"if not ({self.in_zone(each)}):")
         self.line(depth + 2, "continue")
-        if skip_hidden:
-            self.skip_hidden(depth + 1, oid)
+        if skip_hidden:  # (unless the candidates hold nothing a hide rule hides: `Selector.candidates_seen`)
+            self.line(depth + 1, f"if not {seen}:")
+            self.skip_hidden(depth + 2, oid)
         status = self.fresh("status")  # (its statuses, read without a call; the same dict as the object's)
         self.line(depth + 1, f"{status} = {o}.statuses")
         chosen = Binding(ref, chosen=True, obj=o, oid=oid, sees_hidden=q.sees_hidden, status=status)

@@ -60,6 +60,11 @@ class Selector:
 
     def candidates(self, q: Query, env: dict, raw_reads: bool,
                    unseen_out: bool = False, unsorted: bool = False) -> tuple[Iterable[str], tuple[int, ...]]:
+        """`candidates_seen` without whether they are all seen."""
+        return self.candidates_seen(q, env, raw_reads, unseen_out, unsorted)[:2]
+
+    def candidates_seen(self, q: Query, env: dict, raw_reads: bool, unseen_out: bool = False,
+                        unsorted: bool = False) -> tuple[Iterable[str], tuple[int, ...], bool]:
         """The objects a query must look at, in game order, and the conjuncts still to check on
         each (their positions): those no index answered exactly. Indexes answer exactly when the query reads
         stored values (`raw_reads`: it never reads last known information) and no effect changes
@@ -67,7 +72,9 @@ class Selector:
         `unseen_out` (the caller looks at the battlefield and skips what the game does not
         see), the objects a hide rule hides by a stored status are left out of a set of
         candidates too, when every hide rule is one (`stored_hide_tests`); the caller still
-        checks each candidate. (`unsorted`: in no order, for `candidate_set`.)"""
+        checks each candidate, unless the third part of the answer is true: every object a hide
+        rule hides was left out so, through an index that holds exactly them, and the caller
+        need not ask again. (`unsorted`: in no order, for `candidate_set`.)"""
         view = self.view
         within: list[set[str]] = []  # every object in the answer is in each of these
         without: list[set[str]] = []  # and in none of these
@@ -76,7 +83,7 @@ class Selector:
             if plan.kind == "same":
                 v = plan.value(view, env)
                 if not (isinstance(v, Obj) and v.id in view.game.objects):
-                    return [], ()  # nothing can match
+                    return [], (), True  # nothing can match
                 within.append({v.id})
                 answered.add(plan.part)
                 continue
@@ -95,29 +102,32 @@ class Selector:
                     answered.add(plan.part)
             else:
                 if not found:
-                    return [], ()  # nothing can match
+                    return [], (), True  # nothing can match
                 within.append(found)
                 if exact:
                     answered.add(plan.part)
         only = view.dirty_scope  # a state check made again for the objects changed since the last one
         if only is not None:
             within.append(only)
+        seen = False  # (whether what a hide rule hides is left out, every bit of it)
         if unseen_out and within and (hiding := view.hiding.stored_hide_tests()) is not None:
             # (only to narrow a set of candidates: the whole board is taken in order, unsorted)
-            without.extend(view.indexes.lookup(status, hides) or NOTHING for status, _default, hides in hiding)
+            hidden = [view.indexes.lookup(status, hides) for status, _default, hides in hiding]
+            seen = None not in hidden  # (a status's default is not indexed: nothing is left out for it)
+            without.extend(found or NOTHING for found in hidden)
         residual = tuple(i for i in range(len(q.plan.parts)) if i not in answered)
         if not within:
             ids = view.game.objects.keys()
             if without:
                 ids = set(ids).difference(*without)
-            return (ids if unsorted else list(ids) if not without else view.indexes.sort(ids)), residual
+            return (ids if unsorted else list(ids) if not without else view.indexes.sort(ids)), residual, seen
         within.sort(key=len)
         ids = within[0].intersection(*within[1:]) if len(within) > 1 else within[0]
         if without:
             ids = ids.difference(*without)
         if only is not None:
             ids = ids & view.game.objects.keys()
-        return (ids if unsorted else view.indexes.sort(ids) if len(ids) > 1 else list(ids)), residual
+        return (ids if unsorted else view.indexes.sort(ids) if len(ids) > 1 else list(ids)), residual, seen
 
     def candidate_set(self, q: Query, env: dict, raw_reads: bool, unseen_out: bool = False) -> Collection[str]:
         """The objects `candidates` gives, as a collection in no order: what a selection counts

@@ -120,7 +120,7 @@ def test_the_generated_source_is_kept_for_reading():
     during = next(c for c in rule.clauses if type(c).__name__ == "During")
     engine = Engine(Program.of(book, "generated"), build_board(30))  # (named: a board this small would get closures)
     source = engine.program.compiler.body_runner(during.body, rule_cause(engine.program, rule, during)).source
-    assert source.startswith("def run_") and "eng.selector.candidates(" in source and "'phase'" in source
+    assert source.startswith("def run_") and "eng.selector.candidates_seen(" in source and "'phase'" in source
 
 
 @pytest.mark.parametrize("generated", [True, False], ids=["generated", "closures"])
@@ -224,6 +224,26 @@ def test_a_comparison_with_something_that_is_no_number_is_false(monkeypatch, gen
     objects = run.game.objects
     assert objects["blade"].toughness is None
     assert (objects["bear"].tapped, objects["blade"].tapped) == (True, False)
+
+
+@pytest.mark.parametrize("generated", [True, False], ids=["generated", "closures"])
+def test_a_hide_rule_on_a_status_at_its_default_still_hides_from_a_selection(monkeypatch, generated):
+    """`hide` (as 702.26b writes one) on a status left at its default value: no index holds
+    the objects at a status's default, so a selection's candidates still hold them and each is
+    checked (generated code skips that check only where an index left out every hidden one:
+    `Selector.candidates_seen`). A variant declares `revealed` (false unless set) and hides
+    what is not revealed; tapping each creature taps the revealed bear only."""
+    monkeypatch.setattr(program, "DEFAULT_BACKEND", "generated" if generated else "closures")
+    book = test_engine.variant({
+        "vocabulary.rules": [("status returns_after_absence: bool = false    cites 702.26n\n",
+                              "status returns_after_absence: bool = false    cites 702.26n\n"
+                              "status revealed: bool = false    cites 702.26b\n")],
+        "support.rules": [(AURA_CHECK, 'rule 704.5z veiled "A test hide rule." {\n  hide x where x.revealed is false\n}\n\n'
+                           + AURA_CHECK)]})
+    run = test_engine.start(book, '  permanent shown = "Grizzly Bears", controller Alice, set revealed = true\n'
+                                  '  permanent veiled = "Grizzly Bears", controller Alice')
+    run.engine.run(test_engine.statement("each x where x is a creature: tap x"), {}, SCRIPT)
+    assert (run.game.objects["shown"].tapped, run.game.objects["veiled"].tapped) == (True, False)
 
 
 def test_a_verb_parameter_with_a_hyphen_is_written_out_as_python(tmp_path):
