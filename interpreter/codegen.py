@@ -44,9 +44,9 @@ closures that define that body instead (the trace is the same).
 
 from __future__ import annotations
 
-from collections import Counter
 import functools
 import re
+from collections import Counter
 from typing import Any, Callable
 
 import attrs

@@ -14,8 +14,8 @@ from typing import Any, Callable
 import attrs
 
 from dsl import ast
-from interpreter.refs import Obj, PlayerRef
 from interpreter.characteristics import static_pump
+from interpreter.refs import Obj, PlayerRef
 
 Compiled = Callable[[Any, dict], Any]
 _UNSET = object()
