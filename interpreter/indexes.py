@@ -162,6 +162,14 @@ class Indexes:
                     if new != default:
                         index[new].add(oid)
             return
+        first = olds[0] if olds else value
+        if olds.count(first) == len(olds):  # (the commonest: every object had one value; at C speed)
+            if first != value:
+                if first != default:
+                    index[first].difference_update(objs)
+                if value != default:
+                    index[value].update(objs)
+            return
         for oid, old in zip(objs, olds):
             if old != value and old != default:
                 index[old].discard(oid)
