@@ -210,9 +210,11 @@ class Store:
         self.bulk += len(group)
         return Block(self, start, start + size, first, first + len(group), True)
 
-    def apply_bulk(self, b: Bulk) -> None:
+    def apply_bulk(self, b: Bulk, default: Any = ABSENT) -> None:
         """Apply a journaled bulk entry (`journal_bulk`) to its objects in place, flagging in its
-        `unset` the writes to a status their object has never had written."""
+        `unset` the writes to a status their object has never had written. (`default`: the
+        status's default, if the caller knows it: where every object had one value other than
+        it, each had it written, and none is looked at for that.)"""
         objects, attr = self.game.objects, b.attr
         if attr in FIELD_NAMES:
             if b.values is None:
@@ -224,7 +226,9 @@ class Store:
                     setattr(objects[oid], attr, lower_types(value) if attr == "types" else value)
             return
         of = [objects[oid].statuses for oid in b.objs]
-        b.unset = {k for k, statuses in enumerate(of) if attr not in statuses}
+        olds = b.olds
+        if not (default is not ABSENT and olds and olds[0] != default and olds.count(olds[0]) == len(olds)):
+            b.unset = {k for k, statuses in enumerate(of) if attr not in statuses}
         if b.values is None:
             value = b.value
             for statuses in of:

@@ -140,11 +140,11 @@ class ObjectWriter:
         and the caches put right run by run, as `put_all` puts them right object by object:
         `touched` holds every object written, in the order of its first write."""
         view = self.view
-        statics, store, indexes = view.statics, view.store, view.indexes
+        statics, store, indexes, defaults = view.statics, view.store, view.indexes, view.defaults
         bits, work_out = view._write_bits, self.write_bits
         masks_of = []  # what each run's writes can change
         for b in runs:
-            store.apply_bulk(b)
+            store.apply_bulk(b, defaults.get(b.attr, ABSENT))
             masks_of.append(bits.get(b.attr) or work_out(b.attr))
         together = 0
         for mask in masks_of:

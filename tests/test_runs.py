@@ -243,6 +243,11 @@ def test_runs_play_as_the_same_writes_one_by_one(which, data):
     if which == "perceived":  # (going away is seen as leaving: never committed as runs)
         assert not committed_as_runs(generated)
     check_against_a_fresh_engine(generated, data, "")
+    # walked back, the journal leaves each object as it was: a status never written before is
+    # no status again (not its default written), runs or not
+    generated.writer.undo(0)
+    assert {oid: dict(o.statuses) for oid, o in generated.game.objects.items()} == \
+        {oid: dict(o.statuses) for oid, o in game.objects.items()}
 
 
 def two_permanents_and_an_aura(aura_tapped: bool, aura_card: str = "Untap Watcher") -> Game:
