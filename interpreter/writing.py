@@ -183,6 +183,15 @@ class ObjectWriter:
             hide_later += dict.fromkeys(oid for b in runs for oid in b.objs)
             return
         for b in runs:
+            if len(tests) == 1 and b.attr == tests[0][0] and b.values is None:
+                # (the one hide test reads the status the run wrote: each of its objects holds
+                # the run's value now, no other run writing it; hidden where that value hides,
+                # if on the battlefield)
+                if b.value == tests[0][2]:
+                    hidden.update(zip(b.objs, [objects[oid].zone == "battlefield" for oid in b.objs]))
+                else:
+                    hidden.update(dict.fromkeys(b.objs, False))
+                continue
             hidden.update(zip(b.objs, hidden_by_status_all(map(objects.__getitem__, b.objs), tests)))
 
     def write_bits(self, attr: str) -> int:

@@ -431,6 +431,22 @@ def test_a_static_ability_gives_nothing_to_what_the_game_does_not_see(backend):
     assert (run.game.objects["bear"].tapped, run.game.objects["halo"].zone) == (True, "battlefield")
 
 
+@pytest.mark.parametrize("backend", ["generated", "closures"])
+def test_a_hide_rule_hides_nothing_off_the_battlefield(book, backend):
+    """702.26b hides phased-out permanents; a card in a graveyard is no permanent, whatever its
+    `phase` status says. A statement phases out every creature card, the one in the graveyard
+    too (generated code writes it in the same run as the one on the battlefield); a selection
+    of every zone then still finds the graveyard card and taps it, while the game no longer
+    sees the bear."""
+    run = start(book, '  permanent bear = "Grizzly Bears", controller Alice\n'
+                      '  permanent gone = "Grizzly Bears", controller Alice, tapped', backend=backend)
+    run.engine.run(statement("each x where x is a creature and x.tapped: move x to graveyard"), {}, SCRIPT)
+    run.engine.run(statement("each object x where x is a creature: phase_out x"), {}, SCRIPT)
+    assert run.game.objects["gone"].get_status("phase", "in") == "out"
+    run.engine.run(statement("each object x where x is a creature and x.zone is not battlefield: tap x"), {}, SCRIPT)
+    assert (run.game.objects["gone"].tapped, run.engine.visible("bear")) == (True, False)
+
+
 def test_assertion_702_26i_fires_when_phasing_in_moves_an_attachment(book):
     """702.26i (assertion): a directly phased-out Aura phases in attached to what it was attached to.
     A variant that unattaches whatever phases in makes the assertion raise a RulesError naming 702.26i."""
