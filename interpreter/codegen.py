@@ -830,9 +830,10 @@ def compile_expander(compiler: Any, keyed: dict[tuple[str, Any], list[tuple]], w
 def compile_check_pass(compiler: Any, checks: list[tuple[ast.Each, Any]]) -> Callable:
     """State checks of the form `each x where ...` that see no hidden object, made again for
     the changed objects the game sees, as one pass over those objects: a function `(engine,
-    ids) -> one list per check of the references it chooses`, in the order of `ids` (nothing
-    changes during the pass, so the order is only the lists' order), of which it passes over
-    those gone from the game and those a hide rule hides. Each check's whole condition is
+    ids, seen=False) -> one list per check of the references it chooses`, in the order of
+    `ids` (nothing changes during the pass, so the order is only the lists' order), of which
+    it passes over those gone from the game and those a hide rule hides (with `seen`, `ids`
+    are known to be objects of the game that no hide rule hides). Each check's whole condition is
     written out (no index narrows the objects first), with its block's exemptions;
     `compile_chosen` runs the bodies."""
     em = Emitter(compiler, None)
@@ -844,7 +845,8 @@ def compile_check_pass(compiler: Any, checks: list[tuple[ast.Each, Any]]) -> Cal
     em.line(2, "if o is None:")
     em.line(3, "continue")
     em.line(2, "zone = o.zone")
-    em.skip_hidden(2, "oid")
+    em.line(2, "if not seen:  # (else each is one the game sees: `Hiding.not_hidden`)")
+    em.skip_hidden(3, "oid")
     chosen = Binding("x", chosen=True, obj="o", oid="oid", sees_hidden=False)
     exempt = attrs.evolve(chosen, sees_hidden=True)  # (as one named by a hiding status is read)
     em.memo, top = {}, len(em.lines)  # (a characteristic several checks compare is read once per object)
@@ -861,7 +863,7 @@ def compile_check_pass(compiler: Any, checks: list[tuple[ast.Each, Any]]) -> Cal
     em.lines[top:top] = ["        " + f"{local} = UNSET" for local in em.memo.values()]
     em.memo = None
     em.line(1, f"return ({''.join(local + ', ' for local in found)})")
-    return em.function("check_pass", "eng, ids", READING + ["env = {}"])
+    return em.function("check_pass", "eng, ids, seen=False", READING + ["env = {}"])
 
 
 @or_cannot

@@ -72,7 +72,7 @@ class StateChecks:
                 # (over every object, in the game's order; or over the changed objects the game
                 # sees, `scope`, in no order, each check's choice then put in the game's order)
                 chosen = (one_pass(eng, eng.game.objects) if dirty is None
-                          else [eng.indexes.sort_refs(refs) for refs in one_pass(eng, scope)])
+                          else [eng.indexes.sort_refs(refs) for refs in one_pass(eng, scope, True)])
             eng.dirty_scope = scope
             try:
                 if in_one_pass:
