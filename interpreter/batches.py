@@ -179,7 +179,12 @@ def by_position(runs: list[Bulk], items: Callable[[Bulk], Iterable]) -> list:
     low = min(b.positions[0] for b in runs)
     slots: list = [None] * (max(b.positions[-1] for b in runs) - low + 1)
     for b in runs:
-        for position, item in zip(b.positions, items(b)):
+        positions = b.positions
+        first = positions[0] - low
+        if positions[-1] - low - first + 1 == len(positions):  # (one stretch of positions: a slice at C speed)
+            slots[first:first + len(positions)] = items(b)
+            continue
+        for position, item in zip(positions, items(b)):
             slots[position - low] = item
     if sum(map(len, runs)) == len(slots):  # (every slot taken: the runs hold every write between)
         return slots
