@@ -109,12 +109,22 @@ class Batch:
         self.bulks.clear()
         self.in_bulk = 0
 
-    def run_parents(self, waited: Any) -> list[tuple]:
-        """The writes of the runs to an attribute in `waited`, in the order of their
-        positions, as (object, attribute, value, the value it replaces): the changes an
-        expander made for runs (`codegen.compile_expander`) goes through first."""
-        return by_position([b for b in self.bulks if b.attr in waited],
-                           lambda b: zip(b.objs, repeat(b.attr), repeat(b.value) if b.values is None else b.values, b.olds))
+    def run_parents(self, which: dict[str, dict[Any, int]]) -> list[tuple]:
+        """The writes of the runs that make a change some clause waits on (`which`: attribute
+        -> value -> which clauses), in the order of their positions, as (object, attribute,
+        value, the value it replaces, which clauses): the changes an expander made for runs
+        (`codegen.compile_expander`) goes through first."""
+        ks: dict[int, int | None] = {}  # run (by id) -> which clauses its one value calls on (None: a column)
+        for b in self.bulks:
+            values = which.get(b.attr)
+            if values is not None and (b.values is not None or (k := values.get(b.value)) is not None):
+                ks[id(b)] = None if b.values is not None else k
+        parents = by_position([b for b in self.bulks if id(b) in ks], lambda b: zip(
+            b.objs, repeat(b.attr), repeat(b.value) if b.values is None else b.values, b.olds,
+            repeat(ks[id(b)]) if b.values is None else map(which[b.attr].get, b.values)))
+        if None in ks.values():  # (a column's values some clause does not wait on)
+            parents = [p for p in parents if p[4] is not None]
+        return parents
 
     def in_order(self, limit: int | None = None) -> list[Write]:
         """Every write (or the first `limit`), `unchanged_writes` included, in the order they were made."""

@@ -44,6 +44,7 @@ closures that define that body instead (the trace is the same).
 
 from __future__ import annotations
 
+import ast as python_ast
 import functools
 import re
 from collections import Counter
@@ -131,6 +132,15 @@ def _compiled(source: str, name: str) -> Any:
     same text (the rulebooks `phasing ablate` and `diff` build share most of their blocks, and
     a function's constants live in its program's namespace, not in its text)."""
     return compile(source, f"<rules: {name}>", "exec")
+
+
+def is_literal(source: str) -> bool:
+    """Is `source` a Python literal (a value written out: the same wherever it is read)?"""
+    try:
+        python_ast.literal_eval(source)
+    except (ValueError, SyntaxError):
+        return False
+    return True
 
 
 STATUSES_READ = re.compile(r"\s*(status_\d+) = \w+\.statuses")  # (a line `Emitter.each` writes)
@@ -548,8 +558,15 @@ class Emitter:
             if column:
                 self.line(depth + 1, f"{values}.append({value})")
             self.line(depth + 1, "_n += 1")
-            if attr in self.parent_attrs:
-                self.line(depth + 1, f"_parents.append(({oid}, {attr!r}, {value}, {was}))")
+            if attr in self.parent_attrs:  # (with the clauses the change calls on, if some)
+                which = f"_which[{attr!r}].get({value})"
+                if value in self.names.values() or is_literal(value):
+                    which = self.lookup(which)  # (a name's value or a literal: the same throughout)
+                    self.line(depth + 1, f"if {which} is not None:")
+                    self.line(depth + 2, f"_parents.append(({oid}, {attr!r}, {value}, {was}, {which}))")
+                else:
+                    self.line(depth + 1, f"if (_k_new := {which}) is not None:")
+                    self.line(depth + 2, f"_parents.append(({oid}, {attr!r}, {value}, {was}, _k_new))")
         else:
             self.line(depth + 1, f"writes.append(Write({oid}, {attr!r}, {value}, cause, {was}))")
         # (whether a write that changes nothing is kept depends on the attribute alone: worked out once)
@@ -782,13 +799,10 @@ def compile_expander(compiler: Any, keyed: dict[tuple[str, Any], list[tuple]], w
     em.line(1, "_seen = set()")
     if runs:
         em.line(1, "_parents = batch.run_parents(_which)")
-        em.line(1, "for oid, _attr, _value, old in _parents:  # (the loop takes in the changes the clauses add)")
-        em.line(2, "subject_obj = objects.get(oid)")
-        em.line(2, "if subject_obj is None:")
-        em.line(3, "continue")
-        em.line(2, "_k = _which[_attr].get(_value)")
-        em.line(2, "if _k is None:")
-        em.line(3, "continue  # nothing happens along with this change")
+        # (each a change some clause waits on, of an object of the game: the runs' objects
+        # were chosen among them, and nothing leaves while a batch is made)
+        em.line(1, "for oid, _attr, _value, old, _k in _parents:  # (the loop takes in the changes the clauses add)")
+        em.line(2, "subject_obj = objects[oid]")
         em.line(2, "_key = (oid, _attr, type(_value), _value)")
     else:
         em.line(1, "for _w in writes:  # (the loop takes in the writes the clauses add)")

@@ -43,8 +43,9 @@ ATTRS = ["tapped", "mark"]
 def made(draw):
     """What the functions that make a batch add to it, in order: each either adds `Write`s
     (writes that change their attribute, and writes that leave it as it is, kept for
-    conflicts) or writes to runs (several sites, each one attribute and one value, in an
-    order of its own, and writes that leave their attribute as it is)."""
+    conflicts) or writes to runs (several sites, each one attribute and one value, or site 2
+    a value of each object's own, a column, in an order of its own, and writes that leave
+    their attribute as it is)."""
     write = st.tuples(st.sampled_from(["change", "keep"]), st.integers(0, 5), st.sampled_from(ATTRS))
     site_write = st.tuples(st.sampled_from(["change", "keep"]), st.integers(0, 5), st.integers(0, 2))
     return draw(st.lists(st.one_of(st.tuples(st.just("writes"), st.lists(write, max_size=5)),
@@ -62,20 +63,24 @@ def make(functions) -> tuple[Batch, Batch]:
                     batch.write_or_keep(cause, f"p{i}", attr, k, None if kind == "change" else k)
             continue
         n = runs.made()  # (as generated code counts: `_n`)
-        sites: dict[int, tuple[list, list, list]] = {}
+        sites: dict[int, tuple[list, list, list, list]] = {}
         for kind, i, site in steps:
-            attr, value = ATTRS[site % 2], (k, site)
+            attr, value = ATTRS[site % 2], (k, site, i) if site == 2 else (k, site)
             one_by_one.write_or_keep(cause, f"p{i}", attr, value, None if kind == "change" else value)
             if kind == "change":
-                objs, olds, at = sites.setdefault(site, ([], [], []))
+                objs, olds, at, values = sites.setdefault(site, ([], [], [], []))
                 objs.append(f"p{i}")
                 olds.append(None)
                 at.append(n)
+                values.append(value)
                 n += 1
             else:
                 runs.unchanged_writes.append((n, (f"p{i}", attr), value, cause))
-        for site, (objs, olds, at) in sites.items():
-            runs.bulks.append(Bulk(ATTRS[site % 2], objs, olds, cause, (k, site), None, at))
+        for site, (objs, olds, at, values) in sites.items():
+            if site == 2:  # (a column)
+                runs.bulks.append(Bulk(ATTRS[site % 2], objs, olds, cause, None, values, at))
+            else:
+                runs.bulks.append(Bulk(ATTRS[site % 2], objs, olds, cause, (k, site), None, at))
         runs.in_bulk = n - len(runs.writes)
     return runs, one_by_one
 
@@ -90,12 +95,19 @@ def test_runs_are_taken_in_where_their_writes_were_made(functions):
     assert runs.in_order() == one_by_one.in_order()
 
 
-@given(functions=made().filter(lambda fs: all(how == "runs" for how, _steps in fs)), waited=st.sampled_from(
-    [{"mark"}, {"tapped"}, {"mark", "tapped"}]))
-def test_an_expander_of_runs_meets_their_changes_in_the_order_they_were_made(functions, waited):
+@given(functions=made().filter(lambda fs: all(how == "runs" for how, _steps in fs)), data=st.data())
+def test_an_expander_of_runs_meets_their_changes_in_the_order_they_were_made(functions, data):
+    """The changes some clause waits on (attribute -> value -> which clauses), in the order
+    the writes were made, each with the clauses it calls on; the others left out, whether
+    their run writes one value or a column of them."""
     runs, one_by_one = make(functions)
-    assert runs.run_parents(waited) == [(w.obj, w.attr, w.value, w.old) for w in one_by_one.writes
-                                        if w.attr in waited]
+    made = sorted({(w.attr, w.value) for w in one_by_one.writes}, key=repr)
+    waited = data.draw(st.lists(st.sampled_from(made), unique=True) if made else st.just([]))
+    which: dict = {}
+    for k, (attr, value) in enumerate(waited):
+        which.setdefault(attr, {})[value] = k
+    assert runs.run_parents(which) == [(w.obj, w.attr, w.value, w.old, which[w.attr][w.value])
+                                       for w in one_by_one.writes if w.value in which.get(w.attr, {})]
 
 
 # A small rulebook of the shape of phasing, in other words (nothing of rules/ is read):
