@@ -447,6 +447,19 @@ def test_a_hide_rule_hides_nothing_off_the_battlefield(book, backend):
     assert (run.game.objects["gone"].tapped, run.engine.visible("bear")) == (True, False)
 
 
+@pytest.mark.parametrize("backend", ["generated", "closures"])
+def test_last_known_information_holds_only_what_seen_sources_gave(backend):
+    """603.10b with 702.26b: what is kept of a permanent the game stops seeing is what it was
+    then, static abilities included only from sources the game saw. A variant hides tapped
+    permanents; Grizzly Bears wears a tapped (so unseen) Holy Strength and is a 2/2; when it
+    phases out, its last known toughness is 2, not 4."""
+    hidden_tapped = variant({"702.26.rules": [("  hide x where x.phase is out\n", "  hide x where x.phase is out or x.tapped\n")]})
+    run = start(hidden_tapped, '  permanent bear = "Grizzly Bears", controller Alice\n'
+                               '  permanent halo = "Holy Strength", controller Alice, attached to bear, tapped', backend=backend)
+    run.engine.run(statement("each x where x is a creature: phase_out x"), {}, SCRIPT)
+    assert (run.game.objects["bear"].get_status("phase", "in"), run.game.lki["bear"]["toughness"]) == ("out", 2)
+
+
 def test_assertion_702_26i_fires_when_phasing_in_moves_an_attachment(book):
     """702.26i (assertion): a directly phased-out Aura phases in attached to what it was attached to.
     A variant that unattaches whatever phases in makes the assertion raise a RulesError naming 702.26i."""
