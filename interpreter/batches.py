@@ -257,9 +257,8 @@ class WaitedInRuns:
 
     def _where(self, key: tuple[str, Any]) -> list[tuple[Bulk, int]]:
         """(run, index in it) of each change `key` names, in the order of their positions."""
-        attr, value = key
-        return [(b, k) for b, k in in_position_order([b for b in self.runs
-                                                      if b.attr == attr and (b.values is not None or b.value == value)])
+        value = key[1]
+        return [(b, k) for b, k in in_position_order(self.runs_of(key))
                 if (b.value if b.values is None else b.values[k]) == value]
 
 

@@ -450,9 +450,13 @@ class Emitter:
         if not oid.isidentifier():
             local = self.fresh("seen_id")
             return f"(({local} := {oid}) is not None and {self.visible(local)})"
-        o, hidden = self.fresh("seen"), self.fresh("hidden")
-        return (f"(({o} := objects.get({oid})) is not None and {o}.zone == 'battlefield' and "
-                f"not ({hidden} if ({hidden} := eng._hidden.get({oid})) is not None else eng.is_hidden({oid})))")
+        o = self.fresh("seen")
+        return f"(({o} := objects.get({oid})) is not None and {o}.zone == 'battlefield' and not {self.hidden(oid)})"
+
+    def hidden(self, oid: str) -> str:
+        """Python source of `GameView.is_hidden(oid)` (`oid`: a local holding an id), its cache read first."""
+        hidden = self.fresh("hidden")
+        return f"({hidden} if ({hidden} := eng._hidden.get({oid})) is not None else eng.is_hidden({oid}))"
 
     def reference_attr(self, attr: str) -> bool:
         """Does `attr` store a name read as a reference (`GameView.wrap`)?"""
@@ -581,9 +585,7 @@ class Emitter:
     def skip_hidden(self, depth: int, oid: str) -> None:
         """Emit: go on to the next candidate when a hide rule hides `oid` (is_hidden, its cache
         read first)."""
-        hidden = self.fresh("hidden")
-        self.line(depth, f"{hidden} = eng._hidden.get({oid})")
-        self.line(depth, f"if {hidden} or ({hidden} is None and eng.is_hidden({oid})):")
+        self.line(depth, f"if {self.hidden(oid)}:")
         self.line(depth + 1, "continue")
 
     @staticmethod

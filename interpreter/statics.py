@@ -180,24 +180,6 @@ class Statics:
             return [c] if visible(src) else []
         return [c for src, c in given if visible(src)]
 
-    def given_to(self, oids: Iterable[str]) -> dict[str, Sequence[Contribution]]:
-        """`of` each of `oids` that a source gives something (id -> what it gives it now,
-        from the sources the game sees), in one call."""
-        if self.stale is None or self.stale:
-            self.refresh()
-        merged, view = self.merged, self.view
-        objects, hidden, is_hidden = view.game.objects, view._hidden, view.is_hidden
-        given = {}
-        for oid in filter(merged.__contains__, oids):
-            seen = []
-            for src, c in merged[oid]:  # (GameView.visible of each source, written out)
-                o = objects.get(src)
-                if o is not None and o.zone == "battlefield" and not (
-                        known if (known := hidden.get(src)) is not None else is_hidden(src)):
-                    seen.append(c)
-            given[oid] = seen if merged[oid] else ()
-        return given
-
     def refresh(self) -> set[str]:
         """Work the stale sources out again; the objects whose contributions changed."""
         view = self.view

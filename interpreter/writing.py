@@ -225,8 +225,12 @@ class ObjectWriter:
         oids = list(oids)
         if not oids:
             return
-        store = view.store
-        given = view.statics.given_to(oids)  # (what static abilities give each now, worked out first if due: `of`)
+        statics, store = view.statics, view.store
+        if statics.pending:
+            statics.refresh()
+        # (what static abilities give each now: `of`, asked only of the objects one gives something)
+        of = statics.of
+        given = {oid: of(oid) for oid in filter(statics.merged.__contains__, oids)}
         # (each object is read back from the position its information takes, from the first on)
         store.remember_all(oids, LastKnownGroup(store, oids, store.mark(), view.effects_in_order(), given, view.defaults),
                            cause)
