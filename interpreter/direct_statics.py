@@ -109,34 +109,67 @@ def give_all(direct: dict[str, tuple[DirectGift, ...] | None], view: Any, source
     [(target, contribution), ...] grouped by target in the order first reached). A
     battlefield source whose card's static abilities are all `DirectGift`s (`direct`: card ->
     its gifts, or None) is read off the source (`give`); any other is worked out by `compute`."""
-    objects = view.game.objects
-    out: list[tuple[str, list[tuple[str, Contribution]]]] = []
+    return [(src, now) for src, now, _one, _cs in gifts_of(direct, view, sources, compute)]
+
+
+def gifts_of(direct: dict[str, tuple[DirectGift, ...] | None], view: Any, sources: Iterable[str],
+             compute: Callable[[str], list]) -> list[tuple[str, list[tuple[str, Contribution]], str | None, list]]:
+    """`give_all`, each source's entry with two more parts: when it gives everything to one
+    object, that object and what it gives it in order (a new list); else None and the empty
+    tuple. A source with one `DirectGift` (the commonest: an Aura or an Equipment) is read
+    straight here, as `give` reads it."""
+    objects, players = view.game.objects, view.game.players
+    out: list[tuple[str, list[tuple[str, Contribution]], str | None, list]] = []
+    append = out.append
     for src in sources:
         o = objects.get(src)
         gifts = direct.get(o.card) if o is not None and o.zone == "battlefield" else None
-        out.append((src, compute(src) if gifts is None else give(gifts, view, o)))
+        if gifts is None or len(gifts) != 1:
+            now = compute(src) if gifts is None else give(gifts, view, o)
+            first = now[0][0] if now else None
+            if first is not None and all(target == first for target, _c in now):
+                append((src, now, first, [c for _target, c in now]))
+            else:
+                append((src, now, None, ()))
+            continue
+        gift = gifts[0]
+        target = reach(gift, view, o, objects, players)
+        if target is None:
+            append((src, [], None, ()))
+        else:
+            gives = gift.gives
+            append((src, [(target, c) for c in gives], target, list(gives)))
     return out
+
+
+def reach(gift: DirectGift, view: Any, o: Any, objects: dict, players: dict) -> str | None:
+    """The object `gift` of battlefield object `o` gives its things to, or None: its anchor
+    names no object of the game, or one in a zone its selection does not look in. An anchor
+    naming an object counts one candidate against the step's selection budget, as
+    `Selector.select` does."""
+    raw = o.get_status(gift.attr, gift.default) if gift.status else getattr(o, gift.attr)
+    if not isinstance(raw, str) or raw in players:  # (read as a player, or as no reference at all)
+        return None
+    target = objects.get(raw)
+    if target is None:
+        return None
+    view.iterations_left -= 1
+    if view.iterations_left < 0:
+        raise view.over_budget("iterations", gift.each.span, None)
+    zone = target.zone
+    if zone == "nowhere" or (zone != "battlefield" and not gift.each.every_zone):
+        return None
+    return raw
 
 
 def give(gifts: tuple[DirectGift, ...], view: Any, o: Any) -> list[tuple[str, Contribution]]:
     """What the static abilities `gifts` of battlefield object `o` give, seen or not, as
     `Statics.compute` lists it: (target, contribution), grouped by target in the order first
-    reached. Each ability whose anchor names an object of the game counts one candidate
-    against the step's selection budget, as `Selector.select` does."""
+    reached (`reach`: each counts against the step's selection budget)."""
     objects, players = view.game.objects, view.game.players
     reached: dict[str, list[Contribution]] = {}
     for gift in gifts:
-        raw = o.get_status(gift.attr, gift.default) if gift.status else getattr(o, gift.attr)
-        if not isinstance(raw, str) or raw in players:  # (read as a player, or as no reference at all)
-            continue
-        target = objects.get(raw)
-        if target is None:
-            continue
-        view.iterations_left -= 1
-        if view.iterations_left < 0:
-            raise view.over_budget("iterations", gift.each.span, None)
-        zone = target.zone
-        if zone == "nowhere" or (zone != "battlefield" and not gift.each.every_zone):
-            continue
-        reached.setdefault(raw, []).extend(gift.gives)
+        target = reach(gift, view, o, objects, players)
+        if target is not None:
+            reached.setdefault(target, []).extend(gift.gives)
     return [(target, c) for target, cs in reached.items() for c in cs]

@@ -31,7 +31,7 @@ from collections import defaultdict
 from typing import TYPE_CHECKING, Any, Iterable, Protocol, Sequence
 
 from dsl import ast
-from interpreter.direct_statics import direct_gifts, give, give_all
+from interpreter.direct_statics import direct_gifts, gifts_of, give
 from interpreter.refs import Obj, PlayerRef
 from interpreter.write_bits import HIDES, REACHES, SOURCES
 
@@ -198,7 +198,7 @@ class Statics:
         try:
             touched_targets: set[str] = set()
             touch = touched_targets.add
-            for src, now in give_all(self.direct, view, sources, compute):
+            for src, now, one, given in gifts_of(self.direct, view, sources, compute):
                 before = by_source.get(src)  # (never an empty list: a source that gives nothing is not kept)
                 if before is None:
                     if not now:
@@ -213,11 +213,10 @@ class Statics:
                         del by_source[src], reached[src]
                         continue
                 by_source[src] = now
-                first = now[0][0]
-                if all(target == first for target, _c in now):  # (the commonest: everything to one target)
-                    by_target[first][src] = [c for _target, c in now]
-                    reached[src] = (first,)
-                    touch(first)
+                if one is not None:  # (the commonest: everything to one target)
+                    by_target[one][src] = given
+                    reached[src] = (one,)
+                    touch(one)
                     continue
                 grouped: dict[str, list[Contribution]] = defaultdict(list)
                 for target, c in now:

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 from dsl import ast
 from dsl.parser import parse
-from interpreter.direct_statics import give_all
+from interpreter.direct_statics import gifts_of, give_all
 from interpreter.engine import Engine
 from interpreter.indexes import Indexes
 from interpreter.characteristics import characteristics
@@ -35,7 +35,8 @@ from interpreter.model import Effect, Game, Player, Permanent
 from interpreter.rulebook import load_version
 
 # Test cards: static abilities of the shape the shortcut takes (two on one card; reversed; a
-# block; anchored on a status naming an object; in every zone), and one it does not take.
+# block; anchored on a status naming an object; in every zone; one ability giving two things),
+# and one it does not take.
 TEST_CARDS = '''
 card "Test Relic" {
   types artifact
@@ -49,6 +50,12 @@ card "Test Banner" {
   static: each object x where this.attached_to is x: x gets +0/+1
 }
 
+card "Test Standard" {
+  types artifact equipment
+  static: each x where this.attached_to is x: { x gets +2/+0
+    x gains vigilance }
+}
+
 card "Test Charm" {
   types enchantment aura
   static: each x where this.attached_to is x and x is a creature: x gets +1/+1
@@ -56,7 +63,7 @@ card "Test Charm" {
 '''
 BOOK = load_version("2026-09-25").with_cards(item for item in parse(TEST_CARDS).items if isinstance(item, ast.Card))
 CARDS = ("Grizzly Bears", "Breezekeeper", "Holy Strength", "Bonesplitter", "Shifting Mantle", "Glorious Anthem",
-         "Test Relic", "Test Banner", "Test Charm")
+         "Test Relic", "Test Banner", "Test Standard", "Test Charm")
 PLAYERS = ("Alice", "Bob", "Carol")
 ZONES = ("battlefield", "battlefield", "battlefield", "graveyard", "exile", "nowhere")
 SETTINGS = settings(max_examples=120, deadline=None)
@@ -119,6 +126,8 @@ def test_the_shortcut_takes_the_shapes_it_is_for():
         assert direct[name] is not None and len(direct[name]) == 1, name
     assert direct["Test Relic"] is not None and len(direct["Test Relic"]) == 2
     assert direct["Test Relic"][1].gives == (("pump", (1, 0)), ("grant", "haste"))
+    assert direct["Test Standard"] is not None and direct["Test Standard"][0].gives == (("pump", (2, 0)),
+                                                                                        ("grant", "vigilance"))
     assert direct["Glorious Anthem"] is None and direct["Test Charm"] is None
 
 
@@ -140,6 +149,14 @@ def test_a_source_gives_what_its_abilities_give_when_evaluated(game):
     spent = 1000 - engine.iterations_left
     engine.iterations_left = 1000
     assert dict(give_all(engine.statics.direct, engine, list(game.objects), engine.statics.compute)) == expected_all
+    assert 1000 - engine.iterations_left == spent
+    # with each source, the one object it gives everything to (None: none, or several) and what it gives it
+    engine.iterations_left = 1000
+    for src, now, one, given in gifts_of(engine.statics.direct, engine, list(game.objects), engine.statics.compute):
+        targets = {target for target, _c in expected_all[src]}
+        assert now == expected_all[src], src
+        assert one == (targets.pop() if len(targets) == 1 else None), src
+        assert list(given) == ([c for _target, c in now] if one is not None else []), src
     assert 1000 - engine.iterations_left == spent
 
 
