@@ -152,11 +152,11 @@ def test_a_source_gives_what_its_abilities_give_when_evaluated(game):
     assert 1000 - engine.iterations_left == spent
     # with each source, the one object it gives everything to (None: none, or several) and what it gives it
     engine.iterations_left = 1000
-    for src, now, one, given in gifts_of(engine.statics.direct, engine, list(game.objects), engine.statics.compute):
+    for src, now, one, gives in gifts_of(engine.statics.direct, engine, list(game.objects), engine.statics.compute):
         targets = {target for target, _c in expected_all[src]}
         assert now == expected_all[src], src
         assert one == (targets.pop() if len(targets) == 1 else None), src
-        assert list(given) == ([c for _target, c in now] if one is not None else []), src
+        assert list(gives) == ([c for _target, c in now] if one is not None else []), src
     assert 1000 - engine.iterations_left == spent
 
 
