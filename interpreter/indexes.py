@@ -40,12 +40,25 @@ def _grouped(ids: Iterable[str], values: Iterable[Any]) -> defaultdict[Any, set[
     return index
 
 
+def _grouped_few(ids: Iterable[str], values: Iterable[Any]) -> defaultdict[Any, set[str]]:
+    """`_grouped` for values that few objects do not share (a player, a card's name, a type
+    line): each value's ids listed first, then made a set at once, which adds them in the same
+    order, so that each set is the same, down to its order, as `_grouped` makes it."""
+    lists: defaultdict[Any, list[str]] = defaultdict(list)
+    for oid, value in zip(ids, values):
+        lists[value].append(oid)
+    index: defaultdict[Any, set[str]] = defaultdict(set)
+    for value, listed in lists.items():
+        index[value] = set(listed)
+    return index
+
+
 def _spread(ids: Iterable[str], values: Iterable[Any]) -> defaultdict[Any, set[str]]:
     """element -> the ids whose value (a collection: types, keywords) holds it. The objects
     are grouped by their whole value first (a board shares a few type lines), then each
     group's ids go to each element of its value, a set union at a time."""
     index: defaultdict[Any, set[str]] = defaultdict(set)
-    for several, group in _grouped(ids, values).items():
+    for several, group in _grouped_few(ids, values).items():
         for value in several:
             index[value] |= group
     return index
@@ -81,7 +94,7 @@ class Indexes:
         self.status_indexes = {name: (by[name], default) for name, default in self.defaults.items()}
         self.order = dict(zip(ids, range(len(ids))))
         for name in FIELDS:
-            by[name] = _grouped(ids, map(attrgetter(name), values))
+            by[name] = (_grouped if name == "attached_to" else _grouped_few)(ids, map(attrgetter(name), values))
         indexes = self.status_indexes
         for oid, written in zip(ids, map(attrgetter("statuses"), values)):
             for name, value in written.items():  # (only the statuses written: the rest are at their defaults)

@@ -29,7 +29,7 @@ from dsl import ast
 from dsl.parser import parse
 from interpreter.direct_statics import gifts_of, give_all
 from interpreter.engine import Engine
-from interpreter.indexes import Indexes
+from interpreter.indexes import Indexes, _grouped, _grouped_few
 from interpreter.characteristics import characteristics
 from interpreter.model import Effect, Game, Player, Permanent
 from interpreter.rulebook import load_version
@@ -187,6 +187,21 @@ def test_the_first_refresh_gives_every_object_what_its_sources_give(game):
     for oid in game.objects:
         seen = [c for src, c in expected.get(oid, []) if engine.visible(src)]
         assert list(engine.statics.of(oid)) == seen, oid
+
+
+@SETTINGS
+@given(st.lists(st.sampled_from(["Alice", "Bob", None, True, False, 0, 1, "p3"]), max_size=300))
+def test_grouping_by_lists_makes_the_same_sets_in_the_same_order(values):
+    """`_grouped_few` (each value's ids listed, then made a set at once) gives the index
+    `_grouped` (each id added in turn) gives: the same values in the same order, each with the
+    same ids iterated in the same order, so that nothing that walks an index can tell them
+    apart (True and 1, False and 0 are one value to a set, as to an index)."""
+    ids = [f"p{i}" for i in range(len(values))]
+    by_lists, by_adds = _grouped_few(ids, values), _grouped(ids, values)
+    assert list(by_lists) == list(by_adds)
+    assert [list(found) for found in by_lists.values()] == [list(found) for found in by_adds.values()]
+    by_lists["new"].add("p0")  # (a value no object had yet is made as a move makes it)
+    assert by_lists["new"] == {"p0"}
 
 
 @SETTINGS
