@@ -1,18 +1,28 @@
 """Machine instructions of one untap step, counted by valgrind: a measure that does not drift.
 
     python bench/instructions.py [permanents]
+    python bench/instructions.py --goals [--json]
 
 Wall-clock times on a shared machine drift by a fifth from minute to minute, which hides any
 change worth less than that. Instruction counts are the same from run to run (with a fixed
 hash seed), so they tell a change of 1% apart. Each engine is run twice under
 `valgrind --tool=cachegrind`: once building the board and getting ready, once doing that and
 then the untap step; the difference is the step's cost. Engines: the reference
-(bench/reference.py, with its state-based actions), the event model (bench/event_model.py) and
-the interpreter (2026-09-25, full rulebook). Needs valgrind; takes about a minute on two cores.
+(bench/reference.py, with its state-based actions), the fast reference
+(bench/fast_reference.py, the same; its setup, `Board.from_game` and a first state check,
+is part of getting ready), the event model (bench/event_model.py) and the interpreter
+(2026-09-25, full rulebook). Needs valgrind; takes about a minute on two cores.
+
+`--goals` counts what issue 17's three goals compare, as bench/run.py times them: the step
+of the interpreter and of the fast reference at 10,000 and at 100,000 permanents (their
+ratio, and how each scales from one board to the other), and the interpreter's setup at
+100,000 (making the Engine on the board and its first state check, `Engine.settle`) beside
+its step there. About six minutes on two cores; `--json` prints the figures as one object.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -20,10 +30,14 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parents[1]
-ENGINES = ("reference", "event model", "interpreter")
+ENGINES = ("reference", "fast reference", "event model", "interpreter")
 
+# What the child does after building the board: get ready ("ready"), then the step ("step");
+# for "interpreter setup", "ready" stops before the Engine is made on the board and "step" is
+# the setup (the Engine and `settle`), as bench/run.py times it.
 CHILD = """
 import gc, sys
 sys.path.insert(0, {root!r})
@@ -33,6 +47,11 @@ game = build_board(n)
 if engine == "reference":
     from bench.reference import untap_step
     run = lambda: untap_step(game, game.active, state_based=True)
+elif engine == "fast reference":
+    from bench.fast_reference import Board
+    board = Board.from_game(game)
+    board.settle()
+    run = lambda: board.untap_step(game.active, state_based=True)
 elif engine == "event model":
     from bench import event_model
     from interpreter.turns import collector_paused
@@ -50,9 +69,16 @@ else:
     warm.settle()
     warm.run_hook("untap step", game.active)
     del warm
-    e = prepare(book, game)
-    e.settle()
-    run = lambda: e.run_hook("untap step", game.active)
+    if engine == "interpreter setup":
+        from interpreter.engine import Engine
+        from interpreter.program import Program
+        program = Program.of(book, "generated")
+        def run():
+            Engine(program, game).settle()
+    else:
+        e = prepare(book, game)
+        e.settle()
+        run = lambda: e.run_hook("untap step", game.active)
 gc.collect()
 if step:
     run()
@@ -70,19 +96,64 @@ def instructions(engine: str, n: int, step: bool) -> int:
     return int(found.group(1).replace(",", ""))
 
 
+def counted(runs: list[tuple[str, int]], count: Callable[[str, int, bool], int] = instructions) -> dict:
+    """(engine, permanents) -> the instructions of its step there: each counted with and
+    without the step, one valgrind per core."""
+    jobs = [(engine, n, step) for engine, n in runs for step in (True, False)]
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        found = dict(zip(jobs, pool.map(lambda job: count(*job), jobs)))
+    return {(engine, n): found[engine, n, True] - found[engine, n, False] for engine, n in runs}
+
+
+def goals(count: Callable[[str, int, bool], int] = instructions) -> dict:
+    """Issue 17's goals by instruction count (see the module's doc)."""
+    runs = [(engine, n) for engine in ("interpreter", "fast reference") for n in (10_000, 100_000)]
+    found = counted(runs + [("interpreter setup", 100_000)], count)
+    step = {(engine, n): found[engine, n] for engine, n in runs}
+    setup = found["interpreter setup", 100_000]
+    return {
+        "interpreter_step_10k": step["interpreter", 10_000],
+        "fast_reference_step_10k": step["fast reference", 10_000],
+        "ratio_fast_10k": step["interpreter", 10_000] / step["fast reference", 10_000],
+        "interpreter_step_100k": step["interpreter", 100_000],
+        "fast_reference_step_100k": step["fast reference", 100_000],
+        "ratio_fast_100k": step["interpreter", 100_000] / step["fast reference", 100_000],
+        "scaling_interpreter": step["interpreter", 100_000] / step["interpreter", 10_000],
+        "scaling_fast_reference": step["fast reference", 100_000] / step["fast reference", 10_000],
+        "interpreter_setup_100k": setup,
+        "setup_over_step_100k": setup / step["interpreter", 100_000],
+    }
+
+
+def print_goals(found: dict) -> None:
+    print("issue 17's goals, machine instructions (valgrind, PYTHONHASHSEED=0)")
+    for n, key in ((10_000, "10k"), (100_000, "100k")):
+        print(f"  step at {n:>7,}: interpreter {found[f'interpreter_step_{key}'] / 1e6:8.1f} M, fast reference "
+              f"{found[f'fast_reference_step_{key}'] / 1e6:6.1f} M: {found[f'ratio_fast_{key}']:5.1f}x"
+              + ("   (goal: at most 3)" if key == "10k" else ""))
+    print(f"  100,000 / 10,000: interpreter {found['scaling_interpreter']:.1f}, fast reference "
+          f"{found['scaling_fast_reference']:.1f}   (goal: the interpreter's at most 11)")
+    print(f"  setup at 100,000: {found['interpreter_setup_100k'] / 1e6:.0f} M, "
+          f"{found['setup_over_step_100k']:.1f}x the step   (goal: at most 1)")
+
+
 def main(argv: list[str]) -> int:
     if shutil.which("valgrind") is None:
         print("valgrind is not installed: this measure needs it (the timed benchmark is bench/run.py)")
         return 1
+    if "--goals" in argv:
+        found = goals()
+        if "--json" in argv:
+            print(json.dumps(found, indent=2))
+        else:
+            print_goals(found)
+        return 0
     n = int(argv[0]) if argv else 10_000
-    runs = [(engine, step) for engine in ENGINES for step in (True, False)]
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:  # one valgrind per core
-        found = dict(zip(runs, pool.map(lambda run: instructions(run[0], n, run[1]), runs)))
-    counts = {engine: found[engine, True] - found[engine, False] for engine in ENGINES}
+    counts = {engine: found for (engine, _n), found in counted([(engine, n) for engine in ENGINES]).items()}
     base = counts["reference"]
     print(f"untap step on {n:,} permanents, machine instructions (valgrind, PYTHONHASHSEED=0)")
     for engine in ENGINES:
-        print(f"  {engine:<12} {counts[engine] / 1e6:8.0f} M  {counts[engine] / base:5.2f}x the reference")
+        print(f"  {engine:<14} {counts[engine] / 1e6:8.1f} M  {counts[engine] / base:5.2f}x the reference")
     return 0
 
 
