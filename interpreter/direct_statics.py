@@ -103,21 +103,15 @@ def direct_gifts(card: ast.Card, defaults: dict[str, Any],
     return tuple(gifts)
 
 
-def give_all(direct: dict[str, tuple[DirectGift, ...] | None], view: Any, sources: Iterable[str],
-             compute: Callable[[str], list]) -> list[tuple[str, list[tuple[str, Contribution]]]]:
-    """What each of `sources` gives, seen or not, as `Statics.compute` lists it: (source,
-    [(target, contribution), ...] grouped by target in the order first reached). A
-    battlefield source whose card's static abilities are all `DirectGift`s (`direct`: card ->
-    its gifts, or None) is read off the source (`give`); any other is worked out by `compute`."""
-    return [(src, now) for src, now, _one, _cs in gifts_of(direct, view, sources, compute)]
-
-
 def gifts_of(direct: dict[str, tuple[DirectGift, ...] | None], view: Any, sources: Iterable[str],
              compute: Callable[[str], list]) -> list[tuple[str, list[tuple[str, Contribution]], str | None, list]]:
-    """`give_all`, each source's entry with two more parts: when it gives everything to one
-    object, that object and what it gives it in order (a new list); else None and the empty
-    tuple. A source with one `DirectGift` (the commonest: an Aura or an Equipment) is read
-    straight here, as `give` reads it."""
+    """What each of `sources` gives, seen or not: (source, [(target, contribution), ...] as
+    `Statics.compute` lists it, grouped by target in the order first reached, the one object
+    it gives everything to or None (nothing, or several), and what it gives that one in order
+    (a new list; else the empty tuple)). A battlefield source whose card's static abilities are
+    all `DirectGift`s (`direct`: card -> its gifts, or None) is read off the source: with one
+    (the commonest: an Aura or an Equipment) here, as `give` reads it, with several by `give`;
+    any other is worked out by `compute`."""
     objects, players = view.game.objects, view.game.players
     out: list[tuple[str, list[tuple[str, Contribution]], str | None, list]] = []
     append = out.append

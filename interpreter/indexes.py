@@ -41,9 +41,10 @@ def _grouped(ids: Iterable[str], values: Iterable[Any]) -> defaultdict[Any, set[
 
 
 def _grouped_few(ids: Iterable[str], values: Iterable[Any]) -> defaultdict[Any, set[str]]:
-    """`_grouped` for values that few objects do not share (a player, a card's name, a type
-    line): each value's ids listed first, then made a set at once, which adds them in the same
-    order, so that each set is the same, down to its order, as `_grouped` makes it."""
+    """`_grouped` for a column of few values, each shared by many objects (a player, a card's
+    name, a type line): each value's ids listed first, then made a set at once, which adds
+    them in the same order, so that each set is the same, down to its order, as `_grouped`
+    makes it."""
     lists: defaultdict[Any, list[str]] = defaultdict(list)
     for oid, value in zip(ids, values):
         lists[value].append(oid)
