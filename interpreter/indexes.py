@@ -9,7 +9,6 @@ change the answer (control and keyword effects), so a query always re-checks its
 from __future__ import annotations
 
 from collections import defaultdict
-from operator import attrgetter
 from typing import Any, Iterable
 
 import attrs
@@ -18,6 +17,7 @@ from interpreter.model import Game, Permanent
 
 FIELDS = ("attached_to", "owner", "controller", "card", "token")
 FIELD_SET = frozenset(FIELDS)
+COLUMNS = FIELDS + ("types", "keywords")  # (what `Indexes._build` reads of each object, in this order)
 INDEXED = FIELD_SET | {"types", "keywords"}  # the stored fields indexed (declared statuses are too)
 NOTHING: frozenset[str] = frozenset()  # what a lookup finds for a value no object has
 _NO_DEFAULT = object()  # (a field's every value is indexed)
@@ -32,34 +32,22 @@ class Moved:
     value: Any
 
 
-def _grouped(ids: Iterable[str], values: Iterable[Any]) -> defaultdict[Any, set[str]]:
-    """value -> the ids that have it, for ids and their values in step."""
-    index: defaultdict[Any, set[str]] = defaultdict(set)
-    for oid, value in zip(ids, values):
-        index[value].add(oid)
-    return index
-
-
-def _grouped_few(ids: Iterable[str], values: Iterable[Any]) -> defaultdict[Any, set[str]]:
-    """`_grouped` for a column of few values, each shared by many objects (a player, a card's
-    name, a type line): each value's ids listed first, then made a set at once, which adds
-    them in the same order, so that each set is the same, down to its order, as `_grouped`
-    makes it."""
-    lists: defaultdict[Any, list[str]] = defaultdict(list)
-    for oid, value in zip(ids, values):
-        lists[value].append(oid)
+def _sets(lists: dict[Any, list[str]]) -> defaultdict[Any, set[str]]:
+    """value -> the ids that have it, as sets, from each value's ids listed in game order: a
+    set made at once from a list adds its items in the list's order, so each is the set that
+    adding each id in turn makes, down to its order."""
     index: defaultdict[Any, set[str]] = defaultdict(set)
     for value, listed in lists.items():
         index[value] = set(listed)
     return index
 
 
-def _spread(ids: Iterable[str], values: Iterable[Any]) -> defaultdict[Any, set[str]]:
-    """element -> the ids whose value (a collection: types, keywords) holds it. The objects
-    are grouped by their whole value first (a board shares a few type lines), then each
-    group's ids go to each element of its value, a set union at a time."""
+def _spread(groups: dict[Any, set[str]]) -> defaultdict[Any, set[str]]:
+    """element -> the ids whose value (a collection: types, keywords) holds it, from the ids
+    grouped by whole value (a board shares a few type lines): each group's ids go to each
+    element of its value, a set union at a time."""
     index: defaultdict[Any, set[str]] = defaultdict(set)
-    for several, group in _grouped_few(ids, values).items():
+    for several, group in groups.items():
         for value in several:
             index[value] |= group
     return index
@@ -85,25 +73,32 @@ class Indexes:
             yield "keywords", k
 
     def _build(self) -> None:
-        """Index every object afresh: one tight loop per indexed attribute over all the
-        objects (the same entries `_entries` gives each object, a few times faster than going
-        object by object on a large board)."""
+        """Index every object afresh (the same entries `_entries` gives each object), in one
+        pass over the objects in game order: each field's ids listed by value, and the types
+        and keywords by whole value, each list then made a set at once (`_sets`); each written
+        status added to its index as met. One pass costs a third less than one per attribute
+        on a large board, and far less than asking `_entries` of each object."""
         objects = self.game.objects
         ids = list(objects)
-        values = list(objects.values())
         self.by = by = defaultdict(lambda: defaultdict(set))
-        self.status_indexes = {name: (by[name], default) for name, default in self.defaults.items()}
+        self.status_indexes = indexes = {name: (by[name], default) for name, default in self.defaults.items()}
         self.order = dict(zip(ids, range(len(ids))))
-        for name in FIELDS:
-            by[name] = (_grouped if name == "attached_to" else _grouped_few)(ids, map(attrgetter(name), values))
-        indexes = self.status_indexes
-        for oid, written in zip(ids, map(attrgetter("statuses"), values)):
-            for name, value in written.items():  # (only the statuses written: the rest are at their defaults)
+        lists: list[defaultdict[Any, list[str]]] = [defaultdict(list) for _ in COLUMNS]
+        attached_to, owner, controller, card, token, types, keywords = lists
+        for oid, o in objects.items():
+            attached_to[o.attached_to].append(oid)
+            owner[o.owner].append(oid)
+            controller[o.controller].append(oid)
+            card[o.card].append(oid)
+            token[o.token].append(oid)
+            types[o.types].append(oid)
+            keywords[o.keywords].append(oid)
+            for name, value in o.statuses.items():  # (only the statuses written: the rest are at their defaults)
                 status = indexes.get(name)
                 if status is not None and value != status[1]:
                     status[0][value].add(oid)
-        for name in ("types", "keywords"):
-            by[name] = _spread(ids, map(attrgetter(name), values))
+        for name, listed in zip(COLUMNS, lists):
+            by[name] = _sets(listed) if name in FIELD_SET else _spread(_sets(listed))
 
     def _ready(self) -> dict:
         if self.by is None or len(self.order) != len(self.game.objects):

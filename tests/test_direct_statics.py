@@ -29,7 +29,7 @@ from dsl import ast
 from dsl.parser import parse
 from interpreter.direct_statics import gifts_of
 from interpreter.engine import Engine
-from interpreter.indexes import Indexes, _grouped, _grouped_few
+from interpreter.indexes import FIELDS, Indexes
 from interpreter.characteristics import characteristics
 from interpreter.model import Effect, Game, Player, Permanent
 from interpreter.rulebook import load_version
@@ -188,18 +188,35 @@ def test_the_first_refresh_gives_every_object_what_its_sources_give(game):
 
 
 @SETTINGS
-@given(st.lists(st.sampled_from(["Alice", "Bob", None, True, False, 0, 1, "p3"]), max_size=300))
-def test_grouping_by_lists_makes_the_same_sets_in_the_same_order(values):
-    """`_grouped_few` (each value's ids listed, then made a set at once) gives the index
-    `_grouped` (each id added in turn) gives: the same values in the same order, each with the
-    same ids iterated in the same order, so that nothing that walks an index can tell them
-    apart (True and 1, False and 0 are one value to a set, as to an index)."""
-    ids = [f"p{i}" for i in range(len(values))]
-    by_lists, by_adds = _grouped_few(ids, values), _grouped(ids, values)
-    assert list(by_lists) == list(by_adds)
-    assert [list(found) for found in by_lists.values()] == [list(found) for found in by_adds.values()]
-    by_lists["new"].add("p0")  # (a value no object had yet is made as a move makes it)
-    assert by_lists["new"] == {"p0"}
+@given(games())
+def test_indexes_built_in_one_pass_are_the_sets_adding_each_id_in_turn_makes(game):
+    """`Indexes._build` lists each value's ids and makes each list a set at once: every set it
+    makes is, down to the order it is iterated in, the one that adding each id in game order
+    makes (for a field and a written status, id by id; for types and keywords, each whole
+    value's ids so, then gathered by element), so that nothing that walks an index can tell
+    the one pass from building them id by id."""
+    engine = Engine(BOOK, game)
+    indexes = Indexes(game, engine.defaults)
+    indexes._build()
+    expected: dict[str, dict] = defaultdict(lambda: defaultdict(set))
+    groups: dict[str, dict] = defaultdict(dict)
+    for oid, o in game.objects.items():
+        for name in FIELDS:
+            expected[name][getattr(o, name)].add(oid)
+        for name, value in o.statuses.items():
+            if name in engine.defaults and value != engine.defaults[name]:
+                expected[name][value].add(oid)
+        for name in ("types", "keywords"):
+            groups[name].setdefault(getattr(o, name), set()).add(oid)
+    for name, by_whole in groups.items():
+        for several, ids in by_whole.items():
+            for value in several:
+                expected[name][value] |= ids
+    built = [(name, value, list(ids)) for name, table in indexes.by.items() for value, ids in table.items() if ids]
+    assert sorted(built, key=repr) == sorted(((name, value, list(ids)) for name, table in expected.items()
+                                              for value, ids in table.items()), key=repr)
+    for name in FIELDS:  # (each field's values in the order first met, as adding id by id meets them)
+        assert list(indexes.by[name]) == list(expected[name])
 
 
 @SETTINGS
