@@ -14,11 +14,12 @@ from typing import Any, Iterable
 import attrs
 
 from interpreter.model import Game, Permanent
+from interpreter.store import MIXED, Bulk
 
 FIELDS = ("attached_to", "owner", "controller", "card", "token")
 FIELD_SET = frozenset(FIELDS)
 COLUMNS = FIELDS + ("types", "keywords")  # (what `Indexes._build` reads of each object, in this order)
-INDEXED = FIELD_SET | {"types", "keywords"}  # the stored fields indexed (declared statuses are too)
+INDEXED = frozenset(COLUMNS)  # the stored fields indexed (declared statuses are too)
 NOTHING: frozenset[str] = frozenset()  # what a lookup finds for a value no object has
 _NO_DEFAULT = object()  # (a field's every value is indexed)
 
@@ -79,10 +80,9 @@ class Indexes:
         status added to its index as met. One pass costs a third less than one per attribute
         on a large board, and far less than asking `_entries` of each object."""
         objects = self.game.objects
-        ids = list(objects)
         self.by = by = defaultdict(lambda: defaultdict(set))
         self.status_indexes = indexes = {name: (by[name], default) for name, default in self.defaults.items()}
-        self.order = dict(zip(ids, range(len(ids))))
+        self.order = dict(zip(objects, range(len(objects))))
         lists: list[defaultdict[Any, list[str]]] = [defaultdict(list) for _ in COLUMNS]
         attached_to, owner, controller, card, token, types, keywords = lists
         for oid, o in objects.items():
@@ -150,12 +150,13 @@ class Indexes:
                     for value in set(b) - set(a):
                         by[name][value].add(oid)
 
-    def move_bulk(self, attr: str, objs: list[str], olds: list, value: Any, values: list | None = None) -> None:
-        """`move_all` for one attribute of many objects (`objs`), each going from its value in
-        `olds` to one `value`, or to its own of `values` (a `store.Bulk` entry's writes)."""
+    def move_bulk(self, b: Bulk) -> None:
+        """`move_all` for the writes of a `store.Bulk` entry: one attribute of many objects,
+        each going from its old value to the run's one value or to its own in a column."""
         by = self.by
-        if by is None:
+        if by is None or not len(b):
             return
+        attr, objs, olds, value, values = b.attr, b.objs, b.olds, b.value, b.values
         status = self.status_indexes.get(attr)
         if status is None and attr not in FIELD_SET:
             if attr in INDEXED:  # (types, keywords: each of their elements)
@@ -171,8 +172,8 @@ class Indexes:
                     if new != default:
                         index[new].add(oid)
             return
-        first = olds[0] if olds else value
-        if olds.count(first) == len(olds):  # (the commonest: every object had one value; at C speed)
+        first = b.one_old()
+        if first is not MIXED:  # (the commonest: every object had one value)
             if first != value:
                 if first != default:
                     index[first].difference_update(objs)

@@ -168,7 +168,7 @@ class ObjectWriter:
         for oid in chars.keys() & touched.keys():
             del chars[oid]
         for b in runs:
-            indexes.move_bulk(b.attr, b.objs, b.olds, b.value, b.values)
+            indexes.move_bulk(b)
         statics.touched_runs(runs, masks_of)  # (once the indexes are moved, as `_after_moves` does)
         self._after_moves([], hosts, True, hide_later)
 
