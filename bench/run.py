@@ -220,7 +220,8 @@ def measure_loads(specs: list[str], quick: bool, progress) -> dict[str, Any]:
 
 def interpreter_run(book, game, player: str, cap: float, observe: bool = False) -> dict[str, Any]:
     """One untap step by the interpreter, capped at `cap` seconds: the time, or how it ended;
-    its setup's time (making the Engine on the game, and its first state check); with
+    its setup's time (making the Engine on the game, and its first state check: the game's
+    indexes, which its store keeps, are built before the rounds, `game_indexes`); with
     `observe`, what the step leaves (`engines.observed`). The engine plays on `game` itself,
     which is then set back to where it started through its journal (`Store.undo`): every
     round, and the references, start from the same board without copying it."""
@@ -249,6 +250,20 @@ def interpreter_run(book, game, player: str, cap: float, observe: bool = False) 
         return {"time": elapsed, "observed": observed(game.objects) if observe else None, "setup": setup}
     finally:
         store.undo(start)
+
+
+def game_indexes(book, game) -> float:
+    """Build the game's indexes for the rulebook's statuses, which the game's store keeps
+    (`interpreter.indexes.indexes_of`) for every engine on the game, if they are not built:
+    the time it took (about none when an earlier measurement on the board built them)."""
+    from interpreter.indexes import indexes_of
+    from interpreter.program import Program
+
+    defaults = Program.of(book, "generated").defaults
+    gc.collect()
+    t0 = time.perf_counter()
+    indexes_of(game, defaults).ready()
+    return time.perf_counter() - t0
 
 
 def reference_run(game, player: str, state_based: bool) -> tuple[float, dict]:
@@ -333,15 +348,18 @@ def measure_untap(boards: dict[int, Any], clock: Clock, quick: bool, progress) -
     caps = {1_000: 10.0, 10_000: 15.0 if quick else 20.0, 100_000: 10.0 if quick else 45.0}
     for n, game in boards.items():
         player = game.active
+        indexes_s = None  # (the first build of the game's indexes: the variants share them)
         for name, state_based in variants:
             progress(f"untap step, {n:,} permanents, {'full rulebook' if name == 'full' else 'without state checks'}")
             share = max(2.0, (clock.left() - reserve) / measurements_left)
             cap = min(caps[n], share)
+            built = game_indexes(books[name], game)
+            indexes_s = built if indexes_s is None else indexes_s
             ref_times, fast, interp = measure_in_turn(books[name], game, player, state_based, cap=cap,
                                                       budget=share, max_rounds=3 if quick else 7)
             measurements_left -= 1
             results[f"{n}/{name}"] = {"n": n, "variant": name, "reference": ref_times, "fast": fast,
-                                      "interpreter": interp}
+                                      "interpreter": {**interp, "indexes": indexes_s}}
     return results
 
 
@@ -477,7 +495,8 @@ def untap_figures(entry: dict) -> dict[str, Any]:
                            "fast_reference_setup_s": median(fast["setup"]),
                            "fast_reference_same_result": fast["same"],
                            "reference_over_fast_reference": ref / fast_t,
-                           "interpreter_setup_s": median(interp["setup"]) if interp["setup"] else None}
+                           "interpreter_setup_s": median(interp["setup"]) if interp["setup"] else None,
+                           "interpreter_indexes_s": interp.get("indexes")}
     if interp["times"]:
         t = median(interp["times"])
         fig.update(interpreter_s=t, interpreter_runs=len(interp["times"]), ratio=t / ref,
@@ -551,7 +570,8 @@ def summarise(loads, untap, suite, memory, boards_info, elapsed, quick, models=N
         "scaling_fast_reference": scale.get("fast_reference/full", {}).get("factor"),
         "setup_100k": {
             "interpreter": {"setup_s": hundred.get("interpreter_setup_s"), "step_s": hundred.get("interpreter_s"),
-                            "step_over_s": hundred.get("interpreter_over_s")},
+                            "step_over_s": hundred.get("interpreter_over_s"),
+                            "game_indexes_s": hundred.get("interpreter_indexes_s")},
             "fast_reference": {"setup_s": hundred.get("fast_reference_setup_s"),
                                "step_s": hundred.get("fast_reference_s")},
             "reference": {"setup_s": 0.0 if hundred else None, "step_s": hundred.get("reference_s")},
@@ -629,6 +649,8 @@ def print_table(s: dict[str, Any]) -> None:
             if setup is not None and step:
                 ratios.append(f"{name} {times(setup / step)}")
         steps = ", ".join(ratios) + " its step" if ratios else ""
+        if f.get("interpreter_indexes_s") is not None:
+            steps += f"; the game's indexes {fmt_time(f['interpreter_indexes_s'])}, once"
         table.add_row(f"100,000 · {labels[variant]}", fmt_time(f["interpreter_setup_s"]), "none",
                       fmt_time(f["fast_reference_setup_s"]), "", "", steps)
     table.add_section()
@@ -682,7 +704,8 @@ def print_table(s: dict[str, Any]) -> None:
         "across steps, its state checks only for what changed: the honest yardstick. '÷ fast' is the median over "
         "rounds of interpreter ÷ fast reference in the same round (ratio_fast_10k and ratio_fast_100k in --json).",
         "⁶ setup: what each takes before its clock starts, timed apart. interpreter: Engine(rulebook, game) and "
-        "its first state check (Engine.settle). fast reference: the conversion of the game into its "
+        "its first state check (Engine.settle); the game's indexes, which the game's store keeps for every engine "
+        "on it, are built once per board before the rounds and shown apart ('once'). fast reference: the conversion of the game into its "
         "objects and indexes (Board.from_game), and for 'full rulebook' a first state check of everything. "
         "reference: none, it reads the game's objects as they are and makes new ones for what it changes.",
         "⁷ the design of the engine's next step, hand-written and timed in turn with the fast reference: "

@@ -4,6 +4,12 @@ Each index maps a value to the ids of the objects that have it: what an object i
 to, who owns or (by default) controls it, the value of each rule-declared status, its card
 types and its printed keywords. Lookups return a superset of the matches where effects can
 change the answer (control and keyword effects), so a query always re-checks its condition.
+
+The game's store keeps them (`Store.kept_for`): one `Indexes` per set of declared statuses,
+made the first time an engine on the game asks, built when first read, and kept right by
+the store as it changes objects, undoes changes or adds objects (the `Keeper` methods:
+`move`, `move_bulk`, `replace`, `removed`, `move_back`), so that every engine on the game
+shares them and none rebuilds them, after an undo either.
 """
 
 from __future__ import annotations
@@ -13,8 +19,8 @@ from typing import Any, Iterable
 
 import attrs
 
-from interpreter.model import Game, Permanent
-from interpreter.store import MIXED, Bulk
+from interpreter.model import Game, Permanent, lower_types
+from interpreter.store import ABSENT, MIXED, Bulk, store_of
 
 FIELDS = ("attached_to", "owner", "controller", "card", "token")
 FIELD_SET = frozenset(FIELDS)
@@ -54,13 +60,21 @@ def _spread(groups: dict[Any, set[str]]) -> defaultdict[Any, set[str]]:
     return index
 
 
+def indexes_of(game: Game, defaults: dict[str, Any]) -> "Indexes":
+    """The game's indexes for the statuses a rulebook declares (name -> default): kept by the
+    game's store (`Store.kept_for`) and shared by every engine on the game, made the first time
+    one asks (built when first read)."""
+    return store_of(game).kept_for(("indexes", tuple(defaults.items())), lambda: Indexes(game, defaults))
+
+
 class Indexes:
     def __init__(self, game: Game, statuses: dict[str, Any]):
         self.game = game
         self.defaults = statuses  # status name -> default value
         self.by: dict[str, dict[Any, set[str]]] | None = None
         self.status_indexes: dict[str, tuple[dict[Any, set[str]], Any]] = {}  # status -> (its index, its default)
-        self.order: dict[str, int] = {}
+        self.order: dict[str, int] = {}  # id -> its place in the game's order
+        self.end = 0  # the place the next object added to the game takes
 
     def _entries(self, o: Permanent) -> Iterable[tuple[str, Any]]:
         for name in FIELDS:
@@ -83,6 +97,7 @@ class Indexes:
         self.by = by = defaultdict(lambda: defaultdict(set))
         self.status_indexes = indexes = {name: (by[name], default) for name, default in self.defaults.items()}
         self.order = dict(zip(objects, range(len(objects))))
+        self.end = len(objects)
         lists: list[defaultdict[Any, list[str]]] = [defaultdict(list) for _ in COLUMNS]
         attached_to, owner, controller, card, token, types, keywords = lists
         for oid, o in objects.items():
@@ -100,13 +115,19 @@ class Indexes:
         for name, listed in zip(COLUMNS, lists):
             by[name] = _sets(listed) if name in FIELD_SET else _spread(_sets(listed))
 
+    def ready(self) -> "Indexes":
+        """Built, if they were not: these indexes."""
+        self._ready()
+        return self
+
     def _ready(self) -> dict:
         if self.by is None or len(self.order) != len(self.game.objects):
             self._build()
         return self.by
 
     def replace(self, old: Permanent | None, new: Permanent) -> None:
-        """Keep the indexes right as one object changes, whatever changed."""
+        """Keep the indexes right as one object changes, whatever changed, or as an object
+        new to the game is added (`old` None: it takes the next place in the game's order)."""
         if self.by is None:
             return
         if old is not None and new.id in self.order:
@@ -114,10 +135,24 @@ class Indexes:
                                for name in INDEXED.union(self.defaults)])
             return
         if new.id not in self.order:
-            self.by = None  # a new object: rebuild on next use
-            return
+            self.order[new.id] = self.end
+            self.end += 1
         for name, value in self._entries(new):
             self.by[name][value].add(new.id)
+
+    def removed(self, oid: str, o: Permanent) -> None:
+        """Object `o` (id `oid`) is no longer in the game (an undo of its adding)."""
+        if self.by is None:
+            return
+        for name, value in self._entries(o):
+            self.by[name][value].discard(oid)
+        self.order.pop(oid, None)
+
+    def move_back(self, oid: str, attr: str, value: Any, old: Any) -> None:
+        """Object `oid`'s `attr` set back from `value` to `old` by an undo (`ABSENT`: a status
+        left out again, which reads as its default)."""
+        if self.by is not None:
+            self.move_all([(oid, (Moved(attr, value, self.defaults.get(attr) if old is ABSENT else old),))])
 
     def move(self, oid: str, changes: Iterable[Moved]) -> None:
         """Object `oid`'s stored `attr` went from `old` to `value`, for each change (a `Moved`,
@@ -125,7 +160,8 @@ class Indexes:
         self.move_all([(oid, changes)])
 
     def move_all(self, moves: Iterable[tuple[str, Iterable[Moved]]]) -> None:
-        """`move` for many objects: (id, its changes) each."""
+        """`move` for many objects: (id, its changes) each. (An old value `ABSENT`: a status
+        the object had never had written, at its default.)"""
         by, statuses = self.by, self.status_indexes
         if by is None:
             return
@@ -137,7 +173,7 @@ class Indexes:
                 status = statuses.get(name)
                 if status is not None:  # (a status's default is not indexed)
                     index, default = status
-                    if a != default:
+                    if a != default and a is not ABSENT:
                         index[a].discard(oid)
                     if b != default:
                         index[b].add(oid)
@@ -145,6 +181,8 @@ class Indexes:
                     by[name][a].discard(oid)
                     by[name][b].add(oid)
                 elif name in ("types", "keywords"):
+                    if name == "types":  # (as the object holds them)
+                        a, b = lower_types(a), lower_types(b)
                     for value in set(a) - set(b):
                         by[name][value].discard(oid)
                     for value in set(b) - set(a):

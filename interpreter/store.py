@@ -21,6 +21,11 @@ those writes, in the order of their positions: the same writes, in the same orde
 entries they stand for. Likewise the last known information a batch keeps of many objects is
 one entry (`Remembered`) that takes a position for each object.
 
+What engines work out from the objects and share, the game's indexes, the store keeps right
+itself (`kept_for`): each write, bulk write, object put in place or added, and each change
+undone is passed on to them (`interpreter.indexes.Indexes`, whose methods `move`,
+`move_bulk`, `replace`, `removed` and `move_back` are what is asked of anything kept).
+
 `mark()` names the journal's position; `undo(mark)` walks the journal back to it, restoring
 the state exactly, and tells every engine playing on the game to forget what it worked out
 from the state it leaves (`watched_by`: `ObjectWriter.restored`), so that an engine goes on
@@ -161,7 +166,8 @@ def _trimmed(store: "Store", position: int, call: str) -> JournalTrimmed:
 class Store:
     """Changes one game and journals each change (see the module's docstring)."""
 
-    __slots__ = ("game", "entries", "base", "dropped", "extra", "bulk", "keep", "pending", "readers", "derived")
+    __slots__ = ("game", "entries", "base", "dropped", "extra", "bulk", "keep", "pending", "readers", "derived",
+                 "held", "keepers")
 
     def __init__(self, game: Game, keep: str = "game"):
         self.game = game
@@ -175,6 +181,18 @@ class Store:
         self.readers: dict[int, Any] = {}  # id -> what holds blocks of the journal (traces), to `materialize`
         # what engines worked out from the game, each as a weak reference to the method that forgets it
         self.derived: list[weakref.WeakMethod] = []
+        self.held: dict[Any, Any] = {}  # key -> what is kept right as objects change (`kept_for`)
+        self.keepers: tuple = ()  # the same, in the order they were made
+
+    def kept_for(self, key: Any, make: Callable[[], Any]) -> Any:
+        """What is kept for `key` (made by `make()` the first time): the game's indexes for a
+        set of declared statuses. The store passes every change of an object on to it, as it
+        makes the change or undoes it (see the module's docstring)."""
+        keeper = self.held.get(key)
+        if keeper is None:
+            keeper = self.held[key] = make()
+            self.keepers += (keeper,)
+        return keeper
 
     # ------------------------------------------------------------ objects
 
@@ -232,6 +250,8 @@ class Store:
             else:
                 for oid, value in zip(b.objs, b.values):
                     setattr(objects[oid], attr, lower_types(value) if attr == "types" else value)
+            for keeper in self.keepers:
+                keeper.move_bulk(b)
             return
         of = [objects[oid].statuses for oid in b.objs]
         if default is ABSENT or (one := b.one_old()) is MIXED or one == default:
@@ -243,6 +263,8 @@ class Store:
         else:
             for statuses, value in zip(of, b.values):
                 statuses[attr] = value
+        for keeper in self.keepers:
+            keeper.move_bulk(b)
 
     def flag_unset(self, writes: Iterable) -> None:
         """Flag `unset` each of some journaled writes (of one object, not yet applied) to a
@@ -264,6 +286,8 @@ class Store:
                 if attr not in statuses:
                     w.unset = True
                 statuses[attr] = w.value
+        for keeper in self.keepers:
+            keeper.move(o.id, writes)
 
     def object_at(self, oid: str, mark: int) -> Permanent | None:
         """A copy of object `oid` as it was at journal position `mark` (None if there was none
@@ -348,12 +372,15 @@ class Store:
         o = self.game.objects[oid]
         if attr in FIELD_NAMES:
             old = getattr(o, attr)
-            self.entries.append(Entry("write", oid, attr, old, value, cause))
+            e = Entry("write", oid, attr, old, value, cause)
             setattr(o, attr, lower_types(value) if attr == "types" else value)
-            return old
-        old = o.statuses.get(attr, ABSENT)
-        self.entries.append(Entry("status", oid, attr, old, value, cause))
-        o.statuses[attr] = value
+        else:
+            old = o.statuses.get(attr, ABSENT)
+            e = Entry("status", oid, attr, old, value, cause)
+            o.statuses[attr] = value
+        self.entries.append(e)
+        for keeper in self.keepers:
+            keeper.move(oid, (e,))
         return old
 
     def apply_journaled(self, oid: str, attr: str, value: Any) -> Any:
@@ -364,9 +391,13 @@ class Store:
         if attr in FIELD_NAMES:
             old = getattr(o, attr)
             setattr(o, attr, lower_types(value) if attr == "types" else value)
-            return old
-        old = o.statuses.get(attr, ABSENT)
-        o.statuses[attr] = value
+        else:
+            old = o.statuses.get(attr, ABSENT)
+            o.statuses[attr] = value
+        if self.keepers:
+            moved = (Entry("write", oid, attr, old, value, None),)
+            for keeper in self.keepers:
+                keeper.move(oid, moved)
         return old
 
     def put_object(self, o: Permanent, cause: Any) -> Permanent | None:
@@ -376,6 +407,8 @@ class Store:
         old = objects.get(o.id)
         self.entries.append(Entry("object", o.id, None, ABSENT if old is None else old, o, cause))
         objects[o.id] = o
+        for keeper in self.keepers:
+            keeper.replace(old, o)
         return old
 
     @staticmethod
@@ -493,7 +526,7 @@ class Store:
                 f"not {mark!r}", Span("undo()", 0, 0, 0, 0), "take one with store.mark() before the changes to undo"))
         if mark < self.base:
             raise _trimmed(self, mark, "undo()")
-        game, entries = self.game, self.entries
+        game, entries, keepers = self.game, self.entries, self.keepers
         objects = game.objects
         self._let_readers_copy()
         if self.pending:
@@ -509,7 +542,9 @@ class Store:
                 continue
             key, old = e.obj, e.old
             if kind == "write" or kind == "status":
-                _restore(objects[key], e)
+                restored = _restore(objects[key], e)
+                for keeper in keepers:
+                    keeper.move_back(key, e.attr, e.value, restored)
             elif kind == "game":
                 setattr(game, e.attr, old)
             elif kind in LISTS:
@@ -522,8 +557,18 @@ class Store:
                     items.insert(key, old)
             elif kind == "lki":
                 game.lki.put_back(key, old, ABSENT)
+            elif kind == "object":
+                now = objects[key]
+                if old is ABSENT:
+                    del objects[key]
+                    for keeper in keepers:
+                        keeper.removed(key, now)
+                else:
+                    objects[key] = old
+                    for keeper in keepers:
+                        keeper.replace(now, old)
             else:
-                container = {"object": objects, "player": game.players, "effect": game.effects}[kind]
+                container = {"player": game.players, "effect": game.effects}[kind]
                 if old is ABSENT:
                     del container[key]
                 else:
@@ -557,10 +602,13 @@ class Store:
         group.reverse()
         self.bulk -= len(group)
         self.extra -= sum(len(b) for b in group) - len(group)
+        keepers = self.keepers
         for w in _in_order(group, latest_first=True):
             if w.at < mark:
                 break
-            _restore(objects[w.obj], w)
+            restored = _restore(objects[w.obj], w)
+            for keeper in keepers:
+                keeper.move_back(w.obj, w.attr, w.value, restored)
         if mark <= last.start:
             return
         kept = []  # what is left of each entry of the group: its writes before `mark`
@@ -629,8 +677,9 @@ def _in_order(group: Iterable[Bulk], latest_first: bool = False) -> list["BulkWr
     return writes
 
 
-def _restore(o: Permanent, e: Any) -> None:
-    """Undo one write or status entry `e` on object `o`."""
+def _restore(o: Permanent, e: Any) -> Any:
+    """Undo one write or status entry `e` on object `o`; the value it holds again (`ABSENT`:
+    a status left out again)."""
     attr = e.attr
     if attr in FIELD_NAMES:
         setattr(o, attr, e.old)
@@ -638,8 +687,10 @@ def _restore(o: Permanent, e: Any) -> None:
         # (it was not there before: a status entry with no old value, or a batch's write flagged
         # `unset` as it was applied; an `Entry` has no flag)
         o.statuses.pop(attr, None)
+        return ABSENT
     else:
         o.statuses[attr] = e.old
+    return e.old
 
 
 class Recorded:

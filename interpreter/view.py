@@ -21,7 +21,7 @@ from dsl.diagnostics import Diagnostic, Span
 from interpreter.budget import BUDGET_HINT
 from interpreter.characteristics import characteristics, controller_of, granted_keywords
 from interpreter.compiled import BEFORE, symbol_value
-from interpreter.indexes import Indexes
+from interpreter.indexes import indexes_of
 from interpreter.store import store_of
 from interpreter.errors import RulesError
 from interpreter.model import PLAIN_FIELDS, Effect, Game, Permanent
@@ -93,7 +93,7 @@ class GameView:
         self.reference_statuses = program.reference_statuses
         # enum statuses: the values other than the default (which objects store by leaving it out)
         self.enum_values = program.enum_values
-        self.indexes = Indexes(game, self.defaults)
+        self.indexes = indexes_of(game, self.defaults)  # (kept by the store, shared by every engine on the game)
         # Objects changed since the last state check settled (None: anything may have changed).
         self.dirty: set[str] | None = None
         self.dirty_scope: set[str] | None = None

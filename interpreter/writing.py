@@ -1,6 +1,6 @@
 """Writing objects into the game through its store (`interpreter.store`): objects are changed
-in place, or replaced by a new object (a zone change), and the indexes, caches, static
-abilities and last known information are kept right."""
+in place, or replaced by a new object (a zone change), and the caches, static abilities and
+last known information are kept right (the store itself keeps the game's indexes right)."""
 
 from __future__ import annotations
 
@@ -9,43 +9,39 @@ from typing import Any, Iterable
 from interpreter.characteristics import LastKnownGroup
 from interpreter.hiding import hidden_by_status, hidden_by_status_all
 from interpreter.model import Permanent
-from interpreter.store import ABSENT, Entry
+from interpreter.store import ABSENT
 from interpreter.write_bits import ANY, CHECKED, HIDES, REACHES, bits_of
 
 
 class ObjectWriter:
     """Changes objects of the game in place (one at a time, or a batch's worth at once), or puts
-    new objects in place of old ones, keeping the view's indexes, its caches of characteristics and sight, the state
-    checks' record of changed objects and the static abilities right; and keeps last known
-    information of objects the game may stop seeing."""
+    new objects in place of old ones, keeping the view's caches of characteristics and sight,
+    the state checks' record of changed objects and the static abilities right (the store
+    keeps the indexes); and keeps last known information of objects the game may stop seeing."""
 
     def __init__(self, view: Any):
         self.view = view  # the game view it reads and writes through
 
     def put(self, new: Permanent, cause: Any) -> None:
         """Put an object into the game, new or in place of the one with its id (a new
-        incarnation of it), keeping indexes and caches right."""
+        incarnation of it), keeping caches right (the store keeps the indexes)."""
         old = self.view.store.put_object(new, cause)
-        self.view.indexes.replace(old, new)
         if self.view.statics.cards:
             self.view.statics.touched(new.id, old, new, ANY)
         self.view.invalidate([new.id])
 
     def set(self, oid: str, cause: Any, journaled: bool = False, **values: Any) -> None:
-        """Set some attributes or statuses of an object in place, keeping indexes and caches
-        right; `journaled`: the journal holds these writes already (a batch's), so they are
-        not journaled again."""
+        """Set some attributes or statuses of an object in place, keeping caches right (the
+        store keeps the indexes); `journaled`: the journal holds these writes already (a
+        batch's), so they are not journaled again."""
         store = self.view.store
         o = self.view.game.objects[oid]
         before = o.copy() if "card" in values else o  # (what static abilities compare: its card)
-        moved = [Entry("write", oid, attr, store.apply_journaled(oid, attr, value) if journaled
-                       else store.write(oid, attr, value, cause), value, cause)
-                 for attr, value in values.items()]
-        defaults = self.view.defaults
-        for m in moved:  # a status never written reads as its default
-            if m.attr in defaults and m.old is ABSENT:
-                m.old = defaults[m.attr]
-        self.view.indexes.move(oid, moved)
+        for attr, value in values.items():
+            if journaled:
+                store.apply_journaled(oid, attr, value)
+            else:
+                store.write(oid, attr, value, cause)
         if self.view.statics.cards:
             self.view.statics.touched(oid, before, o, ANY)
         self.view.invalidate([oid])
@@ -54,8 +50,8 @@ class ObjectWriter:
         """Apply a batch's writes: (id, its writes in order) per object, each write a record
         with `attr`, `old`, `value` and `cause`, none of them a zone, no object new to the game;
         `attrs_written`: every attribute they write, if known. Each object is changed in place
-        (the writes are journaled already, `Store.journal_writes`), and indexes and caches are
-        kept right."""
+        (the writes are journaled already, `Store.journal_writes`; the store moves the objects
+        in the indexes as it writes them), and caches are kept right."""
         view = self.view
         objects, indexes, program, statics = view.game.objects, view.indexes, view.program, view.statics
         write_object = view.store.write_object
@@ -106,7 +102,6 @@ class ObjectWriter:
                 else:
                     hidden.pop(oid, None)
             chars_pop(oid, None)
-        indexes.move_all(changes)  # every object's, before static abilities read the indexes
         self._after_moves(touched, hosts, local, hide_later)
 
     def _after_moves(self, touched: list[tuple], hosts: list[str], local: bool, hide_later: Iterable[str]) -> None:
@@ -136,8 +131,7 @@ class ObjectWriter:
         """`put_all` for the journaled runs of a batch (`store.Bulk` entries, at most one
         write per object and attribute, none to a zone, a card or an attachment; hide rules
         and static abilities that look only at their own object): each run is applied in
-        place (`Store.apply_bulk`) and moved in the indexes as a whole (`Indexes.move_bulk`),
-        and the caches put right run by run, as `put_all` puts them right object by object:
+        place (`Store.apply_bulk`, which moves them in the indexes as a whole), and the caches put right run by run, as `put_all` puts them right object by object:
         `touched` holds every object written, in the order of its first write."""
         view = self.view
         statics, store, indexes, defaults = view.statics, view.store, view.indexes, view.defaults
@@ -167,9 +161,7 @@ class ObjectWriter:
         chars = view._chars
         for oid in chars.keys() & touched.keys():
             del chars[oid]
-        for b in runs:
-            indexes.move_bulk(b)
-        statics.touched_runs(runs, masks_of)  # (once the indexes are moved, as `_after_moves` does)
+        statics.touched_runs(runs, masks_of)  # (the indexes moved, as `_after_moves` has them)
         self._after_moves([], hosts, True, hide_later)
 
     def _hidden_again(self, runs: list, hide_later: list[str]) -> None:
@@ -242,8 +234,7 @@ class ObjectWriter:
 
     def restored(self) -> None:
         """The game was set back (`Store.undo`, which calls this for every engine on the game:
-        `Store.watched_by`): forget everything worked out from it (indexes, characteristics,
-        sight, static abilities, what state checks look at again)."""
-        view = self.view
-        view.indexes.by = None
-        view.invalidate()
+        `Store.watched_by`): forget everything worked out from it (characteristics, sight,
+        static abilities, what state checks look at again; the store has kept the indexes
+        right as it undid each change)."""
+        self.view.invalidate()

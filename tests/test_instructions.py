@@ -19,11 +19,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository r
 from bench import instructions  # noqa: E402
 
 
-@pytest.mark.parametrize("engine", instructions.ENGINES + ("interpreter setup",))
+@pytest.mark.parametrize("engine", instructions.ENGINES + ("interpreter setup", "game indexes"))
 @pytest.mark.parametrize("step", ["ready", "step"])
 def test_the_counted_script_runs_for_every_engine(engine, step):
     """Each engine's child script builds a small board, gets ready and (with "step") plays its
-    step or, for the interpreter's setup, makes the Engine and settles it."""
+    step or, for the interpreter's setup, makes the Engine and settles it (for the game's
+    indexes, builds them)."""
     proc = subprocess.run([sys.executable, "-c", instructions.CHILD.format(root=str(instructions.ROOT)),
                            engine, "300", step], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -31,14 +32,15 @@ def test_the_counted_script_runs_for_every_engine(engine, step):
 
 def test_the_goals_pair_each_step_with_its_own_run_without_it():
     """Issue 17's goals: the interpreter's step over the fast reference's at 10,000 and
-    100,000, each one's 100,000 over its 10,000, and the setup at 100,000 over the step there,
-    from counts made up so that each pairing gives its own answer."""
+    100,000, each one's 100,000 over its 10,000, and the setup at 100,000 over the step there
+    (without and with the game's indexes), from counts made up so that each pairing gives its
+    own answer."""
     readies = {("interpreter", 10_000): 1_000, ("interpreter", 100_000): 9_000,
                ("fast reference", 10_000): 500, ("fast reference", 100_000): 4_000,
-               ("interpreter setup", 100_000): 7_000}
+               ("interpreter setup", 100_000): 7_000, ("game indexes", 100_000): 6_000}
     steps = {("interpreter", 10_000): 60, ("interpreter", 100_000): 720,
              ("fast reference", 10_000): 20, ("fast reference", 100_000): 160,
-             ("interpreter setup", 100_000): 1_440}
+             ("interpreter setup", 100_000): 1_440, ("game indexes", 100_000): 720}
     asked = []
 
     def count(engine: str, n: int, step: bool) -> int:
@@ -52,3 +54,4 @@ def test_the_goals_pair_each_step_with_its_own_run_without_it():
     assert found["ratio_fast_100k"] == 4.5
     assert found["scaling_interpreter"] == 12.0 and found["scaling_fast_reference"] == 8.0
     assert found["interpreter_setup_100k"] == 1_440 and found["setup_over_step_100k"] == 2.0
+    assert found["game_indexes_100k"] == 720 and found["setup_with_indexes_over_step_100k"] == 3.0

@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, given, note, settings, strategies as st
 
 from dsl.diagnostics import DiagnosticError
 from interpreter.engine import Engine
+from interpreter.indexes import Indexes
 from interpreter.model import DATA_FIELDS, Game
 from interpreter.rulebook import load_version
 from interpreter.scenario import ScenarioRun, build_game
@@ -452,3 +453,93 @@ def test_undo_puts_back_a_spell_held_on_the_stack_and_targets_chosen_in_advance(
     assert [card for card, _choice in engine.game.choices] == ["Phase Warden"]
     engine.store.undo(mark)
     assert engine.game.choices == [] and play.unused_target_choices() == []
+
+
+# ============================================================== the game's indexes
+
+
+def _index_entries(indexes: Indexes) -> dict:
+    """(attribute, value) -> the ids an index gives for it, each non-empty entry."""
+    return {(attr, value): frozenset(ids) for attr, table in indexes.by.items() for value, ids in table.items() if ids}
+
+
+def _same_as_built_afresh(indexes: Indexes, game: Game, where: str) -> None:
+    fresh = Indexes(game, indexes.defaults)
+    fresh.ready()
+    assert _index_entries(indexes) == _index_entries(fresh), f"the kept indexes differ from fresh ones {where}"
+    assert sorted(indexes.order, key=indexes.order.__getitem__) == list(game.objects), \
+        f"the kept indexes put the objects in another order than the game's {where}"
+
+
+@UNDO_SETTINGS
+@given(st.data())
+def test_the_games_indexes_are_kept_by_its_store_through_play_undo_and_a_new_engine(data):
+    """The indexes (what is attached to what, owners, controllers, cards, tokens, types,
+    keywords, declared statuses) belong to the game's store (issue 17 item 4): every engine on
+    the game shares them, none rebuilds them, and the store keeps them right as engines write,
+    as objects are added and as changes are undone, so that at every point they are the ones
+    built afresh from the objects, in the game's order."""
+    ch, book, players, active, pieces, scn = _generated(data)
+    game = build_game(scn, book)
+    store = store_of(game)
+    first = GeneratedGame(players, active, pieces, ScenarioRun(scn, book, "<generated>", game=game))
+    indexes = first.run.engine.indexes.ready()
+    built = indexes.by  # (the same tables throughout: never built again)
+    marks = [store.mark()]
+    for _ in range(ch.integer(1, 6)):
+        first.play(choose_step(ch, first))
+        marks.append(store.mark())
+        _same_as_built_afresh(indexes, game, f"after {first.script[-1]!r}")
+    note("\n".join(first.script))
+    back = ch.pick(marks[:-1])
+    store.undo(back)
+    _same_as_built_afresh(indexes, game, f"after an undo to {back}")
+    again = GeneratedGame(players, active, pieces, ScenarioRun(scn, book, "<generated>", game=game))
+    assert again.run.engine.indexes is indexes, "a second engine on the game shares its indexes"
+    for _ in range(ch.integer(1, 3)):
+        again.play(choose_step(ch, again))
+        _same_as_built_afresh(indexes, game, f"after {again.script[-1]!r}, played by a second engine")
+    assert indexes.by is built, "the indexes were built again instead of being kept"
+
+
+@pytest.mark.parametrize("backend", ["closures", "generated"])
+def test_the_games_indexes_take_in_an_object_added_and_let_it_go_on_undo(backend):
+    """A creature spell that resolves becomes a new object of the game (608.3): the store adds
+    it to the indexes in the game's order, and takes it out again when the cast is undone,
+    without building them again."""
+    from interpreter import api
+
+    play = api.new_game("2026-09-25", permanents=[{"name": "bear", "card": "Grizzly Bears", "controller": "Alice"}],
+                        backend=backend)
+    game, store = play.engine.game, play.engine.store
+    indexes = play.engine.indexes.ready()
+    built, mark = indexes.by, store.mark()
+    play.cast("Phasing Sentinel", "Bob")
+    assert game.objects["phasing_sentinel"].zone == "battlefield"
+    assert "phasing_sentinel" in indexes.lookup("controller", "Bob")
+    _same_as_built_afresh(indexes, game, "after the spell resolved")
+    store.undo(mark)
+    assert "phasing_sentinel" not in game.objects
+    _same_as_built_afresh(indexes, game, "after the cast was undone")
+    assert indexes.by is built, "the indexes were built again instead of being kept"
+
+
+def test_the_games_indexes_follow_a_step_of_bulk_writes_undone_part_by_part():
+    """An untap step played in generated Python writes its batches as runs (bulk journal
+    entries); undone to positions inside those runs, then to the step's start, the store moves
+    the indexes back write by write, so that they are always those built afresh."""
+    from interpreter.program import Program
+
+    game = _board(300)
+    engine = Engine(Program.of(load_version("2026-09-25"), "generated"), game)
+    engine.settle()
+    indexes = engine.indexes.ready()
+    store, built = engine.store, indexes.by
+    start = store.mark()
+    engine.run_hook("untap step", game.active)
+    end = store.mark()
+    assert any(e.kind == "bulk" for e in store.entries), "the step wrote runs"
+    for back in (end - 1, (start + end) // 2, start + 1, start):
+        store.undo(back)
+        _same_as_built_afresh(indexes, game, f"after an undo to {back} (the step took {start} to {end})")
+    assert indexes.by is built, "the indexes were built again instead of being kept"
