@@ -18,7 +18,8 @@ of the interpreter and of the fast reference at 10,000 and at 100,000 permanents
 ratio, and how each scales from one board to the other), and the interpreter's setup at
 100,000 (making the Engine on the board and its first state check, `Engine.settle`) beside
 its step there, with the game's indexes (which the game's store keeps for every engine on
-it, `interpreter.indexes.indexes_of`) counted apart, as bench/run.py times them. About six minutes on two cores; `--json` prints the figures as one object.
+it, `interpreter.indexes.indexes_of`) counted apart, as bench/run.py times them. About four
+minutes on two cores; `--json` prints the figures as one object.
 """
 
 from __future__ import annotations

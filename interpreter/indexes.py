@@ -7,9 +7,9 @@ change the answer (control and keyword effects), so a query always re-checks its
 
 The game's store keeps them (`Store.kept_for`): one `Indexes` per set of declared statuses,
 made the first time an engine on the game asks, built when first read, and kept right by
-the store as it changes objects, undoes changes or adds objects (the `Keeper` methods:
-`move`, `move_bulk`, `replace`, `removed`, `move_back`), so that every engine on the game
-shares them and none rebuilds them, after an undo either.
+the store as it changes objects, adds them or undoes changes (it calls `move`, `move_bulk`,
+`replace`, `removed` and `move_back`), so that every engine on the game shares them and
+none builds them again, after an undo either.
 """
 
 from __future__ import annotations

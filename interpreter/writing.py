@@ -131,8 +131,9 @@ class ObjectWriter:
         """`put_all` for the journaled runs of a batch (`store.Bulk` entries, at most one
         write per object and attribute, none to a zone, a card or an attachment; hide rules
         and static abilities that look only at their own object): each run is applied in
-        place (`Store.apply_bulk`, which moves them in the indexes as a whole), and the caches put right run by run, as `put_all` puts them right object by object:
-        `touched` holds every object written, in the order of its first write."""
+        place (`Store.apply_bulk`, which moves them in the indexes as a whole), and the
+        caches put right run by run, as `put_all` puts them right object by object: `touched`
+        holds every object written, in the order of its first write."""
         view = self.view
         statics, store, indexes, defaults = view.statics, view.store, view.indexes, view.defaults
         bits, work_out = view._write_bits, self.write_bits
