@@ -8,6 +8,8 @@ journal (issue 17, item 4).
 - With checkpoints the journal stays bounded; without, it grows with the game.
 - A zone change makes a new incarnation of the object, linked to the old one (400.7), and
   changes nothing the scenarios see.
+- The game's indexes belong to its store: shared by every engine on the game, kept right as
+  engines write, as objects are added and as changes are undone, never built again.
 """
 
 from __future__ import annotations
