@@ -150,46 +150,40 @@ class Indexes:
 
     def move_back(self, oid: str, attr: str, value: Any, old: Any) -> None:
         """Object `oid`'s `attr` set back from `value` to `old` by an undo (`ABSENT`: a status
-        left out again, which reads as its default)."""
-        if self.by is not None:
-            self.move_all([(oid, (Moved(attr, value, self.defaults.get(attr) if old is ABSENT else old),))])
+        left out again)."""
+        self.move(oid, (Moved(attr, value, old),))
 
     def move(self, oid: str, changes: Iterable[Moved]) -> None:
         """Object `oid`'s stored `attr` went from `old` to `value`, for each change (a `Moved`,
-        or any record with those three fields, such as the engine's writes)."""
-        self.move_all([(oid, changes)])
-
-    def move_all(self, moves: Iterable[tuple[str, Iterable[Moved]]]) -> None:
-        """`move` for many objects: (id, its changes) each. (An old value `ABSENT`: a status
-        the object had never had written, at its default.)"""
+        or any record with those three fields, such as the engine's writes). (`ABSENT`, old or
+        new: a status not written on the object, which reads as its default.)"""
         by, statuses = self.by, self.status_indexes
         if by is None:
             return
-        for oid, changes in moves:
-            for c in changes:
-                name, a, b = c.attr, c.old, c.value
-                if a == b:
-                    continue
-                status = statuses.get(name)
-                if status is not None:  # (a status's default is not indexed)
-                    index, default = status
-                    if a != default and a is not ABSENT:
-                        index[a].discard(oid)
-                    if b != default:
-                        index[b].add(oid)
-                elif name in FIELD_SET:
-                    by[name][a].discard(oid)
-                    by[name][b].add(oid)
-                elif name in ("types", "keywords"):
-                    if name == "types":  # (as the object holds them)
-                        a, b = lower_types(a), lower_types(b)
-                    for value in set(a) - set(b):
-                        by[name][value].discard(oid)
-                    for value in set(b) - set(a):
-                        by[name][value].add(oid)
+        for c in changes:
+            name, a, b = c.attr, c.old, c.value
+            if a == b:
+                continue
+            status = statuses.get(name)
+            if status is not None:  # (a status's default is not indexed)
+                index, default = status
+                if a != default and a is not ABSENT:
+                    index[a].discard(oid)
+                if b != default and b is not ABSENT:
+                    index[b].add(oid)
+            elif name in FIELD_SET:
+                by[name][a].discard(oid)
+                by[name][b].add(oid)
+            elif name in ("types", "keywords"):
+                if name == "types":  # (as the object holds them)
+                    a, b = lower_types(a), lower_types(b)
+                for value in set(a) - set(b):
+                    by[name][value].discard(oid)
+                for value in set(b) - set(a):
+                    by[name][value].add(oid)
 
     def move_bulk(self, b: Bulk) -> None:
-        """`move_all` for the writes of a `store.Bulk` entry: one attribute of many objects,
+        """`move` for the writes of a `store.Bulk` entry: one attribute of many objects,
         each going from its old value to the run's one value or to its own in a column."""
         by = self.by
         if by is None or not len(b):
@@ -199,7 +193,8 @@ class Indexes:
         if status is None and attr not in FIELD_SET:
             if attr in INDEXED:  # (types, keywords: each of their elements)
                 news = values if values is not None else [value] * len(objs)
-                self.move_all([(oid, (Moved(attr, old, new),)) for oid, old, new in zip(objs, olds, news)])
+                for oid, old, new in zip(objs, olds, news):
+                    self.move(oid, (Moved(attr, old, new),))
             return  # (anything else is not indexed)
         index, default = status if status is not None else (by[attr], _NO_DEFAULT)
         if values is not None:

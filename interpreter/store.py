@@ -167,7 +167,7 @@ class Store:
     """Changes one game and journals each change (see the module's docstring)."""
 
     __slots__ = ("game", "entries", "base", "dropped", "extra", "bulk", "keep", "pending", "readers", "derived",
-                 "held", "keepers")
+                 "keepers")
 
     def __init__(self, game: Game, keep: str = "game"):
         self.game = game
@@ -181,17 +181,15 @@ class Store:
         self.readers: dict[int, Any] = {}  # id -> what holds blocks of the journal (traces), to `materialize`
         # what engines worked out from the game, each as a weak reference to the method that forgets it
         self.derived: list[weakref.WeakMethod] = []
-        self.held: dict[Any, Any] = {}  # key -> what is kept right as objects change (`kept_for`)
-        self.keepers: tuple = ()  # the same, in the order they were made
+        self.keepers: dict[Any, Any] = {}  # key -> what it keeps right as objects change (`kept_for`)
 
     def kept_for(self, key: Any, make: Callable[[], Any]) -> Any:
         """What is kept for `key` (made by `make()` the first time): the game's indexes for a
         set of declared statuses. The store passes every change of an object on to it, as it
         makes the change or undoes it (see the module's docstring)."""
-        keeper = self.held.get(key)
+        keeper = self.keepers.get(key)
         if keeper is None:
-            keeper = self.held[key] = make()
-            self.keepers += (keeper,)
+            keeper = self.keepers[key] = make()
         return keeper
 
     # ------------------------------------------------------------ objects
@@ -250,20 +248,18 @@ class Store:
             else:
                 for oid, value in zip(b.objs, b.values):
                     setattr(objects[oid], attr, lower_types(value) if attr == "types" else value)
-            for keeper in self.keepers:
-                keeper.move_bulk(b)
-            return
-        of = [objects[oid].statuses for oid in b.objs]
-        if default is ABSENT or (one := b.one_old()) is MIXED or one == default:
-            b.unset = {k for k, statuses in enumerate(of) if attr not in statuses}
-        if b.values is None:
-            value = b.value
-            for statuses in of:
-                statuses[attr] = value
         else:
-            for statuses, value in zip(of, b.values):
-                statuses[attr] = value
-        for keeper in self.keepers:
+            of = [objects[oid].statuses for oid in b.objs]
+            if default is ABSENT or (one := b.one_old()) is MIXED or one == default:
+                b.unset = {k for k, statuses in enumerate(of) if attr not in statuses}
+            if b.values is None:
+                value = b.value
+                for statuses in of:
+                    statuses[attr] = value
+            else:
+                for statuses, value in zip(of, b.values):
+                    statuses[attr] = value
+        for keeper in self.keepers.values():
             keeper.move_bulk(b)
 
     def flag_unset(self, writes: Iterable) -> None:
@@ -286,7 +282,7 @@ class Store:
                 if attr not in statuses:
                     w.unset = True
                 statuses[attr] = w.value
-        for keeper in self.keepers:
+        for keeper in self.keepers.values():
             keeper.move(o.id, writes)
 
     def object_at(self, oid: str, mark: int) -> Permanent | None:
@@ -379,7 +375,7 @@ class Store:
             e = Entry("status", oid, attr, old, value, cause)
             o.statuses[attr] = value
         self.entries.append(e)
-        for keeper in self.keepers:
+        for keeper in self.keepers.values():
             keeper.move(oid, (e,))
         return old
 
@@ -396,7 +392,7 @@ class Store:
             o.statuses[attr] = value
         if self.keepers:
             moved = (Entry("write", oid, attr, old, value, None),)
-            for keeper in self.keepers:
+            for keeper in self.keepers.values():
                 keeper.move(oid, moved)
         return old
 
@@ -407,7 +403,7 @@ class Store:
         old = objects.get(o.id)
         self.entries.append(Entry("object", o.id, None, ABSENT if old is None else old, o, cause))
         objects[o.id] = o
-        for keeper in self.keepers:
+        for keeper in self.keepers.values():
             keeper.replace(old, o)
         return old
 
@@ -526,7 +522,7 @@ class Store:
                 f"not {mark!r}", Span("undo()", 0, 0, 0, 0), "take one with store.mark() before the changes to undo"))
         if mark < self.base:
             raise _trimmed(self, mark, "undo()")
-        game, entries, keepers = self.game, self.entries, self.keepers
+        game, entries, keepers = self.game, self.entries, self.keepers.values()
         objects = game.objects
         self._let_readers_copy()
         if self.pending:
@@ -542,9 +538,7 @@ class Store:
                 continue
             key, old = e.obj, e.old
             if kind == "write" or kind == "status":
-                restored = _restore(objects[key], e)
-                for keeper in keepers:
-                    keeper.move_back(key, e.attr, e.value, restored)
+                self._set_back(e)
             elif kind == "game":
                 setattr(game, e.attr, old)
             elif kind in LISTS:
@@ -578,6 +572,13 @@ class Store:
             if forget is not None:
                 forget()
 
+    def _set_back(self, e: Any) -> None:
+        """Undo one write of an object (an entry of kind "write" or "status", or a bulk entry's
+        `BulkWrite`), and move the object back in what the store keeps (`kept_for`)."""
+        restored = _restore(self.game.objects[e.obj], e)
+        for keeper in self.keepers.values():
+            keeper.move_back(e.obj, e.attr, e.value, restored)
+
     def _undo_remembered(self, e: Remembered, mark: int) -> None:
         """Undo the last known information `e` (just taken off the journal) kept at `mark` and
         after: what it kept before `mark` goes back on the journal."""
@@ -595,20 +596,17 @@ class Store:
         `last`, was just taken off the journal: the rest of the group, taken off too, goes back
         on it holding only the writes before `mark` (in position order, each write undone as
         its own entry would be)."""
-        entries, objects = self.entries, self.game.objects
+        entries = self.entries
         group = [last]
         while entries and entries[-1].kind == "bulk" and entries[-1].end == last.end:
             group.append(entries.pop())
         group.reverse()
         self.bulk -= len(group)
         self.extra -= sum(len(b) for b in group) - len(group)
-        keepers = self.keepers
         for w in _in_order(group, latest_first=True):
             if w.at < mark:
                 break
-            restored = _restore(objects[w.obj], w)
-            for keeper in keepers:
-                keeper.move_back(w.obj, w.attr, w.value, restored)
+            self._set_back(w)
         if mark <= last.start:
             return
         kept = []  # what is left of each entry of the group: its writes before `mark`

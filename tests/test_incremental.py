@@ -30,6 +30,7 @@ from hypothesis import strategies as st
 from dsl import ast
 from interpreter import program
 from interpreter.engine import Engine
+from interpreter.indexes import Indexes
 from interpreter.refs import Obj, PlayerRef
 from interpreter.view import FALSY, GameView
 from test_game_properties import BOOK, SETTINGS, HypothesisChooser, choose_step, start_game
@@ -77,10 +78,10 @@ def by_brute_force(view: GameView, each: ast.Each, env: dict) -> list[Obj]:
     return chosen
 
 
-def index_sets(view: GameView) -> dict:
-    view.indexes._ready()
-    return {(attr, value): frozenset(ids) for attr, table in view.indexes.by.items()
-            for value, ids in table.items() if ids}
+def index_sets(indexes: Indexes) -> dict:
+    """(attribute, value) -> the ids the indexes give for it, each non-empty entry (built first)."""
+    indexes.ready()
+    return {(attr, value): frozenset(ids) for attr, table in indexes.by.items() for value, ids in table.items() if ids}
 
 
 def check_against_a_fresh_engine(engine: Engine, data, where: str) -> None:
@@ -98,7 +99,7 @@ def check_against_a_fresh_engine(engine: Engine, data, where: str) -> None:
     fresh.statics.refresh()
     assert engine.statics.merged == fresh.statics.merged, f"613: static contributions differ{where}"
     if engine.indexes.by is not None:
-        assert index_sets(engine) == index_sets(fresh), f"indexes differ{where}"
+        assert index_sets(engine.indexes) == index_sets(fresh.indexes), f"indexes differ{where}"
 
     values = [None, *(PlayerRef(p) for p in engine.game.players), *(Obj(o) for o in engine.game.objects)]
     for each in queries(engine.rulebook):

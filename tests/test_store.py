@@ -30,7 +30,7 @@ from interpreter.rulebook import load_version
 from interpreter.scenario import ScenarioRun, build_game
 from interpreter.store import JournalTrimmed, store_of
 from test_game_properties import BOOK, GeneratedGame, HypothesisChooser, board_text, choose_step, generate_board, parse_scenario
-from test_incremental import check_against_a_fresh_engine
+from test_incremental import check_against_a_fresh_engine, index_sets
 
 ROOT = Path(__file__).resolve().parent.parent
 INTERPRETER = ROOT / "interpreter"
@@ -460,15 +460,9 @@ def test_undo_puts_back_a_spell_held_on_the_stack_and_targets_chosen_in_advance(
 # ============================================================== the game's indexes
 
 
-def _index_entries(indexes: Indexes) -> dict:
-    """(attribute, value) -> the ids an index gives for it, each non-empty entry."""
-    return {(attr, value): frozenset(ids) for attr, table in indexes.by.items() for value, ids in table.items() if ids}
-
-
 def _same_as_built_afresh(indexes: Indexes, game: Game, where: str) -> None:
     fresh = Indexes(game, indexes.defaults)
-    fresh.ready()
-    assert _index_entries(indexes) == _index_entries(fresh), f"the kept indexes differ from fresh ones {where}"
+    assert index_sets(indexes) == index_sets(fresh), f"the kept indexes differ from fresh ones {where}"
     assert sorted(indexes.order, key=indexes.order.__getitem__) == list(game.objects), \
         f"the kept indexes put the objects in another order than the game's {where}"
 
