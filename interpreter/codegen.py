@@ -328,7 +328,15 @@ class Emitter:
         if attr in ("owner", "attached_to") or attr in PLAIN_FIELDS:
             return f"{o}.{attr}"
         if attr in ("power", "toughness"):
-            return self.memoized(f"printed_or_changed(eng, {o}, {oid}, {attr!r})", attr)
+            source = f"printed_or_changed(eng, {o}, {oid}, {attr!r})"
+            if self.memo is not None:  # (the one pass of state checks, over many objects: its
+                # commonest answer written out, as `printed_or_changed` gives it first: the
+                # printed value while static abilities are worked out, no effect exists, and
+                # neither a counter nor a static ability changes the object's)
+                settled = self.lookup("eng.statics.stale is not None and not eng.statics.stale and not game.effects")
+                merged = self.lookup("eng.statics.merged")
+                source = f"({o}.{attr} if {settled} and not {o}.counters and {oid} not in {merged} else {source})"
+            return self.memoized(source, attr)
         return None
 
     def memoized(self, source: str, base: str) -> str:
@@ -856,8 +864,8 @@ def compile_check_pass(compiler: Any, checks: list[tuple[ast.Each, Any]]) -> Cal
     found = [em.fresh("chosen") for _check in checks]
     for local in found:
         em.line(1, f"{local} = []")
-    em.line(1, "for oid in ids:")
-    em.line(2, "o = objects.get(oid)")
+    # (a game's first check passes over the game's objects themselves, in its order)
+    em.line(1, "for oid, o in (objects.items() if ids is objects else zip(ids, map(objects.get, ids))):")
     em.line(2, "if o is None:")
     em.line(3, "continue")
     em.line(2, "zone = o.zone")
