@@ -128,7 +128,7 @@ def gifts_of(direct: dict[str, tuple[DirectGift, ...] | None], view: Any, source
             continue
         gift = gifts[0]
         target = reach(gift, view, o, objects, players)
-        if target is None:
+        if target is None or not gift.gives:  # (it reaches nothing, or gives it nothing)
             append((src, [], None, ()))
         else:
             gives = gift.gives

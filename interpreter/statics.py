@@ -31,7 +31,7 @@ from collections import defaultdict
 from typing import TYPE_CHECKING, Any, Iterable, Protocol, Sequence
 
 from dsl import ast
-from interpreter.direct_statics import direct_gifts, gifts_of, give
+from interpreter.direct_statics import direct_gifts, gifts_of, give, reach
 from interpreter.refs import Obj, PlayerRef
 from interpreter.write_bits import HIDES, REACHES, SOURCES
 
@@ -182,17 +182,27 @@ class Statics:
 
     def refresh(self) -> set[str]:
         """Work the stale sources out again; the objects whose contributions changed."""
-        view = self.view
-        if self.stale is None:
-            sources = set()
-            for name in self.cards:
-                sources |= view.indexes.lookup("card", name)
-            sources |= self.by_source.keys()
-        else:
-            sources = self.stale
+        sources = self.every_source() if self.stale is None else self.stale
         self.stale = set()
         if not sources:
             return set()
+        if not self.by_source:  # (nothing worked out yet, or nothing given: `by_target` and `merged` empty too)
+            return self.first_look(sources)
+        return self.look_again(sources)
+
+    def every_source(self) -> set[str]:
+        """Every object that may give something: those of the cards with static abilities,
+        and those that gave something when last worked out."""
+        sources: set[str] = set()
+        for name in self.cards:
+            sources |= self.view.indexes.lookup("card", name)
+        sources |= self.by_source.keys()
+        return sources
+
+    def look_again(self, sources: set[str]) -> set[str]:
+        """`refresh` of some sources (those that are stale), what each gives now compared
+        with what it gave; the objects whose contributions changed."""
+        view = self.view
         by_source, reached, by_target, compute = self.by_source, self.reached, self.by_target, self.compute
         scope, view.dirty_scope = view.dirty_scope, None  # a source reaches beyond the objects being checked
         try:
@@ -244,6 +254,57 @@ class Statics:
             if merged != merged_now.get(target):
                 changed.add(target)
                 merged_now[target] = merged
+        view.writer.contributions_changed(changed)
+        return changed
+
+    def first_look(self, sources: set[str]) -> set[str]:
+        """`refresh` where nothing is worked out yet (a new engine's first look at a board,
+        often tens of thousands of Auras and Equipment): every source is new and every object
+        it gives something to changes, so each is written straight into the tables, with
+        nothing to compare it with and nothing to take back; the tables end as `refresh`
+        would leave them, the same budget counted in the same order
+        (tests/test_direct_statics.py). A source whose abilities are all of the shape
+        `interpreter.direct_statics` reads off the source, one of them, is read so here."""
+        view = self.view
+        objects, players = view.game.objects, view.game.players
+        by_source, reached, by_target, direct = self.by_source, self.reached, self.by_target, self.direct
+        scope, view.dirty_scope = view.dirty_scope, None  # a source reaches beyond the objects being checked
+        try:
+            for src in sources:
+                o = objects.get(src)
+                gifts = direct.get(o.card) if o is not None and o.zone == "battlefield" else None
+                if gifts is not None and len(gifts) == 1:  # (the commonest: an Aura's or an Equipment's one ability)
+                    gift = gifts[0]
+                    target = reach(gift, view, o, objects, players)
+                    if target is not None and gift.gives:
+                        gives = gift.gives
+                        by_source[src] = [(target, c) for c in gives]
+                        by_target[target][src] = list(gives)
+                        reached[src] = (target,)
+                    continue
+                now = self.compute(src) if gifts is None else give(gifts, view, o)
+                if not now:
+                    continue  # (a source that gives nothing is not kept)
+                by_source[src] = now
+                grouped: dict[str, list[Contribution]] = defaultdict(list)
+                for target, c in now:
+                    grouped[target].append(c)
+                for target, cs in grouped.items():
+                    by_target[target][src] = cs
+                reached[src] = tuple(grouped)
+        except BaseException:  # (over budget: left as `refresh` leaves it, nothing worked out)
+            by_source.clear(), reached.clear(), by_target.clear()
+            raise
+        finally:
+            view.dirty_scope = scope
+        order, merged = view.indexes.order, self.merged
+        for target, per_source in by_target.items():
+            if len(per_source) == 1:  # (one source: no order to put them in)
+                ((src, cs),) = per_source.items()
+                merged[target] = [(src, c) for c in cs]
+            else:
+                merged[target] = [(src, c) for src in sorted(per_source, key=order.__getitem__) for c in per_source[src]]
+        changed = set(merged)
         view.writer.contributions_changed(changed)
         return changed
 

@@ -2,11 +2,13 @@
 
 A first look at a large board (`Engine.settle` on a new engine) works out, for every object,
 what static abilities give it (604.1, 613), its indexes and whether a hide rule hides it
-(702.26b). Three shortcuts make that cheaper, and each must give what the general way gives:
+(702.26b). Four shortcuts make that cheaper, and each must give what the general way gives:
 
 - static abilities of the shape `each x where this.A is x: x gets ...` read off their source
   (`interpreter.direct_statics`) give what `GameView.collect_static` gives, in the same
   order, counting the same selection budget, one source at a time and all at once;
+- a new engine's first refresh (`Statics.first_look`, every source new) leaves the tables of
+  what sources give as working each out and comparing it with nothing leaves them;
 - the indexes built one attribute at a time (`Indexes._build`) hold what indexing each
   object in turn (`Indexes._entries`) holds, and `Indexes.sort` keeps the game's order;
 - the cache of hidden objects filled at once (`Hiding.cache_every_object`) says what
@@ -35,8 +37,8 @@ from interpreter.model import Effect, Game, Player, Permanent
 from interpreter.rulebook import load_version
 
 # Test cards: static abilities of the shape the shortcut takes (two on one card; reversed; a
-# block; anchored on a status naming an object; in every zone; one ability giving two things),
-# and one it does not take.
+# block; anchored on a status naming an object; in every zone; one ability giving two things;
+# one giving nothing), and one it does not take.
 TEST_CARDS = '''
 card "Test Relic" {
   types artifact
@@ -56,6 +58,11 @@ card "Test Standard" {
     x gains vigilance }
 }
 
+card "Test Blank" {
+  types enchantment aura
+  static: each x where this.attached_to is x: { }
+}
+
 card "Test Charm" {
   types enchantment aura
   static: each x where this.attached_to is x and x is a creature: x gets +1/+1
@@ -63,7 +70,7 @@ card "Test Charm" {
 '''
 BOOK = load_version("2026-09-25").with_cards(item for item in parse(TEST_CARDS).items if isinstance(item, ast.Card))
 CARDS = ("Grizzly Bears", "Breezekeeper", "Holy Strength", "Bonesplitter", "Shifting Mantle", "Glorious Anthem",
-         "Test Relic", "Test Banner", "Test Standard", "Test Charm")
+         "Test Relic", "Test Banner", "Test Standard", "Test Charm", "Test Blank")
 PLAYERS = ("Alice", "Bob", "Carol")
 ZONES = ("battlefield", "battlefield", "battlefield", "graveyard", "exile", "nowhere")
 SETTINGS = settings(max_examples=120, deadline=None)
@@ -185,6 +192,38 @@ def test_the_first_refresh_gives_every_object_what_its_sources_give(game):
     for oid in game.objects:
         seen = [c for src, c in expected.get(oid, []) if engine.visible(src)]
         assert list(engine.statics.of(oid)) == seen, oid
+
+
+def tables(statics) -> tuple:
+    """What a `Statics` has worked out: by source, what each reaches, by target (no empty
+    entries), merged per target."""
+    return (statics.by_source, statics.reached, {t: per for t, per in statics.by_target.items() if per},
+            statics.merged)
+
+
+@SETTINGS
+@given(games(), st.integers(0, 12))
+def test_the_first_look_leaves_what_working_every_source_out_again_leaves(game, budget):
+    """A new engine's first refresh (`Statics.first_look`, every source new) leaves the tables
+    of what static abilities give (604.1, 613) as working each source out and comparing it
+    with nothing (`Statics.look_again`) leaves them, reports the same objects changed, counts
+    the same selection budget, and, over budget, fails with the same error and keeps nothing."""
+    fresh, again = Engine(BOOK, game), Engine(BOOK, game)
+    sources = fresh.statics.every_source()  # (gathered as `refresh` gathers them: met in the same order)
+    results = []
+    assert fresh.statics.stale is None  # (every source to work out)
+    again.statics.stale = set()  # (as `refresh` leaves it before it works them out)
+    for engine, work_out in ((fresh, fresh.statics.refresh), (again, lambda: again.statics.look_again(sources))):
+        engine.iterations_left = budget
+        try:
+            results.append((work_out(), engine.iterations_left))
+        except Exception as error:  # (RulesError: over the iterations budget)
+            results.append((str(error), engine.iterations_left))
+    assert results[0] == results[1]
+    assert tables(fresh.statics) == tables(again.statics)
+    if isinstance(results[0][0], str):
+        assert tables(fresh.statics) == ({}, {}, {}, {}), "over budget: nothing kept"
+    assert fresh.dirty == again.dirty and fresh._chars == again._chars
 
 
 @SETTINGS
