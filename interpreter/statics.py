@@ -73,6 +73,15 @@ class ContributionsListener(Protocol):
 Contribution = tuple[str, Any]  # ("pump", (p, t)) or ("grant", keyword)
 
 
+def in_source_order(per_source: dict[str, list[Contribution]], order: dict[str, int]) -> list[tuple[str, Contribution]]:
+    """What the sources of one object give it, (source, contribution) source by source in the
+    game's order (`order`: id -> place), each source's in the order it gives them."""
+    if len(per_source) == 1:  # (one source: no order to put them in)
+        ((src, cs),) = per_source.items()
+        return [(src, c) for c in cs]
+    return [(src, c) for src in sorted(per_source, key=order.__getitem__) for c in per_source[src]]
+
+
 class Statics:
     def __init__(self, view: StaticsHost):
         self.view = view
@@ -222,19 +231,13 @@ class Statics:
                     if not now:
                         del by_source[src], reached[src]
                         continue
-                by_source[src] = now
                 if one is not None:  # (the commonest: everything to one target)
+                    by_source[src] = now
                     by_target[one][src] = given
                     reached[src] = (one,)
                     touch(one)
                     continue
-                grouped: dict[str, list[Contribution]] = defaultdict(list)
-                for target, c in now:
-                    grouped[target].append(c)
-                for target, cs in grouped.items():
-                    by_target[target][src] = cs
-                    touched_targets.add(target)
-                reached[src] = tuple(grouped)
+                touched_targets.update(self.keep(src, now))
         finally:
             view.dirty_scope = scope
         changed = set()
@@ -246,11 +249,7 @@ class Statics:
                 if merged_now.pop(target, None):
                     changed.add(target)
                 continue
-            if len(per_source) == 1:  # (one source: no order to put them in)
-                ((src, cs),) = per_source.items()
-                merged = [(src, c) for c in cs]
-            else:
-                merged = [(src, c) for src in sorted(per_source, key=order.__getitem__) for c in per_source[src]]
+            merged = in_source_order(per_source, order)
             if merged != merged_now.get(target):
                 changed.add(target)
                 merged_now[target] = merged
@@ -283,15 +282,8 @@ class Statics:
                         reached[src] = (target,)
                     continue
                 now = self.compute(src) if gifts is None else give(gifts, view, o)
-                if not now:
-                    continue  # (a source that gives nothing is not kept)
-                by_source[src] = now
-                grouped: dict[str, list[Contribution]] = defaultdict(list)
-                for target, c in now:
-                    grouped[target].append(c)
-                for target, cs in grouped.items():
-                    by_target[target][src] = cs
-                reached[src] = tuple(grouped)
+                if now:  # (a source that gives nothing is not kept)
+                    self.keep(src, now)
         except BaseException:  # (over budget: left as `refresh` leaves it, nothing worked out)
             by_source.clear(), reached.clear(), by_target.clear()
             raise
@@ -299,14 +291,23 @@ class Statics:
             view.dirty_scope = scope
         order, merged = view.indexes.order, self.merged
         for target, per_source in by_target.items():
-            if len(per_source) == 1:  # (one source: no order to put them in)
-                ((src, cs),) = per_source.items()
-                merged[target] = [(src, c) for c in cs]
-            else:
-                merged[target] = [(src, c) for src in sorted(per_source, key=order.__getitem__) for c in per_source[src]]
+            merged[target] = in_source_order(per_source, order)
         changed = set(merged)
         view.writer.contributions_changed(changed)
         return changed
+
+    def keep(self, src: str, now: list[tuple[str, Contribution]]) -> tuple[str, ...]:
+        """Keep what source `src` gives now (something): by source, by target (grouped by
+        target in the order first reached), and the targets it reaches, which it gives back."""
+        self.by_source[src] = now
+        grouped: dict[str, list[Contribution]] = defaultdict(list)
+        for target, c in now:
+            grouped[target].append(c)
+        by_target = self.by_target
+        for target, cs in grouped.items():
+            by_target[target][src] = cs
+        reached = self.reached[src] = tuple(grouped)
+        return reached
 
     def compute(self, src: str) -> list[tuple[str, Contribution]]:
         """What one source gives, in the order its abilities give it, whether the game sees it
