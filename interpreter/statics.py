@@ -195,9 +195,19 @@ class Statics:
         self.stale = set()
         if not sources:
             return set()
+        ordered = self.in_game_order(sources)
         if not self.by_source:  # (nothing worked out yet, or nothing given: `by_target` and `merged` empty too)
-            return self.first_look(sources)
-        return self.look_again(sources)
+            return self.first_look(ordered)
+        return self.look_again(ordered)
+
+    def in_game_order(self, sources: set[str]) -> list[str]:
+        """Sources in the game's order (any no longer in the game, which give nothing and
+        count nothing, after them): what working them out counts against the step's budget,
+        and the card an error names when it runs out, then do not depend on how the
+        interpreter hashes strings."""
+        indexes = self.view.indexes.ready()
+        known = indexes.order.keys() & sources
+        return indexes.sort(known) + sorted(sources - known) if len(known) != len(sources) else indexes.sort(known)
 
     def every_source(self) -> set[str]:
         """Every object that may give something: those of the cards with static abilities,
@@ -208,7 +218,7 @@ class Statics:
         sources |= self.by_source.keys()
         return sources
 
-    def look_again(self, sources: set[str]) -> set[str]:
+    def look_again(self, sources: Iterable[str]) -> set[str]:
         """`refresh` of some sources (those that are stale), what each gives now compared
         with what it gave; the objects whose contributions changed."""
         view = self.view
@@ -256,7 +266,7 @@ class Statics:
         view.writer.contributions_changed(changed)
         return changed
 
-    def first_look(self, sources: set[str]) -> set[str]:
+    def first_look(self, sources: Iterable[str]) -> set[str]:
         """`refresh` where nothing is worked out yet (a new engine's first look at a board,
         often tens of thousands of Auras and Equipment): every source is new and every object
         it gives something to changes, so each is written straight into the tables, with

@@ -22,7 +22,11 @@ that looks in every zone, and one of a shape the shortcut does not take.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections import defaultdict
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -209,7 +213,7 @@ def test_the_first_look_leaves_what_working_every_source_out_again_leaves(game, 
     with nothing (`Statics.look_again`) leaves them, reports the same objects changed, counts
     the same selection budget, and, over budget, fails with the same error and keeps nothing."""
     fresh, again = Engine(BOOK, game), Engine(BOOK, game)
-    sources = fresh.statics.every_source()  # (gathered as `refresh` gathers them: met in the same order)
+    sources = fresh.statics.in_game_order(fresh.statics.every_source())  # (met in the order `refresh` meets them)
     results = []
     assert fresh.statics.stale is None  # (every source to work out)
     again.statics.stale = set()  # (as `refresh` leaves it before it works them out)
@@ -307,3 +311,57 @@ def test_characteristics_from_static_abilities_alone_are_the_general_ones(power,
                   keywords=tuple(keywords))
     elsewhere = Effect(1, "pump", frozenset({"b"}), (5, 5), "forever")
     assert characteristics(o, (), contributions) == characteristics(o, (elsewhere,), contributions)
+
+
+def test_a_source_whose_adding_is_undone_is_let_go():
+    """Glorious Anthem cast and resolved (608.3: a new object) gives the bear +1/+1 (613);
+    once the cast is undone the anthem is no object of the game, and the next refresh lets
+    go of what it gave: the tables are a fresh engine's on the game as it is again."""
+    from interpreter import api
+
+    play = api.new_game("2026-09-25", permanents=[{"name": "bear", "card": "Grizzly Bears", "controller": "Alice"}])
+    engine, store = play.engine, play.engine.store
+    mark = store.mark()
+    play.cast("Glorious Anthem", "Alice")
+    assert engine.chars("bear")["power"] == 3
+    store.undo(mark)
+    assert "glorious_anthem" not in engine.game.objects
+    engine.statics.refresh()
+    fresh = Engine(engine.program, engine.game)
+    fresh.statics.refresh()
+    assert tables(engine.statics) == tables(fresh.statics) == ({}, {}, {}, {})
+    assert engine.chars("bear")["power"] == 2
+
+
+# Run in a fresh interpreter under a given string hashing: a board whose sources, in the game's
+# order, are Holy Strength, Bonesplitter, Holy Strength, Bonesplitter and Test Banner (all
+# attached to one bear), and the card the first refresh names when its budget runs out.
+OVER_BUDGET = """
+import sys
+sys.path[:0] = [{root!r}, {tests!r}]
+from test_direct_statics import BOOK, PLAYERS, permanent
+from interpreter.engine import Engine
+from interpreter.model import Game, Player
+cards = ["Grizzly Bears", "Holy Strength", "Bonesplitter", "Holy Strength", "Bonesplitter", "Test Banner"]
+objects = {{f"p{{i}}": permanent(f"p{{i}}", card, "Alice", "p0" if i else None, i + 1, {{}}) for i, card in enumerate(cards)}}
+for budget in (1, 2):
+    engine = Engine(BOOK, Game({{p: Player(p) for p in PLAYERS}}, PLAYERS, PLAYERS[0], objects=objects))
+    engine.iterations_left = budget
+    try:
+        engine.statics.refresh()
+    except Exception as error:
+        print(str(error).split(" goes over")[0])
+"""
+
+
+def test_a_first_refresh_over_budget_names_the_same_card_however_strings_hash():
+    """The sources are worked out in the game's order, each counting the object it reaches
+    against the step's selection budget: with room for one, the second source (Bonesplitter)
+    goes over; with room for two, the third (Holy Strength). The same under every string
+    hashing (in set order, it named whichever card the hashing put there)."""
+    root = Path(__file__).resolve().parents[1]
+    code = OVER_BUDGET.format(root=str(root), tests=str(root / "tests"))
+    for seed in ("0", "1", "2", "3"):
+        found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root,
+                               env={**os.environ, "PYTHONHASHSEED": seed})
+        assert found.stdout.split("\n")[:2] == ['card "Bonesplitter"', 'card "Holy Strength"'], (seed, found.stderr)
