@@ -22,7 +22,10 @@ changed, so that their characteristics are read afresh and state checks look at 
 A source whose abilities all give fixed things to the one object it names (an Aura's or an
 Equipment's `each x where this.attached_to is x: x gets +1/+1`) is worked out by reading
 that attribute off it (`interpreter.direct_statics`), not by evaluating the abilities: the
-first refresh of a large board works out tens of thousands of them, in one loop.
+first refresh of a large board works out tens of thousands of them, in one loop, writing
+each straight into the tables (`first_look`: nothing to compare it with). Sources are
+worked out in the game's order, so that what a refresh counts against the step's budget,
+and the card named when it runs out, never depend on how strings hash.
 """
 
 from __future__ import annotations
