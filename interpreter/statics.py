@@ -81,7 +81,7 @@ def in_source_order(per_source: dict[str, list[Contribution]], order: dict[str, 
     game's order (`order`: id -> place), each source's in the order it gives them."""
     if len(per_source) == 1:  # (one source: no order to put them in)
         ((src, cs),) = per_source.items()
-        return [(src, c) for c in cs]
+        return [(src, cs[0])] if len(cs) == 1 else [(src, c) for c in cs]
     return [(src, c) for src in sorted(per_source, key=order.__getitem__) for c in per_source[src]]
 
 
@@ -290,7 +290,7 @@ class Statics:
                     target = reach(gift, view, o, objects, players)
                     if target is not None and gift.gives:
                         gives = gift.gives
-                        by_source[src] = [(target, c) for c in gives]
+                        by_source[src] = [(target, gives[0])] if len(gives) == 1 else [(target, c) for c in gives]
                         by_target[target][src] = list(gives)
                         reached[src] = (target,)
                     continue
