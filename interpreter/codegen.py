@@ -333,7 +333,7 @@ class Emitter:
                 # commonest answer written out, as `printed_or_changed` gives it first: the
                 # printed value while static abilities are worked out, no effect exists, and
                 # neither a counter nor a static ability changes the object's)
-                settled = self.lookup("eng.statics.stale is not None and not eng.statics.stale and not game.effects")
+                settled = self.lookup("not eng.statics.pending and not game.effects")  # (once per call)
                 merged = self.lookup("eng.statics.merged")
                 source = f"({o}.{attr} if {settled} and not {o}.counters and {oid} not in {merged} else {source})"
             return self.memoized(source, attr)

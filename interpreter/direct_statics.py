@@ -131,8 +131,8 @@ def gifts_of(direct: dict[str, tuple[DirectGift, ...] | None], view: Any, source
         if target is None or not gift.gives:  # (it reaches nothing, or gives it nothing)
             append((src, [], None, ()))
         else:
-            gives = gift.gives
-            append((src, [(target, c) for c in gives], target, list(gives)))
+            gives = gift.gives  # (one thing, the commonest, as a display: a comprehension is a call)
+            append((src, [(target, gives[0])] if len(gives) == 1 else [(target, c) for c in gives], target, list(gives)))
     return out
 
 

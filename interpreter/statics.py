@@ -34,7 +34,7 @@ from collections import defaultdict
 from typing import TYPE_CHECKING, Any, Iterable, Protocol, Sequence
 
 from dsl import ast
-from interpreter.direct_statics import direct_gifts, gifts_of, give, reach
+from interpreter.direct_statics import direct_gifts, gifts_of, give
 from interpreter.refs import Obj, PlayerRef
 from interpreter.write_bits import HIDES, REACHES, SOURCES
 
@@ -210,7 +210,10 @@ class Statics:
         interpreter hashes strings."""
         indexes = self.view.indexes.ready()
         known = indexes.order.keys() & sources
-        return indexes.sort(known) + sorted(sources - known) if len(known) != len(sources) else indexes.sort(known)
+        ordered = indexes.sort(known)
+        if len(known) != len(sources):
+            ordered += sorted(sources - known)
+        return ordered
 
     def every_source(self) -> set[str]:
         """Every object that may give something: those of the cards with static abilities,
@@ -244,13 +247,7 @@ class Statics:
                     if not now:
                         del by_source[src], reached[src]
                         continue
-                if one is not None:  # (the commonest: everything to one target)
-                    by_source[src] = now
-                    by_target[one][src] = given
-                    reached[src] = (one,)
-                    touch(one)
-                    continue
-                touched_targets.update(self.keep(src, now))
+                touched_targets.update(self.keep(src, now, one, given))
         finally:
             view.dirty_scope = scope
         changed = set()
@@ -272,51 +269,40 @@ class Statics:
     def first_look(self, sources: Iterable[str]) -> set[str]:
         """`refresh` where nothing is worked out yet (a new engine's first look at a board,
         often tens of thousands of Auras and Equipment): every source is new and every object
-        it gives something to changes, so each is written straight into the tables, with
-        nothing to compare it with and nothing to take back; the tables end as `refresh`
-        would leave them, the same budget counted in the same order
-        (tests/test_direct_statics.py). A source whose abilities are all of the shape
-        `interpreter.direct_statics` reads off the source, one of them, is read so here."""
+        it gives something to changes, so each is kept as it is worked out, with nothing to
+        compare it with and nothing to take back; the tables end as `look_again` would leave
+        them, the same budget counted in the same order (tests/test_direct_statics.py)."""
         view = self.view
-        objects, players = view.game.objects, view.game.players
-        by_source, reached, by_target, direct = self.by_source, self.reached, self.by_target, self.direct
         scope, view.dirty_scope = view.dirty_scope, None  # a source reaches beyond the objects being checked
         try:
-            for src in sources:
-                o = objects.get(src)
-                gifts = direct.get(o.card) if o is not None and o.zone == "battlefield" else None
-                if gifts is not None and len(gifts) == 1:  # (the commonest: an Aura's or an Equipment's one ability)
-                    gift = gifts[0]
-                    target = reach(gift, view, o, objects, players)
-                    if target is not None and gift.gives:
-                        gives = gift.gives
-                        by_source[src] = [(target, gives[0])] if len(gives) == 1 else [(target, c) for c in gives]
-                        by_target[target][src] = list(gives)
-                        reached[src] = (target,)
-                    continue
-                now = self.compute(src) if gifts is None else give(gifts, view, o)
-                if now:  # (a source that gives nothing is not kept)
-                    self.keep(src, now)
-        except BaseException:  # (over budget: left as `refresh` leaves it, nothing worked out)
-            by_source.clear(), reached.clear(), by_target.clear()
-            raise
+            found = gifts_of(self.direct, view, sources, self.compute)
         finally:
             view.dirty_scope = scope
+        keep = self.keep
+        for src, now, one, given in found:
+            if now:  # (a source that gives nothing is not kept)
+                keep(src, now, one, given)
         order, merged = view.indexes.order, self.merged
-        for target, per_source in by_target.items():
+        for target, per_source in self.by_target.items():
             merged[target] = in_source_order(per_source, order)
         changed = set(merged)
         view.writer.contributions_changed(changed)
         return changed
 
-    def keep(self, src: str, now: list[tuple[str, Contribution]]) -> tuple[str, ...]:
-        """Keep what source `src` gives now (something): by source, by target (grouped by
-        target in the order first reached), and the targets it reaches, which it gives back."""
+    def keep(self, src: str, now: list[tuple[str, Contribution]], one: str | None, given: list) -> tuple[str, ...]:
+        """Keep what source `src` gives now (something, as `gifts_of` gives it: `one`, the one
+        object it gives everything to, or None, and what it gives that one): by source, by
+        target (grouped by target in the order first reached), and the targets it reaches,
+        which it gives back."""
         self.by_source[src] = now
+        by_target = self.by_target
+        if one is not None:  # (the commonest: everything to one target)
+            by_target[one][src] = given
+            reached = self.reached[src] = (one,)
+            return reached
         grouped: dict[str, list[Contribution]] = defaultdict(list)
         for target, c in now:
             grouped[target].append(c)
-        by_target = self.by_target
         for target, cs in grouped.items():
             by_target[target][src] = cs
         reached = self.reached[src] = tuple(grouped)
