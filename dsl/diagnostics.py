@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import re
 from typing import Iterable
 
 import attrs
@@ -37,7 +38,8 @@ class Diagnostic:
 
     def render(self, sources: dict[str, str] | None = None) -> str:
         """`path:line:col: kind: message`, then the source line, a caret, and the hint."""
-        head = f"{self.span}: {self.kind}: {self.message}" if self.span.line else f"{self.span.path}: {self.kind}: {self.message}"
+        message = _shortened(self.message)
+        head = f"{self.span}: {self.kind}: {message}" if self.span.line else f"{self.span.path}: {self.kind}: {message}"
         lines = [head]
         text = (sources or {}).get(self.span.path)
         if text is None and self.span.line:
@@ -61,7 +63,7 @@ class Diagnostic:
                 before += " " * max(0, column - 1 - len(line))  # past the end of the line
                 lines.append("    " + before + "^" * max(1, width))
         if self.hint:
-            lines.append(f"  hint: {self.hint}")
+            lines.append(f"  hint: {_shortened(self.hint)}")
         return "\n".join(lines)
 
 
@@ -70,6 +72,20 @@ def _lines(text: str) -> list[str]:
     """A source's lines (the parser skips a byte-order mark too), split once per text: a file
     with thousands of errors would otherwise be split again under each one."""
     return text.removeprefix("\ufeff").splitlines()
+
+
+SHOWN_QUOTE = 80  # characters of something quoted from the input shown in a message or hint
+# (a name in quotes, which a rule file may make thousands of characters long)
+_QUOTED = re.compile(r"'([^'\n]{%d,})'" % (SHOWN_QUOTE + 1))
+
+
+def _shortened(text: str) -> str:
+    """`text` with each quoted stretch longer than SHOWN_QUOTE characters cut to its start and
+    "...": thousands of errors naming a name thousands of characters long would otherwise
+    write it out under each (the source line under the message shows where it is)."""
+    if len(text) <= SHOWN_QUOTE:
+        return text
+    return _QUOTED.sub(lambda found: "'" + found.group(1)[: SHOWN_QUOTE - 3] + "...'", text)
 
 
 SHOWN_LINE = 200  # characters of a source line shown under a diagnostic

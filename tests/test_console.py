@@ -222,6 +222,41 @@ def test_a_long_source_line_is_shown_around_its_caret(tmp_path):
     assert shown == "    first line" and caret == "          ^^^^"
 
 
+def test_a_long_name_quoted_in_a_message_is_shown_cut(tmp_path):
+    """A message or hint quoting a name thousands of characters long shows its start and
+    "..." (a fuzzed 25 MB rule file with 5,000 errors, each naming a 5,000-character name,
+    wrote 27 MB of diagnostics); the source line under it still shows where it is, short
+    quotes are shown whole, and the diagnostic itself keeps the whole message."""
+    from dsl.diagnostics import SHOWN_QUOTE, Diagnostic, Span
+    name = "x" * 5000
+    path = tmp_path / "long-name.rules"
+    path.write_text(f"  tap {name}\n", encoding="utf-8")
+    d = Diagnostic("error", f"unknown name '{name}'", Span(str(path), 1, 7, 1, 5007), f"did you mean '{name}y'? or 'none'")
+    head, shown, caret, hint = d.render().splitlines()
+    assert head.endswith(":1:7: error: unknown name '" + "x" * (SHOWN_QUOTE - 3) + "...'")
+    assert hint == "  hint: did you mean '" + "x" * (SHOWN_QUOTE - 3) + "...'? or 'none'"
+    assert shown.startswith("      tap xxx") and caret.index("^") == shown.index("x")
+    assert d.message == f"unknown name '{name}'"  # (cut only as it is shown)
+    exact = "y" * SHOWN_QUOTE  # (a quote of SHOWN_QUOTE characters is shown whole)
+    assert Diagnostic("error", f"unknown name '{exact}'", Span(str(path), 0, 0, 0, 0)).render().endswith(f"'{exact}'")
+
+
+def test_many_errors_naming_a_long_name_write_little(tmp_path, capsys):
+    """`phasing check` of a variant with 200 errors, each naming a 2,000-character name,
+    writes each error's message and hint with the name cut: a few hundred bytes an error, not
+    the name in full under each."""
+    name = "q" * 2000
+    body = "".join(f"  tap {name}{i}\n" for i in range(200))
+    path = tmp_path / "names.rules"
+    path.write_text('variant names {\n  title "long names"\n  extends 2026-09-25\n}\n'
+                    f'rule 702.26a untap-step-phasing "s" {{\n  during untap step of P: {{\n{body}  }}\n}}\n',
+                    encoding="utf-8")
+    status, _out, err = run(capsys, "check", path)
+    assert status == 1
+    assert err.count("error: unknown name 'qqq") == 200
+    assert len(err) < 200 * 1000, f"{len(err)} bytes of diagnostics"
+
+
 def test_many_errors_in_one_file_split_it_into_lines_once(tmp_path, capsys):
     """`check` of a fuzzed 68 kB rule file with 11,250 errors took 11 s, nearly half of it
     splitting the whole file into lines again under each error; the lines of a source are now
