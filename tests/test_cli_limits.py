@@ -241,11 +241,13 @@ LONG = "a" * 300  # longer than any file name (255 bytes on common file systems)
 
 
 def test_a_version_name_longer_than_a_file_name_is_an_unknown_version(tmp_path, capsys):
+    """The error names the whole name where it says where it is, and the start of it in its
+    message (a quote longer than 80 characters is shown cut: `dsl.diagnostics.SHOWN_QUOTE`)."""
     scenario = write(tmp_path / "good.scenario", GOOD)
     for argv in (["show", LONG], ["run", scenario, "--rules", LONG], ["diff", "2026-09-25", LONG]):
         status, out, err = run(capsys, *argv)
         assert_clean_failure(status, out, err)
-        assert f"unknown rules version or variant '{LONG}'" in err, (argv[0], err)
+        assert f"{LONG}: error: unknown rules version or variant '{LONG[:77]}...'" in err, (argv[0], err)
 
 
 def test_a_path_longer_than_a_file_name_is_a_diagnostic(tmp_path, capsys):
