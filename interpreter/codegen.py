@@ -55,7 +55,7 @@ import attrs
 from dsl import ast
 from interpreter.compiled import (BEFORE, compare, has_keyword, is_of_type, is_same, is_same_stored, is_visible,
                                   is_visible_stored, printed_or_changed, symbol_value)
-from interpreter.indexes import NOTHING
+from interpreter.indexes import FIELD_SET, NOTHING
 from interpreter.refs import Obj, obj_ref, stored
 from interpreter.model import PLAIN_FIELDS
 from interpreter.refs import FALSY
@@ -602,20 +602,26 @@ class Emitter:
         return "zone != 'nowhere'" if each.every_zone else "zone == 'battlefield'"
 
     def each(self, each: ast.Each, scope: dict[str, Binding], base: str | None, depth: int,
-             count_only: bool = False) -> tuple[Binding | None, int]:
+             count_only: bool = False, narrow: tuple[str, str] | None = None) -> tuple[Binding | None, int]:
         """Emit `Selector.select` for `each` as a loop; returns the binding of each chosen object
         and the depth the body goes at. Candidates come from the same indexes and
         plans; the checks made on each are written out. With `count_only`, only what the
         selection counts against the step's budget is emitted (its candidates, unsorted, and
-        the budget check), and no loop: for a selection whose choice is made elsewhere."""
+        the budget check), and no loop: for a selection whose choice is made elsewhere.
+        `narrow` (`narrowed`): the one attribute the body writes and the value, whose
+        candidates that have it already are left out once they are counted, where the batch
+        keeps no write that changes nothing of that attribute."""
         q = self.compiler.query(each)
         skip_hidden = not q.sees_hidden
         env, ids, residual, oid, ref, seen = (self.fresh(n) for n in ("env", "ids", "residual", "oid", each.var, "seen"))
         probe = q.probe
         unseen_out = skip_hidden and not each.every_zone  # (the loop still skips what is hidden)
         args = f"{self.const(q, 'query')}, {env}, {q.sees_hidden or skip_hidden}, {unseen_out}"
+        if count_only:
+            narrow = None
+        # (with `narrow`, the candidates are taken in no order, counted, narrowed, then sorted)
         find = (f"{ids} = eng.selector.candidate_set({args})" if count_only
-                else f"{ids}, {residual}, {seen} = eng.selector.candidates_seen({args})")
+                else f"{ids}, {residual}, {seen} = eng.selector.candidates_seen({args}{', True' if narrow else ''})")
         if probe is not None:  # the commonest answer first: an index says no object can match
             found = self.fresh("probe")
             value = "True" if probe.source is None else self.stored_value(probe.source, scope, base)
@@ -636,8 +642,10 @@ class Emitter:
                 # conjuncts are checked on each
                 others = tuple(i for i in range(len(q.plan.parts)) if i != probe.part)
                 self.line(depth, f"if {found} is not None and eng.dirty_scope is None:")
-                if count_only:
+                if count_only or narrow is not None:
                     self.line(depth + 1, f"{ids} = {found}")
+                    if narrow is not None:
+                        self.line(depth + 1, f"{residual}, {seen} = {others!r}, False")
                 else:
                     self.line(depth + 1, f"{ids} = eng.indexes.sort({found}) if len({found}) > 1 else list({found})")
                     self.line(depth + 1, f"{residual}, {seen} = {others!r}, False")
@@ -651,6 +659,14 @@ class Emitter:
         self.budget_check(depth, ids, each)
         if count_only:
             return None, depth
+        if narrow is not None:  # (counted as they were; those the body's write would not change left out)
+            attr, value = narrow
+            already = self.fresh("already")
+            # (no candidate at all comes as an empty list)
+            self.line(depth, f"if {ids} and not {self.lookup(f'contested is None or {attr!r} in contested')} "
+                             f"and ({already} := eng.indexes.lookup({attr!r}, {value})):")
+            self.line(depth + 1, f"{ids} = {ids} - {already}")
+            self.line(depth, f"{ids} = eng.indexes.sort({ids}) if len({ids}) > 1 else list({ids})")
         exemptions = self.exemptions(self.cause)
         conjuncts = ast.conjuncts(each.cond)
         kept = [self.fresh("check") for _c in conjuncts]
@@ -678,6 +694,34 @@ class Emitter:
             self.line(depth + 2, "continue")
         return chosen, depth + 1
 
+    def narrowed(self, each: ast.Each, scope: dict[str, Binding], base: str | None) -> tuple[str, str] | None:
+        """(attribute, Python source of the stored value) when the body of `each` is one write
+        of a value fixed for the whole selection (a literal, or a name no variable holds) to an
+        indexed attribute of the chosen object (`untap x`; `set x.S = V`): the candidates that
+        have that value already would make only a write that changes nothing, which a batch
+        keeps only where its writers contest the attribute (`Batch.contested`), so the index
+        of that value can leave them out of the loop (their count against the step's budget
+        stays the same, made first). Else None."""
+        body = each.body
+        if isinstance(body, ast.Block) and len(body.stmts) == 1:
+            body = body.stmts[0]
+        if type(body) in SIMPLE_WRITES:
+            if not (isinstance(body.obj, ast.Name) and body.obj.id == each.var):
+                return None
+            attr, value = SIMPLE_WRITES[type(body)]
+            source = repr(value)
+        elif isinstance(body, ast.Set) and len(body.assigns) == 1 and body.assigns[0].var == each.var:
+            attr, value = body.assigns[0].attr, body.assigns[0].value
+            if not (isinstance(value, (ast.Number, ast.String))
+                    or isinstance(value, ast.Name) and value.id not in scope and value.id not in (each.var, "turn")):
+                return None
+            source = self.stored_value(value, scope, base)
+        else:
+            return None
+        if attr not in FIELD_SET and attr not in self.compiler.defaults:
+            return None  # (no index holds it)
+        return attr, source
+
     def budget_check(self, depth: int, ids: str, each: ast.Each) -> None:
         """Emit: the candidates `ids` of a selection counted against the step's iterations,
         and the batch's writes so far checked against its writes, once before the loop."""
@@ -694,7 +738,7 @@ class Emitter:
                 if not stmts:
                     self.line(depth, "pass")
             case ast.Each(var=var, body=body):
-                chosen, inner = self.each(s, scope, base, depth)
+                chosen, inner = self.each(s, scope, base, depth, narrow=self.narrowed(s, scope, base))
                 self.stmt(body, {**scope, var: chosen}, base, inner, inlined)
             case ast.If(cond=cond, body=body):
                 self.line(depth, f"if {self.holds(cond, scope, base)}:")

@@ -1,8 +1,11 @@
 """Indexes over the objects of a game, kept up to date as objects change.
 
 Each index maps a value to the ids of the objects that have it: what an object is attached
-to, who owns or (by default) controls it, the value of each rule-declared status, its card
-types and its printed keywords. Lookups return a superset of the matches where effects can
+to, who owns or (by default) controls it, its card, whether it is a token and whether it is
+tapped, the value of each rule-declared status, its card types and its printed keywords.
+(Whether an object is tapped is not planned on by selections, whose budget counts stay as
+they were; generated code uses it to leave out of a selection whose only write is to
+`tapped` the objects that already have that value: `codegen.Emitter.narrowed`.) Lookups return a superset of the matches where effects can
 change the answer (control and keyword effects), so a query always re-checks its condition.
 
 The game's store keeps them (`Store.kept_for`): one `Indexes` per set of declared statuses,
@@ -22,12 +25,13 @@ import attrs
 from interpreter.model import Game, Permanent, lower_types
 from interpreter.store import ABSENT, MIXED, Bulk, store_of
 
-FIELDS = ("attached_to", "owner", "controller", "card", "token")
+FIELDS = ("attached_to", "owner", "controller", "card", "token", "tapped")
 FIELD_SET = frozenset(FIELDS)
 COLUMNS = FIELDS + ("types", "keywords")  # (what `Indexes._build` reads of each object, in this order)
 INDEXED = frozenset(COLUMNS)  # the stored fields indexed (declared statuses are too)
 NOTHING: frozenset[str] = frozenset()  # what a lookup finds for a value no object has
 _NO_DEFAULT = object()  # (a field's every value is indexed)
+_KEYS = type({}.keys())
 
 
 @attrs.frozen
@@ -99,13 +103,14 @@ class Indexes:
         self.order = dict(zip(objects, range(len(objects))))
         self.end = len(objects)
         lists: list[defaultdict[Any, list[str]]] = [defaultdict(list) for _ in COLUMNS]
-        attached_to, owner, controller, card, token, types, keywords = lists
+        attached_to, owner, controller, card, token, tapped, types, keywords = lists
         for oid, o in objects.items():
             attached_to[o.attached_to].append(oid)
             owner[o.owner].append(oid)
             controller[o.controller].append(oid)
             card[o.card].append(oid)
             token[o.token].append(oid)
+            tapped[o.tapped].append(oid)
             types[o.types].append(oid)
             keywords[o.keywords].append(oid)
             for name, value in o.statuses.items():  # (only the statuses written: the rest are at their defaults)
@@ -239,6 +244,8 @@ class Indexes:
     def sort(self, ids: Iterable[str]) -> list[str]:
         """Candidates in the game's own order, so that results don't depend on set order."""
         self._ready()
+        if type(ids) is _KEYS and ids.mapping is self.game.objects:  # (the game's objects: in order already)
+            return list(ids)
         if type(ids) in (set, frozenset) and len(ids) * 8 > len(self.order):
             # a large share of the board: the game's objects, in order, kept if they are among them
             found = list(filter(ids.__contains__, self.game.objects))
