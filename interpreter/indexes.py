@@ -3,10 +3,11 @@
 Each index maps a value to the ids of the objects that have it: what an object is attached
 to, who owns or (by default) controls it, its card, whether it is a token and whether it is
 tapped, the value of each rule-declared status, its card types and its printed keywords.
-(Whether an object is tapped is not planned on by selections, whose budget counts stay as
-they were; generated code uses it to leave out of a selection whose only write is to
-`tapped` the objects that already have that value: `codegen.Emitter.narrowed`.) Lookups return a superset of the matches where effects can
-change the answer (control and keyword effects), so a query always re-checks its condition.
+Lookups return a superset of the matches where effects can change the answer (control and
+keyword effects), so a query always re-checks its condition. (Selections do not plan on
+whether an object is tapped, so that what they count against a step's budget stays as it
+was; generated code uses that index to leave out of a selection whose only write is to
+`tapped` the objects that have that value already: `codegen.Emitter.narrowed`.)
 
 The game's store keeps them (`Store.kept_for`): one `Indexes` per set of declared statuses,
 made the first time an engine on the game asks, built when first read, and kept right by
