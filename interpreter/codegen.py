@@ -179,6 +179,7 @@ class Emitter:
         self.runs = False
         self.run_sites: list[tuple[str, ...]] = []
         self.parent_attrs: frozenset[str] = frozenset()
+        self.lazies: list[str] = []  # locals worked out the first time the code needs them (None until then)
 
     def fresh(self, base: str) -> str:
         """A new local name. `base` may come from a rule file (a verb's parameter, which may
@@ -225,7 +226,8 @@ class Emitter:
         """The function written so far, compiled; `prologue`: lines `local = expression` it may
         begin with, of which those whose local nothing reads are left out (a small function is
         called once per change). The names it looks up come after them (`lookup`)."""
-        prologue = prologue + [f"{local} = {source}" for source, local in self.names.items()]
+        prologue = (prologue + [f"{local} = {source}" for source, local in self.names.items()]
+                    + [f"{local} = None" for local in self.lazies])
         body = [f"    {local} = eng.reader({attr!r})" for attr, local in self.readers.items()] + self.unread_statuses_left_out()
         read = set(re.findall(r"\w+", "\n".join(body)))  # every name the body reads (and more)
         kept: list[str] = []
@@ -616,7 +618,9 @@ class Emitter:
         env, ids, residual, oid, ref, seen = (self.fresh(n) for n in ("env", "ids", "residual", "oid", each.var, "seen"))
         probe = q.probe
         unseen_out = skip_hidden and not each.every_zone  # (the loop still skips what is hidden)
-        args = f"{self.const(q, 'query')}, {env}, {q.sees_hidden or skip_hidden}, {unseen_out}"
+        query = self.const(q, "query")
+        args = f"{query}, {env}, {q.sees_hidden or skip_hidden}, {unseen_out}"
+        counted = f"len({ids})"  # (what the selection counts against the budget)
         if count_only:
             narrow = None
         # (with `narrow`, the candidates are taken in no order, counted, narrowed, then sorted)
@@ -635,13 +639,32 @@ class Emitter:
                                  f"{self.const(self.cause, 'cause')})")
             self.line(depth, f"if {found} is None or {found}:")
             depth += 1
-            if (q.plan.plans == (probe,) or probe.attr == "attached_to") and self.known_object(probe.source, scope):
+            if ((q.plan.plans == (probe,) or probe.attr == "attached_to") and self.known_object(probe.source, scope)
+                    and not any(p.source is not None and _reads_any(p.source, scope) for p in q.plan.plans if p is not probe)):
                 # the index answers its conjunct exactly (an object, not a bare name, is looked
                 # up), and what is attached to one object is a handful: outside a state check
                 # made again for changed objects, they are the candidates, and the other
-                # conjuncts are checked on each
+                # conjuncts are checked on each. What it counts against the step's budget is
+                # what `Selector.candidates_seen` would have left of them: the other plans'
+                # index sets (their values read no variable, so they are the same throughout
+                # the call: worked out the first time) and, where it skips what the game does
+                # not see, what hide rules hide, applied to the handful
                 others = tuple(i for i in range(len(q.plan.parts)) if i != probe.part)
+                narrowing, within, without = self.fresh("narrowing"), self.fresh("within"), self.fresh("without")
+                self.lazies.append(narrowing)
+                counted = self.fresh("counted")
                 self.line(depth, f"if {found} is not None and eng.dirty_scope is None:")
+                self.line(depth + 1, f"if {narrowing} is None:")
+                self.line(depth + 2, f"{narrowing} = (eng.selector.others_narrowing({query}, {self.env_dict({}, base)}, "
+                                     f"{unseen_out}) or (None, None))")
+                self.line(depth + 1, f"{within}, {without} = {narrowing}")
+                self.line(depth + 1, f"if {without} is None:  # (no object can match)")
+                self.line(depth + 2, f"{counted} = 0")
+                # (the commonest: every one of them within what it must be in, none of them out)
+                self.line(depth + 1, f"elif ({within} is None or {found} <= {within}) and {found}.isdisjoint({without}):")
+                self.line(depth + 2, f"{counted} = len({found})")
+                self.line(depth + 1, "else:")
+                self.line(depth + 2, f"{counted} = len(({found} if {within} is None else {found} & {within}) - {without})")
                 if count_only or narrow is not None:
                     self.line(depth + 1, f"{ids} = {found}")
                     if narrow is not None:
@@ -652,11 +675,12 @@ class Emitter:
                 self.line(depth, "else:")
                 self.line(depth + 1, f"{env} = {self.env_dict(scope, base)}")
                 self.line(depth + 1, find)
+                self.line(depth + 1, f"{counted} = len({ids})")
                 find = None
         if find is not None:
             self.line(depth, f"{env} = {self.env_dict(scope, base)}")
             self.line(depth, find)
-        self.budget_check(depth, ids, each)
+        self.budget_check(depth, counted, each)
         if count_only:
             return None, depth
         if narrow is not None:  # (counted as they were; those the body's write would not change left out)
@@ -722,10 +746,11 @@ class Emitter:
             return None  # (no index holds it)
         return attr, source
 
-    def budget_check(self, depth: int, ids: str, each: ast.Each) -> None:
-        """Emit: the candidates `ids` of a selection counted against the step's iterations,
-        and the batch's writes so far checked against its writes, once before the loop."""
-        self.line(depth, f"eng.iterations_left -= len({ids})")
+    def budget_check(self, depth: int, counted: str, each: ast.Each) -> None:
+        """Emit: the candidates of a selection (`counted`: Python source of how many) counted
+        against the step's iterations, and the batch's writes so far checked against its
+        writes, once before the loop."""
+        self.line(depth, f"eng.iterations_left -= {counted}")
         self.line(depth, f"if eng.iterations_left < 0 or {self.count} > eng.writes_left:")
         self.line(depth + 1, f"raise eng.over_budget('iterations' if eng.iterations_left < 0 else 'writes', "
                              f"{self.const(each.span, 'span')}, {self.const(self.cause, 'cause')})")
@@ -784,6 +809,11 @@ PROLOGUE = READING + ["writes = batch.writes", "unchanged = batch.unchanged_writ
 # statuses, read several times over, are read from a dictionary.
 SUBJECT = ["subject_obj = objects[oid]", "subject_status = dict(subject_obj.statuses)"]
 REACHABLE = "reachable = subject_obj.zone != 'nowhere'"  # (an action reaches it unless it ceased to exist)
+
+
+def _reads_any(e: ast.Node, scope: dict[str, Binding]) -> bool:
+    """Does expression `e` read a variable bound in `scope`?"""
+    return any(isinstance(n, ast.Name) and n.id in scope for n in e.walk())
 
 
 def subject_binding(**how: Any) -> Binding:

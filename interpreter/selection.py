@@ -76,14 +76,45 @@ class Selector:
         rule hides was left out so, through an index that holds exactly them, and the caller
         need not ask again. (`unsorted`: in no order, for `candidate_set`.)"""
         view = self.view
+        sets = self.index_sets(q, env, raw_reads)
+        if sets is None:
+            return [], (), True  # nothing can match
+        within, without, answered = sets
+        only = view.dirty_scope  # a state check made again for the objects changed since the last one
+        if only is not None:
+            within.append(only)
+        seen = self.leave_hidden_out(bool(within), without) if unseen_out else False
+        residual = tuple(i for i in range(len(q.plan.parts)) if i not in answered)
+        if not within:
+            ids = view.game.objects.keys()
+            if without:
+                ids = set(ids).difference(*without)
+            return (ids if unsorted else list(ids) if not without else view.indexes.sort(ids)), residual, seen
+        within.sort(key=len)
+        ids = within[0].intersection(*within[1:]) if len(within) > 1 else within[0]
+        if without:
+            ids = ids.difference(*without)
+        if only is not None:
+            ids = ids & view.game.objects.keys()
+        return (ids if unsorted else view.indexes.sort(ids) if len(ids) > 1 else list(ids)), residual, seen
+
+    def index_sets(self, q: Query, env: dict, raw_reads: bool, but: Plan | None = None
+                   ) -> tuple[list[set[str]], list[set[str]], set[int]] | None:
+        """What the indexes say of `q`'s candidates: the sets each is in (`within`), the sets
+        none is in (`without`), and the conjuncts that answers exactly (their positions); None
+        when an index says no object can match. `but`: a plan left out (its set is known
+        already)."""
+        view = self.view
         within: list[set[str]] = []  # every object in the answer is in each of these
         without: list[set[str]] = []  # and in none of these
         answered: set[int] = set()
         for plan in q.plan.plans:
+            if plan is but:
+                continue
             if plan.kind == "same":
                 v = plan.value(view, env)
                 if not (isinstance(v, Obj) and v.id in view.game.objects):
-                    return [], (), True  # nothing can match
+                    return None
                 within.append({v.id})
                 answered.add(plan.part)
                 continue
@@ -102,32 +133,41 @@ class Selector:
                     answered.add(plan.part)
             else:
                 if not found:
-                    return [], (), True  # nothing can match
+                    return None
                 within.append(found)
                 if exact:
                     answered.add(plan.part)
-        only = view.dirty_scope  # a state check made again for the objects changed since the last one
-        if only is not None:
-            within.append(only)
-        seen = False  # (whether what a hide rule hides is left out, every bit of it)
-        if unseen_out and within and (hiding := view.hiding.stored_hide_tests()) is not None:
-            # (only to narrow a set of candidates: the whole board is taken in order, unsorted)
-            hidden = [view.indexes.lookup(status, hides) for status, _default, hides in hiding]
-            seen = None not in hidden  # (a status's default is not indexed: nothing is left out for it)
-            without.extend(found or NOTHING for found in hidden)
-        residual = tuple(i for i in range(len(q.plan.parts)) if i not in answered)
-        if not within:
-            ids = view.game.objects.keys()
-            if without:
-                ids = set(ids).difference(*without)
-            return (ids if unsorted else list(ids) if not without else view.indexes.sort(ids)), residual, seen
+        return within, without, answered
+
+    def leave_hidden_out(self, narrowed: bool, without: list) -> bool:
+        """With candidates the caller skips when the game does not see them (`unseen_out`):
+        what a hide rule hides by a stored status added to `without`, when some set narrows
+        the candidates (`narrowed`; else the whole board is taken in order, unsorted); whether
+        every bit of what hide rules hide is left out so."""
+        view = self.view
+        if not narrowed or (hiding := view.hiding.stored_hide_tests()) is None:
+            return False
+        hidden = [view.indexes.lookup(status, hides) for status, _default, hides in hiding]
+        without.extend(found or NOTHING for found in hidden)
+        return None not in hidden  # (a status's default is not indexed: nothing is left out for it)
+
+    def others_narrowing(self, q: Query, env: dict, unseen_out: bool) -> tuple[set | None, Collection[str]] | None:
+        """For the candidates of `q` when its first plan (`Query.probe`: what is attached to
+        one object) gave a set that is not empty: what `candidates_seen` would keep of it, as
+        (the set it must be within, or None for no such set; the objects it must not hold),
+        from the other plans' index sets and, with `unseen_out`, what hide rules hide; None
+        when an index says no object can match. What generated code counts such a selection
+        by, as `candidates_seen` counts it (`codegen.Emitter.each`)."""
+        sets = self.index_sets(q, env, True, but=q.probe)
+        if sets is None:
+            return None
+        within, without, _answered = sets
+        if unseen_out:
+            self.leave_hidden_out(True, without)
         within.sort(key=len)
-        ids = within[0].intersection(*within[1:]) if len(within) > 1 else within[0]
-        if without:
-            ids = ids.difference(*without)
-        if only is not None:
-            ids = ids & view.game.objects.keys()
-        return (ids if unsorted else view.indexes.sort(ids) if len(ids) > 1 else list(ids)), residual, seen
+        inside = (within[0].intersection(*within[1:]) if len(within) > 1 else within[0]) if within else None
+        outside = (without[0] if len(without) == 1 else set().union(*without)) if without else NOTHING
+        return inside, outside
 
     def candidate_set(self, q: Query, env: dict, raw_reads: bool, unseen_out: bool = False) -> Collection[str]:
         """The objects `candidates` gives, as a collection in no order: what a selection counts

@@ -84,11 +84,39 @@ def test_an_untap_step_runs_the_same_both_ways(monkeypatch, board):
     def step():
         engine = prepare(book, game, program.DEFAULT_BACKEND)  # (the one `both_ways` names)
         engine.run_hook("untap step", active)
-        return engine.trace, engine.game.objects
+        return engine.trace, engine.game.objects, (engine.iterations_left, engine.writes_left)
 
-    (trace, objects), (defined_trace, defined_objects) = both_ways(monkeypatch, step)
+    (trace, objects, left), (defined_trace, defined_objects, defined_left) = both_ways(monkeypatch, step)
     assert trace == defined_trace
     assert objects == defined_objects
+    assert left == defined_left, "the same iterations and writes counted against the step's budget"
+
+
+def test_a_selection_of_what_is_attached_counts_as_the_closures_count_it(monkeypatch):
+    """702.26g's return-along clause, `each y where y.phase is out and y.phased_indirectly and
+    y.attached_to is x`, as the bear phases in: generated code takes what is attached to the
+    bear as its candidates, and counts against the step's budget only those the closures'
+    indexes leave (phased out, and indirectly): the Aura here phased out on its own, so it is
+    not counted, and neither is a Curse attached to a player. Likewise 702.26g's go-along
+    clause counts no attachment the game does not see. Both backends end the step with the
+    same iterations left."""
+    book = full_book()
+    run = test_engine.start(book, """
+  permanent bear = "Breezekeeper", controller Alice, set phase = out, set phased_out_under = Alice
+  permanent strength = "Holy Strength", controller Alice, attached to bear, set phase = out, set phased_out_under = Alice
+  permanent djinn = "Breezekeeper", controller Alice
+  permanent aside = "Holy Strength", controller Alice, attached to djinn, set phase = out, set phased_out_under = Bob
+""", active="Alice")
+    game = run.game
+
+    def step():
+        engine = prepare(book, game, program.DEFAULT_BACKEND)
+        engine.run_hook("untap step", "Alice")
+        return engine.iterations_left, engine.writes_left, engine.trace
+
+    (left, writes, trace), (defined_left, defined_writes, defined_trace) = both_ways(monkeypatch, step)
+    assert trace == defined_trace
+    assert (left, writes) == (defined_left, defined_writes)
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow,
