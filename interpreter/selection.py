@@ -101,7 +101,7 @@ class Selector:
     def index_sets(self, q: Query, env: dict, raw_reads: bool, but: Plan | None = None
                    ) -> tuple[list[set[str]], list[set[str]], set[int]] | None:
         """What the indexes say of `q`'s candidates: the sets each is in (`within`), the sets
-        none is in (`without`), and the conjuncts that answers exactly (their positions); None
+        none is in (`without`), and the conjuncts they answer exactly (their positions); None
         when an index says no object can match. `but`: a plan left out (its set is known
         already)."""
         view = self.view
