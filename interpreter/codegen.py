@@ -583,9 +583,14 @@ class Emitter:
                     self.line(depth + 2, f"_parents.append(({oid}, {attr!r}, {value}, {was}, _k_new))")
         else:
             self.line(depth + 1, f"writes.append(Write({oid}, {attr!r}, {value}, cause, {was}))")
-        # (whether a write that changes nothing is kept depends on the attribute alone: worked out once)
-        self.line(depth, f"elif {self.lookup(f'contested is None or {attr!r} in contested')}:")
+        self.line(depth, f"elif {self.keeps_unchanged(attr)}:")
         self.line(depth + 1, f"unchanged.append(({self.count}, ({oid}, {attr!r}), {value}, cause))")
+
+    def keeps_unchanged(self, attr: str) -> str:
+        """The local that says whether the batch keeps the writes of `attr` that change
+        nothing (its writers contest it: `Batch.contested`; None, any): it depends on the
+        attribute alone, so it is worked out once per call."""
+        return self.lookup(f"contested is None or {attr!r} in contested")
 
     def exemptions(self, cause: Any) -> list[ast.Exempt]:
         """What exempts objects from the selections of the block `cause` names (`exempt x
@@ -621,8 +626,6 @@ class Emitter:
         query = self.const(q, "query")
         args = f"{query}, {env}, {q.sees_hidden or skip_hidden}, {unseen_out}"
         counted = f"len({ids})"  # (what the selection counts against the budget)
-        if count_only:
-            narrow = None
         # (with `narrow`, the candidates are taken in no order, counted, narrowed, then sorted)
         find = (f"{ids} = eng.selector.candidate_set({args})" if count_only
                 else f"{ids}, {residual}, {seen} = eng.selector.candidates_seen({args}{', True' if narrow else ''})")
@@ -665,12 +668,11 @@ class Emitter:
                 self.line(depth + 2, f"{counted} = len({found})")
                 self.line(depth + 1, "else:")
                 self.line(depth + 2, f"{counted} = len(({found} if {within} is None else {found} & {within}) - {without})")
-                if count_only or narrow is not None:
+                if count_only or narrow is not None:  # (in no order)
                     self.line(depth + 1, f"{ids} = {found}")
-                    if narrow is not None:
-                        self.line(depth + 1, f"{residual}, {seen} = {others!r}, False")
                 else:
                     self.line(depth + 1, f"{ids} = eng.indexes.sort({found}) if len({found}) > 1 else list({found})")
+                if not count_only:
                     self.line(depth + 1, f"{residual}, {seen} = {others!r}, False")
                 self.line(depth, "else:")
                 self.line(depth + 1, f"{env} = {self.env_dict(scope, base)}")
@@ -687,7 +689,7 @@ class Emitter:
             attr, value = narrow
             already = self.fresh("already")
             # (no candidate at all comes as an empty list)
-            self.line(depth, f"if {ids} and not {self.lookup(f'contested is None or {attr!r} in contested')} "
+            self.line(depth, f"if {ids} and not {self.keeps_unchanged(attr)} "
                              f"and ({already} := eng.indexes.lookup({attr!r}, {value})):")
             self.line(depth + 1, f"{ids} = {ids} - {already}")
             self.line(depth, f"{ids} = eng.indexes.sort({ids}) if len({ids}) > 1 else list({ids})")

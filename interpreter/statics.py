@@ -228,28 +228,24 @@ class Statics:
         """`refresh` of some sources (those that are stale), what each gives now compared
         with what it gave; the objects whose contributions changed."""
         view = self.view
-        by_source, reached, by_target, compute = self.by_source, self.reached, self.by_target, self.compute
-        scope, view.dirty_scope = view.dirty_scope, None  # a source reaches beyond the objects being checked
-        try:
-            touched_targets: set[str] = set()
-            touch = touched_targets.add
-            for src, now, one, given in gifts_of(self.direct, view, sources, compute):
-                before = by_source.get(src)  # (never an empty list: a source that gives nothing is not kept)
-                if before is None:
-                    if not now:
-                        continue
-                else:
-                    if now == before:
-                        continue
-                    for target in reached[src]:
-                        by_target[target].pop(src, None)
-                        touch(target)
-                    if not now:
-                        del by_source[src], reached[src]
-                        continue
-                touched_targets.update(self.keep(src, now, one, given))
-        finally:
-            view.dirty_scope = scope
+        by_source, reached, by_target = self.by_source, self.reached, self.by_target
+        touched_targets: set[str] = set()
+        touch = touched_targets.add
+        for src, now, one, given in self.gifts(sources):
+            before = by_source.get(src)  # (never an empty list: a source that gives nothing is not kept)
+            if before is None:
+                if not now:
+                    continue
+            else:
+                if now == before:
+                    continue
+                for target in reached[src]:
+                    by_target[target].pop(src, None)
+                    touch(target)
+                if not now:
+                    del by_source[src], reached[src]
+                    continue
+            touched_targets.update(self.keep(src, now, one, given))
         changed = set()
         order, merged_now = view.indexes.order, self.merged
         for target in touched_targets:
@@ -273,13 +269,8 @@ class Statics:
         compare it with and nothing to take back; the tables end as `look_again` would leave
         them, the same budget counted in the same order (tests/test_direct_statics.py)."""
         view = self.view
-        scope, view.dirty_scope = view.dirty_scope, None  # a source reaches beyond the objects being checked
-        try:
-            found = gifts_of(self.direct, view, sources, self.compute)
-        finally:
-            view.dirty_scope = scope
         keep = self.keep
-        for src, now, one, given in found:
+        for src, now, one, given in self.gifts(sources):
             if now:  # (a source that gives nothing is not kept)
                 keep(src, now, one, given)
         order, merged = view.indexes.order, self.merged
@@ -288,6 +279,17 @@ class Statics:
         changed = set(merged)
         view.writer.contributions_changed(changed)
         return changed
+
+    def gifts(self, sources: Iterable[str]) -> list:
+        """What each of `sources` gives (`gifts_of`, all of them worked out before any is
+        kept: over the budget, nothing is), whatever objects a state check is being made
+        again for: a source reaches beyond them."""
+        view = self.view
+        scope, view.dirty_scope = view.dirty_scope, None
+        try:
+            return gifts_of(self.direct, view, sources, self.compute)
+        finally:
+            view.dirty_scope = scope
 
     def keep(self, src: str, now: list[tuple[str, Contribution]], one: str | None, given: list) -> tuple[str, ...]:
         """Keep what source `src` gives now (something, as `gifts_of` gives it: `one`, the one
