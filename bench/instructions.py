@@ -7,7 +7,10 @@ Wall-clock times on a shared machine drift by a fifth from minute to minute, whi
 change worth less than that. Instruction counts are the same from run to run (with a fixed
 hash seed), so they tell a change of 1% apart. Each engine is run twice under
 `valgrind --tool=cachegrind`: once building the board and getting ready, once doing that and
-then the untap step; the difference is the step's cost. Engines: the reference
+then the untap step; the difference is the step's cost. Both runs end with `os._exit` as
+soon as their work is done: Python's own ending (a last cycle collection over every object
+left, and the freeing of all of them) differs between the two runs by what the step left
+behind, would be counted as the step's, and is not on bench/run.py's clock either. Engines: the reference
 (bench/reference.py, with its state-based actions), the fast reference
 (bench/fast_reference.py, the same; its setup, `Board.from_game` and a first state check,
 is part of getting ready), the event model (bench/event_model.py) and the interpreter
@@ -42,7 +45,7 @@ ENGINES = ("reference", "fast reference", "event model", "interpreter")
 # made on the board, and "step" is the setup (the Engine and `settle`), as bench/run.py times
 # it; for "game indexes", "step" is building the game's indexes.
 CHILD = """
-import gc, sys
+import gc, os, sys
 sys.path.insert(0, {root!r})
 from bench.boards import build_board
 engine, n, step = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "step"
@@ -92,6 +95,11 @@ else:
 gc.collect()
 if step:
     run()
+# (both runs end here, without the interpreter's own ending: its last cycle collection and
+# the freeing of every object, which differ by what the step left behind and which
+# bench/run.py's clock does not time either)
+sys.stdout.flush()
+os._exit(0)
 """
 
 

@@ -30,6 +30,19 @@ def test_the_counted_script_runs_for_every_engine(engine, step):
     assert proc.returncode == 0, proc.stderr[-2000:]
 
 
+def test_the_counted_script_ends_without_the_interpreter_s_own_ending():
+    """Both runs of a count stop as soon as their work is done, without Python's finalization
+    (its last cycle collection and the freeing of every object, which would count what the
+    step left behind as if the step did it, and which bench/run.py's clock does not time): a
+    handler registered to run at the interpreter's exit never runs."""
+    script = "import atexit; atexit.register(print, 'finalized')\n" + instructions.CHILD.format(
+        root=str(instructions.ROOT))
+    proc = subprocess.run([sys.executable, "-c", script, "fast reference", "300", "step"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "finalized" not in proc.stdout
+
+
 def test_the_goals_pair_each_step_with_its_own_run_without_it():
     """Issue 17's goals: the interpreter's step over the fast reference's at 10,000 and
     100,000, each one's 100,000 over its 10,000, and the setup at 100,000 over the step there
