@@ -262,20 +262,32 @@ class Statics:
         view.writer.contributions_changed(changed)
         return changed
 
-    def first_look(self, sources: Iterable[str]) -> set[str]:
+    def first_look(self, sources: Sequence[str]) -> set[str]:
         """`refresh` where nothing is worked out yet (a new engine's first look at a board,
         often tens of thousands of Auras and Equipment): every source is new and every object
         it gives something to changes, so each is kept as it is worked out, with nothing to
         compare it with and nothing to take back; the tables end as `look_again` would leave
-        them, the same budget counted in the same order (tests/test_direct_statics.py)."""
+        them, the same budget counted in the same order (tests/test_direct_statics.py).
+        `sources` come in the game's order (`in_game_order`), so each target's merged list is
+        made in source order by adding to it source by source, none sorted afterwards."""
         view = self.view
-        keep = self.keep
+        by_source, reached, by_target, merged = self.by_source, self.reached, self.by_target, self.merged
         for src, now, one, given in self.gifts(sources):
-            if now:  # (a source that gives nothing is not kept)
-                keep(src, now, one, given)
-        order, merged = view.indexes.order, self.merged
-        for target, per_source in self.by_target.items():
-            merged[target] = in_source_order(per_source, order)
+            if not now:  # (a source that gives nothing is not kept)
+                continue
+            if one is not None:  # (the commonest: everything to one target; `keep` written out)
+                by_source[src] = now
+                by_target[one][src] = given
+                reached[src] = (one,)
+                mine = [(src, given[0])] if len(given) == 1 else [(src, c) for c in given]
+                before = merged.get(one)
+                if before is None:
+                    merged[one] = mine
+                else:
+                    before += mine
+                continue
+            for target in self.keep(src, now, one, given):
+                merged.setdefault(target, []).extend((src, c) for c in by_target[target][src])
         changed = set(merged)
         view.writer.contributions_changed(changed)
         return changed
