@@ -341,6 +341,46 @@ class Emitter:
             return self.memoized(source, attr)
         return None
 
+    # a comparison decided by a lower bound: (op of `value op bound`, what it gives when the
+    # bound holds; op of `other op value`, likewise), for each op the bound can decide
+    DECIDED = {"<=": (">", False), "<": (">=", False), ">": (">", True), ">=": (">=", True)}
+    DECIDED_OTHER = {">=": ("<", False), ">": ("<=", False), "<=": ("<=", True), "<": ("<", True)}
+
+    def bounded(self, e: ast.Compare, scope: dict[str, Binding], test: str) -> str:
+        """`test` (comparison `e` written out), or, in the one pass of state checks (`memo`),
+        where `e` compares a chosen object's power or toughness that static abilities can
+        only raise (`Program.static_raises`) with a number or a stored number of an object,
+        first a test that decides it from the printed value alone: while static abilities
+        are worked out, no effect exists and the object has no counters, the value is at
+        least the printed one, so `toughness <= 0` is false and `damage >= toughness` false
+        for a printed toughness above 0 and no damage, without working out what static
+        abilities give (`printed_or_changed`)."""
+        if self.memo is None:
+            return test
+        raises = self.compiler.program.static_raises
+        for value, other, table in ((e.left, e.right, self.DECIDED), (e.right, e.left, self.DECIDED_OTHER)):
+            if not (isinstance(value, ast.Attr) and value.name in raises and self.known_object(value.obj, scope)):
+                continue
+            if isinstance(other, ast.Number) and type(other.value) is int:
+                bound, read = repr(other.value), ""
+            elif (isinstance(other, ast.Attr) and other.name in PLAIN_FIELDS
+                  and self.stored_read(other.obj, other.name, scope) is not None):
+                bound = self.fresh("bound")  # (a stored field, read into a local by the first test)
+                read = f"type({bound} := {self.stored_read(other.obj, other.name, scope)}) is int and "
+            else:
+                continue
+            if e.op not in table:
+                return test
+            b = scope[value.obj.id]
+            o = b.obj or f"objects[{self.id_of(b)}]"
+            printed = self.fresh("printed")
+            settled = self.lookup("not eng.statics.pending and not game.effects")  # (once per call)
+            cmp, decided = table[e.op]
+            holds = f"{read}{printed} {cmp} {bound}" if value is e.left else f"{read}{bound} {cmp} {printed}"
+            return (f"({decided} if {settled} and not {o}.counters and type({printed} := {o}.{value.name}) is int "
+                    f"and {holds} else {test})")
+        return test
+
     def memoized(self, source: str, base: str) -> str:
         """`source`, read once per object where reads are `memo`ized (the first use reads it
         into a local, the others read the local), else as it is."""
@@ -434,12 +474,14 @@ class Emitter:
                 return f"has_keyword(eng, {self.expr(l, scope, base)}, {k!r}, {self.const(e, 'at')})"
             case ast.Compare(op=op, left=l, right=ast.Number(value=n)) if type(n) is int:
                 value = self.fresh("compared")  # (compare, written out: false unless a number)
-                return f"(isinstance(({value} := {self.expr(l, scope, base)}), int) and {value} {op} {n!r})"
+                test = f"(isinstance(({value} := {self.expr(l, scope, base)}), int) and {value} {op} {n!r})"
+                return self.bounded(e, scope, test)
             case ast.Compare(op=op, left=l, right=r):
                 # (compare, written out: both sides read, in order, and false unless both are numbers)
                 left, right = self.fresh("left"), self.fresh("right")
-                return (f"(isinstance(({left} := {self.expr(l, scope, base)}), int) & "
+                test = (f"(isinstance(({left} := {self.expr(l, scope, base)}), int) & "
                         f"isinstance(({right} := {self.expr(r, scope, base)}), int) and {left} {op} {right})")
+                return self.bounded(e, scope, test)
             case ast.Visible(obj=inner) if self.known_object(inner, scope):
                 return self.visible(self.id_of(scope[inner.id]))  # (an object: is_visible's first case)
             case ast.Visible(obj=ast.Attr(obj=inner, name=attr)) if (

@@ -178,6 +178,17 @@ class Program:
         return self.static_attrs | {"zone"}
 
     @functools.cached_property
+    def static_raises(self) -> frozenset[str]:
+        """The characteristics (power, toughness) that static abilities can only raise: every
+        `gets +P/+T` of a static ability adds nothing negative to it. While no effect exists
+        and an object has no counters, its value is then at least the printed one (613.4c:
+        the printed value, then what static abilities add), which can decide a comparison
+        without working out what they give (`codegen.Emitter.bounded`)."""
+        pumps = [n for c in self.book.cards.values() for e in c.entries if isinstance(e, ast.Static)
+                 for n in e.walk() if isinstance(n, ast.Pump)]
+        return frozenset(attr for attr in ("power", "toughness") if all(getattr(n, attr) >= 0 for n in pumps))
+
+    @functools.cached_property
     def static_grants(self) -> bool:
         """Does any static ability grant a keyword? Then keyword indexes can't be trusted alone."""
         return any(isinstance(n, ast.Grant) for c in self.book.cards.values() for e in c.entries
