@@ -10,8 +10,8 @@ hash seed), so they tell a change of 1% apart. Each engine is run twice under
 then the untap step; the difference is the step's cost. Both runs end with `os._exit` as
 soon as their work is done: Python's own ending (a last cycle collection over every object
 left, and the freeing of all of them) differs between the two runs by what the step left
-behind, would be counted as the step's, and is not on bench/run.py's clock either. Engines: the reference
-(bench/reference.py, with its state-based actions), the fast reference
+behind, would be counted as the step's, and is not on bench/run.py's clock either.
+Engines: the reference (bench/reference.py, with its state-based actions), the fast reference
 (bench/fast_reference.py, the same; its setup, `Board.from_game` and a first state check,
 is part of getting ready), the event model (bench/event_model.py) and the interpreter
 (2026-09-25, full rulebook). Needs valgrind; takes about a minute on two cores.

@@ -352,9 +352,9 @@ class Emitter:
         only raise (`Program.static_raises`) with a number or a stored number of an object,
         first a test that decides it from the printed value alone: while static abilities
         are worked out, no effect exists and the object has no counters, the value is at
-        least the printed one, so `toughness <= 0` is false and `damage >= toughness` false
-        for a printed toughness above 0 and no damage, without working out what static
-        abilities give (`printed_or_changed`)."""
+        least the printed one, so `toughness <= 0` is false, and `damage >= toughness`
+        false, for a printed toughness above 0 and less damage than that, without working
+        out what static abilities give (`printed_or_changed`)."""
         if self.memo is None:
             return test
         raises = self.compiler.program.static_raises
