@@ -94,7 +94,7 @@ def test_the_bound_chooses_what_working_every_value_out_chooses(game, cursed):
             if o.attached_to is not None and o.attached_to not in game.objects:
                 o.attached_to = None
     program = Program.of(book, "generated")
-    checks = [(each, cause) for each, cause in checked(program)]
+    checks = checked(program)
     bounded = codegen.compile_check_pass(program.clauses.compiler, checks)
     plain = codegen.compile_check_pass(without_bound(book).clauses.compiler, checks)
     engine = Engine(program, game)
