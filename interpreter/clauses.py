@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Callable
 
+import attrs
+
 from dsl import ast
 from interpreter import codegen
 from interpreter.batches import UNREAD, Batch, Write
@@ -30,6 +32,55 @@ _UNBUILT: Any = object()
 def waited_change(clause: ast.AsClause | ast.After) -> ast.Change:
     """The change an `as` or `after` clause waits on."""
     return clause.change if isinstance(clause, ast.AsClause) else clause.event
+
+
+@attrs.frozen
+class CheckPass:
+    """The local state checks that see no hidden object (by position in
+    `ClauseTables.state_checks`), as generated Python:
+
+    - `one_pass`: all of them in one pass over some objects, for when they are made again
+      for the changed objects the game sees (`codegen.compile_check_pass`: a function
+      `(engine, ids, seen=False)` giving one list per check of the references it chooses);
+    - `bodies`: by position, the check's place in that pass and what runs its body for what
+      it chose (`codegen.compile_chosen`);
+    - `counts`: by position, what the check's own selection of every object counts against
+      the step's budget, giving back the candidates it counted
+      (`codegen.compile_selection_count`), for a game's first check;
+    - `shared` and `passes`: a game's first check makes each check in a pass over those
+      candidates (or over `by_value`'s), not over every object, shared by the checks whose
+      selections find the same candidates (`same_candidates`): by position, the first
+      check of its pass and its place in it; by the first check's position, the pass;
+    - `by_value`: by position, where the check's selection has a conjunct that reads only one
+      stored field of the object and no index narrows it, the objects whose value of that
+      field makes the conjunct hold (`codegen.compile_value_plan`), else None.
+    """
+
+    one_pass: Callable
+    bodies: dict[int, tuple[int, Callable]]
+    counts: dict[int, Callable]
+    shared: dict[int, tuple[int, int]]
+    passes: dict[int, Callable]
+    by_value: dict[int, Callable | None]
+
+
+def same_candidates(q: Any) -> tuple | None:
+    """What decides the candidates of query `q` (a `Selector` query of a state check, with no
+    variable bound) when none of its index plans reads a value (types, keywords, flags and
+    unions of them, which read nothing that differs between two selections): two queries with
+    the same key find the same candidates. None when a plan reads a value."""
+    def key(plan: Any) -> tuple | None:
+        if plan.source is not None:
+            return None
+        alternatives = tuple(key(a) for a in plan.alternatives)
+        if None in alternatives:
+            return None
+        return plan.kind, plan.attr, plan.name, plan.negated, alternatives
+
+    keys = tuple(key(plan) for plan in q.plan.plans)
+    if None in keys:
+        return None
+    return keys, q.sees_hidden, q.each.every_zone
 
 
 class ClauseTables:
@@ -229,28 +280,36 @@ class ClauseTables:
                 for rule, during in program.index.hooks.get("state check", ()))
         return self._state_checks
 
-    def check_pass(self) -> tuple[Callable, dict[int, tuple[int, Callable]], dict[int, Callable]] | None:
-        """The local state checks that see no hidden object, as generated Python, for when they
-        are made again for the changed objects the game sees, or for every object (the first
-        check of a game): all of them in one pass over those objects
-        (`codegen.compile_check_pass`, a function `(engine, ids)` giving the references each
-        check chooses); by position in `state_checks`, the check's place in that pass and what
-        runs its body for what it chose (`codegen.compile_chosen`); and by position, what the
-        check's own selection of every object counts against the step's budget
-        (`codegen.compile_selection_count`), for the first check. None when Python cannot take
-        them: each check is then made on its own."""
+    def check_pass(self) -> "CheckPass | None":
+        """The local state checks that see no hidden object, as generated Python
+        (`CheckPass`). None when Python cannot take them: each check is then made on its own."""
         if self._check_pass is _UNBUILT:
             hooked = self.program.index.hooks.get("state check", ())
             fused = [(position, hooked[position][1].body, cause)
                      for position, (local, sees_hidden, _body, cause) in enumerate(self.state_checks())
                      if local and not sees_hidden]
+            compiler = self.compiler
             try:
-                one_pass = codegen.compile_check_pass(self.compiler, [(each, cause) for _p, each, cause in fused])
-                bodies = {position: (k, codegen.compile_chosen(self.compiler, each, Write, cause))
+                one_pass = codegen.compile_check_pass(compiler, [(each, cause) for _p, each, cause in fused])
+                bodies = {position: (k, codegen.compile_chosen(compiler, each, Write, cause))
                           for k, (position, each, cause) in enumerate(fused)}
-                counts = {position: codegen.compile_selection_count(self.compiler, each, cause)
+                counts = {position: codegen.compile_selection_count(compiler, each, cause)
                           for position, each, cause in fused}
-                self._check_pass = (one_pass, bodies, counts)
+                by_value = {position: codegen.compile_value_plan(compiler, each, cause)
+                            for position, each, cause in fused}
+                # (checks whose selections find the same candidates share a pass: keyed by their
+                # index plans, or, with a plan by value, each its own)
+                groups: dict[Any, list[tuple[int, ast.Each, Any]]] = {}
+                for position, each, cause in fused:
+                    key = None if by_value[position] is not None else same_candidates(compiler.query(each))
+                    groups.setdefault(position if key is None else key, []).append((position, each, cause))
+                shared, passes = {}, {}
+                for members in groups.values():
+                    lead = members[0][0]
+                    passes[lead] = codegen.compile_check_pass(compiler, [(each, cause) for _p, each, cause in members])
+                    for place, (position, _each, _cause) in enumerate(members):
+                        shared[position] = (lead, place)
+                self._check_pass = CheckPass(one_pass, bodies, counts, shared, passes, by_value)
             except codegen.CannotCompile:  # (nested too deeply for Python: each check runs on its own)
                 self._check_pass = None
         return self._check_pass
@@ -260,7 +319,7 @@ class ClauseTables:
         check's body, and what runs the body of each check made in one pass (`check_pass`)."""
         fused = self.check_pass()
         return (tuple(body for _local, _sees, body, _cause in self.state_checks())
-                + (tuple(run_chosen for _k, run_chosen in fused[1].values()) if fused is not None else ()))
+                + (tuple(run_chosen for _k, run_chosen in fused.bodies.values()) if fused is not None else ()))
 
     # ---------------------------------------------------------------- perception
 

@@ -725,7 +725,8 @@ class Emitter:
             self.line(depth, f"{env} = {self.env_dict(scope, base)}")
             self.line(depth, find)
         self.budget_check(depth, counted, each)
-        if count_only:
+        if count_only:  # (the candidates counted, for a pass that chooses among them: `compile_selection_count`)
+            self.line(depth, f"return {ids}")
             return None, depth
         if narrow is not None:  # (counted as they were; those the body's write would not change left out)
             attr, value = narrow
@@ -1008,13 +1009,57 @@ def compile_check_pass(compiler: Any, checks: list[tuple[ast.Each, Any]]) -> Cal
     return em.function("check_pass", "eng, ids, seen=False", READING + ["env = {}"])
 
 
+def value_planned(each: ast.Each) -> tuple[ast.Node, str] | None:
+    """(conjunct, A) when a conjunct of the condition of `each x where ...` reads the chosen
+    object only as `x.A`, A a stored field every value of which an index holds
+    (`indexes.FIELDS`): while no continuous effect exists, whether it holds is then the
+    same for every object with the same A, so it can be worked out once per value
+    (`compile_value_plan`). The first such conjunct; None when there is none."""
+    for c in ast.conjuncts(each.cond):
+        read = {n.name for n in c.walk() if isinstance(n, ast.Attr) and isinstance(n.obj, ast.Name) and n.obj.id == each.var}
+        through = sum(1 for n in c.walk() if isinstance(n, ast.Attr) and isinstance(n.obj, ast.Name) and n.obj.id == each.var)
+        named = sum(1 for n in c.walk() if isinstance(n, ast.Name) and n.id == each.var)
+        if len(read) == 1 and named == through and next(iter(read)) in FIELD_SET:
+            return c, next(iter(read))
+    return None
+
+
+@or_cannot
+def compile_value_plan(compiler: Any, each: ast.Each, cause: Any) -> Callable | None:
+    """For a state check of every object whose selection no index narrows (`QueryPlan.plans`
+    empty) and which has a conjunct `value_planned` finds: a function `(engine) -> the ids
+    of the objects whose A is a value for which the conjunct holds` (a superset of what the
+    check chooses, for its pass to choose among), the conjunct worked out once per value of
+    A on one object that has it; or None from the function while a continuous effect exists
+    (an effect may make what is read of A differ from what is stored). None when the check
+    is not of that kind."""
+    planned = value_planned(each)
+    if planned is None or compiler.query(each).plan.plans:
+        return None
+    conjunct, attr = planned
+    em = Emitter(compiler, None)
+    em.cause = cause
+    chosen = Binding("x", chosen=True, obj="o", oid="oid", sees_hidden=False)
+    em.line(1, "if game.effects:")
+    em.line(2, "return None")
+    em.line(1, "found = set()")
+    em.line(1, f"for ids in eng.indexes.groups({attr!r}):")
+    em.line(2, "oid = next(iter(ids))  # (any object with this value: the conjunct reads nothing else of it)")
+    em.line(2, "o = objects[oid]")
+    em.line(2, f"if {em.holds(conjunct, {each.var: chosen}, 'env')}:")
+    em.line(3, "found |= ids")
+    em.line(1, "return found")
+    return em.function("value_plan", "eng", READING + ["env = {}"])
+
+
 @or_cannot
 def compile_selection_count(compiler: Any, each: ast.Each, cause: Any) -> Callable:
     """What the selection of `each x where ...` counts against the step's budget, made on its
     own with no variable bound (a state check of every object), without choosing: a function
     `(engine, batch)` that counts its candidates as `Selector.select` would and raises when the
-    step's iterations or the batch's writes are over budget. For a check whose choice the one
-    pass (`compile_check_pass`) makes."""
+    step's iterations or the batch's writes are over budget, and gives back the candidates it
+    counted (in no order; a superset of what the check chooses), or None when an index says
+    no object can match. For a check whose choice a pass (`compile_check_pass`) makes."""
     em = Emitter(compiler, None)
     em.cause = cause
     em.each(each, {}, "env", 1, count_only=True)

@@ -225,6 +225,12 @@ class Indexes:
         if value != default:
             index[value].update(oid for oid, old in zip(objs, olds) if old != value)
 
+    def groups(self, attr: str) -> list[set[str]]:
+        """The objects grouped by their value of stored field `attr` (`FIELDS`, every value
+        of which is indexed): one set per value some object has, in no order (not to be
+        changed)."""
+        return [ids for ids in self._ready()[attr].values() if ids]
+
     def lookup(self, attr: str, value: Any) -> set[str] | None:
         """Ids that may have `attr == value`; None when no index can answer (scan instead)."""
         if attr in self.defaults and value == self.defaults[attr]:

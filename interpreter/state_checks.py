@@ -15,9 +15,9 @@ class StateChecks:
     tables hold them: `ClauseTables.state_checks`) in rounds, each round one batch, until a
     round changes nothing; a local check is made again only for the objects changed since the
     last round. With generated Python (`ClauseTables.check_pass`), the local checks that see no
-    hidden object are made in one pass over those objects, or over every object on a game's
-    first check, each check's own selection still counted against the step's budget as if it
-    were made alone."""
+    hidden object are made in one pass over those objects, and on a game's first check each
+    in a pass of its own over its selection's candidates (`first_choice`), each check's own
+    selection still counted against the step's budget as if it were made alone."""
 
     def __init__(self, eng: Any):
         self.eng = eng  # the engine it is part of
@@ -54,7 +54,8 @@ class StateChecks:
         if dirty is None:  # every check looks at every object: whether each is hidden, worked out at once
             eng.hiding.cache_every_object()
         seen_dirty = None  # those of them the game sees: all a check that sees no hidden object looks at
-        chosen = None  # what the checks made in one pass choose (`check_pass`), once worked out
+        chosen = None  # what the checks made in one pass choose (`CheckPass.one_pass`), once worked out
+        made: dict = {}  # (a first check) what each shared pass chose (`first_choice`)
         for position, (local, sees_hidden, body, cause) in enumerate(checks):
             if local and dirty is not None and not dirty:
                 continue  # nothing changed since it was last made: it finds nothing new
@@ -63,25 +64,42 @@ class StateChecks:
                 if seen_dirty is None:
                     seen_dirty = eng.hiding.not_hidden(dirty)
                 scope = seen_dirty
-            # in one pass with the others like it, over the changed objects the game sees, or
-            # over every object (in the game's order) on a first check; each check's own
+            # made again for the changed objects the game sees, in one pass with the others
+            # like it (each check's choice then put in the game's order); on a first check,
+            # each in a pass of its own over its selection's candidates; each check's own
             # selection is still counted against the step's budget as if made alone
             in_one_pass = local and not sees_hidden and fused is not None
-            if in_one_pass and chosen is None:  # (each check's choice put in game order, not all the objects first)
-                one_pass = fused[0]
-                # (over every object, in the game's order; or over the changed objects the game
-                # sees, `scope`, in no order, each check's choice then put in the game's order)
-                chosen = (one_pass(eng, eng.game.objects) if dirty is None
-                          else [eng.indexes.sort_refs(refs) for refs in one_pass(eng, scope, True)])
+            if in_one_pass and dirty is not None and chosen is None:
+                chosen = [eng.indexes.sort_refs(refs) for refs in fused.one_pass(eng, scope, True)]
             eng.dirty_scope = scope
             try:
                 if in_one_pass:
-                    fused[2][position](eng, batch)  # (its selection, counted)
+                    candidates = fused.counts[position](eng, batch)  # (its selection, counted)
                 else:
                     body(eng, {}, batch, cause)
             finally:
                 eng.dirty_scope = None
             if in_one_pass:
-                k, run_chosen = fused[1][position]
-                run_chosen(eng, chosen[k], batch, cause)
+                k, run_chosen = fused.bodies[position]
+                these = chosen[k] if dirty is not None else self.first_choice(fused, position, candidates, made)
+                run_chosen(eng, these, batch, cause)
         return eng.committer.commit(batch)
+
+    def first_choice(self, fused: Any, position: int, candidates: Any, made: dict) -> list:
+        """What the check at `position` chooses on a game's first check (every object), in the
+        game's order: its pass (`CheckPass.passes`, shared with the checks whose selections
+        find the same candidates, made once per round: `made`) over the candidates its
+        selection counted (None: an index says none can match), or, where its condition has a
+        conjunct worked out once per value of a stored field (`CheckPass.by_value`), over the
+        objects whose value makes it hold. Either is a superset of what it chooses: the pass
+        checks the whole condition on each, and leaves out what the game does not see."""
+        eng = self.eng
+        lead, place = fused.shared[position]
+        found = made.get(lead)
+        if found is None:  # (the first of its pass: the candidates are its own)
+            by_value = fused.by_value[position]
+            ids = by_value(eng) if by_value is not None else None
+            if ids is None:
+                ids = candidates
+            found = made[lead] = fused.passes[lead](eng, ids) if ids else None
+        return eng.indexes.sort_refs(found[place]) if found is not None else []

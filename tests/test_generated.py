@@ -201,8 +201,10 @@ def test_every_shipped_rulebook_and_card_compiles_to_python(spec):
             elif isinstance(clause, ast.AssertAfter) and isinstance(clause.event, ast.Change):
                 functions.append(engine.program.clauses.assertion_test(clause))
     functions += [engine.program.clauses.expander()] + [fn for _key, fn, _idle in engine.program.clauses.follow_ups()]
-    one_pass, bodies, counts = engine.program.clauses.check_pass()  # the state checks in one pass
-    functions += [one_pass] + [run for _k, run in bodies.values()] + list(counts.values())
+    fused = engine.program.clauses.check_pass()  # the state checks in one pass
+    one_pass, bodies, counts = fused.one_pass, fused.bodies, fused.counts
+    functions += ([one_pass] + [run for _k, run in bodies.values()] + list(counts.values())
+                  + list(fused.passes.values()) + [plan for plan in fused.by_value.values() if plan is not None])
     for card in book.cards.values():
         if any(isinstance(n, ast.Call) and n.verb not in book.verbs for n in card.walk()):
             continue  # a card this version's words cannot say (the checker refuses it in a scenario)

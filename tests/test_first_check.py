@@ -1,0 +1,142 @@
+"""A game's first state check, made with generated Python: `StateChecks.first_choice`.
+
+The first check of a game looks at every object. Generated Python makes each local state
+check that sees no hidden object in a pass over the candidates its own selection counts
+(the indexes' answer for its types, flags and keywords), one pass shared by the checks whose
+selections find the same candidates (704.5f and 704.5g: the creatures); a check whose
+selection no index narrows but whose condition reads the object only through one stored
+field, as 800.4c's `x.controller is not visible` does, looks only at the objects whose value
+of that field makes the condition hold, worked out once per value (`CheckPass.by_value`),
+while no continuous effect exists. Here:
+
+- on generated games (tokens in other zones, creatures with 0 or less toughness or lethal
+  damage, Auras and Equipment on nothing, on what is gone, on a player, on a phased-out
+  host or on a creature with protection, permanents controlled by a player who has left the
+  game, and now and then an effect giving control of a creature to that player), the first
+  check and the rounds after it leave the same trace, game and budget as each check made
+  alone through its own selection;
+- 800.4c: a permanent whose controller has left the game is exiled by the first check, and
+  still is when a control effect, not what is stored, makes the player who left its
+  controller.
+"""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from interpreter.backends import GeneratedBackend
+from interpreter.engine import Engine
+from interpreter.errors import RulesError
+from interpreter.model import Effect, Game, Permanent, Player
+from interpreter.program import Program
+from interpreter.rulebook import load_version
+
+BOOK = load_version("2026-09-25")
+PLAYERS = ("Alice", "Bob", "Carol")
+CREATURES = ("Grizzly Bears", "Breezekeeper")
+ATTACHMENTS = {"Holy Strength": frozenset({"enchantment", "aura"}), "Bonesplitter": frozenset({"artifact", "equipment"})}
+
+
+@st.composite
+def games(draw) -> Game:
+    """Creatures (some tokens, some phased out, some in a graveyard or exile, toughness from
+    -1 to 3, damage, now and then protection from enchantments or artifacts), Auras and
+    Equipment attached to a creature, to nothing, to an id no object has, to a player or to
+    another attachment; Carol has left the game in most games, and some permanents are hers
+    to control; in a third of the games an effect gives Carol control of a creature."""
+    objects: dict[str, Permanent] = {}
+    n = draw(st.integers(1, 8))
+    for i in range(n):
+        pid = f"c{i}"
+        status = (("phase", "out"), ("phased_indirectly", False), ("phased_out_under", "Alice")) if draw(st.booleans()) and i % 3 == 0 else ()
+        objects[pid] = Permanent(
+            id=pid, card=draw(st.sampled_from(CREATURES)), owner="Alice", controller=draw(st.sampled_from(PLAYERS)),
+            types=frozenset({"creature"}), power=2, toughness=draw(st.sampled_from((2, 1, 0, -1, 3))),
+            damage=draw(st.integers(0, 3)), token=draw(st.booleans()),
+            zone=draw(st.sampled_from(("battlefield", "battlefield", "battlefield", "graveyard", "exile"))),
+            keywords=draw(st.sampled_from(((), (), ("protection_from_enchantments",), ("protection_from_artifacts",)))),
+            timestamp=i + 1, status=status)
+    for j in range(draw(st.integers(0, 6))):
+        aid = f"a{j}"
+        card = draw(st.sampled_from(sorted(ATTACHMENTS)))
+        host = draw(st.sampled_from(sorted(objects) + [None, "gone", "Bob"]))
+        objects[aid] = Permanent(id=aid, card=card, owner="Bob", controller=draw(st.sampled_from(PLAYERS)),
+                                 types=ATTACHMENTS[card], attached_to=host, token=draw(st.booleans()),
+                                 timestamp=100 + j)
+    effects = {}
+    if draw(st.integers(0, 2)) == 0:
+        target = draw(st.sampled_from([f"c{i}" for i in range(n)]))
+        effects[1] = Effect(id=1, kind="control", affected=frozenset({target}), value="Carol", duration="forever")
+    players = {p: Player(p, in_game=not (p == "Carol" and draw(st.integers(0, 3)) > 0)) for p in PLAYERS}
+    return Game(players, PLAYERS, PLAYERS[0], objects=objects, effects=effects)
+
+
+def first_check(game: Game) -> tuple:
+    """The first state check, and the rounds after it, with generated Python: the trace,
+    the game and the iterations left, or the error the rules end in (two checks moving the
+    same object to different zones at once, which no `prefer` settles, is one)."""
+    engine = Engine(Program.of(BOOK, "generated"), game.copy())
+    engine.begin_step()
+    try:
+        engine.settle()
+    except RulesError as exc:
+        return tuple(d.render() for d in exc.diagnostics)
+    return [str(event) for event in engine.trace], engine.game.fingerprint(), engine.iterations_left
+
+
+@settings(max_examples=200, deadline=None)
+@given(games())
+def test_the_first_check_chooses_what_each_check_alone_chooses(game):
+    """Every state check chooses the same objects, in the same order, counting the same
+    budget, whether the first check makes it in a pass over its candidates (shared, or by
+    value) or through its own selection: the trace, game and iterations are the same."""
+    passes = first_check(game)
+    original = GeneratedBackend.check_pass
+    GeneratedBackend.check_pass = lambda self, clauses: None  # (each check through its own selection)
+    try:
+        alone = first_check(game)
+    finally:
+        GeneratedBackend.check_pass = original
+    assert passes == alone
+
+
+def left_game(effect: bool) -> Game:
+    """Alice's bear and a bear Carol, who has left the game, controls: by what is stored, or
+    (`effect`) by a control effect on a bear stored as Alice's."""
+    bears = {
+        "mine": Permanent(id="mine", card="Grizzly Bears", owner="Alice", controller="Alice",
+                          types=frozenset({"creature"}), power=2, toughness=2, timestamp=1),
+        "hers": Permanent(id="hers", card="Grizzly Bears", owner="Alice", controller="Alice" if effect else "Carol",
+                          types=frozenset({"creature"}), power=2, toughness=2, timestamp=2),
+    }
+    effects = ({1: Effect(id=1, kind="control", affected=frozenset({"hers"}), value="Carol", duration="forever")}
+               if effect else {})
+    players = {"Alice": Player("Alice"), "Carol": Player("Carol", in_game=False)}
+    return Game(players, ("Alice", "Carol"), "Alice", objects=bears, effects=effects)
+
+
+def test_800_4c_a_permanent_whose_controller_left_is_exiled_by_the_first_check():
+    """800.4c: a permanent controlled by a player who has left the game is exiled; the first
+    check finds it by its controller's value (Carol, not in the game), the other bear stays."""
+    game = left_game(effect=False)
+    engine = Engine(Program.of(BOOK, "generated"), game)
+    assert [plan(engine) for plan in by_value(engine)] == [{"hers"}]  # (800.4c's: the objects Carol controls)
+    engine.settle()
+    assert (game.objects["hers"].zone, game.objects["mine"].zone) == ("exile", "battlefield")
+
+
+def test_800_4c_under_a_control_effect_the_first_check_reads_the_effect():
+    """800.4c: with a control effect making Carol, who has left, the bear's controller (its
+    stored controller is Alice), the first check still exiles it: the objects are not
+    grouped by stored controller while an effect exists."""
+    game = left_game(effect=True)
+    engine = Engine(Program.of(BOOK, "generated"), game)
+    assert [plan(engine) for plan in by_value(engine)] == [None]  # (every object is looked at)
+    engine.settle()
+    assert game.objects["hers"].zone == "exile"
+
+
+def by_value(engine: Engine) -> list:
+    """The plans by value of the first check's passes (`CheckPass.by_value`)."""
+    return [plan for plan in engine.program.clauses.check_pass().by_value.values() if plan is not None]
