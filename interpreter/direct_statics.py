@@ -141,7 +141,7 @@ def reach(gift: DirectGift, view: Any, o: Any, objects: dict, players: dict) -> 
     names no object of the game, or one in a zone its selection does not look in. An anchor
     naming an object counts one candidate against the step's selection budget, as
     `Selector.select` does."""
-    raw = o.get_status(gift.attr, gift.default) if gift.status else getattr(o, gift.attr)
+    raw = anchor(gift, o)
     if not isinstance(raw, str) or raw in players:  # (read as a player, or as no reference at all)
         return None
     target = objects.get(raw)
@@ -150,10 +150,19 @@ def reach(gift: DirectGift, view: Any, o: Any, objects: dict, players: dict) -> 
     view.iterations_left -= 1
     if view.iterations_left < 0:
         raise view.over_budget("iterations", gift.each.span, None)
+    return raw if looks_in(gift, target) else None
+
+
+def anchor(gift: DirectGift, o: Any) -> Any:
+    """What the anchor of `gift` reads on its source `o` (a stored attribute or a status)."""
+    return o.get_status(gift.attr, gift.default) if gift.status else getattr(o, gift.attr)
+
+
+def looks_in(gift: DirectGift, target: Any) -> bool:
+    """Whether the selection of `gift` looks in the zone `target` is in: the battlefield, or
+    any zone but nowhere for `each object x`."""
     zone = target.zone
-    if zone == "nowhere" or (zone != "battlefield" and not gift.each.every_zone):
-        return None
-    return raw
+    return zone != "nowhere" and (zone == "battlefield" or gift.each.every_zone)
 
 
 def give(gifts: tuple[DirectGift, ...], view: Any, o: Any) -> list[tuple[str, Contribution]]:

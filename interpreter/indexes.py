@@ -225,11 +225,11 @@ class Indexes:
         if value != default:
             index[value].update(oid for oid, old in zip(objs, olds) if old != value)
 
-    def groups(self, attr: str) -> list[set[str]]:
-        """The objects grouped by their value of stored field `attr` (`FIELDS`, every value
-        of which is indexed): one set per value some object has, in no order (not to be
-        changed)."""
-        return [ids for ids in self._ready()[attr].values() if ids]
+    def table(self, attr: str) -> dict[Any, set[str]]:
+        """The index of `attr`: value -> the objects that have it, for every value some object
+        has (a status's default is not one; a value no object has reads as nothing, or as an
+        empty set). Not to be changed: `lookup` of many values of one attribute, read at once."""
+        return self._ready()[attr]
 
     def lookup(self, attr: str, value: Any) -> set[str] | None:
         """Ids that may have `attr == value`; None when no index can answer (scan instead)."""

@@ -21,11 +21,19 @@ not worked out again: the objects it gives something to are only read afresh.
 changed, so that their characteristics are read afresh and state checks look at them again.
 A source whose abilities all give fixed things to the one object it names (an Aura's or an
 Equipment's `each x where this.attached_to is x: x gets +1/+1`) is worked out by reading
-that attribute off it (`interpreter.direct_statics`), not by evaluating the abilities: the
-first refresh of a large board works out tens of thousands of them, in one loop, writing
-each straight into the tables (`first_look`: nothing to compare it with). Sources are
-worked out in the game's order, so that what a refresh counts against the step's budget,
-and the card named when it runs out, never depend on how strings hash.
+that attribute off it (`interpreter.direct_statics`), not by evaluating the abilities.
+
+A new engine's first look at a large board (`first_look`) leaves those sources, tens of
+thousands of them, unworked: it counts against the step's budget what working them out
+would count, and marks each object one names `UNWORKED` in `merged` (found through the
+anchor's index). Reading such an object works its sources out (`work_out`); just before a
+batch changes what an unworked source reaches or is, the sources it concerns are worked
+out as the game is before it (`before_changes`), so that every comparison afterwards is
+the one it would have been had every source been worked out at once; last known
+information reads what they give without keeping it (`given`). Nothing of that changes an
+outcome, a budget or what a state check looks at again (tests/test_deferred_statics.py).
+Sources are worked out in the game's order, so that what a refresh counts against the
+step's budget, and the card named when it runs out, never depend on how strings hash.
 """
 
 from __future__ import annotations
@@ -34,7 +42,8 @@ from collections import defaultdict
 from typing import TYPE_CHECKING, Any, Iterable, Protocol, Sequence
 
 from dsl import ast
-from interpreter.direct_statics import direct_gifts, gifts_of, give
+from interpreter.direct_statics import anchor, direct_gifts, gifts_of, give, looks_in
+from interpreter.errors import RulesError
 from interpreter.refs import Obj, PlayerRef
 from interpreter.write_bits import HIDES, REACHES, SOURCES
 
@@ -85,7 +94,25 @@ def in_source_order(per_source: dict[str, list[Contribution]], order: dict[str, 
     return [(src, c) for src in sorted(per_source, key=order.__getitem__) for c in per_source[src]]
 
 
+class _Unworked:
+    """What `Statics.merged` holds for an object that anchored sources not worked out yet may
+    give something (`Statics.first_look`): reading the object works them out (`work_out`).
+    True as a test, as a list of what is given is: "something may be given"."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "UNWORKED"
+
+
+UNWORKED: Any = _Unworked()
+
+
 class Statics:
+    # Whether a first look leaves anchored sources to work out when what they name is read
+    # (`defer`); off, it works every source out at once (tests compare the two).
+    defers = True
+
     def __init__(self, view: StaticsHost):
         self.view = view
         program = view.program
@@ -103,11 +130,23 @@ class Statics:
         self.by_target: dict[str, dict[str, list[Contribution]]] = defaultdict(dict)
         self.merged: dict[str, list[tuple[str, Contribution]]] = {}  # target -> (source, contribution), in source order
         self.stale: set[str] | None = None  # None: every source
+        # Anchored sources a first look left to work out when what they name is read
+        # (`first_look`, `work_out`), and the objects they name, each `UNWORKED` in `merged`.
+        # An anchor read off the source as stored (`attached_to`, or a status whose default
+        # names nothing), so that the anchor's index finds every source naming an object.
+        self.unworked: set[str] = set()
+        self.unread: set[str] = set()
+        self.deferred: dict[str, frozenset[str]] = {
+            attr: cards for attr, cards in self.anchored.items()
+            if attr == "attached_to" or (attr in view.defaults and view.defaults[attr] is None)}
         # card -> its static abilities worked out in advance, when every one gives fixed
         # things to the one object its source names (`interpreter.direct_statics`); else None
         defaults, references = view.defaults, view.reference_statuses
         cards = program.book.cards
         self.direct = {name: direct_gifts(cards[name], defaults, references) for name in self.cards}
+        # card -> what its direct gifts give an object on the battlefield, in order (`given`)
+        self.gives_on_battlefield = {name: tuple(c for gift in gifts for c in gift.gives)
+                                     for name, gifts in self.direct.items() if gifts is not None}
 
     # ---------------------------------------------------------------- marking stale
 
@@ -125,16 +164,20 @@ class Statics:
         abilities of those that stop or start being seen give read afresh once for all."""
         if self.stale is None or not self.cards:
             return
-        cards, reached, stale = self.cards, self.reached, self.stale
+        cards, reached, stale, unworked = self.cards, self.reached, self.stale, self.unworked
         seen_again: list[str] = []  # what a source gives, whose sight changed
         for oid, old, new, bits in changed:
             reach_changed = bits & REACHES
             if new.card in cards or (old is not None and old.card in cards):
                 if old is None or reach_changed or bits & SOURCES:
                     stale.add(oid)  # what it reaches, or who "you" is, may have changed
-                if bits & HIDES and oid in reached:
+                    unworked.discard(oid)  # (worked out before the change: `before_changes`)
+                if bits & HIDES:
                     # seen or not, it gives the same; whether what it gives counts is read with it
-                    seen_again += reached[oid]
+                    if oid in reached:
+                        seen_again += reached[oid]
+                    elif oid in unworked:  # (what it reaches: the same as before the batch, which changed nothing it reads)
+                        seen_again += self.reach_now((oid,))
             if reach_changed or old is None:  # (else nothing any ability reads of `oid` changed)
                 self.reach_changed(oid)
         if seen_again:
@@ -147,16 +190,72 @@ class Statics:
         afresh) is the same done once or twice, in any order."""
         if self.stale is None or not self.cards:
             return
-        objects, reached = self.view.game.objects, self.reached
+        objects, reached, unworked = self.view.game.objects, self.reached, self.unworked
         seen_again: list[str] = []  # what a source gives, whose sight changed
         for b, mask in zip(runs, masks):
             if mask & HIDES:  # (the sources among the run's objects, found at once)
                 for oid in reached.keys() & b.objs:
                     seen_again += reached[oid]
+                if unworked:
+                    seen_again += self.reach_now(unworked.intersection(b.objs))
             if mask & (REACHES | SOURCES):  # (what a source reaches or whose it is: object by object)
                 self.touched_all([(oid, objects[oid], objects[oid], mask & ~HIDES) for oid in b.objs])
         if seen_again:
             self.view.writer.contributions_changed(seen_again)
+
+    def before_changes(self, oids: Iterable[str], bits: int) -> None:
+        """Objects `oids` are about to be written (`bits`: what the writes can change, all of
+        them together): where that can change what a source reaches or is (`REACHES`,
+        `SOURCES`), the unworked sources it concerns (those among `oids`, and those naming
+        an unread object among them) are worked out now, as the game is before the change,
+        counting nothing (`adopt`), so that what follows compares what they give after the
+        change with what they gave before, as for every source worked out already."""
+        if self.unworked and bits & (REACHES | SOURCES):
+            self.adopt(self.concerned(oids))
+
+    def concerned(self, oids: Iterable[str]) -> set[str]:
+        """The unworked sources among `oids`, and those that name an unread object among them."""
+        view = self.view
+        indexes, objects, unworked = view.indexes, view.game.objects, self.unworked
+        oids = set(oids)
+        found = unworked & oids
+        for target in self.unread & oids:
+            for attr, cards in self.deferred.items():
+                for src in indexes.lookup(attr, target) or ():
+                    if src in unworked and objects[src].card in cards:
+                        found.add(src)
+        return found
+
+    def adopt(self, sources: set[str]) -> None:
+        """Work unworked `sources` out and keep them, counting nothing (the first look counted
+        them); what they give the objects they name, which are unread, is merged when those
+        are read (any other is merged now)."""
+        if not sources:
+            return
+        found = self.uncounted(self.in_game_order(sources))
+        self.unworked -= sources
+        order, by_target, unread = self.view.indexes.order, self.by_target, self.unread
+        for src, now, one, given in found:
+            if now:
+                for target in self.keep(src, now, one, given):
+                    if target not in unread:
+                        self.merged[target] = in_source_order(by_target[target], order)
+
+    def reach_now(self, sources: Iterable[str]) -> list[str]:
+        """The objects unworked `sources` give something to now (what `reached` would hold
+        for them), as `direct_statics.reach` finds them, counting nothing."""
+        objects, players, direct = self.view.game.objects, self.view.game.players, self.direct
+        found: list[str] = []
+        for src in sources:
+            o = objects[src]
+            if o.zone != "battlefield":
+                continue  # (a source elsewhere gives nothing: `compute`)
+            for gift in direct[o.card]:
+                raw = anchor(gift, o)
+                if (gift.gives and isinstance(raw, str) and raw not in players
+                        and (target := objects.get(raw)) is not None and looks_in(gift, target)):
+                    found.append(raw)
+        return found
 
     def reach_changed(self, oid: str) -> None:
         """What a static ability reads of object `oid` changed: the sources that may reach it
@@ -186,6 +285,10 @@ class Statics:
         given = self.merged.get(oid)
         if not given:
             return ()
+        if given is UNWORKED:  # (anchored sources name it that no one has worked out yet)
+            given = self.work_out(oid)
+            if not given:
+                return ()
         visible = self.view.visible
         if len(given) == 1:  # (the commonest: one source; no comprehension to set up)
             src, c = given[0]
@@ -198,10 +301,9 @@ class Statics:
         self.stale = set()
         if not sources:
             return set()
-        ordered = self.in_game_order(sources)
-        if not self.by_source:  # (nothing worked out yet, or nothing given: `by_target` and `merged` empty too)
-            return self.first_look(ordered)
-        return self.look_again(ordered)
+        if not self.by_source and not self.unread:  # (nothing worked out yet, or nothing given: `by_target` and `merged` empty too)
+            return self.first_look(sources)
+        return self.look_again(self.in_game_order(sources))
 
     def in_game_order(self, sources: set[str]) -> list[str]:
         """Sources in the game's order (any no longer in the game, which give nothing and
@@ -231,7 +333,10 @@ class Statics:
         by_source, reached, by_target = self.by_source, self.reached, self.by_target
         touched_targets: set[str] = set()
         touch = touched_targets.add
-        for src, now, one, given in self.gifts(sources):
+        found = self.gifts(sources)
+        if self.unworked:  # (worked out now: from here on followed like any other source)
+            self.unworked.difference_update(sources)
+        for src, now, one, given in found:
             before = by_source.get(src)  # (never an empty list: a source that gives nothing is not kept)
             if before is None:
                 if not now:
@@ -247,8 +352,11 @@ class Statics:
                     continue
             touched_targets.update(self.keep(src, now, one, given))
         changed = set()
-        order, merged_now = view.indexes.order, self.merged
+        order, merged_now, unread = view.indexes.order, self.merged, self.unread
         for target in touched_targets:
+            if target in unread:  # (still `UNWORKED`: merged when read, with its sources not worked out yet)
+                changed.add(target)
+                continue
             per_source = by_target.get(target)
             if not per_source:
                 by_target.pop(target, None)
@@ -262,17 +370,35 @@ class Statics:
         view.writer.contributions_changed(changed)
         return changed
 
-    def first_look(self, sources: Sequence[str]) -> set[str]:
+    def first_look(self, sources: set[str]) -> set[str]:
         """`refresh` where nothing is worked out yet (a new engine's first look at a board,
-        often tens of thousands of Auras and Equipment): every source is new and every object
-        it gives something to changes, so each is kept as it is worked out, with nothing to
-        compare it with and nothing to take back; the tables end as `look_again` would leave
-        them, the same budget counted in the same order (tests/test_direct_statics.py).
-        `sources` come in the game's order (`in_game_order`), so each target's merged list is
-        made in source order by adding to it source by source, none sorted afterwards."""
+        often tens of thousands of Auras and Equipment). The sources whose every static
+        ability is anchored on an attribute stored on them (`deferred`: an Aura's or an
+        Equipment's `each x where this.attached_to is x ...`, worked out in advance) are
+        left to work out when the object they name is read (`work_out`): that object is
+        marked `UNWORKED`, and what working them out counts against the step's budget is
+        counted now (`defer`). The others are worked out here: every one is new and every
+        object it gives something to changes, so each is kept as it is worked out, with
+        nothing to compare it with and nothing to take back, in the game's order
+        (`in_game_order`), so that each target's merged list is made in source order by
+        adding to it source by source. Over budget, every source is worked out in the game's
+        order, so that the error names the source where the budget runs out, and nothing is
+        kept. Once every object is read the tables are those `look_again` leaves, having
+        counted the same budget (tests/test_direct_statics.py)."""
         view = self.view
         by_source, reached, by_target, merged = self.by_source, self.reached, self.by_target, self.merged
-        for src, now, one, given in self.gifts(sources):
+        deferred, named, counted = self.defer(sources)
+        left, found = view.iterations_left, None
+        if counted <= left:
+            view.iterations_left -= counted
+            try:
+                found = self.gifts(self.in_game_order(sources - deferred))
+            except RulesError:
+                view.iterations_left = left
+        if found is None:  # (over budget: where, is found by working every source out in the game's order)
+            deferred, named = set(), set()
+            found = self.gifts(self.in_game_order(sources))
+        for src, now, one, given in found:
             if not now:  # (a source that gives nothing is not kept)
                 continue
             # (the commonest: everything to one target; `keep` written out, since a call per
@@ -291,8 +417,143 @@ class Statics:
             for target in self.keep(src, now, one, given):
                 merged.setdefault(target, []).extend((src, c) for c in by_target[target][src])
         changed = set(merged)
+        for oid in named:  # (what its own sources give it, with what deferred ones give, when read)
+            merged[oid] = UNWORKED
+        self.unworked |= deferred
+        self.unread |= named
         view.writer.contributions_changed(changed)
         return changed
+
+    def defer(self, sources: set[str]) -> tuple[set[str], set[str], int]:
+        """Of `sources`, those on the battlefield of cards whose abilities are all worked out
+        in advance (`direct_statics`) and anchored on an attribute of `deferred` (to leave
+        unworked); the objects they name; and what working them out would count against the
+        step's selection budget (each gift whose anchor names an object of the game counts
+        one, as `direct_statics.reach` counts it)."""
+        view = self.view
+        indexes, objects, players = view.indexes, view.game.objects, view.game.players
+        deferred: set[str] = set()
+        named: set[str] = set()
+        counted = 0
+        for attr, cards in (self.deferred.items() if self.defers else ()):
+            status, default = attr in view.defaults, view.defaults.get(attr)
+            for card in cards:
+                gifts = self.direct.get(card)
+                if gifts is None:
+                    continue
+                for src in indexes.lookup("card", card) & sources:
+                    o = objects[src]
+                    if o.zone != "battlefield":
+                        continue
+                    deferred.add(src)
+                    raw = o.get_status(attr, default) if status else getattr(o, attr)
+                    if isinstance(raw, str):
+                        named.add(raw)
+                        if raw not in players and raw in objects:
+                            counted += len(gifts)
+        return deferred, named, counted
+
+    def read_all(self) -> dict[str, list[tuple[str, Contribution]]]:
+        """`merged` with nothing left `UNWORKED`: every object a first look left unread is
+        read (`work_out`), so that it holds what every source gives, as `look_again` of every
+        source would leave it. For comparing two engines' tables."""
+        if self.pending:
+            self.refresh()
+        for oid in self.in_game_order(set(self.unread)):
+            self.work_out(oid)
+        return self.merged
+
+    def given(self, oids: Iterable[str]) -> dict[str, Sequence[Contribution]]:
+        """What static abilities give each of `oids` now (`of`), for those given something;
+        an unread object's worked out from what its worked sources give it and what its
+        unworked ones would (found through their anchors' indexes), without keeping them:
+        last known information reads it once (`ObjectWriter.remember`), for objects the game
+        is about to stop seeing, and working their sources out for good would cost more."""
+        if self.pending:
+            self.refresh()
+        merged, of = self.merged, self.of
+        found: dict[str, Sequence[Contribution]] = {}
+        unread = []
+        for oid in filter(merged.__contains__, oids):  # (most are given nothing: left out at once)
+            if merged[oid] is UNWORKED:
+                unread.append(oid)
+            else:
+                found[oid] = of(oid)
+        if not unread:
+            return found
+        view = self.view
+        indexes, objects, players, unworked = view.indexes, view.game.objects, view.game.players, self.unworked
+        order, by_target, on_battlefield = indexes.order, self.by_target, self.gives_on_battlefield
+        tables = [(indexes.table(attr), cards) for attr, cards in self.deferred.items()]
+        hidden, is_hidden = view._hidden, view.is_hidden  # (`visible`, written out: a source here is on the battlefield)
+        for oid in unread:
+            target = objects.get(oid) if oid not in players else None
+            if target is None:
+                continue  # (it names no object: nothing reaches it)
+            worked = by_target.get(oid)
+            per_source = dict(worked) if worked else {}
+            for table, cards in tables:
+                for src in table.get(oid, ()):  # (each names it: `reach` finds it where it looks)
+                    if src not in unworked:
+                        continue
+                    o = objects[src]
+                    if o.card in cards and o.zone == "battlefield":
+                        gives = (on_battlefield[o.card] if target.zone == "battlefield"
+                                 else [c for gift in self.direct[o.card] if looks_in(gift, target) for c in gift.gives])
+                        if gives:
+                            per_source[src] = gives
+            if len(per_source) == 1 and not worked:  # (the commonest: one Aura or Equipment)
+                ((src, gives),) = per_source.items()
+                seen_now = not (is_hidden(src) if (h := hidden.get(src)) is None else h)
+                found[oid] = list(gives) if seen_now else []
+            elif per_source:
+                found[oid] = [c for src, c in in_source_order(per_source, order) if view.visible(src)]
+        return found
+
+    def work_out(self, oid: str) -> Any:
+        """What `merged` holds for `oid` once the unworked sources anchored on it are worked
+        out (`work_out_all`)."""
+        self.work_out_all((oid,))
+        return self.merged.get(oid)
+
+    def work_out_all(self, oids: Iterable[str]) -> None:
+        """Work out the unworked sources anchored on the unread objects among `oids` (the
+        objects a first look left `UNWORKED`: `first_look`): each is found through its
+        anchor's index, and all are worked out at once in the game's order and kept,
+        counting nothing (the first look counted them); each object's list is then merged
+        in source order with what the other sources give it."""
+        targets = self.unread.intersection(oids)
+        if not targets:
+            return
+        view = self.view
+        indexes, objects, unworked = view.indexes, view.game.objects, self.unworked
+        mine = set()
+        for attr, cards in self.deferred.items():
+            lookup = indexes.lookup
+            for oid in targets:
+                for src in lookup(attr, oid) or ():
+                    if src in unworked and objects[src].card in cards:
+                        mine.add(src)
+        found = self.uncounted(self.in_game_order(mine)) if mine else ()
+        unworked -= mine
+        self.unread -= targets
+        by_target, merged, order = self.by_target, self.merged, indexes.order
+        others = set()  # (anything else they reach, which an anchored ability never does)
+        for src, now, one, given in found:
+            if now:
+                others.update(self.keep(src, now, one, given))
+        for oid in targets:
+            per_source = by_target.get(oid)
+            if per_source:
+                merged[oid] = in_source_order(per_source, order)
+            else:
+                by_target.pop(oid, None)
+                merged.pop(oid, None)
+        others -= targets
+        if others:
+            for target in others - self.unread:
+                merged[target] = in_source_order(by_target[target], order)
+            view.writer.contributions_changed(others)
 
     def gifts(self, sources: Iterable[str]) -> list:
         """What each of `sources` gives (`gifts_of`, all of them worked out before any is
@@ -304,6 +565,16 @@ class Statics:
             return gifts_of(self.direct, view, sources, self.compute)
         finally:
             view.dirty_scope = scope
+
+    def uncounted(self, sources: list[str]) -> list:
+        """`gifts` of deferred sources, counting nothing against the step's budget: the first
+        look counted them (`defer`)."""
+        view = self.view
+        left, view.iterations_left = view.iterations_left, 1 << 62
+        try:
+            return self.gifts(sources)
+        finally:
+            view.iterations_left = left
 
     def keep(self, src: str, now: list[tuple[str, Contribution]], one: str | None, given: list) -> tuple[str, ...]:
         """Keep what source `src` gives now (something, as `gifts_of` gives it: `one`, the one

@@ -25,6 +25,8 @@ class ObjectWriter:
     def put(self, new: Permanent, cause: Any) -> None:
         """Put an object into the game, new or in place of the one with its id (a new
         incarnation of it), keeping caches right (the store keeps the indexes)."""
+        if self.view.statics.unworked:
+            self.view.statics.before_changes([new.id], ANY)
         old = self.view.store.put_object(new, cause)
         if self.view.statics.cards:
             self.view.statics.touched(new.id, old, new, ANY)
@@ -36,6 +38,8 @@ class ObjectWriter:
         batch's), so they are not journaled again."""
         store = self.view.store
         o = self.view.game.objects[oid]
+        if self.view.statics.unworked:
+            self.view.statics.before_changes([oid], ANY)
         before = o.copy() if "card" in values else o  # (what static abilities compare: its card)
         for attr, value in values.items():
             if journaled:
@@ -56,6 +60,11 @@ class ObjectWriter:
         objects, indexes, program, statics = view.game.objects, view.indexes, view.program, view.statics
         write_object = view.store.write_object
         bits, work_out = view._write_bits, self.write_bits
+        if statics.unworked:  # (sources not worked out yet that the writes may concern: as the game is before them)
+            together = ANY if attrs_written is None else 0
+            for attr in attrs_written or ():
+                together |= bits.get(attr) or work_out(attr)
+            statics.before_changes([oid for oid, _ws in changes], together)
         # what static abilities compare, before and after: its card (the object itself, unless that is written)
         card_written = attrs_written is None or "card" in attrs_written
         # With hide rules and static abilities that look only at their own object, a change of
@@ -137,6 +146,11 @@ class ObjectWriter:
         view = self.view
         statics, store, indexes, defaults = view.statics, view.store, view.indexes, view.defaults
         bits, work_out = view._write_bits, self.write_bits
+        if statics.unworked:  # (sources not worked out yet that the runs may concern: as the game is before them)
+            together = 0
+            for b in runs:
+                together |= bits.get(b.attr) or work_out(b.attr)
+            statics.before_changes(touched, together)
         masks_of = []  # what each run's writes can change
         for b in runs:
             store.apply_bulk(b, defaults.get(b.attr, ABSENT))
@@ -219,11 +233,7 @@ class ObjectWriter:
         if not oids:
             return
         statics, store = view.statics, view.store
-        if statics.pending:
-            statics.refresh()
-        # (what static abilities give each now: `of`, asked only of the objects one gives something)
-        of = statics.of
-        given = {oid: of(oid) for oid in filter(statics.merged.__contains__, oids)}
+        given = statics.given(oids)  # (what static abilities give each now, those given something)
         # (each object is read back from the position its information takes, from the first on)
         store.remember_all(oids, LastKnownGroup(store, oids, store.mark(), view.effects_in_order(), given, view.defaults),
                            cause)

@@ -97,7 +97,7 @@ def check_against_a_fresh_engine(engine: Engine, data, where: str) -> None:
             assert engine.chars(oid) == fresh.chars(oid), f"613: characteristics of {oid} differ{where}"
     engine.statics.refresh()
     fresh.statics.refresh()
-    assert engine.statics.merged == fresh.statics.merged, f"613: static contributions differ{where}"
+    assert engine.statics.read_all() == fresh.statics.read_all(), f"613: static contributions differ{where}"
     if engine.indexes.by is not None:
         assert index_sets(engine.indexes) == index_sets(fresh.indexes), f"indexes differ{where}"
 

@@ -1,0 +1,117 @@
+"""Anchored static abilities worked out when what they name is read: `Statics.first_look`.
+
+A new engine's first look at a board leaves unworked the sources whose every static ability
+gives fixed things to the object an attribute stored on them names (an Aura's or an
+Equipment's `each x where this.attached_to is x: x gets +1/+2`), counting against the
+step's budget what working them out would count; each is worked out when the object it
+names is read, or, counting nothing, just before a batch changes what it reaches or is
+(`Statics.before_changes`). None of that may change anything but when the work is done.
+Here, on generated games played step by step (casts, turns, players leaving) and on the
+untap-step boards of the benchmark's kind (settled, then an untap step), an engine that
+defers and one that works every source out at once (`Statics.defers` off) leave, after each
+step:
+
+- the same trace (613: every characteristic read the same; 704.3: every state check the same);
+- the same budget left (what a step counts does not depend on when the work is done);
+- the same objects marked for the next state checks (what a check made again looks at
+  decides what it counts);
+- the same last known information of what the game stopped seeing (608.2h), with what
+  static abilities gave it then;
+- the same tables of what static abilities give, once every object is read.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, note
+from hypothesis import strategies as st
+
+from interpreter import program
+from interpreter.engine import Engine
+from interpreter.statics import Statics
+from test_game_properties import BOOK, SETTINGS, HypothesisChooser, choose_step, start_game
+from test_reference_differential import board_text, boards
+
+
+def seen(engine: Engine) -> tuple:
+    """What the two engines must agree on after a step (last known information too: what
+    static abilities gave each object as the game stopped seeing it, 608.2h)."""
+    lki = engine.game.lki
+    return ([e.render() for e in engine.trace], engine.iterations_left,
+            None if engine.dirty is None else sorted(engine.dirty), engine.game.fingerprint(),
+            sorted((oid, sorted(dict(lki[oid]).items(), key=repr)) for oid in lki))
+
+
+class Recorded:
+    """A chooser that gives what `source` gives and keeps it, or (no source) gives back what
+    another kept, in order: the same game played twice."""
+
+    def __init__(self, source=None, kept: list | None = None):
+        self.source, self.kept, self.at = source, [] if kept is None else kept, 0
+
+    def _next(self, method: str, *args):
+        if self.source is not None:
+            value = getattr(self.source, method)(*args)
+            self.kept.append(value)
+            return value
+        self.at += 1
+        return self.kept[self.at - 1]
+
+    def integer(self, lo: int, hi: int) -> int:
+        return self._next("integer", lo, hi)
+
+    def pick(self, options):
+        return self._next("pick", options)
+
+    def chance(self, percent: int) -> bool:
+        return self._next("chance", percent)
+
+
+def after_each_step(ch) -> list:
+    """A generated game played with chooser `ch`: what `seen` finds at the start and after
+    each step, with the tables of what static abilities give once every object is read."""
+    game = start_game(ch, BOOK)
+    engine = game.run.engine
+    found = [seen(engine)]
+    for _ in range(ch.integer(1, 6)):
+        game.play(choose_step(ch, game))
+        found.append(seen(engine) + (sorted(engine.statics.read_all().items()),))
+    return found
+
+
+@SETTINGS
+@given(data=st.data())
+def test_a_game_played_deferring_is_the_game_played_working_everything_out(data):
+    """Step by step, a generated game leaves the same trace, budget, marks for the next
+    checks and tables of what static abilities give (613) either way."""
+    first = Recorded(HypothesisChooser(data))
+    deferring = after_each_step(first)
+    Statics.defers = False
+    try:
+        at_once = after_each_step(Recorded(kept=first.kept))
+    finally:
+        Statics.defers = True
+    assert deferring == at_once
+
+
+@pytest.mark.parametrize("backend", ["generated", "closures"])
+@SETTINGS
+@given(board=boards())
+def test_an_untap_step_deferring_is_the_step_working_everything_out(backend, board):
+    """On a board of Auras and Equipment in chains, some phased out: the first check, then an
+    untap step (702.26a, g, h), leave the same trace, budget, marks and tables either way."""
+    game, active = board
+    note(board_text(game))
+    runs = []
+    for defers in (True, False):
+        Statics.defers = defers
+        try:
+            engine = Engine(program.Program.of(BOOK, backend), game.copy())
+            engine.settle()
+            after_setup = seen(engine)
+            engine.begin_step()
+            engine.run_hook("untap step", active)
+            runs.append((after_setup, seen(engine), sorted(engine.statics.read_all().items())))
+        finally:
+            Statics.defers = True
+    assert runs[0] == runs[1]
