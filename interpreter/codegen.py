@@ -669,8 +669,7 @@ class Emitter:
         args = f"{query}, {env}, {q.sees_hidden or skip_hidden}, {unseen_out}"
         counted = f"len({ids})"  # (what the selection counts against the budget)
         # (with `narrow`, the candidates are taken in no order, counted, narrowed, then sorted)
-        find = (f"{ids} = eng.selector.candidate_set({args})" if count_only
-                else f"{ids}, {residual}, {seen} = eng.selector.candidates_seen({args}{', True' if narrow else ''})")
+        find = f"{ids}, {residual}, {seen} = eng.selector.candidates_seen({args}{', True' if narrow or count_only else ''})"
         if probe is not None:  # the commonest answer first: an index says no object can match
             found = self.fresh("probe")
             value = "True" if probe.source is None else self.stored_value(probe.source, scope, base)
@@ -714,8 +713,7 @@ class Emitter:
                     self.line(depth + 1, f"{ids} = {found}")
                 else:
                     self.line(depth + 1, f"{ids} = eng.indexes.sort({found}) if len({found}) > 1 else list({found})")
-                if not count_only:
-                    self.line(depth + 1, f"{residual}, {seen} = {others!r}, False")
+                self.line(depth + 1, f"{residual}, {seen} = {others!r}, False")
                 self.line(depth, "else:")
                 self.line(depth + 1, f"{env} = {self.env_dict(scope, base)}")
                 self.line(depth + 1, find)
@@ -726,7 +724,7 @@ class Emitter:
             self.line(depth, find)
         self.budget_check(depth, counted, each)
         if count_only:  # (the candidates counted, for a pass that chooses among them: `compile_selection_count`)
-            self.line(depth, f"return {ids}")
+            self.line(depth, f"return {ids}, {seen}")
             return None, depth
         if narrow is not None:  # (counted as they were; those the body's write would not change left out)
             attr, value = narrow
@@ -1060,7 +1058,8 @@ def compile_selection_count(compiler: Any, each: ast.Each, cause: Any) -> Callab
     own with no variable bound (a state check of every object), without choosing: a function
     `(engine, batch)` that counts its candidates as `Selector.select` would and raises when the
     step's iterations or the batch's writes are over budget, and gives back the candidates it
-    counted (in no order; a superset of what the check chooses), or None when an index says
+    counted (in no order; a superset of what the check chooses) and whether they are known to
+    hold nothing a hide rule hides (`Selector.candidates_seen`), or None when an index says
     no object can match. For a check whose choice a pass (`compile_check_pass`) makes."""
     em = Emitter(compiler, None)
     em.cause = cause

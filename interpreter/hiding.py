@@ -90,7 +90,10 @@ class Hiding:
             for oid in ids:
                 if objects[oid].zone == "battlefield":
                     fresh[oid] = True
-        view._hidden.update(fresh)
+        if view._hidden:
+            view._hidden.update(fresh)
+        else:  # (nothing cached yet, the commonest: the cache is this one)
+            view._hidden = fresh
 
     def status_test(self, var: str, cond: ast.Node) -> tuple | None:
         """(status, its default, the name V, what V stands for) when `cond` is `var.S is V` for a

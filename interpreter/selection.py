@@ -74,7 +74,8 @@ class Selector:
         candidates too, when every hide rule is one (`stored_hide_tests`); the caller still
         checks each candidate, unless the third part of the answer is true: every object a hide
         rule hides was left out so, through an index that holds exactly them, and the caller
-        need not ask again. (`unsorted`: in no order, for `candidate_set`.)"""
+        need not ask again. (`unsorted`: in no order, for what a selection counts when its
+        choice is made elsewhere: `codegen.compile_selection_count`.)"""
         view = self.view
         sets = self.index_sets(q, env, raw_reads)
         if sets is None:
@@ -168,11 +169,6 @@ class Selector:
         inside = (within[0].intersection(*within[1:]) if len(within) > 1 else within[0]) if within else None
         outside = (without[0] if len(without) == 1 else set().union(*without)) if without else NOTHING
         return inside, outside
-
-    def candidate_set(self, q: Query, env: dict, raw_reads: bool, unseen_out: bool = False) -> Collection[str]:
-        """The objects `candidates` gives, as a collection in no order: what a selection counts
-        against the step's budget when its choice is made elsewhere (`codegen.compile_selection_count`)."""
-        return self.candidates(q, env, raw_reads, unseen_out, unsorted=True)[0]
 
     def plan_set(self, plan: Plan, env: dict, within: set[str] | None = None) -> tuple[set[str] | None, bool]:
         """The objects an index gives for one plan (None: it can't answer), and whether that

@@ -89,7 +89,8 @@ class StateChecks:
         """What the check at `position` chooses on a game's first check (every object), in the
         game's order: its pass (`CheckPass.passes`, shared with the checks whose selections
         find the same candidates, made once per round: `made`) over the candidates its
-        selection counted (None: an index says none can match), or, where its condition has a
+        selection counted (`candidates`: those and whether they hold nothing hidden; None: an
+        index says none can match), or, where its condition has a
         conjunct worked out once per value of a stored field (`CheckPass.by_value`), over the
         objects whose value makes it hold. Either is a superset of what it chooses: the pass
         checks the whole condition on each, and leaves out what the game does not see."""
@@ -99,7 +100,8 @@ class StateChecks:
         if found is None:  # (the first of its pass: the candidates are its own)
             by_value = fused.by_value[position]
             ids = by_value(eng) if by_value is not None else None
-            if ids is None:
-                ids = candidates
-            found = made[lead] = fused.passes[lead](eng, ids) if ids else None
+            seen = False  # (whether they hold nothing a hide rule hides: then none is asked about)
+            if ids is None and candidates is not None:
+                ids, seen = candidates
+            found = made[lead] = fused.passes[lead](eng, ids, seen) if ids else None
         return eng.indexes.sort_refs(found[place]) if found is not None else []

@@ -417,8 +417,7 @@ class Statics:
             for target in self.keep(src, now, one, given):
                 merged.setdefault(target, []).extend((src, c) for c in by_target[target][src])
         changed = set(merged)
-        for oid in named:  # (what its own sources give it, with what deferred ones give, when read)
-            merged[oid] = UNWORKED
+        merged.update(dict.fromkeys(named, UNWORKED))  # (what its own sources give it, with what deferred ones give, when read)
         self.unworked |= deferred
         self.unread |= named
         view.writer.contributions_changed(changed)
@@ -441,16 +440,19 @@ class Statics:
                 gifts = self.direct.get(card)
                 if gifts is None:
                     continue
-                for src in indexes.lookup("card", card) & sources:
+                mine = indexes.lookup("card", card) & sources
+                hits = 0
+                for src in mine:
                     o = objects[src]
-                    if o.zone != "battlefield":
+                    if o.zone != "battlefield":  # (a source elsewhere gives nothing: `compute`)
                         continue
                     deferred.add(src)
                     raw = o.get_status(attr, default) if status else getattr(o, attr)
                     if isinstance(raw, str):
                         named.add(raw)
-                        if raw not in players and raw in objects:
-                            counted += len(gifts)
+                        if raw in objects and raw not in players:
+                            hits += 1
+                counted += hits * len(gifts)
         return deferred, named, counted
 
     def read_all(self) -> dict[str, list[tuple[str, Contribution]]]:
