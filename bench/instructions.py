@@ -27,6 +27,7 @@ minutes on two cores; `--json` prints the figures as one object.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
@@ -160,18 +161,33 @@ def print_goals(found: dict) -> None:
           f"{found['setup_with_indexes_over_step_100k']:.1f}x the step")
 
 
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse's, but a bad argument exits with status 1, as the project's commands do."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        raise SystemExit(1)
+
+
 def main(argv: list[str]) -> int:
+    parser = ArgumentParser(prog="bench/instructions.py", description=__doc__.split("\n")[0])
+    parser.add_argument("permanents", nargs="?", type=int, default=10_000,
+                        help="the board's size for the step of every engine (default 10,000)")
+    parser.add_argument("--goals", action="store_true", help="count what issue 17's goals compare instead")
+    parser.add_argument("--json", action="store_true", help="with --goals: the figures as one JSON object")
+    args = parser.parse_args(argv)
     if shutil.which("valgrind") is None:
         print("valgrind is not installed: this measure needs it (the timed benchmark is bench/run.py)")
         return 1
-    if "--goals" in argv:
+    if args.goals:
         found = goals()
-        if "--json" in argv:
+        if args.json:
             print(json.dumps(found, indent=2))
         else:
             print_goals(found)
         return 0
-    n = int(argv[0]) if argv else 10_000
+    n = args.permanents
     counts = {engine: found for (engine, _n), found in counted([(engine, n) for engine in ENGINES]).items()}
     base = counts["reference"]
     print(f"untap step on {n:,} permanents, machine instructions (valgrind, PYTHONHASHSEED=0)")
