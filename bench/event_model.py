@@ -37,6 +37,7 @@ from typing import Any
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.arguments import board_and_rounds
 from bench.boards import build_board
 from bench.reference import _state_based_actions, untap_step as reference_untap_step
 from interpreter.model import Game, Permanent, merge_status
@@ -209,7 +210,7 @@ def main(argv: list[str]) -> int:
     from bench.engines import full_book, observed, prepare as prepare_engine
     from interpreter.turns import collector_paused
 
-    n = int(argv[0]) if argv else 10_000
+    n, _rounds = board_and_rounds(argv, "bench/event_model.py", __doc__.split("\n")[0], None)
     game = build_board(n)
     book = full_book()
     times: dict[str, list[float]] = defaultdict(list)

@@ -12,8 +12,10 @@ from __future__ import annotations
 import gc
 import statistics
 import time
+from pathlib import Path
 from typing import Any, Callable
 
+from bench.arguments import board_and_rounds
 from bench.boards import build_board
 from interpreter.model import Game
 
@@ -35,8 +37,7 @@ def run_in_turn(argv: list[str], name: str, one_round: Round, rounds: int = 15, 
     """`python bench/MODEL.py [permanents] [rounds]`: the rounds on the benchmark's board of
     that many permanents (10,000 unless given), the medians and their ratio printed; exits 1
     unless every round's check held."""
-    n = int(argv[1]) if len(argv) > 1 else 10_000
-    rounds = int(argv[2]) if len(argv) > 2 else rounds
+    n, rounds = board_and_rounds(argv[1:], Path(argv[0]).name, f"{name} against the fast reference, timed in turn", rounds)
     game = build_board(n, 0)
     model_times, fast_times, same, note = [], [], True, ""
     for _ in range(rounds):

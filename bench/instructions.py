@@ -27,7 +27,6 @@ minutes on two cores; `--json` prints the figures as one object.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
@@ -37,6 +36,11 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable
+
+if __name__ == "__main__":  # (run as a script: the project's root on the path)
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.arguments import ArgumentParser, positive  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 ENGINES = ("reference", "fast reference", "event model", "interpreter")
@@ -161,18 +165,9 @@ def print_goals(found: dict) -> None:
           f"{found['setup_with_indexes_over_step_100k']:.1f}x the step")
 
 
-class ArgumentParser(argparse.ArgumentParser):
-    """argparse's, but a bad argument exits with status 1, as the project's commands do."""
-
-    def error(self, message: str):  # type: ignore[override]
-        self.print_usage(sys.stderr)
-        print(f"{self.prog}: error: {message}", file=sys.stderr)
-        raise SystemExit(1)
-
-
 def main(argv: list[str]) -> int:
     parser = ArgumentParser(prog="bench/instructions.py", description=__doc__.split("\n")[0])
-    parser.add_argument("permanents", nargs="?", type=int, default=10_000,
+    parser.add_argument("permanents", nargs="?", type=positive, default=10_000,
                         help="the board's size for the step of every engine (default 10,000)")
     parser.add_argument("--goals", action="store_true", help="count what issue 17's goals compare instead")
     parser.add_argument("--json", action="store_true", help="with --goals: the figures as one JSON object")

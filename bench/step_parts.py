@@ -40,6 +40,7 @@ from typing import Any, Iterator
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.arguments import board_and_rounds
 from bench.boards import build_board
 from bench.engines import full_book, observed
 from bench.fast_reference import Board
@@ -152,8 +153,7 @@ def one_round(game: Any, book: Any, clock: PartClock) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> int:
-    n = int(argv[1]) if len(argv) > 1 else 10_000
-    rounds = int(argv[2]) if len(argv) > 2 else 11
+    n, rounds = board_and_rounds(argv[1:], "bench/step_parts.py", __doc__.split("\n")[0], 11)
     game, book = build_board(n, 0), full_book()
     clock = PartClock()
     with clock.installed():

@@ -69,15 +69,3 @@ def test_the_goals_pair_each_step_with_its_own_run_without_it():
     assert found["interpreter_setup_100k"] == 1_440 and found["setup_over_step_100k"] == 2.0
     assert found["game_indexes_100k"] == 720 and found["setup_with_indexes_over_step_100k"] == 3.0
 
-
-def test_a_bad_argument_is_a_usage_error_with_status_1(capsys):
-    """`bench/instructions.py abc` (no board size) prints the usage and exits with status 1,
-    with no traceback; `--help` says what it takes."""
-    with pytest.raises(SystemExit) as ended:
-        instructions.main(["abc"])
-    assert ended.value.code == 1
-    err = capsys.readouterr().err
-    assert "usage: bench/instructions.py" in err and "invalid int value: 'abc'" in err and "Traceback" not in err
-    with pytest.raises(SystemExit) as ended:
-        instructions.main(["--help"])
-    assert ended.value.code == 0 and "--goals" in capsys.readouterr().out

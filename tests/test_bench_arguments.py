@@ -1,0 +1,34 @@
+"""The bench scripts' command lines (`bench/arguments.py`): `--help` says what each takes, and
+a bad argument (a board size that is no whole number above 0) is a usage error with exit
+status 1, as the project's commands give it, never a traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPTS = ("instructions", "step_parts", "fused_model", "set_model", "journal_floor", "event_model")
+
+
+def run(script: str, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "bench" / f"{script}.py"), *args],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+@pytest.mark.parametrize("bad", ["abc", "0", "-3"])
+def test_a_bad_board_size_is_a_usage_error(script, bad):
+    found = run(script, bad)
+    assert found.returncode == 1, found.stderr
+    assert "usage:" in found.stderr and "invalid positive whole number value" in found.stderr
+    assert "Traceback" not in found.stderr
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_help_says_what_the_script_takes(script):
+    found = run(script, "--help")
+    assert found.returncode == 0 and "permanents" in found.stdout and "Traceback" not in found.stderr
