@@ -15,9 +15,10 @@ class StateChecks:
     tables hold them: `ClauseTables.state_checks`) in rounds, each round one batch, until a
     round changes nothing; a local check is made again only for the objects changed since the
     last round. With generated Python (`ClauseTables.check_pass`), the local checks that see no
-    hidden object are made in one pass over those objects, and on a game's first check each
-    in a pass of its own over its selection's candidates (`first_choice`), each check's own
-    selection still counted against the step's budget as if it were made alone."""
+    hidden object are made in one pass over those objects, and on a game's first check in
+    passes over their own selections' candidates, one pass for the checks whose candidates
+    are the same (`first_choice`), each check's own selection still counted against the
+    step's budget as if it were made alone."""
 
     def __init__(self, eng: Any):
         self.eng = eng  # the engine it is part of
@@ -66,7 +67,7 @@ class StateChecks:
                 scope = seen_dirty
             # made again for the changed objects the game sees, in one pass with the others
             # like it (each check's choice then put in the game's order); on a first check,
-            # each in a pass of its own over its selection's candidates; each check's own
+            # in a pass over its selection's candidates (`first_choice`); each check's own
             # selection is still counted against the step's budget as if made alone
             in_one_pass = local and not sees_hidden and fused is not None
             if in_one_pass and dirty is not None and chosen is None:
@@ -89,11 +90,11 @@ class StateChecks:
         """What the check at `position` chooses on a game's first check (every object), in the
         game's order: its pass (`CheckPass.passes`, shared with the checks whose selections
         find the same candidates, made once per round: `made`) over the candidates its
-        selection counted (`candidates`: those and whether they hold nothing hidden; None: an
-        index says none can match), or, where its condition has a
-        conjunct worked out once per value of a stored field (`CheckPass.by_value`), over the
-        objects whose value makes it hold. Either is a superset of what it chooses: the pass
-        checks the whole condition on each, and leaves out what the game does not see."""
+        selection counted (`candidates`: those, and whether they hold nothing hidden; None: an
+        index says none can match), or, where its condition has a conjunct worked out once
+        per value of a stored field (`CheckPass.by_value`), over the objects whose value makes
+        it hold. Either is a superset of what it chooses: the pass checks the whole condition
+        on each, and leaves out what the game does not see."""
         eng = self.eng
         lead, place = fused.shared[position]
         found = made.get(lead)

@@ -64,6 +64,7 @@ class StaticsHost(Protocol):
     indexes: "Indexes"
     rulebook: "Rulebook"
     program: "Program"
+    dirty: set[str] | None  # the objects the next state checks look at again (None: every object)
     dirty_scope: set[str] | None
 
     def visible(self, oid: str) -> bool: ...
@@ -398,6 +399,8 @@ class Statics:
         if found is None:  # (over budget: where, is found by working every source out in the game's order)
             deferred, named = set(), set()
             found = self.gifts(self.in_game_order(sources))
+        if self.unworked:  # (worked out now: from here on followed like any other source)
+            self.unworked.difference_update(sources - deferred)
         for src, now, one, given in found:
             if not now:  # (a source that gives nothing is not kept)
                 continue
@@ -426,15 +429,19 @@ class Statics:
     def defer(self, sources: set[str]) -> tuple[set[str], set[str], int]:
         """Of `sources`, those on the battlefield of cards whose abilities are all worked out
         in advance (`direct_statics`) and anchored on an attribute of `deferred` (to leave
-        unworked); the objects they name; and what working them out would count against the
-        step's selection budget (each gift whose anchor names an object of the game counts
-        one, as `direct_statics.reach` counts it)."""
+        unworked), where every object is to be checked again (none, else); the objects they
+        name; and what working them out would count against the step's selection budget
+        (each gift whose anchor names an object of the game counts one, as
+        `direct_statics.reach` counts it)."""
         view = self.view
         indexes, objects, players = view.indexes, view.game.objects, view.game.players
         deferred: set[str] = set()
         named: set[str] = set()
         counted = 0
-        for attr, cards in (self.deferred.items() if self.defers else ()):
+        # (only where every object is to be checked again and nothing is cached, `dirty` None:
+        # a new engine's, or one that forgot everything; elsewhere an object a deferred source
+        # names would not be marked for the next checks as working it out marks it)
+        for attr, cards in (self.deferred.items() if self.defers and view.dirty is None else ()):
             status, default = attr in view.defaults, view.defaults.get(attr)
             for card in cards:
                 gifts = self.direct.get(card)
@@ -461,8 +468,7 @@ class Statics:
         source would leave it. For comparing two engines' tables."""
         if self.pending:
             self.refresh()
-        for oid in self.in_game_order(set(self.unread)):
-            self.work_out(oid)
+        self.work_out_all(set(self.unread))
         return self.merged
 
     def given(self, oids: Iterable[str]) -> dict[str, Sequence[Contribution]]:
@@ -530,8 +536,8 @@ class Statics:
         view = self.view
         indexes, objects, unworked = view.indexes, view.game.objects, self.unworked
         mine = set()
+        lookup = indexes.lookup
         for attr, cards in self.deferred.items():
-            lookup = indexes.lookup
             for oid in targets:
                 for src in lookup(attr, oid) or ():
                     if src in unworked and objects[src].card in cards:
@@ -540,10 +546,9 @@ class Statics:
         unworked -= mine
         self.unread -= targets
         by_target, merged, order = self.by_target, self.merged, indexes.order
-        others = set()  # (anything else they reach, which an anchored ability never does)
-        for src, now, one, given in found:
+        for src, now, one, given in found:  # (each reaches only the object its anchor names, one of `targets`)
             if now:
-                others.update(self.keep(src, now, one, given))
+                self.keep(src, now, one, given)
         for oid in targets:
             per_source = by_target.get(oid)
             if per_source:
@@ -551,11 +556,6 @@ class Statics:
             else:
                 by_target.pop(oid, None)
                 merged.pop(oid, None)
-        others -= targets
-        if others:
-            for target in others - self.unread:
-                merged[target] = in_source_order(by_target[target], order)
-            view.writer.contributions_changed(others)
 
     def gifts(self, sources: Iterable[str]) -> list:
         """What each of `sources` gives (`gifts_of`, all of them worked out before any is

@@ -28,7 +28,10 @@ from hypothesis import strategies as st
 
 from interpreter import program
 from interpreter.engine import Engine
+from interpreter.model import Game, Permanent, Player
 from interpreter.statics import Statics
+from interpreter.trace import Cause
+from test_bounded_checks import CURSED
 from test_game_properties import BOOK, SETTINGS, HypothesisChooser, choose_step, start_game
 from test_reference_differential import board_text, boards
 
@@ -115,3 +118,27 @@ def test_an_untap_step_deferring_is_the_step_working_everything_out(backend, boa
         finally:
             Statics.defers = True
     assert runs[0] == runs[1]
+
+
+@pytest.mark.parametrize("defers", [True, False])
+def test_an_aura_that_comes_later_is_worked_out_at_once(defers):
+    """704.5f: a 2/1 bear, alone at the first check (nothing static to defer, nothing given);
+    then an Aura giving -0/-2 comes attached to it. Its toughness is -1 at the next check,
+    which sends it to the graveyard: a source that comes once the game has been checked is
+    worked out at once, whose object it names is checked again (deferring it there left the
+    bear on the battlefield)."""
+    Statics.defers = defers
+    try:
+        bear = Permanent(id="bear", card="Grizzly Bears", owner="Alice", controller="Alice",
+                         types=frozenset({"creature"}), power=2, toughness=1, timestamp=1)
+        game = Game({p: Player(p) for p in ("Alice", "Bob")}, ("Alice", "Bob"), "Alice", objects={"bear": bear})
+        engine = Engine(program.Program.of(CURSED, "generated"), game)
+        engine.settle()
+        curse = Permanent(id="curse", card="Test Withering", owner="Alice", controller="Alice",
+                          types=frozenset({"enchantment", "aura"}), attached_to="bear", timestamp=2)
+        engine.writer.put(curse, Cause("script", "test"))
+        engine.settle()
+        assert game.objects["bear"].zone == "graveyard"
+        assert not engine.statics.unworked
+    finally:
+        Statics.defers = True
