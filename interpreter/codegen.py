@@ -1014,11 +1014,11 @@ def value_planned(each: ast.Each) -> tuple[ast.Node, str] | None:
     same for every object with the same A, so it can be worked out once per value
     (`compile_value_plan`). The first such conjunct; None when there is none."""
     for c in ast.conjuncts(each.cond):
-        read = {n.name for n in c.walk() if isinstance(n, ast.Attr) and isinstance(n.obj, ast.Name) and n.obj.id == each.var}
-        through = sum(1 for n in c.walk() if isinstance(n, ast.Attr) and isinstance(n.obj, ast.Name) and n.obj.id == each.var)
-        named = sum(1 for n in c.walk() if isinstance(n, ast.Name) and n.id == each.var)
-        if len(read) == 1 and named == through and next(iter(read)) in FIELD_SET:
-            return c, next(iter(read))
+        nodes = list(c.walk())
+        read = [n.name for n in nodes if isinstance(n, ast.Attr) and isinstance(n.obj, ast.Name) and n.obj.id == each.var]
+        named = sum(1 for n in nodes if isinstance(n, ast.Name) and n.id == each.var)
+        if read and named == len(read) and set(read) == {read[0]} and read[0] in FIELD_SET:
+            return c, read[0]  # (every mention of the object is a read of A)
     return None
 
 

@@ -25,6 +25,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dsl.parser import parse
+from interpreter import codegen
 from interpreter.backends import GeneratedBackend
 from interpreter.engine import Engine
 from interpreter.errors import RulesError
@@ -140,3 +142,20 @@ def test_800_4c_under_a_control_effect_the_first_check_reads_the_effect():
 def by_value(engine: Engine) -> list:
     """The plans by value of the first check's passes (`CheckPass.by_value`)."""
     return [plan for plan in engine.program.clauses.check_pass().by_value.values() if plan is not None]
+
+
+def selection(condition: str):
+    """The `each x where CONDITION` of a one-block rule file."""
+    text = f'rule 999.1a test "A test." {{\n  during state check: each x where {condition}: move x to exile\n}}\n'
+    (rule,) = [item for item in parse(text).items]
+    return rule.clauses[0].body
+
+
+def test_a_conjunct_is_planned_by_value_only_when_it_reads_the_object_through_one_stored_field():
+    """`x.controller is not visible` reads the object only through its controller (a stored
+    field, every value indexed): planned by value. Reading two fields, a characteristic that
+    is no stored field, or the object itself, it is not."""
+    assert codegen.value_planned(selection("x.controller is not visible"))[1] == "controller"
+    assert codegen.value_planned(selection("x is a creature and x.attached_to is none"))[1] == "attached_to"
+    for condition in ("x.controller is x.owner", "x.toughness <= 0", "x is a creature", "x.controller is not visible or x is a creature"):
+        assert codegen.value_planned(selection(condition)) is None, condition
