@@ -1,11 +1,11 @@
 """Anchored static abilities worked out when what they name is read: `Statics.first_look`.
 
-A new engine's first look at a board leaves unworked the sources whose every static ability
-gives fixed things to the object an attribute stored on them names (an Aura's or an
-Equipment's `each x where this.attached_to is x: x gets +1/+2`), counting against the
-step's budget what working them out would count; each is worked out when the object it
-names is read, or, counting nothing, just before a batch changes what it reaches or is
-(`Statics.before_changes`). None of that may change anything but when the work is done.
+A new engine's first look at a board (every object of which is to be checked) leaves
+unworked the sources whose every static ability gives fixed things to the object an
+attribute stored on them names (an Aura's or an Equipment's `each x where this.attached_to
+is x: x gets +1/+2`), counting against the step's budget what working them out would count;
+each is worked out when the object it names is read, or, counting nothing, just before a
+batch changes what it reaches or is (`Statics.before_changes`). None of that may change anything but when the work is done.
 Here, on generated games played step by step (casts, turns, players leaving) and on the
 untap-step boards of the benchmark's kind (settled, then an untap step), an engine that
 defers and one that works every source out at once (`Statics.defers` off) leave, after each
@@ -18,6 +18,10 @@ step:
 - the same last known information of what the game stopped seeing (608.2h), with what
   static abilities gave it then;
 - the same tables of what static abilities give, once every object is read.
+
+Deferring is only for a look at a game every object of which is to be checked again: a
+source that comes once the game has been checked is worked out at once, so that a -0/-2
+Aura put onto a 2/1 bear sends it to the graveyard at the next check (704.5f).
 """
 
 from __future__ import annotations
