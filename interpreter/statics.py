@@ -448,17 +448,19 @@ class Statics:
                 if gifts is None:
                     continue
                 mine = indexes.lookup("card", card) & sources
+                away = []  # (sources elsewhere, which give nothing: `compute`)
                 hits = 0
                 for src in mine:
                     o = objects[src]
-                    if o.zone != "battlefield":  # (a source elsewhere gives nothing: `compute`)
+                    if o.zone != "battlefield":
+                        away.append(src)
                         continue
-                    deferred.add(src)
                     raw = o.get_status(attr, default) if status else getattr(o, attr)
                     if isinstance(raw, str):
                         named.add(raw)
                         if raw in objects and raw not in players:
                             hits += 1
+                deferred |= mine.difference(away) if away else mine
                 counted += hits * len(gifts)
         return deferred, named, counted
 
