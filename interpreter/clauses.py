@@ -295,8 +295,7 @@ class ClauseTables:
                           for k, (position, each, cause) in enumerate(fused)}
                 counts = {position: codegen.compile_selection_count(compiler, each, cause)
                           for position, each, cause in fused}
-                by_value = {position: codegen.compile_value_plan(compiler, each, cause)
-                            for position, each, cause in fused}
+                by_value = {position: codegen.compile_value_plan(compiler, each) for position, each, _cause in fused}
                 # (checks whose selections find the same candidates share a pass: keyed by their
                 # index plans, or, with a plan by value, each its own)
                 groups: dict[Any, list[tuple[int, ast.Each, Any]]] = {}

@@ -1023,7 +1023,7 @@ def value_planned(each: ast.Each) -> tuple[ast.Node, str] | None:
 
 
 @or_cannot
-def compile_value_plan(compiler: Any, each: ast.Each, cause: Any) -> Callable | None:
+def compile_value_plan(compiler: Any, each: ast.Each) -> Callable | None:
     """For a state check of every object whose selection no index narrows (`QueryPlan.plans`
     empty) and which has a conjunct `value_planned` finds: a function `(engine) -> the ids
     of the objects whose A is a value for which the conjunct holds` (a superset of what the
@@ -1036,7 +1036,6 @@ def compile_value_plan(compiler: Any, each: ast.Each, cause: Any) -> Callable | 
         return None
     conjunct, attr = planned
     em = Emitter(compiler, None)
-    em.cause = cause
     chosen = Binding("x", chosen=True, obj="o", oid="oid", sees_hidden=False)
     em.line(1, "if game.effects:")
     em.line(2, "return None")

@@ -141,21 +141,23 @@ def reach(gift: DirectGift, view: Any, o: Any, objects: dict, players: dict) -> 
     names no object of the game, or one in a zone its selection does not look in. An anchor
     naming an object counts one candidate against the step's selection budget, as
     `Selector.select` does."""
-    raw = anchor(gift, o)
-    if not isinstance(raw, str) or raw in players:  # (read as a player, or as no reference at all)
-        return None
-    target = objects.get(raw)
-    if target is None:
+    raw = named_object(gift, o, objects, players)
+    if raw is None:
         return None
     view.iterations_left -= 1
     if view.iterations_left < 0:
         raise view.over_budget("iterations", gift.each.span, None)
-    return raw if looks_in(gift, target) else None
+    return raw if looks_in(gift, objects[raw]) else None
 
 
-def anchor(gift: DirectGift, o: Any) -> Any:
-    """What the anchor of `gift` reads on its source `o` (a stored attribute or a status)."""
-    return o.get_status(gift.attr, gift.default) if gift.status else getattr(o, gift.attr)
+def named_object(gift: DirectGift, o: Any, objects: dict, players: dict) -> str | None:
+    """The id of the object of the game the anchor of `gift` names on its source `o` (a stored
+    attribute or a status), or None: it names nothing, or a player (a name is read as the
+    player's)."""
+    raw = o.get_status(gift.attr, gift.default) if gift.status else getattr(o, gift.attr)
+    if not isinstance(raw, str) or raw in players or raw not in objects:
+        return None
+    return raw
 
 
 def looks_in(gift: DirectGift, target: Any) -> bool:

@@ -42,7 +42,7 @@ from collections import defaultdict
 from typing import TYPE_CHECKING, Any, Iterable, Protocol, Sequence
 
 from dsl import ast
-from interpreter.direct_statics import anchor, direct_gifts, gifts_of, give, looks_in
+from interpreter.direct_statics import direct_gifts, gifts_of, give, looks_in, named_object
 from interpreter.errors import RulesError
 from interpreter.refs import Obj, PlayerRef
 from interpreter.write_bits import HIDES, REACHES, SOURCES
@@ -216,13 +216,18 @@ class Statics:
 
     def concerned(self, oids: Iterable[str]) -> set[str]:
         """The unworked sources among `oids`, and those that name an unread object among them."""
-        view = self.view
-        indexes, objects, unworked = view.indexes, view.game.objects, self.unworked
         oids = set(oids)
-        found = unworked & oids
-        for target in self.unread & oids:
-            for attr, cards in self.deferred.items():
-                for src in indexes.lookup(attr, target) or ():
+        return (self.unworked & oids) | self.naming(self.unread & oids)
+
+    def naming(self, targets: Iterable[str]) -> set[str]:
+        """The unworked sources whose anchor names one of `targets` (found through the
+        anchor's index)."""
+        view = self.view
+        lookup, objects, unworked = view.indexes.lookup, view.game.objects, self.unworked
+        found = set()
+        for attr, cards in self.deferred.items():
+            for target in targets:
+                for src in lookup(attr, target) or ():
                     if src in unworked and objects[src].card in cards:
                         found.add(src)
         return found
@@ -252,9 +257,7 @@ class Statics:
             if o.zone != "battlefield":
                 continue  # (a source elsewhere gives nothing: `compute`)
             for gift in direct[o.card]:
-                raw = anchor(gift, o)
-                if (gift.gives and isinstance(raw, str) and raw not in players
-                        and (target := objects.get(raw)) is not None and looks_in(gift, target)):
+                if gift.gives and (raw := named_object(gift, o, objects, players)) is not None and looks_in(gift, objects[raw]):
                     found.append(raw)
         return found
 
@@ -535,19 +538,11 @@ class Statics:
         targets = self.unread.intersection(oids)
         if not targets:
             return
-        view = self.view
-        indexes, objects, unworked = view.indexes, view.game.objects, self.unworked
-        mine = set()
-        lookup = indexes.lookup
-        for attr, cards in self.deferred.items():
-            for oid in targets:
-                for src in lookup(attr, oid) or ():
-                    if src in unworked and objects[src].card in cards:
-                        mine.add(src)
+        mine = self.naming(targets)
         found = self.uncounted(self.in_game_order(mine)) if mine else ()
-        unworked -= mine
+        self.unworked -= mine
         self.unread -= targets
-        by_target, merged, order = self.by_target, self.merged, indexes.order
+        by_target, merged, order = self.by_target, self.merged, self.view.indexes.order
         for src, now, one, given in found:  # (each reaches only the object its anchor names, one of `targets`)
             if now:
                 self.keep(src, now, one, given)

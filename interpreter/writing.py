@@ -25,8 +25,7 @@ class ObjectWriter:
     def put(self, new: Permanent, cause: Any) -> None:
         """Put an object into the game, new or in place of the one with its id (a new
         incarnation of it), keeping caches right (the store keeps the indexes)."""
-        if self.view.statics.unworked:
-            self.view.statics.before_changes([new.id], ANY)
+        self.view.statics.before_changes([new.id], ANY)
         old = self.view.store.put_object(new, cause)
         if self.view.statics.cards:
             self.view.statics.touched(new.id, old, new, ANY)
@@ -38,8 +37,7 @@ class ObjectWriter:
         batch's), so they are not journaled again."""
         store = self.view.store
         o = self.view.game.objects[oid]
-        if self.view.statics.unworked:
-            self.view.statics.before_changes([oid], ANY)
+        self.view.statics.before_changes([oid], ANY)
         before = o.copy() if "card" in values else o  # (what static abilities compare: its card)
         for attr, value in values.items():
             if journaled:
@@ -146,18 +144,14 @@ class ObjectWriter:
         view = self.view
         statics, store, indexes, defaults = view.statics, view.store, view.indexes, view.defaults
         bits, work_out = view._write_bits, self.write_bits
-        if statics.unworked:  # (sources not worked out yet that the runs may concern: as the game is before them)
-            together = 0
-            for b in runs:
-                together |= bits.get(b.attr) or work_out(b.attr)
-            statics.before_changes(touched, together)
-        masks_of = []  # what each run's writes can change
-        for b in runs:
-            store.apply_bulk(b, defaults.get(b.attr, ABSENT))
-            masks_of.append(bits.get(b.attr) or work_out(b.attr))
+        masks_of = [bits.get(b.attr) or work_out(b.attr) for b in runs]  # what each run's writes can change
         together = 0
         for mask in masks_of:
             together |= mask
+        if statics.unworked:  # (sources not worked out yet that the runs may concern: as the game is before them)
+            statics.before_changes(touched, together)
+        for b in runs:
+            store.apply_bulk(b, defaults.get(b.attr, ABSENT))
         dirty = view.dirty
         hosts: list[str] = []  # what a state check may look at again with what is attached to it
         if dirty is not None and together & CHECKED:
