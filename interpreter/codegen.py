@@ -851,6 +851,11 @@ PROLOGUE = READING + ["writes = batch.writes", "unchanged = batch.unchanged_writ
 # The object a change happened to: its id is `oid`; its reference is named by id (sees_hidden). Its
 # statuses, read several times over, are read from a dictionary.
 SUBJECT = ["subject_obj = objects[oid]", "subject_status = dict(subject_obj.statuses)"]
+# The one hide test, when a single hide rule reads one stored status (`Hiding.stored_hide_tests`;
+# `hide_status` None: none such).
+ONE_HIDE_TEST = ["hide_tests = eng.hiding.stored_hide_tests()",
+                 "hide_one = hide_tests[0] if hide_tests is not None and len(hide_tests) == 1 else (None, None, None)",
+                 "hide_status = hide_one[0]", "hide_default = hide_one[1]", "hide_value = hide_one[2]"]
 REACHABLE = "reachable = subject_obj.zone != 'nowhere'"  # (an action reaches it unless it ceased to exist)
 
 
@@ -987,7 +992,13 @@ def compile_check_pass(compiler: Any, checks: list[tuple[ast.Each, Any]]) -> Cal
     em.line(3, "continue")
     em.line(2, "zone = o.zone")
     em.line(2, "if not seen:  # (else each is one the game sees: `Hiding.not_hidden`)")
-    em.skip_hidden(3, "oid")
+    # (where one hide rule reads one stored status, `hidden_by_status` read off the object, in
+    # the order the pass goes, rather than the cache, whose entries lie wherever their ids hash)
+    em.line(3, "if hide_status is not None:")
+    em.line(4, "if zone == 'battlefield' and o.statuses.get(hide_status, hide_default) == hide_value:")
+    em.line(5, "continue")
+    em.line(3, f"elif {em.hidden('oid')}:")
+    em.line(4, "continue")
     chosen = Binding("x", chosen=True, obj="o", oid="oid", sees_hidden=False)
     exempt = attrs.evolve(chosen, sees_hidden=True)  # (as one named by a hiding status is read)
     em.memo, top = {}, len(em.lines)  # (a characteristic several checks compare is read once per object)
@@ -1004,7 +1015,7 @@ def compile_check_pass(compiler: Any, checks: list[tuple[ast.Each, Any]]) -> Cal
     em.lines[top:top] = ["        " + f"{local} = UNSET" for local in em.memo.values()]
     em.memo = None
     em.line(1, f"return ({''.join(local + ', ' for local in found)})")
-    return em.function("check_pass", "eng, ids, seen=False", READING + ["env = {}"])
+    return em.function("check_pass", "eng, ids, seen=False", READING + ["env = {}", *ONE_HIDE_TEST])
 
 
 def value_planned(each: ast.Each) -> tuple[ast.Node, str] | None:

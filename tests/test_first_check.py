@@ -15,6 +15,10 @@ while no continuous effect exists. Here:
   game, and now and then an effect giving control of a creature to that player), the first
   check and the rounds after it leave the same trace, game and budget as each check made
   alone through its own selection;
+- a pass whose candidates are many goes over every object of the game instead, in the game's
+  order (`StateChecks.whole_game_share`), reading the one hide rule's status off each object
+  (`codegen.ONE_HIDE_TEST`): forced always and never on the same games, the same trace, game
+  and budget as each check alone;
 - 800.4c: a permanent whose controller has left the game is exiled by the first check, and
   still is when a control effect, not what is stored, makes the player who left its
   controller.
@@ -33,6 +37,7 @@ from interpreter.errors import RulesError
 from interpreter.model import Effect, Game, Permanent, Player
 from interpreter.program import Program
 from interpreter.rulebook import load_version
+from interpreter.state_checks import StateChecks
 
 BOOK = load_version("2026-09-25")
 PLAYERS = ("Alice", "Bob", "Carol")
@@ -101,6 +106,55 @@ def test_the_first_check_chooses_what_each_check_alone_chooses(game):
     finally:
         GeneratedBackend.check_pass = original
     assert passes == alone
+
+
+@settings(max_examples=150, deadline=None)
+@given(games())
+def test_a_pass_over_every_object_chooses_what_the_candidates_pass_chooses(game):
+    """Whether a pass goes over its candidates or over every object of the game (in the
+    game's order, the hide rule read off each object), each check chooses the same objects,
+    in the same order, counting the same budget, as each check made alone through its own
+    selection (702.26b: a phased-out creature with 0 toughness is not chosen by 704.5f)."""
+    made, usual = {}, StateChecks.whole_game_share
+    for share in (0, 2):  # (every pass over every object; none)
+        StateChecks.whole_game_share = share
+        try:
+            made[share] = first_check(game)
+        finally:
+            StateChecks.whole_game_share = usual
+    original = GeneratedBackend.check_pass
+    GeneratedBackend.check_pass = lambda self, clauses: None  # (each check through its own selection)
+    try:
+        alone = first_check(game)
+    finally:
+        GeneratedBackend.check_pass = original
+    assert made[0] == made[2] == alone
+
+
+def test_a_pass_over_every_object_leaves_out_what_phased_out():
+    """702.26b, 704.5f: of a board of creatures, one phased out with 0 toughness; the first
+    check's pass goes over every object (the creatures are most of the board) and reads the
+    hide rule off each: the phased-out creature is not chosen (the trace names it nowhere)
+    and stays on the battlefield; the phased-in one with 0 toughness goes to the graveyard."""
+    objects = {
+        f"c{i}": Permanent(id=f"c{i}", card="Grizzly Bears", owner="Alice", controller="Alice",
+                           types=frozenset({"creature"}), power=2, toughness=0 if i < 2 else 2, timestamp=i + 1,
+                           status=(("phase", "out"), ("phased_out_under", "Alice")) if i == 0 else ())
+        for i in range(4)}
+    game = Game({p: Player(p) for p in ("Alice", "Bob")}, ("Alice", "Bob"), "Alice", objects=objects)
+    engine = Engine(Program.of(BOOK, "generated"), game)
+    passed = []  # (for each pass made: whether it went over every object)
+    passes = engine.program.clauses.check_pass().passes
+    originals = dict(passes)
+    for lead, run in originals.items():
+        passes[lead] = lambda eng, ids, seen=False, _run=run: passed.append(ids is eng.game.objects) or _run(eng, ids, seen)
+    try:
+        engine.settle()
+    finally:
+        passes.update(originals)
+    assert True in passed  # (the creatures' pass went over every object)
+    assert [game.objects[f"c{i}"].zone for i in range(4)] == ["battlefield", "graveyard", "battlefield", "battlefield"]
+    assert [event.subject for event in engine.trace if event.subject == "c0"] == []  # (not chosen: not even tried)
 
 
 def left_game(effect: bool) -> Game:
