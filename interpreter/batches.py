@@ -400,6 +400,8 @@ class Committer:
         before_values = self.values_before(keyed, attrs_written, lambda: {(oid, b.attr) for b in runs for oid in b.objs})
         journaled = eng.store.journal_bulk(runs, checked=False)  # (numbered 0 to n-1 as they were made)
         eng.writer.put_runs(runs, touched)
+        for b in runs:
+            b.held = None  # (applied: the journal keeps ids, not the objects)
         self.trace_changes(journaled)
         self.count_in_step(attrs_written, lambda attr: partial(objects_in_position_order, by_attr[attr]))
         eng.assertions.check_assertions(keyed, before_values, attrs_written)

@@ -198,12 +198,13 @@ class Emitter:
         each site's lists, and add each site's run to the batch at the end."""
         start = ["    _n = len(writes) + batch.in_bulk"]
         end = []
-        for attr, objs, olds, at, values, value, cause in self.run_sites:
+        for attr, objs, olds, at, values, value, cause, held in self.run_sites:
             start.append(f"    {objs}, {olds}, {at} = [], [], []")
-            if values != "None":
-                start.append(f"    {values} = []")
+            for column in (values, held):
+                if column != "None":
+                    start.append(f"    {column} = []")
             end.append(f"    if {objs}:")
-            end.append(f"        batch.bulks.append(Bulk({attr!r}, {objs}, {olds}, {cause}, {value}, {values}, {at}))")
+            end.append(f"        batch.bulks.append(Bulk({attr!r}, {objs}, {olds}, {cause}, {value}, {values}, {at}, held={held}))")
         end.append("    batch.in_bulk = _n - len(writes)")
         self.lines[:0] = start
         self.lines += end
@@ -606,9 +607,12 @@ class Emitter:
             objs, olds, at = f"{site}_objs", f"{site}_olds", f"{site}_at"
             column = token is UNKNOWN  # (else one value for the whole run: the same wherever the site writes)
             values = f"{site}_values" if column else "None"
+            held = f"{site}_held" if bound is not None and bound.obj is not None else "None"
             self.run_sites.append((attr, objs, olds, at, values, "None" if column else value,
-                                   self.const(self.cause, "cause")))
+                                   self.const(self.cause, "cause"), held))
             self.line(depth + 1, f"{objs}.append({oid})")
+            if held != "None":  # (the object, held here: `Bulk.held`)
+                self.line(depth + 1, f"{held}.append({bound.obj})")
             self.line(depth + 1, f"{olds}.append({was})")
             self.line(depth + 1, f"{at}.append(_n)")
             if column:

@@ -75,14 +75,20 @@ class Bulk:
     `values`, a column, one per object), the `cause`, and the journal position of each write
     (`positions`, ascending: a `range` when they follow one another). Bulk entries journaled
     together (`Store.journal_bulk`) are a group: `start` and `end` are the group's first
-    position and the one after its last."""
+    position and the one after its last. `held`, until it is committed: the objects
+    themselves, in the order of `objs`, where the engine held them as it made the entry
+    (None: each is looked up by its id), so that applying it (`Store.apply_bulk`) does not
+    look them up again, which on a large board is most of what applying costs (an id's place
+    in the game's table of objects is wherever the id hashes, far from the last one's); the
+    engine lets go of them once it has committed the entry (`Committer.commit_runs`): the
+    journal keeps ids."""
 
-    __slots__ = ("attr", "objs", "olds", "value", "values", "cause", "positions", "unset", "start", "end")
+    __slots__ = ("attr", "objs", "olds", "value", "values", "cause", "positions", "unset", "start", "end", "held")
 
     kind = "bulk"
 
     def __init__(self, attr: str, objs: list, olds: list, cause: Any, value: Any = None, values: list | None = None,
-                 positions: Any = None, unset: frozenset[int] | set[int] = frozenset()):
+                 positions: Any = None, unset: frozenset[int] | set[int] = frozenset(), held: list | None = None):
         if values is not None and len(values) != len(objs) or len(olds) != len(objs):
             raise ValueError(f"Bulk({attr}): {len(objs)} objects but {len(olds)} old values"
                              + (f" and {len(values)} new ones" if values is not None else ""))
@@ -91,6 +97,7 @@ class Bulk:
         self.positions = positions  # (relative to its group until journaled: `journal_bulk`)
         self.unset = unset
         self.start = self.end = 0
+        self.held = held
 
     def __len__(self) -> int:
         return len(self.objs)
@@ -239,17 +246,19 @@ class Store:
         `unset` the writes to a status their object has never had written. (`default`: the
         status's default, if the caller knows it: where every object had one value other than
         it, each had it written, and none is looked at for that.)"""
-        objects, attr = self.game.objects, b.attr
+        objects, attr, held = self.game.objects, b.attr, b.held
+        if held is None:
+            held = [objects[oid] for oid in b.objs]
         if attr in FIELD_NAMES:
             if b.values is None:
                 value = lower_types(b.value) if attr == "types" else b.value
-                for oid in b.objs:
-                    setattr(objects[oid], attr, value)
+                for o in held:
+                    setattr(o, attr, value)
             else:
-                for oid, value in zip(b.objs, b.values):
-                    setattr(objects[oid], attr, lower_types(value) if attr == "types" else value)
+                for o, value in zip(held, b.values):
+                    setattr(o, attr, lower_types(value) if attr == "types" else value)
         else:
-            of = [objects[oid].statuses for oid in b.objs]
+            of = [o.statuses for o in held]
             if default is ABSENT or (one := b.one_old()) is MIXED or one == default:
                 b.unset = {k for k, statuses in enumerate(of) if attr not in statuses}
             if b.values is None:

@@ -189,11 +189,13 @@ class ObjectWriter:
                 # the run's value now, no other run writing it; hidden where that value hides,
                 # if on the battlefield)
                 if b.value == tests[0][2]:
-                    hidden.update(zip(b.objs, [objects[oid].zone == "battlefield" for oid in b.objs]))
+                    held = b.held if b.held is not None else map(objects.__getitem__, b.objs)
+                    hidden.update(zip(b.objs, [o.zone == "battlefield" for o in held]))
                 else:
                     hidden.update(dict.fromkeys(b.objs, False))
                 continue
-            hidden.update(zip(b.objs, hidden_by_status_all(map(objects.__getitem__, b.objs), tests)))
+            held = b.held if b.held is not None else map(objects.__getitem__, b.objs)
+            hidden.update(zip(b.objs, hidden_by_status_all(held, tests)))
 
     def write_bits(self, attr: str) -> int:
         """What a write to `attr` can change (`interpreter.write_bits`), worked out once per attribute."""

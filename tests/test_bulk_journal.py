@@ -320,3 +320,23 @@ def test_last_known_information_kept_of_a_batch_is_made_when_read():
     assert group[-1] is group[len(group) - 1] and group[-1].recorded.mark == group.start + len(group) - 1
     by_hand = LastKnown(Recorded(engine.store, oid, group.start + given), group.effects, group.given[oid], group.statuses)
     assert dict(info) == dict(by_hand) and info["toughness"] > game.objects[oid].toughness
+
+
+def test_a_bulk_write_applied_to_the_objects_held_is_the_one_applied_by_ids():
+    """A bulk entry that holds its objects (`Bulk.held`, as the engine makes them) applies to
+    those objects what one looked up by ids applies: the same statuses, the same writes
+    flagged `unset`; and undo takes both back alike."""
+    made = []
+    for hold in (False, True):
+        store = Store(build_board(4, 5))
+        objects = store.game.objects
+        oids = sorted(objects)[:3]
+        objects[oids[0]].statuses["mark"] = 7
+        b = Bulk("mark", oids, [7, None, None], CAUSES[0], values=[1, 2, 3], positions=range(3),
+                 held=[objects[oid] for oid in oids] if hold else None)
+        store.journal_bulk([b])
+        store.apply_bulk(b)
+        after = [objects[oid].statuses.get("mark", ABSENT) for oid in oids], sorted(b.unset)
+        store.undo(0)
+        made.append((after, [objects[oid].statuses.get("mark", ABSENT) for oid in oids]))
+    assert made[0] == made[1] == (([1, 2, 3], [1, 2]), [7, ABSENT, ABSENT])

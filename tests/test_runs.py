@@ -282,6 +282,8 @@ def test_a_batch_of_runs_is_committed_as_runs():
     generated, closures = (play(BOOKS["unperceived"], backend, game) for backend in ("generated", "closures"))
     assert committed_as_runs(generated)
     assert any(e.kind == "bulk" and e.attr == "along" and e.objs == ["a"] for e in generated.store.entries)
+    # (the objects the engine held as it made each run are let go once it is committed: ids stay)
+    assert all(e.held is None for e in generated.store.entries if e.kind == "bulk")
     assert [e.render() for e in generated.trace] == [e.render() for e in closures.trace]
     went_away = ("100.1 go-away",)
     assert remembered(generated)[:3] == [("p0", *went_away), ("p1", *went_away), ("a", *went_away)]  # 603.10
