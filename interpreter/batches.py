@@ -112,7 +112,8 @@ class Batch:
     def run_parents(self, which: dict[str, dict[Any, int]]) -> list[tuple]:
         """The writes of the runs that make a change some clause waits on (`which`: attribute
         -> value -> which clauses), in the order of their positions, as (object, attribute,
-        value, the value it replaces, which clauses): the changes an expander made for runs
+        value, the value it replaces, which clauses, the object where the run holds it:
+        `Bulk.held`, else None): the changes an expander made for runs
         (`codegen.compile_expander`) goes through first."""
         ks: dict[int, int | None] = {}  # run (by id) -> which clauses its one value calls on (None: a column)
         for b in self.bulks:
@@ -121,7 +122,8 @@ class Batch:
                 ks[id(b)] = None if b.values is not None else k
         parents = by_position([b for b in self.bulks if id(b) in ks], lambda b: zip(
             b.objs, repeat(b.attr), repeat(b.value) if b.values is None else b.values, b.olds,
-            repeat(ks[id(b)]) if b.values is None else map(which[b.attr].get, b.values)))
+            repeat(ks[id(b)]) if b.values is None else map(which[b.attr].get, b.values),
+            repeat(None) if b.held is None else b.held))
         if None in ks.values():  # (a column's values some clause does not wait on)
             parents = [p for p in parents if p[4] is not None]
         return parents

@@ -618,15 +618,16 @@ class Emitter:
             if column:
                 self.line(depth + 1, f"{values}.append({value})")
             self.line(depth + 1, "_n += 1")
-            if attr in self.parent_attrs:  # (with the clauses the change calls on, if some)
+            if attr in self.parent_attrs:  # (with the clauses the change calls on, if some, and the object if held)
                 which = f"_which[{attr!r}].get({value})"
+                obj = bound.obj if bound is not None and bound.obj is not None else "None"
                 if value in self.names.values() or is_literal(value):
                     which = self.lookup(which)  # (a name's value or a literal: the same throughout)
                     self.line(depth + 1, f"if {which} is not None:")
-                    self.line(depth + 2, f"_parents.append(({oid}, {attr!r}, {value}, {was}, {which}))")
+                    self.line(depth + 2, f"_parents.append(({oid}, {attr!r}, {value}, {was}, {which}, {obj}))")
                 else:
                     self.line(depth + 1, f"if (_k_new := {which}) is not None:")
-                    self.line(depth + 2, f"_parents.append(({oid}, {attr!r}, {value}, {was}, _k_new))")
+                    self.line(depth + 2, f"_parents.append(({oid}, {attr!r}, {value}, {was}, _k_new, {obj}))")
         else:
             self.line(depth + 1, f"writes.append(Write({oid}, {attr!r}, {value}, cause, {was}))")
         self.line(depth, f"elif {self.keeps_unchanged(attr)}:")
@@ -937,8 +938,9 @@ def compile_expander(compiler: Any, keyed: dict[tuple[str, Any], list[tuple]], w
         em.line(1, "_parents = batch.run_parents(_which)")
         # (each a change some clause waits on, of an object of the game: the runs' objects
         # were chosen among them, and nothing leaves while a batch is made)
-        em.line(1, "for oid, _attr, _value, old, _k in _parents:  # (the loop takes in the changes the clauses add)")
-        em.line(2, "subject_obj = objects[oid]")
+        em.line(1, "for oid, _attr, _value, old, _k, subject_obj in _parents:  # (the loop takes in the changes the clauses add)")
+        em.line(2, "if subject_obj is None:  # (not held where the change was made: looked up)")
+        em.line(3, "subject_obj = objects[oid]")
         em.line(2, "_key = (oid, _attr, type(_value), _value)")
     else:
         em.line(1, "for _w in writes:  # (the loop takes in the writes the clauses add)")

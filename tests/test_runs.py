@@ -106,8 +106,12 @@ def test_an_expander_of_runs_meets_their_changes_in_the_order_they_were_made(fun
     which: dict = {}
     for k, (attr, value) in enumerate(waited):
         which.setdefault(attr, {})[value] = k
-    assert runs.run_parents(which) == [(w.obj, w.attr, w.value, w.old, which[w.attr][w.value])
-                                       for w in one_by_one.writes if w.value in which.get(w.attr, {})]
+    parents = runs.run_parents(which)
+    assert [p[:5] for p in parents] == [(w.obj, w.attr, w.value, w.old, which[w.attr][w.value])
+                                        for w in one_by_one.writes if w.value in which.get(w.attr, {})]
+    # (and the object, where its run holds it: `Bulk.held`)
+    held = {(oid, b.attr): o for b in runs.bulks if b.held is not None for oid, o in zip(b.objs, b.held)}
+    assert [p[5] for p in parents] == [held.get((p[0], p[1])) for p in parents]
 
 
 # A small rulebook of the shape of phasing, in other words (nothing of rules/ is read):
