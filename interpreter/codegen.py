@@ -996,7 +996,30 @@ def compile_check_pass(compiler: Any, checks: list[tuple[ast.Each, Any]]) -> Cal
     em.line(1, "for oid, o in (objects.items() if ids is objects else zip(ids, map(objects.get, ids))):")
     em.line(2, "if o is None:")
     em.line(3, "continue")
+    chosen = Binding("x", chosen=True, obj="o", oid="oid", sees_hidden=False)
+    exempt = attrs.evolve(chosen, sees_hidden=True)  # (as one named by a hiding status is read)
+    em.memo = {}  # (a characteristic several checks compare is read once per object)
+    em.namespace["UNSET"] = UNSET
+    tests_of = []
+    for each, cause in checks:
+        em.cause = cause
+        scope = {each.var: chosen}
+        tests = [em.in_zone(each)]
+        tests += [em.holds(c, scope, "env") for c in ast.conjuncts(each.cond)]
+        for ex in em.exemptions(cause):
+            tests.append(em.fails(ex.cond, {ex.var: exempt}, "env"))
+        tests_of.append(tests)
+    # (the tests every check begins with that only read the object, calling nothing: made once,
+    # before the hide rules are asked, so that a pass over every object asks them only of the
+    # objects some check can choose)
+    common = 0
+    while all(len(tests) > common + 1 and tests[common] == tests_of[0][common] for tests in tests_of) and (
+            common == 0 or pure_test(tests_of[0][common])):
+        common += 1
     em.line(2, "zone = o.zone")
+    if common:
+        em.line(2, f"if not ({' and '.join(tests_of[0][:common])}):")
+        em.line(3, "continue")
     em.line(2, "if not seen:  # (else each is one the game sees: `Hiding.not_hidden`)")
     # (where one hide rule reads one stored status, `hidden_by_status` read off the object, in
     # the order the pass goes, rather than the cache, whose entries lie wherever their ids hash)
@@ -1005,23 +1028,20 @@ def compile_check_pass(compiler: Any, checks: list[tuple[ast.Each, Any]]) -> Cal
     em.line(5, "continue")
     em.line(3, f"elif {em.hidden('oid')}:")
     em.line(4, "continue")
-    chosen = Binding("x", chosen=True, obj="o", oid="oid", sees_hidden=False)
-    exempt = attrs.evolve(chosen, sees_hidden=True)  # (as one named by a hiding status is read)
-    em.memo, top = {}, len(em.lines)  # (a characteristic several checks compare is read once per object)
-    em.namespace["UNSET"] = UNSET
-    for (each, cause), local in zip(checks, found):
-        em.cause = cause
-        scope = {each.var: chosen}
-        tests = [em.in_zone(each)]
-        tests += [em.holds(c, scope, "env") for c in ast.conjuncts(each.cond)]
-        for ex in em.exemptions(cause):
-            tests.append(em.fails(ex.cond, {ex.var: exempt}, "env"))
-        em.line(2, f"if {' and '.join(tests)}:")
+    for memo_local in em.memo.values():
+        em.line(2, f"{memo_local} = UNSET")
+    for tests, local in zip(tests_of, found):
+        em.line(2, f"if {' and '.join(tests[common:])}:")
         em.line(3, f"{local}.append({em.ref(chosen)})")
-    em.lines[top:top] = ["        " + f"{local} = UNSET" for local in em.memo.values()]
     em.memo = None
     em.line(1, f"return ({''.join(local + ', ' for local in found)})")
     return em.function("check_pass", "eng, ids, seen=False", READING + ["env = {}", *ONE_HIDE_TEST])
+
+
+def pure_test(test: str) -> bool:
+    """Does Python source `test` (a condition written out) only read, calling nothing and
+    setting no local? (Then it may be made before anything else is asked of the object.)"""
+    return ":=" not in test and re.search(r"[\w\])]\(", test) is None  # (a call: a name, `]` or `)` right before `(`)
 
 
 def value_planned(each: ast.Each) -> tuple[ast.Node, str] | None:

@@ -213,3 +213,24 @@ def test_a_conjunct_is_planned_by_value_only_when_it_reads_the_object_through_on
     assert codegen.value_planned(selection("x is a creature and x.attached_to is none"))[1] == "attached_to"
     for condition in ("x.controller is x.owner", "x.toughness <= 0", "x is a creature", "x.controller is not visible or x is a creature"):
         assert codegen.value_planned(selection(condition)) is None, condition
+
+
+def test_a_pass_makes_the_tests_every_check_begins_with_once_and_before_the_hide_rules():
+    """704.5f and 704.5g begin with the same tests, which only read the object (on the
+    battlefield, a creature): their pass makes them once, before asking the hide rules, so
+    that a pass over every object asks those only of creatures; a test that calls something
+    or sets a local is never moved before them (`codegen.pure_test`)."""
+    engine = Engine(Program.of(BOOK, "generated"), left_game(effect=False))
+    checks = engine.program.clauses.check_pass()
+    sources = [run.source for run in checks.passes.values()]
+    creatures = [src for src in sources if "'creature' in o.types" in src]
+    assert len(creatures) == 1
+    lines = [line.strip() for line in creatures[0].splitlines()]
+    prefix = lines.index("if not (zone == 'battlefield' and ('creature' in o.types)):")
+    assert prefix < lines.index("if not seen:  # (else each is one the game sees: `Hiding.not_hidden`)")
+    assert sum(line.count("'creature' in o.types") for line in lines) == 1  # (not again per check)
+    assert codegen.pure_test("zone == 'battlefield' and (('equipment' in o.types) or ('fortification' in o.types))")
+    assert codegen.pure_test("(o.token) not in FALSY")
+    for impure in ("is_same_stored(eng, o.attached_to, 'attached_to', False, name_3)",
+                   "(isinstance((compared_4 := o.toughness), int) and compared_4 <= 0)", "eng.keywords(oid)[0]"):
+        assert not codegen.pure_test(impure)
