@@ -1013,7 +1013,7 @@ def compile_check_pass(compiler: Any, checks: list[tuple[ast.Each, Any]]) -> Cal
     # before the hide rules are asked, so that a pass over every object asks them only of the
     # objects some check can choose)
     common = 0
-    while all(len(tests) > common + 1 and tests[common] == tests_of[0][common] for tests in tests_of) and (
+    while tests_of and all(len(tests) > common + 1 and tests[common] == tests_of[0][common] for tests in tests_of) and (
             common == 0 or pure_test(tests_of[0][common])):
         common += 1
     em.line(2, "zone = o.zone")

@@ -234,3 +234,11 @@ def test_a_pass_makes_the_tests_every_check_begins_with_once_and_before_the_hide
     for impure in ("is_same_stored(eng, o.attached_to, 'attached_to', False, name_3)",
                    "(isinstance((compared_4 := o.toughness), int) and compared_4 <= 0)", "eng.keywords(oid)[0]"):
         assert not codegen.pure_test(impure)
+
+
+def test_a_pass_of_no_checks_chooses_nothing():
+    """A rulebook whose state checks none of them can make in a pass (the benchmark's rulebook
+    without state-based actions) still gets its pass: one that chooses nothing."""
+    engine = Engine(Program.of(BOOK, "generated"), left_game(effect=False))
+    empty = codegen.compile_check_pass(engine.program.clauses.compiler, [])
+    assert empty(engine, engine.game.objects) == ()
