@@ -98,14 +98,17 @@ def test_the_first_check_chooses_what_each_check_alone_chooses(game):
     """Every state check chooses the same objects, in the same order, counting the same
     budget, whether the first check makes it in a pass over its candidates (shared, or by
     value) or through its own selection: the trace, game and iterations are the same."""
-    passes = first_check(game)
+    assert first_check(game) == each_check_alone(game)
+
+
+def each_check_alone(game: Game) -> tuple:
+    """`first_check` with each check made through its own selection (no pass)."""
     original = GeneratedBackend.check_pass
-    GeneratedBackend.check_pass = lambda self, clauses: None  # (each check through its own selection)
+    GeneratedBackend.check_pass = lambda self, clauses: None
     try:
-        alone = first_check(game)
+        return first_check(game)
     finally:
         GeneratedBackend.check_pass = original
-    assert passes == alone
 
 
 @settings(max_examples=150, deadline=None)
@@ -122,13 +125,7 @@ def test_a_pass_over_every_object_chooses_what_the_candidates_pass_chooses(game)
             made[share] = first_check(game)
         finally:
             StateChecks.whole_game_share = usual
-    original = GeneratedBackend.check_pass
-    GeneratedBackend.check_pass = lambda self, clauses: None  # (each check through its own selection)
-    try:
-        alone = first_check(game)
-    finally:
-        GeneratedBackend.check_pass = original
-    assert made[0] == made[2] == alone
+    assert made[0] == made[2] == each_check_alone(game)
 
 
 def test_a_pass_over_every_object_leaves_out_what_phased_out():
