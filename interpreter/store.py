@@ -92,6 +92,8 @@ class Bulk:
         if values is not None and len(values) != len(objs) or len(olds) != len(objs):
             raise ValueError(f"Bulk({attr}): {len(objs)} objects but {len(olds)} old values"
                              + (f" and {len(values)} new ones" if values is not None else ""))
+        if held is not None and len(held) != len(objs):
+            raise ValueError(f"Bulk({attr}): {len(objs)} objects but {len(held)} held")
         self.attr, self.objs, self.olds, self.cause = attr, objs, olds, cause
         self.value, self.values = value, values
         self.positions = positions  # (relative to its group until journaled: `journal_bulk`)

@@ -340,3 +340,5 @@ def test_a_bulk_write_applied_to_the_objects_held_is_the_one_applied_by_ids():
         store.undo(0)
         made.append((after, [objects[oid].statuses.get("mark", ABSENT) for oid in oids]))
     assert made[0] == made[1] == (([1, 2, 3], [1, 2]), [7, ABSENT, ABSENT])
+    with pytest.raises(ValueError, match="3 objects but 2 held"):
+        Bulk("mark", oids, [7, None, None], CAUSES[0], value=1, held=[objects[oid] for oid in oids[:2]])
