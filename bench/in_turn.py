@@ -11,9 +11,15 @@ from __future__ import annotations
 
 import gc
 import statistics
+import sys
 import time
 from pathlib import Path
 from typing import Any, Callable
+
+if __name__ == "__main__":  # (a module the models import, not a script)
+    print("bench/in_turn.py is the loop the models share; run one of them instead: bench/set_model.py, "
+          "bench/journal_floor.py or bench/fused_model.py [permanents] [rounds]", file=sys.stderr)
+    sys.exit(1)
 
 from bench.arguments import board_and_rounds
 from bench.boards import build_board

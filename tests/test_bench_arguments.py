@@ -32,3 +32,11 @@ def test_a_bad_board_size_is_a_usage_error(script, bad):
 def test_help_says_what_the_script_takes(script):
     found = run(script, "--help")
     assert found.returncode == 0 and "permanents" in found.stdout and "Traceback" not in found.stderr
+
+
+def test_the_shared_loop_run_alone_says_which_scripts_to_run():
+    """bench/in_turn.py is the loop the models import, not a script: run alone, it names the
+    scripts to run instead and exits with status 1, without a traceback."""
+    found = run("in_turn")
+    assert found.returncode == 1 and "Traceback" not in found.stderr
+    assert "bench/fused_model.py" in found.stderr
