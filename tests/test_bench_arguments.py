@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPTS = ("instructions", "step_parts", "fused_model", "set_model", "journal_floor", "event_model")
+SCRIPTS = ("instructions", "step_parts", "fused_model", "set_model", "journal_floor", "event_model", "memory_order")
 
 
 def run(script: str, *args: str) -> subprocess.CompletedProcess:
@@ -40,3 +40,14 @@ def test_the_shared_loop_run_alone_says_which_scripts_to_run():
     found = run("in_turn")
     assert found.returncode == 1 and "Traceback" not in found.stderr
     assert "bench/fused_model.py" in found.stderr
+
+
+def test_memory_order_prints_each_way_of_reading_beside_the_first():
+    """bench/memory_order.py on a small board: one line per way of reading the objects, each
+    with its time and how many times the first way's it is (the first is 1.0 times itself)."""
+    found = run("memory_order", "200", "1")
+    assert found.returncode == 0, found.stderr
+    lines = found.stdout.splitlines()
+    assert lines[0] == "200 permanents, 1 rounds (medians):"
+    assert len(lines) == 6 and lines[1].endswith("1.0 times the first")
+    assert all(line.rstrip().endswith("times the first") for line in lines[1:])
