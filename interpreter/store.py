@@ -104,6 +104,11 @@ class Bulk:
     def __len__(self) -> int:
         return len(self.objs)
 
+    def objects_in(self, objects: dict) -> Iterable:
+        """Its objects, in the order of `objs`: those it holds (`held`), else each looked up
+        in `objects` (the game's) as it is reached."""
+        return self.held if self.held is not None else map(objects.__getitem__, self.objs)
+
     def one_old(self) -> Any:
         """The value every one of its writes replaces, when they all replace one (the
         commonest: a statement's run over objects chosen by that value); else `MIXED`, as
@@ -248,9 +253,7 @@ class Store:
         `unset` the writes to a status their object has never had written. (`default`: the
         status's default, if the caller knows it: where every object had one value other than
         it, each had it written, and none is looked at for that.)"""
-        objects, attr, held = self.game.objects, b.attr, b.held
-        if held is None:
-            held = [objects[oid] for oid in b.objs]
+        attr, held = b.attr, b.objects_in(self.game.objects)
         if attr in FIELD_NAMES:
             if b.values is None:
                 value = lower_types(b.value) if attr == "types" else b.value

@@ -189,13 +189,11 @@ class ObjectWriter:
                 # the run's value now, no other run writing it; hidden where that value hides,
                 # if on the battlefield)
                 if b.value == tests[0][2]:
-                    held = b.held if b.held is not None else map(objects.__getitem__, b.objs)
-                    hidden.update(zip(b.objs, [o.zone == "battlefield" for o in held]))
+                    hidden.update(zip(b.objs, [o.zone == "battlefield" for o in b.objects_in(objects)]))
                 else:
                     hidden.update(dict.fromkeys(b.objs, False))
                 continue
-            held = b.held if b.held is not None else map(objects.__getitem__, b.objs)
-            hidden.update(zip(b.objs, hidden_by_status_all(held, tests)))
+            hidden.update(zip(b.objs, hidden_by_status_all(b.objects_in(objects), tests)))
 
     def write_bits(self, attr: str) -> int:
         """What a write to `attr` can change (`interpreter.write_bits`), worked out once per attribute."""
