@@ -128,14 +128,15 @@ class LastKnownGroup(SequenceABC):
     """Last known information of many objects kept at once (`Store.remember_all`), as one
     record: the objects (`oids`), the journal position the first is read back from (`start`;
     the k-th's is `start + k`), the continuous effects then, what static abilities gave each
-    object then (`given`: id -> its contributions, for those given something), the statuses'
-    defaults. Item k, each object's `LastKnown` (its object recorded at `start + k`), is made
-    the first time someone asks."""
+    object then (`given`: id -> its contributions, for those given something, read with
+    `get`: a dict, or a `given_at.GivenAt` that works them out from the journal when first
+    asked), the statuses' defaults. Item k, each object's `LastKnown` (its object recorded
+    at `start + k`), is made the first time someone asks."""
 
     __slots__ = ("store", "oids", "start", "effects", "given", "statuses", "_made")
 
     def __init__(self, store: Any, oids: list[str], start: int, effects: Sequence[Effect],
-                 given: dict[str, Sequence[tuple[str, Any]]], statuses: dict[str, Any]):
+                 given: Any, statuses: dict[str, Any]):
         self.store, self.oids, self.start, self.effects = store, oids, start, effects
         self.given, self.statuses = given, statuses
         self._made: list[LastKnown | None] = [None] * len(oids)

@@ -30,7 +30,10 @@ anchor's index). Reading such an object works its sources out (`work_out`); just
 batch changes what an unworked source reaches or is, the sources it concerns are worked
 out as the game is before it (`before_changes`), so that every comparison afterwards is
 the one it would have been had every source been worked out at once; last known
-information reads what they give without keeping it (`given`). Nothing of that changes an
+information reads what they give without keeping it (`given`), or, where every source on
+the board is read off itself and every hide rule reads a stored status, keeps only the
+journal position and works it out from the objects read back when someone asks
+(`given_later`, `interpreter.given_at`). Nothing of that changes an
 outcome, a budget or what a state check looks at again (tests/test_deferred_statics.py).
 Sources are worked out in the game's order, so that what a refresh counts against the
 step's budget, and the card named when it runs out, never depend on how strings hash.
@@ -44,6 +47,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Protocol, Sequence
 from dsl import ast
 from interpreter.direct_statics import direct_gifts, gifts_of, give, looks_in, named_object
 from interpreter.errors import RulesError
+from interpreter.given_at import GivenAt
 from interpreter.refs import Obj, PlayerRef
 from interpreter.write_bits import HIDES, REACHES, SOURCES
 
@@ -66,6 +70,8 @@ class StaticsHost(Protocol):
     program: "Program"
     dirty: set[str] | None  # the objects the next state checks look at again (None: every object)
     dirty_scope: set[str] | None
+    store: Any  # the game's store, whose journal last known information is read back from
+    hiding: Any  # the hide rules (`interpreter.hiding.Hiding`)
 
     def visible(self, oid: str) -> bool: ...
 
@@ -148,6 +154,12 @@ class Statics:
         # card -> what its direct gifts give an object on the battlefield, in order (`given`)
         self.gives_on_battlefield = {name: tuple(c for gift in gifts for c in gift.gives)
                                      for name, gifts in self.direct.items() if gifts is not None}
+        # the cards whose abilities are not all read off their source and found through its
+        # anchor's index (direct, anchored on an attribute of `deferred`): while no object of
+        # one is in the game, what static abilities gave an object can be worked out from
+        # the journal (`given_later`)
+        self.not_read_off = frozenset(name for name in self.cards if self.direct[name] is None
+                                      or not any(name in cards for cards in self.deferred.values()))
 
     # ---------------------------------------------------------------- marking stale
 
@@ -475,6 +487,25 @@ class Statics:
             self.refresh()
         self.work_out_all(set(self.unread))
         return self.merged
+
+    def given_later(self, oids: list[str]) -> GivenAt | None:
+        """`given`, kept to be worked out from the journal the first time someone asks
+        (`GivenAt`, at the journal's position now), where what every source gives is read
+        off it (no object of a card of `not_read_off` is in the game), every hide rule
+        reads a stored status and the store keeps the whole journal; None elsewhere. Stale
+        sources are worked out now, as
+        `given` works them out first, so that what that counts against the step's budget
+        is counted at the same point."""
+        if self.pending:
+            self.refresh()
+        view = self.view
+        store = view.store
+        if store.keep != "game" or any(view.indexes.lookup("card", name) for name in self.not_read_off):
+            return None
+        tests = view.hiding.stored_hide_tests()
+        if tests is None:
+            return None
+        return GivenAt(store, store.mark(), oids, self.direct, frozenset(self.deferred), tests, view.indexes)
 
     def given(self, oids: Iterable[str]) -> dict[str, Sequence[Contribution]]:
         """What static abilities give each of `oids` now (`of`), for those given something;

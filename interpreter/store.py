@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import weakref
 from operator import attrgetter
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Collection, Iterable, Sequence
 
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from interpreter.model import DATA_FIELDS, Game, Permanent, lower_types
@@ -343,6 +343,29 @@ class Store:
                 r._object = o.copy() if o is not None else None
             else:  # (its last: the object itself, which the walk no longer changes)
                 r._object = current.pop(r.oid)
+
+    def objects_changed_since(self, mark: int, attrs: Collection[str]) -> set[str]:
+        """The objects a journal entry at position `mark` or after changed an attribute of
+        `attrs` of, or put in place whole (added, or a new incarnation): what may read
+        otherwise at `mark` than now. An entry is read as itself (a group of bulk entries by
+        their attributes, never write by write), from the latest back."""
+        if mark < self.base:
+            raise _trimmed(self, mark, "objects_changed_since()")
+        found: set[str] = set()
+        entries, top, i = self.entries, self.mark(), len(self.entries) - 1
+        while i >= 0:
+            e = entries[i]
+            kind = e.kind
+            first = e.start if kind == "bulk" else top - (len(e) if kind == "lki-group" else 1)
+            if first < mark:
+                break
+            if kind == "bulk":
+                if e.attr in attrs:
+                    found.update(e.objs)
+            elif kind == "object" or (kind in ("write", "status") and e.attr in attrs):
+                found.add(e.obj)
+            top, i = first, i - 1
+        return found
 
     def _backwards(self) -> Iterable[tuple[int, Any]]:
         """(position, entry) of the journal's entries, latest first: a group of `Bulk`

@@ -227,7 +227,11 @@ class ObjectWriter:
         if not oids:
             return
         statics, store = view.statics, view.store
-        given = statics.given(oids)  # (what static abilities give each now, those given something)
+        # (what static abilities give each now, those given something: worked out from the
+        # journal when someone asks, where it can be; else now)
+        given = statics.given_later(oids)
+        if given is None:
+            given = statics.given(oids)
         # (each object is read back from the position its information takes, from the first on)
         store.remember_all(oids, LastKnownGroup(store, oids, store.mark(), view.effects_in_order(), given, view.defaults),
                            cause)
