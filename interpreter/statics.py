@@ -42,10 +42,10 @@ step's budget, and the card named when it runs out, never depend on how strings 
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import TYPE_CHECKING, Any, Iterable, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Collection, Iterable, Protocol, Sequence
 
 from dsl import ast
-from interpreter.direct_statics import direct_gifts, gifts_of, give, looks_in, named_object
+from interpreter.direct_statics import direct_gifts, gifts_of, give, looks_in, named
 from interpreter.errors import RulesError
 from interpreter.given_at import GivenAt
 from interpreter.refs import Obj, PlayerRef
@@ -196,11 +196,14 @@ class Statics:
         if seen_again:
             self.view.writer.contributions_changed(seen_again)
 
-    def touched_runs(self, runs: list, masks: list[int]) -> None:
+    def touched_runs(self, runs: list, masks: list[int], afresh: Collection[str] = ()) -> None:
         """`touched_all` for the runs of a batch (`store.Bulk` entries, none writing a card),
         each with what its writes can change (`masks`, in step): run by run rather than object
         by object, since each thing it does (a source to work out again, a target to read
-        afresh) is the same done once or twice, in any order."""
+        afresh) is the same done once or twice, in any order. `afresh`: objects the batch
+        has read afresh already (`ObjectWriter.put_runs`), which the sources whose sight
+        changed are not looked at for (most go along with what they name, on a board of
+        Auras and Equipment)."""
         if self.stale is None or not self.cards:
             return
         objects, reached, unworked = self.view.game.objects, self.reached, self.unworked
@@ -210,9 +213,11 @@ class Statics:
                 for oid in reached.keys() & b.objs:
                     seen_again += reached[oid]
                 if unworked:
-                    seen_again += self.reach_now(unworked.intersection(b.objs))
+                    seen_again += self.reach_now(unworked.intersection(b.objs), afresh)
             if mask & (REACHES | SOURCES):  # (what a source reaches or whose it is: object by object)
                 self.touched_all([(oid, objects[oid], objects[oid], mask & ~HIDES) for oid in b.objs])
+        if afresh and seen_again:
+            seen_again = [oid for oid in seen_again if oid not in afresh]
         if seen_again:
             self.view.writer.contributions_changed(seen_again)
 
@@ -259,9 +264,10 @@ class Statics:
                     if target not in unread:
                         self.merged[target] = in_source_order(by_target[target], order)
 
-    def reach_now(self, sources: Iterable[str]) -> list[str]:
+    def reach_now(self, sources: Iterable[str], but: Collection[str] = ()) -> list[str]:
         """The objects unworked `sources` give something to now (what `reached` would hold
-        for them), as `direct_statics.reach` finds them, counting nothing."""
+        for them), as `direct_statics.reach` finds them, counting nothing; none of `but`,
+        whatever its anchor names of them is not looked at further."""
         objects, players, direct = self.view.game.objects, self.view.game.players, self.direct
         found: list[str] = []
         for src in sources:
@@ -269,7 +275,10 @@ class Statics:
             if o.zone != "battlefield":
                 continue  # (a source elsewhere gives nothing: `compute`)
             for gift in direct[o.card]:
-                if gift.gives and (raw := named_object(gift, o, objects, players)) is not None and looks_in(gift, objects[raw]):
+                if not gift.gives:
+                    continue
+                raw = o.get_status(gift.attr, gift.default) if gift.status else getattr(o, gift.attr)  # (`anchor_of`)
+                if raw not in but and named(raw, objects, players) and looks_in(gift, objects[raw]):
                     found.append(raw)
         return found
 

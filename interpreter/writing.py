@@ -4,7 +4,7 @@ last known information are kept right (the store itself keeps the game's indexes
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Collection, Iterable
 
 from interpreter.characteristics import LastKnownGroup
 from interpreter.hiding import hidden_by_status, hidden_by_status_all
@@ -154,11 +154,16 @@ class ObjectWriter:
             store.apply_bulk(b, defaults.get(b.attr, ABSENT))
         dirty = view.dirty
         hosts: list[str] = []  # what a state check may look at again with what is attached to it
+        # (what is read afresh already, as `contributions_changed` would read it: every object
+        # written has its characteristics forgotten below; with state checks to mark, those of
+        # the runs they read, marked with what is attached to them)
+        marked: set[str] = set()
         if dirty is not None and together & CHECKED:
             attached = indexes.attachments() if indexes.by is not None else None
             for b, mask in zip(runs, masks_of):
                 if mask & CHECKED:
                     dirty.update(b.objs)
+                    marked.update(b.objs)
                     if attached is None:
                         hosts += b.objs
                     else:
@@ -170,7 +175,10 @@ class ObjectWriter:
         chars = view._chars
         for oid in chars.keys() & touched.keys():
             del chars[oid]
-        statics.touched_runs(runs, masks_of)  # (the indexes moved, as `_after_moves` has them)
+        # (the indexes moved, as `_after_moves` has them; hide rules that read only what a
+        # write gives, or what is read afresh would have to be hidden again too)
+        afresh: Collection[str] = touched.keys() if dirty is None else marked
+        statics.touched_runs(runs, masks_of, afresh if view.program.sight_follows_writes else ())
         self._after_moves([], hosts, True, hide_later)
 
     def _hidden_again(self, runs: list, hide_later: list[str]) -> None:
