@@ -154,20 +154,10 @@ def named_object(gift: DirectGift, o: Any, objects: dict, players: dict) -> str 
     """The id of the object of the game the anchor of `gift` names on its source `o` (a stored
     attribute or a status), or None: it names nothing, or a player (a name is read as the
     player's)."""
-    raw = anchor_of(gift, o)
-    return raw if named(raw, objects, players) else None
-
-
-def anchor_of(gift: DirectGift, o: Any) -> Any:
-    """What the anchor of `gift` holds on its source `o`, as stored (a stored attribute or a
-    status)."""
-    return o.get_status(gift.attr, gift.default) if gift.status else getattr(o, gift.attr)
-
-
-def named(raw: Any, objects: dict, players: dict) -> bool:
-    """Whether an anchor's stored value `raw` names an object of the game (a name is read as
-    a player's first)."""
-    return isinstance(raw, str) and raw not in players and raw in objects
+    raw = o.get_status(gift.attr, gift.default) if gift.status else getattr(o, gift.attr)
+    if not isinstance(raw, str) or raw in players or raw not in objects:
+        return None
+    return raw
 
 
 def looks_in(gift: DirectGift, target: Any) -> bool:

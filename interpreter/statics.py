@@ -45,7 +45,7 @@ from collections import defaultdict
 from typing import TYPE_CHECKING, Any, Collection, Iterable, Protocol, Sequence
 
 from dsl import ast
-from interpreter.direct_statics import direct_gifts, gifts_of, give, looks_in, named
+from interpreter.direct_statics import direct_gifts, gifts_of, give, looks_in
 from interpreter.errors import RulesError
 from interpreter.given_at import GivenAt
 from interpreter.refs import Obj, PlayerRef
@@ -277,8 +277,10 @@ class Statics:
             for gift in direct[o.card]:
                 if not gift.gives:
                     continue
-                raw = o.get_status(gift.attr, gift.default) if gift.status else getattr(o, gift.attr)  # (`anchor_of`)
-                if raw not in but and named(raw, objects, players) and looks_in(gift, objects[raw]):
+                # (`named_object`, written out: the anchor is compared with `but` first)
+                raw = o.get_status(gift.attr, gift.default) if gift.status else getattr(o, gift.attr)
+                if (raw not in but and isinstance(raw, str) and raw not in players and raw in objects
+                        and looks_in(gift, objects[raw])):
                     found.append(raw)
         return found
 
