@@ -4,9 +4,10 @@ journal when first asked.
 Last known information (`characteristics.LastKnownGroup`) keeps, for each object the game is
 about to stop seeing, what static abilities give it then, and is mostly never read: on a
 large board thousands of objects phase out in one untap step, and working out what each was
-given costs more than everything else the information keeps. Where every static ability of
-the rulebook is read off its source (`direct_statics.DirectGift`, anchored on a stored
-attribute such as `attached_to`) and every hide rule reads a stored status
+given costs more than everything else the information keeps. Where every source of static
+abilities in the game is read off itself (its card's abilities are all
+`direct_statics.DirectGift`s, anchored on a stored attribute such as `attached_to`) and
+every hide rule reads a stored status
 (`Hiding.stored_hide_tests`), what a source gave an object at a journal position depends only
 on the source and the object as they were then, which the journal gives back
 (`Store.read_back`): `GivenAt` keeps the position and works the gifts out from the objects

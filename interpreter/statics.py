@@ -504,9 +504,8 @@ class Statics:
         (`GivenAt`, at the journal's position now), where what every source gives is read
         off it (no object of a card of `not_read_off` is in the game), every hide rule
         reads a stored status and the store keeps the whole journal; None elsewhere. Stale
-        sources are worked out now, as
-        `given` works them out first, so that what that counts against the step's budget
-        is counted at the same point."""
+        sources are worked out now, as `given` works them out first, so that what that
+        counts against the step's budget is counted at the same point."""
         if self.pending:
             self.refresh()
         view = self.view

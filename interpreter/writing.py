@@ -175,8 +175,9 @@ class ObjectWriter:
         chars = view._chars
         for oid in chars.keys() & touched.keys():
             del chars[oid]
-        # (the indexes moved, as `_after_moves` has them; hide rules that read only what a
-        # write gives, or what is read afresh would have to be hidden again too)
+        # (the indexes moved, as `_after_moves` has them; what was read afresh is left out
+        # where hide rules read only each object's own statuses, `sight_follows_writes`:
+        # elsewhere reading an object afresh also forgets whether it is hidden)
         afresh: Collection[str] = touched.keys() if dirty is None else marked
         statics.touched_runs(runs, masks_of, afresh if view.program.sight_follows_writes else ())
         self._after_moves([], hosts, True, hide_later)

@@ -9,7 +9,7 @@ objects the journal gives back, when someone asks. These tests hold it to what
 `Statics.given` works out at once, at the moment the information is kept:
 
 - on generated games played step by step (casts, turns, board wipes, players leaving), and
-  on the untap-step boards of the benchmark's kind followed by more play, each lazily kept
+  on boards of chained Auras and Equipment over several untap steps, each lazily kept
   record, asked only at the end, gives what `given` gave when it was kept;
 - an Aura moved to another creature after its host phased out still counts for the host's
   last known toughness (the journal, not the index of attachments now, says what it named);
