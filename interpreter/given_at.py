@@ -3,8 +3,8 @@ journal when first asked.
 
 Last known information (`characteristics.LastKnownGroup`) keeps, for each object the game is
 about to stop seeing, what static abilities give it then, and is mostly never read: on a
-large board thousands of objects phase out in one untap step, and working out what each was
-given costs more than everything else the information keeps. Where every source of static
+large board one step can take thousands of objects out of the game's sight, and working out
+what each was given costs more than everything else the information keeps. Where every source of static
 abilities in the game is read off itself (its card's abilities are all
 `direct_statics.DirectGift`s, anchored on a stored attribute such as `attached_to`) and
 every hide rule reads a stored status
