@@ -12,7 +12,10 @@ objects the journal gives back, when someone asks. These tests hold it to what
   on boards of chained Auras and Equipment over several untap steps, each lazily kept
   record, asked only at the end, gives what `given` gave when it was kept;
 - an Aura moved to another creature after its host phased out still counts for the host's
-  last known toughness (the journal, not the index of attachments now, says what it named);
+  last known toughness (the journal, not the index of attachments now, says what it named),
+  after an undo that takes the move back and in a copy of the game made after it; an undo
+  to before the step takes the record away; a store that keeps the journal only since a
+  checkpoint works it out at once;
 - `Store.objects_changed_since` finds what entries after a position changed.
 """
 
@@ -107,27 +110,71 @@ def creature(oid: str, card: str, pt: tuple[int, int], *, keywords: tuple[str, .
                      power=pt[0], toughness=pt[1], keywords=keywords, timestamp=stamp)
 
 
-@pytest.mark.parametrize("backend", ["generated", "closures"])
-def test_an_aura_moved_after_its_host_phased_out_still_counts_for_it(backend):
-    """608.2h, 702.26a, 702.26g: a 4/4 Breezekeeper enchanted by Holy Strength (+1/+2) phases
-    out in Alice's untap step, and the Aura with it. The Aura is then moved onto a bear. The
-    djinn's last known toughness is still 6: what the Aura named when the djinn was
-    remembered is read back from the journal (the index of attachments now finds no Aura on
-    the djinn: kept without the journal's changes, the djinn read 4)."""
+def enchanted_djinn_phased_out(backend: str, journal: str = "game") -> tuple[Game, int]:
+    """A 4/4 Breezekeeper enchanted by Holy Strength (+1/+2) beside a bear, played through
+    Alice's untap step, in which the djinn phases out and the Aura with it (702.26a, g); and
+    the journal's position before the step."""
     djinn = creature("djinn", "Breezekeeper", (4, 4), keywords=("flying", "phasing"), stamp=1)
     bear = creature("bear", "Grizzly Bears", (2, 2), stamp=2)
     aura = Permanent(id="aura", card="Holy Strength", owner="Alice", controller="Alice",
                      types=frozenset({"enchantment", "aura"}), attached_to="djinn", timestamp=3)
     game = Game({p: Player(p) for p in ("Alice", "Bob")}, ("Alice", "Bob"), "Alice",
                 objects={"djinn": djinn, "bear": bear, "aura": aura})
-    engine = Engine(program.Program.of(BOOK, backend), game)
+    engine = Engine(program.Program.of(BOOK, backend), game, journal=journal)
     engine.settle()
     engine.begin_step()
+    before = store_of(game).mark()
     engine.run_hook("untap step", "Alice")
     assert game.objects["djinn"].get_status("phase", "in") == "out"
+    return game, before
+
+
+@pytest.mark.parametrize("backend", ["generated", "closures"])
+def test_an_aura_moved_after_its_host_phased_out_still_counts_for_it(backend):
+    """608.2h, 702.26a, 702.26g: the enchanted djinn phases out with its Aura, which is then
+    moved onto a bear. The djinn's last known toughness is still 6: what the Aura named when
+    the djinn was remembered is read back from the journal (the index of attachments now
+    finds no Aura on the djinn: kept without the journal's changes, the djinn read 4)."""
+    game, _before = enchanted_djinn_phased_out(backend)
     infos, k = game.lki.held("djinn", None)
     assert isinstance(infos.given, GivenAt)  # (kept for later: nothing asked yet)
     store_of(game).write("aura", "attached_to", "bear", SCRIPT)
+    assert dict(game.lki["djinn"])["toughness"] == 6
+
+
+def test_undo_and_copies_keep_what_was_given():
+    """608.2h with the journal walked back and games copied: undone to just after the step
+    (the Aura's move taken back), the djinn's last known toughness is 6; a copy of the game
+    made after the move reads 6 too (worked out from the original's journal as it is
+    copied); undone to before the step, the djinn has no last known information."""
+    game, before = enchanted_djinn_phased_out("generated")
+    store = store_of(game)
+    after = store.mark()
+    store.write("aura", "attached_to", "bear", SCRIPT)
+    store.undo(after)
+    assert game.objects["aura"].attached_to == "djinn"
+    assert dict(game.lki["djinn"])["toughness"] == 6
+
+    game, before = enchanted_djinn_phased_out("generated")
+    store_of(game).write("aura", "attached_to", "bear", SCRIPT)
+    copied = game.copy()
+    assert dict(copied.lki["djinn"])["toughness"] == 6 and dict(game.lki["djinn"])["toughness"] == 6
+
+    game, before = enchanted_djinn_phased_out("generated")
+    store_of(game).undo(before)
+    assert "djinn" not in game.lki
+
+
+def test_a_journal_kept_since_a_checkpoint_works_it_out_at_once():
+    """A store that keeps the journal only since the last checkpoint reads every record
+    before it trims: what static abilities gave is worked out when kept (`Statics.given`),
+    and the djinn's last known toughness is 6 after the Aura moved and a checkpoint."""
+    game, _before = enchanted_djinn_phased_out("generated", journal="checkpoint")
+    infos, k = game.lki.held("djinn", None)
+    assert not isinstance(infos.given, GivenAt)
+    store = store_of(game)
+    store.write("aura", "attached_to", "bear", SCRIPT)
+    store.checkpoint()
     assert dict(game.lki["djinn"])["toughness"] == 6
 
 
