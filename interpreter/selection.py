@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from typing import Any, Collection, Iterable, NamedTuple
 
@@ -35,6 +36,13 @@ class Query:
         return None
 
 
+def combine(within: list[set[str]], without: list[set[str]]) -> set[str]:
+    """The objects in every set of `within` (at least one, smallest first) and in none of
+    `without`."""
+    ids = within[0].intersection(*within[1:]) if len(within) > 1 else within[0]
+    return ids.difference(*without) if without else ids
+
+
 class Skip(NamedTuple):
     """An object a selection left out, and the clause that made it: `kind` is "hidden" (a
     hide clause: the game treats it as not existing) or "exempt" (an exempt clause of the
@@ -57,6 +65,21 @@ class Selector:
 
     def __init__(self, view: Any):
         self.view = view  # the game view it reads and writes through
+        # While the game cannot change (the checks of one round of state checks, `combining`):
+        # what index sets combined gave, by the sets (their ids, the sets themselves kept so
+        # that no other set takes an id while it lasts): checks whose selections combine the
+        # same sets (704.5f's and 704.5g's creatures) combine them once.
+        self.combined: dict[tuple, tuple] | None = None
+
+    @contextlib.contextmanager
+    def combining(self):
+        """Within it, `candidates_seen` combines the same index sets once (`combined`); for a
+        stretch in which nothing changes the game or its indexes."""
+        self.combined = {}
+        try:
+            yield
+        finally:
+            self.combined = None
 
     def candidates(self, q: Query, env: dict, raw_reads: bool,
                    unseen_out: bool = False, unsorted: bool = False) -> tuple[Iterable[str], tuple[int, ...]]:
@@ -92,9 +115,15 @@ class Selector:
                 ids = set(ids).difference(*without)
             return (ids if unsorted else list(ids) if not without else view.indexes.sort(ids)), residual, seen
         within.sort(key=len)
-        ids = within[0].intersection(*within[1:]) if len(within) > 1 else within[0]
-        if without:
-            ids = ids.difference(*without)
+        combined = self.combined
+        if combined is not None and (len(within) > 1 or without):
+            key = (tuple(map(id, within)), tuple(map(id, without)))
+            made = combined.get(key)
+            if made is None:
+                made = combined[key] = (combine(within, without), within, without)
+            ids = made[0]
+        else:
+            ids = combine(within, without)
         if only is not None:
             ids = ids & view.game.objects.keys()
         return (ids if unsorted else view.indexes.sort(ids) if len(ids) > 1 else list(ids)), residual, seen

@@ -60,6 +60,14 @@ class StateChecks:
         dirty, eng.dirty = eng.dirty, set()
         if dirty is None:  # every check looks at every object: whether each is hidden, worked out at once
             eng.hiding.cache_every_object()
+        with eng.selector.combining():  # (nothing changes the game until the batch is committed)
+            self.make_checks(checks, fused, batch, dirty)
+        return eng.committer.commit(batch)
+
+    def make_checks(self, checks: tuple, fused: Any, batch: Any, dirty: set[str] | None) -> None:
+        """The checks of one round (`settle_round`), each adding what it does to `batch`:
+        `dirty`, the objects changed since the last round (None: every object)."""
+        eng = self.eng
         seen_dirty = None  # those of them the game sees: all a check that sees no hidden object looks at
         chosen = None  # what the checks made in one pass choose (`CheckPass.one_pass`), once worked out
         made: dict = {}  # (a first check) what each shared pass chose (`first_choice`)
@@ -90,7 +98,6 @@ class StateChecks:
                 k, run_chosen = fused.bodies[position]
                 these = chosen[k] if dirty is not None else self.first_choice(fused, position, candidates, made)
                 run_chosen(eng, these, batch, cause)
-        return eng.committer.commit(batch)
 
     def first_choice(self, fused: Any, position: int, candidates: Any, made: dict) -> list:
         """What the check at `position` chooses on a game's first check (every object), in the

@@ -19,12 +19,16 @@ while no continuous effect exists. Here:
   order (`StateChecks.whole_game_share`), reading the one hide rule's status off each object
   (`codegen.ONE_HIDE_TEST`): forced always and never on the same games, the same trace, game
   and budget as each check alone;
+- checks whose selections combine the same index sets combine them once in a round
+  (`Selector.combining`), with the same trace, game and budget as each on its own;
 - 800.4c: a permanent whose controller has left the game is exiled by the first check, and
   still is when a control effect, not what is stored, makes the player who left its
   controller.
 """
 
 from __future__ import annotations
+
+import contextlib
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -37,7 +41,9 @@ from interpreter.errors import RulesError
 from interpreter.model import Effect, Game, Permanent, Player
 from interpreter.program import Program
 from interpreter.rulebook import load_version
+from interpreter.selection import Selector
 from interpreter.state_checks import StateChecks
+from interpreter.trace import Cause
 
 BOOK = load_version("2026-09-25")
 PLAYERS = ("Alice", "Bob", "Carol")
@@ -109,6 +115,44 @@ def each_check_alone(game: Game) -> tuple:
         return first_check(game)
     finally:
         GeneratedBackend.check_pass = original
+
+
+@settings(max_examples=150, deadline=None)
+@given(games())
+def test_checks_that_combine_the_same_index_sets_combine_them_once(game):
+    """Within a round of state checks, checks whose selections combine the same index sets
+    (704.5f's and 704.5g's creatures, less what is phased out) combine them once
+    (`Selector.combining`): the first check and the rounds after it leave the same trace,
+    game and budget as when each combines them itself, and a round sees what the last one
+    changed."""
+    original = Selector.combining
+    Selector.combining = lambda self: contextlib.nullcontext()
+    try:
+        each_its_own = first_check(game)
+    finally:
+        Selector.combining = original
+    assert first_check(game) == each_its_own
+
+
+def test_a_later_check_of_every_object_combines_the_sets_as_they_are_then():
+    """704.5f: after a first check, a 2/0 creature comes into play and everything is
+    forgotten (`Engine.invalidate`: the next check looks at every object, with the same
+    index sets as the first, changed in place): the creature is among the candidates and
+    goes to the graveyard; what the first check combined was let go when its round ended."""
+    bear = Permanent(id="bear", card="Grizzly Bears", owner="Alice", controller="Alice",
+                     types=frozenset({"creature"}), power=2, toughness=2, timestamp=1)
+    away = Permanent(id="away", card="Grizzly Bears", owner="Alice", controller="Alice",
+                     types=frozenset({"creature"}), power=2, toughness=2, timestamp=2,
+                     status=(("phase", "out"), ("phased_out_under", "Alice")))
+    game = Game({p: Player(p) for p in ("Alice", "Bob")}, ("Alice", "Bob"), "Alice", objects={"bear": bear, "away": away})
+    engine = Engine(Program.of(BOOK, "generated"), game)
+    engine.settle()
+    late = Permanent(id="late", card="Grizzly Bears", owner="Alice", controller="Alice",
+                     types=frozenset({"creature"}), power=2, toughness=0, timestamp=3)
+    engine.writer.put(late, Cause("script", "test"))
+    engine.invalidate()
+    engine.settle()
+    assert game.objects["late"].zone == "graveyard" and game.objects["bear"].zone == "battlefield"
 
 
 @settings(max_examples=150, deadline=None)
