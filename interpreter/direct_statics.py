@@ -154,10 +154,16 @@ def named_object(gift: DirectGift, o: Any, objects: dict, players: dict) -> str 
     """The id of the object of the game the anchor of `gift` names on its source `o` (a stored
     attribute or a status), or None: it names nothing, or a player (a name is read as the
     player's)."""
+    # (`anchor`, written out: a first look at a large board asks this of every source)
     raw = o.get_status(gift.attr, gift.default) if gift.status else getattr(o, gift.attr)
     if not isinstance(raw, str) or raw in players or raw not in objects:
         return None
     return raw
+
+
+def anchor(gift: DirectGift, o: Any) -> Any:
+    """What the anchor of `gift` reads on its source `o` (a stored attribute or a status)."""
+    return o.get_status(gift.attr, gift.default) if gift.status else getattr(o, gift.attr)
 
 
 def looks_in(gift: DirectGift, target: Any) -> bool:

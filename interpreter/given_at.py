@@ -18,9 +18,9 @@ elsewhere `Statics.given` works them out at once. Both give the same
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any
 
-from interpreter.direct_statics import Contribution, DirectGift, looks_in
+from interpreter.direct_statics import Contribution, DirectGift, anchor, looks_in
 from interpreter.hiding import hidden_by_status
 from interpreter.store import Recorded
 
@@ -35,9 +35,9 @@ class GivenAt:
 
     __slots__ = ("store", "mark", "oids", "direct", "anchors", "tests", "indexes", "_found")
 
-    def __init__(self, store: Any, mark: int, oids: Iterable[str], direct: dict[str, tuple[DirectGift, ...] | None],
+    def __init__(self, store: Any, mark: int, oids: list[str], direct: dict[str, tuple[DirectGift, ...] | None],
                  anchors: frozenset[str], tests: tuple[tuple[str, Any, Any], ...], indexes: Any):
-        self.store, self.mark, self.oids = store, mark, list(oids)
+        self.store, self.mark, self.oids = store, mark, oids  # (`oids`: the record's own list, not copied)
         self.direct, self.anchors, self.tests, self.indexes = direct, anchors, tests, indexes
         self._found: dict[str, list[Contribution]] | None = None
 
@@ -70,7 +70,7 @@ class GivenAt:
             if s is None or s.zone != "battlefield" or hidden_by_status(s, tests):
                 continue  # (a source elsewhere, or one the game did not see, gave nothing that counted)
             for gift in direct.get(s.card) or ():
-                raw = s.get_status(gift.attr, gift.default) if gift.status else getattr(s, gift.attr)
+                raw = anchor(gift, s)
                 if raw in targets and raw not in players and gift.gives and looks_in(gift, then[raw]):
                     per_target.setdefault(raw, {}).setdefault(src, []).extend(gift.gives)
         order = indexes.ready().order

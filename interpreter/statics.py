@@ -45,7 +45,7 @@ from collections import defaultdict
 from typing import TYPE_CHECKING, Any, Collection, Iterable, Protocol, Sequence
 
 from dsl import ast
-from interpreter.direct_statics import direct_gifts, gifts_of, give, looks_in
+from interpreter.direct_statics import anchor, direct_gifts, gifts_of, give, looks_in
 from interpreter.errors import RulesError
 from interpreter.given_at import GivenAt
 from interpreter.refs import Obj, PlayerRef
@@ -275,10 +275,8 @@ class Statics:
             if o.zone != "battlefield":
                 continue  # (a source elsewhere gives nothing: `compute`)
             for gift in direct[o.card]:
-                if not gift.gives:
-                    continue
                 # (`named_object`, written out: the anchor is compared with `but` first)
-                raw = o.get_status(gift.attr, gift.default) if gift.status else getattr(o, gift.attr)
+                raw = anchor(gift, o) if gift.gives else None
                 if (raw not in but and isinstance(raw, str) and raw not in players and raw in objects
                         and looks_in(gift, objects[raw])):
                     found.append(raw)

@@ -158,19 +158,21 @@ class ObjectWriter:
         # written has its characteristics forgotten below; with state checks to mark, those of
         # the runs they read, marked with what is attached to them)
         marked: set[str] = set()
+        sight_changed = together & HIDES  # (only then are sources' targets read afresh: `touched_runs`)
         if dirty is not None and together & CHECKED:
             attached = indexes.attachments() if indexes.by is not None else None
             for b, mask in zip(runs, masks_of):
                 if mask & CHECKED:
                     dirty.update(b.objs)
-                    marked.update(b.objs)
+                    if sight_changed:
+                        marked.update(b.objs)
                     if attached is None:
                         hosts += b.objs
                     else:
                         for host in attached.keys() & b.objs:
                             dirty |= attached[host]
         hide_later: list[str] = []
-        if together & HIDES:
+        if sight_changed:
             self._hidden_again([b for b, mask in zip(runs, masks_of) if mask & HIDES], hide_later)
         chars = view._chars
         for oid in chars.keys() & touched.keys():
