@@ -42,6 +42,7 @@ step's budget, and the card named when it runs out, never depend on how strings 
 from __future__ import annotations
 
 from collections import defaultdict
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Collection, Iterable, Protocol, Sequence
 
 from dsl import ast
@@ -50,6 +51,8 @@ from interpreter.errors import RulesError
 from interpreter.given_at import GivenAt
 from interpreter.refs import Obj, PlayerRef
 from interpreter.write_bits import HIDES, REACHES, SOURCES
+
+ZONE = attrgetter("zone")
 
 if TYPE_CHECKING:
     from interpreter.indexes import Indexes
@@ -472,18 +475,20 @@ class Statics:
                 if gifts is None:
                     continue
                 mine = indexes.lookup("card", card) & sources
+                # (tens of thousands of sources on a large board: each read through `map`,
+                # not a loop of Python statements, in the set's order as before)
+                held = list(map(objects.__getitem__, mine))
+                zones = list(map(ZONE, held))
                 away = []  # (sources elsewhere, which give nothing: `compute`)
-                hits = 0
-                for src in mine:
-                    o = objects[src]
-                    if o.zone != "battlefield":
-                        away.append(src)
-                        continue
-                    raw = o.get_status(attr, default) if status else getattr(o, attr)
-                    if isinstance(raw, str):
-                        named.add(raw)
-                        if raw in objects and raw not in players:
-                            hits += 1
+                if zones.count("battlefield") != len(zones):
+                    away = [src for src, zone in zip(mine, zones) if zone != "battlefield"]
+                    held = [o for o, zone in zip(held, zones) if zone == "battlefield"]
+                raws = [o.get_status(attr, default) for o in held] if status else list(map(attrgetter(attr), held))
+                names = list(filter(str.__instancecheck__, raws))
+                named.update(names)
+                hits = sum(map(objects.__contains__, names))
+                if not players.keys().isdisjoint(names):  # (a name of both an object and a player counts no hit)
+                    hits -= sum(1 for name in names if name in objects and name in players)
                 deferred |= mine.difference(away) if away else mine
                 counted += hits * len(gifts)
         return deferred, named, counted
