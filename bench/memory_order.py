@@ -1,5 +1,5 @@
 """How the order in which objects are reached costs on a large board: the figures behind
-docs/performance.md's "Where objects lie in memory".
+docs/performance.md's "Where objects lie in memory" and "What is left is memory".
 
 On the benchmark's board the objects are made in the game's order and mostly lie in memory in
 it; a set of ids holds them in the order the ids hash, and looking an id up in the game's
@@ -14,7 +14,13 @@ prints the medians side by side:
 - every object, in the game's order (`objects.values()`);
 - every object, looked up by id, the ids in the game's order;
 - every object, looked up by id, the ids in the order a set holds them;
-- a fifth of the objects, looked up by id, in the game's order and in a set's order.
+- a fifth of the objects, looked up by id, in the game's order and in a set's order;
+- a selection as the engine makes one (702.26a's phasing permanents of the active player
+  that are phased in): three index sets intersected, the result put in the game's order and
+  each object read, once with sets of ids as `interpreter.indexes` keeps them (the order
+  read from a table of each id's place, each object looked up by id), once with sets of
+  places in the game's order (sorted as they are, each object taken from a list by its
+  place): the layout docs/architecture.md proposes for the indexes a compiled step reads.
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ from bench.boards import build_board
 from bench.in_turn import timed
 
 
-def readers(objects: dict) -> list[tuple[str, Callable[[], object]]]:
+def readers(objects: dict, active: str) -> list[tuple[str, Callable[[], object]]]:
     """Each way of reading one field (`card`) of objects, named."""
     in_order = list(objects)
     in_a_set = list(set(in_order))  # (the order a set of the ids holds them)
@@ -44,15 +50,48 @@ def readers(objects: dict) -> list[tuple[str, Callable[[], object]]]:
         ("every object, by id, in a set's order", lambda: [objects[oid].card for oid in in_a_set]),
         ("a fifth, by id, in the game's order", lambda: [objects[oid].card for oid in fifth]),
         ("a fifth, by id, in a set's order", lambda: [objects[oid].card for oid in fifth_in_a_set]),
+        *selections(objects, active),
     ]
+
+
+def selections(objects: dict, active: str) -> list[tuple[str, Callable[[], list]]]:
+    """702.26a's selection of what phases out (phased in, with phasing, controlled by
+    `active`) made the two ways the module's doc describes, each giving the ids it chose."""
+    def sets(key: Callable[[str, object], object]) -> tuple[set, set, set]:
+        phased_in, phasing, mine = set(), set(), set()
+        for place, (oid, o) in enumerate(objects.items()):
+            k = key(oid, place)
+            if o.get_status("phase", "in") == "in":
+                phased_in.add(k)
+            if "phasing" in o.keywords:
+                phasing.add(k)
+            if o.controller == active:
+                mine.add(k)
+        return phased_in, phasing, mine
+
+    place_of = {oid: place for place, oid in enumerate(objects)}
+    in_place = list(objects.values())
+    by_id = sets(lambda oid, place: oid)
+    by_place = sets(lambda oid, place: place)
+
+    def with_ids() -> list:
+        phased_in, phasing, mine = by_id
+        return [objects[oid].id for oid in sorted(phasing.intersection(phased_in, mine), key=place_of.__getitem__)]
+
+    def with_places() -> list:
+        phased_in, phasing, mine = by_place
+        return [in_place[place].id for place in sorted(phasing.intersection(phased_in, mine))]
+
+    return [("a selection, sets of ids", with_ids), ("a selection, sets of places", with_places)]
 
 
 def main(argv: list[str]) -> int:
     n, rounds = board_and_rounds(argv[1:], Path(argv[0]).name,
                                  "one field of the board's objects read in the game's order, by id and in a set's "
-                                 "order, timed in turn", 7)
-    objects = build_board(n, 0).objects
-    ways = readers(objects)
+                                 "order, and a selection made with sets of ids and of places, timed in turn", 7)
+    game = build_board(n, 0)
+    objects = game.objects
+    ways = readers(objects, game.active)
     times: dict[str, list[float]] = {name: [] for name, _read in ways}
     for _ in range(rounds):
         for name, read in ways:

@@ -49,5 +49,25 @@ def test_memory_order_prints_each_way_of_reading_beside_the_first():
     assert found.returncode == 0, found.stderr
     lines = found.stdout.splitlines()
     assert lines[0] == "200 permanents, 1 rounds (medians):"
-    assert len(lines) == 6 and lines[1].endswith("1.0 times the first")
+    assert len(lines) == 8 and lines[1].endswith("1.0 times the first")
     assert all(line.rstrip().endswith("times the first") for line in lines[1:])
+    assert "a selection, sets of ids" in lines[6] and "a selection, sets of places" in lines[7]
+
+
+@pytest.mark.parametrize("n", [200, 1000])
+def test_memory_order_makes_the_selection_alike_both_ways(n):
+    """bench/memory_order.py's two ways of making 702.26a's selection of what phases out (the
+    active player's phased-in permanents with phasing) choose the same permanents, in the
+    game's order, and only such permanents (so that the times it prints compare like with
+    like)."""
+    sys.path.insert(0, str(ROOT))
+    from bench.boards import build_board
+    from bench.memory_order import selections
+
+    game = build_board(n, 0)
+    (_, with_ids), (_, with_places) = selections(game.objects, game.active)
+    chosen = with_ids()
+    assert chosen == with_places() and chosen == [oid for oid in game.objects if oid in set(chosen)]
+    expected = [oid for oid, o in game.objects.items() if o.get_status("phase", "in") == "in"
+                and "phasing" in o.keywords and o.controller == game.active]
+    assert chosen == expected and chosen
