@@ -394,7 +394,7 @@ class Committer:
             return None
         # (every object written, in the order of its first write, as `find_changes` has them)
         touched = dict.fromkeys(objects_in_position_order(runs))
-        vis_before = eng.hiding.sight(touched if sight else ())
+        vis_before = eng.hiding.sight_of_runs(runs, touched) if sight else {}
         if sight:  # last known information, of what the game may stop seeing
             first = next(b for b in runs if b.positions[0] == 0)
             eng.writer.remember([oid for oid in touched if vis_before[oid]], first.cause)

@@ -120,6 +120,28 @@ class Hiding:
                 seen[oid] = not (is_hidden(oid) if known is None else known)
         return seen
 
+    def sight_of_runs(self, runs: list, touched: dict[str, None]) -> dict[str, bool]:
+        """`sight` of the objects a batch of runs writes (`touched`: all of them; the runs not
+        applied yet, at most one write per object and attribute), where the one hide test
+        reads a status some of the runs write: whether the game sees each object of those runs
+        is read off the value its write replaces (the object's value now) and its zone, with
+        no lookup by id; the rest as `sight` reads them. (At 100,000 permanents `sight` of
+        the objects of the untap step's batch, looked up by id in the game's table and in the
+        cache of what is hidden, took 8 ms, 25 times what it took at 10,000.)"""
+        tests = self.stored_hide_tests()
+        if tests is None or len(tests) != 1:
+            return self.sight(touched)
+        ((status, _default, hides),) = tests
+        objects = self.view.game.objects
+        seen: dict[str, bool] = {}
+        for b in runs:
+            if b.attr == status:
+                seen.update(zip(b.objs, [o.zone == "battlefield" and not old == hides
+                                         for o, old in zip(b.objects_in(objects), b.olds)]))
+        if len(seen) != len(touched):
+            seen.update(self.sight(touched.keys() - seen.keys()))
+        return seen
+
     def not_hidden(self, oids: Iterable[str]) -> set[str]:
         """Those of `oids` that are objects of the game no hide rule hides (`is_hidden`, its
         cache read first)."""
