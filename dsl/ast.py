@@ -615,6 +615,14 @@ class Section(Node):
 
 
 @node
+class Drop(Node):
+    """`drop NAME` in a manifest: an inherited block (by slug or rule id), verb or status left
+    out; a node of its own so that what is wrong with it is reported where it is written."""
+
+    name: str
+
+
+@node
 class Version(Node):
     """A version manifest (`kind="version"`, named by its CR date) or a variant (named freely)."""
 
@@ -624,7 +632,7 @@ class Version(Node):
     sections: tuple[Section, ...]
     notes: tuple[str, ...]
     renumbers: tuple[tuple[str, str], ...] = ()
-    drops: tuple[str, ...] = ()
+    drops: tuple[Drop, ...] = ()
     kind: str = "version"
     # for a version rebuilt from other sources than its own text: what was rebuilt, and from what
     reconstructed: str | None = None

@@ -124,8 +124,8 @@ class _Declarations(_Callbacks):
     def renumber(self, _meta, c):
         return ("renumber", (str(c[0]), str(c[1])))
 
-    def drop(self, _meta, c):
-        return ("drop", str(c[0]))
+    def drop(self, meta, c):
+        return ("drop", ast.Drop(str(c[0]), **self._at(meta)))
 
     def title(self, _meta, c):
         return ("title", _unquote(c[0]))

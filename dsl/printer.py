@@ -370,7 +370,7 @@ def item_lines(item: ast.Node) -> list[str]:
             if item.extends is not None:
                 body.append(f"extends {item.extends}")
             body += [f"renumber {old} as {new}" for old, new in item.renumbers]
-            body += [f"drop {d}" for d in item.drops]
+            body += [f"drop {d.name}" for d in item.drops]
             body += [f"section {s.rule} subrules {' '.join(s.letters)}" for s in item.sections]
             body += [f'note "{n}"' for n in item.notes]
             if item.reconstructed is not None:

@@ -114,7 +114,7 @@ def apply_amends(rules: dict[str, ast.Rule], amends: list[ast.Amend], manifest: 
             continue
         slug = next((s for s, r in rules.items() if amend.block in (s, r.id)), None)
         if slug is None:
-            dropped = amend.block in manifest.drops
+            dropped = any(amend.block == d.name for d in manifest.drops)
             names = list(rules) + [r.id for r in rules.values()]
             problems.append(Diagnostic(
                 "error", f"'{amend.block}' is no block {manifest.id} inherits"

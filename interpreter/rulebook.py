@@ -19,7 +19,7 @@ import attrs
 import rules as shipped_rules
 from dsl import ast
 from dsl.checker import check_rulebook
-from dsl.diagnostics import Diagnostic, DiagnosticError, Span
+from dsl.diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean
 from dsl.parser import parse_file
 from interpreter.amending import Amendment, apply_amends, stray_amends
 
@@ -391,6 +391,29 @@ def _renumber_rule(rule: ast.Rule, renumbers) -> ast.Rule:
     return attrs.evolve(rule, id=rename(rule.id), clauses=tuple(with_rule_refs(c, rename) for c in rule.clauses))
 
 
+def _check_inherited_sections(sections: tuple[ast.Section, ...], dropped: dict[str, ast.Drop], own_ids: set[str],
+                              extended: str) -> None:
+    """A manifest that lists no sections inherits them; a block it drops that one of them
+    lists, and that none of its own blocks puts back, leaves a subrule with no block: said at
+    the drop, with the sections written out without it for the manifest to list instead."""
+    problems = []
+    for rule_id, drop in dropped.items():
+        if rule_id in own_ids:
+            continue  # (a block of its own takes the subrule)
+        for section in sections:
+            letter = rule_id[len(section.rule):]
+            if rule_id.startswith(section.rule) and letter in section.letters:
+                left = " ".join(x for x in section.letters if x not in
+                                {i[len(section.rule):] for i in dropped if i.startswith(section.rule) and i not in own_ids})
+                problems.append(Diagnostic(
+                    "error", f"dropping '{drop.name}' leaves subrule {rule_id}, which the sections inherited from "
+                             f"{extended} list, with no block", drop.span,
+                    f"list the sections without it: 'section {section.rule} subrules {left}'; "
+                    f"or write a block of your own for {rule_id}"))
+    if problems:
+        raise DiagnosticError(problems)
+
+
 def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, ast.Card],
              chain: tuple[str, ...] = ()) -> Rulebook:
     """Resolve a version's own files over the version it extends, then check the result."""
@@ -406,6 +429,7 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
     zones: dict[str, ast.ZoneDecl] = {}
     rules: dict[str, ast.Rule] = {}
     amendments: dict[str, tuple[Amendment, ...]] = {}
+    dropped_blocks: dict[str, ast.Drop] = {}  # rule id -> the drop that took its inherited block away
     sections = manifest.sections
     if manifest.extends is not None:
         if manifest.extends in chain + (manifest.id,):
@@ -429,20 +453,28 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
         for table in (statuses, verbs, zones):
             for name, decl in list(table.items()):
                 table[name] = attrs.evolve(decl, cites=tuple(_renumbered(c, manifest.renumbers) for c in decl.cites))
-        for dropped in manifest.drops:
+        for drop in manifest.drops:
+            dropped = drop.name
             victim = next((slug for slug, r in rules.items() if dropped in (slug, r.id)), None)
             if victim is not None:
-                del rules[victim]
+                dropped_blocks[rules.pop(victim).id] = drop
             elif dropped in verbs:
                 del verbs[dropped]
             elif dropped in statuses:
                 del statuses[dropped]
             else:
-                raise DiagnosticError(Diagnostic("error", f"'{dropped}' is not a block, verb or status of {manifest.extends}",
-                                                 manifest.span, "drop a slug, rule id, verb or status the extended version has"))
+                names = list(rules) + [r.id for r in rules.values()] + list(verbs) + list(statuses)
+                raise DiagnosticError(Diagnostic(
+                    "error", f"'{dropped}' is not a block, verb or status of {manifest.extends}", drop.span,
+                    did_you_mean(dropped, names, f"drop a slug, rule id, verb or status of {manifest.extends} "
+                                 f"('phasing show {manifest.extends}' lists them)", cutoff=0.5)))
     elif manifest.renumbers or manifest.drops:
-        raise DiagnosticError(Diagnostic("error", "renumber and drop need an 'extends'", manifest.span))
+        raise DiagnosticError(Diagnostic("error", "renumber and drop need an 'extends'",
+                                         manifest.drops[0].span if manifest.drops else manifest.span,
+                                         "add 'extends VERSION', naming the version or variant whose blocks they change"))
     own = [i for m in modules for i in m.items if isinstance(i, ast.Rule)]
+    if dropped_blocks and not manifest.sections:
+        _check_inherited_sections(sections, dropped_blocks, {r.id for r in own}, manifest.extends)
     amends = [i for m in modules for i in m.items if isinstance(i, ast.Amend)]
     if amends:  # made on the inherited blocks, before the rulebook's own blocks take their places
         made = apply_amends(rules, amends, manifest, {r.slug: r for r in own})

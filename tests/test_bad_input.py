@@ -231,6 +231,61 @@ rule 702.26q not-a-subrule "There is no 702.26q in this version's list." {
     assert_error(result, extra, 1, 1, "block 702.26q is not a subrule this version lists", hint="subrules")
 
 
+# ---------------------------------------------------------------------------- variants: what a manifest drops
+
+
+def test_variant_drops_a_block_its_base_does_not_have(tmp_path):
+    """A misspelt `drop` is reported on its own line, with the names it may have meant."""
+    mine = write(tmp_path / "mine.rules", """
+variant mine {
+  title "No indirect phasing, with a typo"
+  extends 2026-09-25
+  drop indirect-phasng
+  section 702.26 subrules a b c d e f h i j k m n p
+}
+""")
+    result = phasing("check", mine)
+    assert_error(result, mine, 4, 3, "'indirect-phasng' is not a block, verb or status of 2026-09-25",
+                 hint="did you mean 'indirect-phasing'")
+
+
+def test_variant_drops_without_extending_anything(tmp_path):
+    mine = write(tmp_path / "mine.rules", """
+variant mine {
+  title "Drops from nothing"
+  drop indirect-phasing
+}
+""")
+    result = phasing("check", mine)
+    assert_error(result, mine, 3, 3, "renumber and drop need an 'extends'", hint="add 'extends VERSION'")
+
+
+def test_variant_drops_a_block_the_sections_it_inherits_list(tmp_path):
+    """702.26g's block (indirect phasing) dropped while the sections are inherited from 2026-09-25,
+    which list 702.26g: said at the drop, the hint writing the section out without g."""
+    mine = write(tmp_path / "mine.rules", """
+variant mine {
+  title "No indirect phasing, sections forgotten"
+  extends 2026-09-25
+  drop indirect-phasing
+}
+""")
+    result = phasing("check", mine)
+    assert_error(result, mine, 4, 3, "dropping 'indirect-phasing' leaves subrule 702.26g",
+                 hint="'section 702.26 subrules a b c d e f h i j k m n p'")
+    # the hint's section, written in, is all the manifest lacked; and a block of the variant's own
+    # for 702.26g, in place of the one dropped, leaves nothing missing either
+    fixed = write(tmp_path / "fixed.rules", mine.read_text(encoding="utf-8").replace(
+        "  drop indirect-phasing\n", "  drop indirect-phasing\n  section 702.26 subrules a b c d e f h i j k m n p\n"))
+    assert phasing("check", fixed).returncode == 0, show(phasing("check", fixed))
+    own = write(tmp_path / "own.rules", mine.read_text(encoding="utf-8") + """
+rule 702.26g no-indirect-here "In this variant nothing phases along with what it is attached to." {
+}
+""")
+    result = phasing("check", own)
+    assert result.returncode == 0, show(result)
+
+
 def test_every_problem_in_a_version_is_reported(version):
     file = add_to_block(version, "702.26p", "  hide x where x.phasse is out", "  after x.phase becomes out: do phase_sideways x")
     result = phasing("check", version)

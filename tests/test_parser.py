@@ -87,7 +87,7 @@ def test_version_with_renumbers_and_drops_of_ids_and_names():
     )
     assert item == A.Version(
         "2017-09-29", None, "2018-07-13", (), (),
-        (("702.26", "702.25"), ("702.25n", "702.25m")), ("absent-controller", "702.26n"), "version",
+        (("702.26", "702.25"), ("702.25n", "702.25m")), (A.Drop("absent-controller"), A.Drop("702.26n")), "version",
     )
 
 
@@ -99,7 +99,7 @@ def test_reconstructed_version_says_what_was_rebuilt_and_from_what():
 
 def test_variant_is_a_manifest_named_by_a_name_that_may_extend_a_name():
     item = one_item('variant house_rules { title "ours" extends other_variant drop hidden }')
-    assert item == A.Version("house_rules", "ours", "other_variant", (), (), (), ("hidden",), "variant")
+    assert item == A.Version("house_rules", "ours", "other_variant", (), (), (), (A.Drop("hidden"),), "variant")
 
 
 def test_status_with_enum_type_default_and_cites():
