@@ -615,6 +615,15 @@ class Section(Node):
 
 
 @node
+class Renumber(Node):
+    """`renumber OLD as NEW` in a manifest: an inherited section (every block numbered OLD
+    followed by a letter) or block numbered OLD takes the number NEW."""
+
+    old: str
+    new: str
+
+
+@node
 class Drop(Node):
     """`drop NAME` in a manifest: an inherited block (by slug or rule id), verb or status left
     out; a node of its own so that what is wrong with it is reported where it is written."""
@@ -631,7 +640,7 @@ class Version(Node):
     extends: str | None
     sections: tuple[Section, ...]
     notes: tuple[str, ...]
-    renumbers: tuple[tuple[str, str], ...] = ()
+    renumbers: tuple[Renumber, ...] = ()
     drops: tuple[Drop, ...] = ()
     kind: str = "version"
     # for a version rebuilt from other sources than its own text: what was rebuilt, and from what

@@ -121,8 +121,8 @@ class _Declarations(_Callbacks):
     def variant(self, meta, children):
         return self._manifest(meta, children, "variant")
 
-    def renumber(self, _meta, c):
-        return ("renumber", (str(c[0]), str(c[1])))
+    def renumber(self, meta, c):
+        return ("renumber", ast.Renumber(str(c[0]), str(c[1]), **self._at(meta)))
 
     def drop(self, meta, c):
         return ("drop", ast.Drop(str(c[0]), **self._at(meta)))

@@ -369,7 +369,7 @@ def item_lines(item: ast.Node) -> list[str]:
                 body.append(f'title "{item.title}"')
             if item.extends is not None:
                 body.append(f"extends {item.extends}")
-            body += [f"renumber {old} as {new}" for old, new in item.renumbers]
+            body += [f"renumber {r.old} as {r.new}" for r in item.renumbers]
             body += [f"drop {d.name}" for d in item.drops]
             body += [f"section {s.rule} subrules {' '.join(s.letters)}" for s in item.sections]
             body += [f'note "{n}"' for n in item.notes]

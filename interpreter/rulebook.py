@@ -366,14 +366,37 @@ def load_cards() -> dict[str, ast.Card]:
     return cards
 
 
-def _renumbered(rule_id: str, renumbers: tuple[tuple[str, str], ...]) -> str:
+def _renumbered(rule_id: str, renumbers: tuple[ast.Renumber, ...]) -> str:
     """`renumber 702.26 as 702.25` moves a whole section; `renumber 702.25f as 702.25e` one block."""
-    for old, new in renumbers:
-        if rule_id == old:
-            return new
-        if rule_id.startswith(old) and rule_id[len(old):].isalpha():
-            return new + rule_id[len(old):]
+    for r in renumbers:
+        if _renumbers(r, rule_id):
+            return r.new + rule_id[len(r.old):]
     return rule_id
+
+
+def _renumbers(r: ast.Renumber, rule_id: str) -> bool:
+    """Does `r` move `rule_id`: the block numbered so, or one of the section it numbers?"""
+    return rule_id == r.old or (rule_id.startswith(r.old) and rule_id[len(r.old):].isalpha())
+
+
+def _check_renumbers(manifest: ast.Version, base: Rulebook) -> None:
+    """Each `renumber` of `manifest` moves something `base` (the version it extends) numbers:
+    a block, a section, or a rule its statuses, verbs or zones cite. One that moves nothing is
+    a slip (a number mistyped, or the wrong version extended), said at the renumber."""
+    numbers = {r.id for r in base.rules} | {s.rule for s in base.version.sections}
+    numbers |= {c for table in (base.statuses, base.verbs, base.zones) for decl in table.values() for c in decl.cites}
+    problems = []
+    for r in manifest.renumbers:
+        if not any(_renumbers(r, number) for number in numbers):
+            sections = sorted({s.rule for s in base.version.sections})
+            blocks = sorted(block.id for block in base.rules)
+            problems.append(Diagnostic(
+                "error", f"'renumber {r.old} as {r.new}' moves nothing: {manifest.extends} numbers no block, section "
+                         f"or cited rule {r.old}", r.span,
+                did_you_mean(r.old, sections + blocks, f"renumber a section ({', '.join(sections)}) or a block of "
+                             f"{manifest.extends} ('phasing show {manifest.extends}' lists them)", cutoff=0.8)))
+    if problems:
+        raise DiagnosticError(problems)
 
 
 def with_rule_refs(clause: ast.Node, rename) -> ast.Node:
@@ -440,6 +463,7 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
         except DiagnosticError as exc:
             raise DiagnosticError(attrs.evolve(exc.diagnostics[0], span=manifest.span)) from None
         base = _resolve(manifest.extends, chain + (manifest.id,))
+        _check_renumbers(manifest, base)
         statuses.update(base.statuses)
         verbs.update(base.verbs)
         zones.update(base.zones)
@@ -470,7 +494,7 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
                                  f"('phasing show {manifest.extends}' lists them)", cutoff=0.5)))
     elif manifest.renumbers or manifest.drops:
         raise DiagnosticError(Diagnostic("error", "renumber and drop need an 'extends'",
-                                         manifest.drops[0].span if manifest.drops else manifest.span,
+                                         (manifest.renumbers + manifest.drops)[0].span,
                                          "add 'extends VERSION', naming the version or variant whose blocks they change"))
     own = [i for m in modules for i in m.items if isinstance(i, ast.Rule)]
     if dropped_blocks and not manifest.sections:

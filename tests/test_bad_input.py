@@ -260,6 +260,24 @@ variant mine {
     assert_error(result, mine, 3, 3, "renumber and drop need an 'extends'", hint="add 'extends VERSION'")
 
 
+def test_variant_renumbers_what_its_base_does_not_number(tmp_path):
+    """A mistyped renumber used to move nothing, silently; it is reported on its own line,
+    with the numbers it may have meant (2026-09-25's phasing section is 702.26)."""
+    mine = write(tmp_path / "mine.rules", """
+variant mine {
+  title "Phasing under an older number, mistyped"
+  extends 2026-09-25
+  renumber 702.62 as 702.25
+}
+""")
+    result = phasing("check", mine)
+    assert_error(result, mine, 4, 3, "'renumber 702.62 as 702.25' moves nothing", hint="did you mean '702.26'")
+    right = write(tmp_path / "right.rules", mine.read_text(encoding="utf-8").replace("702.62", "702.26"))
+    assert phasing("check", right).returncode == 0, show(phasing("check", right))
+    alone = write(tmp_path / "alone.rules", mine.read_text(encoding="utf-8").replace("  extends 2026-09-25\n", ""))
+    assert_error(phasing("check", alone), alone, 3, 3, "renumber and drop need an 'extends'")
+
+
 def test_variant_drops_a_block_the_sections_it_inherits_list(tmp_path):
     """702.26g's block (indirect phasing) dropped while the sections are inherited from 2026-09-25,
     which list 702.26g: said at the drop, the hint writing the section out without g."""

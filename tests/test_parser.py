@@ -87,7 +87,7 @@ def test_version_with_renumbers_and_drops_of_ids_and_names():
     )
     assert item == A.Version(
         "2017-09-29", None, "2018-07-13", (), (),
-        (("702.26", "702.25"), ("702.25n", "702.25m")), (A.Drop("absent-controller"), A.Drop("702.26n")), "version",
+        (A.Renumber("702.26", "702.25"), A.Renumber("702.25n", "702.25m")), (A.Drop("absent-controller"), A.Drop("702.26n")), "version",
     )
 
 

@@ -285,9 +285,10 @@ SCENARIO_ENTRIES = register({
 # ------------------------------------------------------------------ items and modules
 
 DROPS = register({A.Drop: st.builds(A.Drop, RULE_IDS | NAMES)})
+RENUMBERS = register({A.Renumber: st.builds(A.Renumber, RULE_IDS, RULE_IDS)})
 _MANIFEST_PARTS = dict(
     title=optional(TEXT), extends=optional(RULES_REFS), sections=tuples(SECTIONS, 0, 2), notes=tuples(TEXT, 0, 2),
-    renumbers=tuples(st.tuples(RULE_IDS, RULE_IDS), 0, 2), drops=tuples(DROPS, 0, 2),
+    renumbers=tuples(RENUMBERS, 0, 2), drops=tuples(DROPS, 0, 2),
     reconstructed=optional(TEXT),
 )
 ITEMS = register({
@@ -349,6 +350,7 @@ def context_of(cls):
         ({A.LeavesEvent}, lambda e: in_clause(A.After(e, _tap_x()))),
         ({A.Section}, lambda s: as_item(A.Version("2026-09-25", None, None, (s,), ()))),
         ({A.Drop}, lambda d: as_item(A.Version("house", None, "2026-09-25", (), (), (), (d,), "variant"))),
+        ({A.Renumber}, lambda r: as_item(A.Version("house", None, "2026-09-25", (), (), (r,), (), "variant"))),
         ({A.OnEnters, A.OnLeaves, A.OnAttached, A.OnUnattached, A.OnChange},
          lambda t: in_card(A.Triggered(t, _tap_x()))),
         ({A.Flag, A.PropPlayer, A.PropAttached, A.PropCounter, A.PropStatus, A.PropDamage, A.PropEntered},
