@@ -22,7 +22,7 @@ import attrs
 
 from dsl import ast
 from dsl.builtins import ZONES, card_slug
-from dsl.diagnostics import Diagnostic, DiagnosticError, Span
+from dsl.diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean
 from interpreter.engine import MISSING, Engine, Obj, PlayerRef, RulesError
 from interpreter.triggers import LEGAL_TARGET_HINT, TargetChoice, targets_of
 from interpreter.model import Game, Permanent
@@ -67,7 +67,10 @@ def card_named(book: Rulebook, name: str, span: Span) -> ast.Card:
     """The card called `name` in the rulebook's card library (and a scenario's own cards)."""
     card = book.cards.get(name) if isinstance(name, str) else None
     if card is None:
-        raise _err(f"unknown card \"{name}\"", span, "cards live in rules/cards/ or in the scenario file")
+        known = list(book.cards) if isinstance(name, str) else []
+        raise _err(f"unknown card \"{name}\"", span,
+                   did_you_mean(name, known, "cards live in rules/cards/ or in the scenario file") if known
+                   else "cards live in rules/cards/ or in the scenario file")
     return card
 
 
@@ -225,7 +228,9 @@ class Actions:
 
     def _known(self, name: Any, span: Span) -> str:
         if not isinstance(name, str) or name not in self.engine.game.objects:
-            raise _err(f"unknown permanent '{name}'", span, "name a permanent declared in this game")
+            hint = "name a permanent declared in this game"
+            raise _err(f"unknown permanent '{name}'", span,
+                       did_you_mean(name, list(self.engine.game.objects), hint) if isinstance(name, str) else hint)
         return name
 
     def _targets(self, card: ast.Card, names: Any, span: Span) -> tuple[list[ast.Target], tuple[str, ...]]:

@@ -341,7 +341,7 @@ scenario "a card nobody wrote" {
   turn 1 of Bob
   permanent djinn = "Breezekeper", controller Alice
 }
-""", 4, 3, 'unknown card "Breezekeper"', "cards live in rules/cards/"),
+""", 4, 3, 'unknown card "Breezekeper"', "did you mean 'Breezekeeper'? Cards live in rules/cards/"),
     "unknown-player-in-turn": ("""
 scenario "a turn of nobody" {
   players Alice Bob
@@ -474,7 +474,7 @@ scenario "a spell nobody wrote" {
     cast "Giant Grwth" by Alice targeting bears
   }
 }
-""", 5, 5, 'unknown card "Giant Grwth"', "cards live in rules/cards/"),
+""", 5, 5, 'unknown card "Giant Grwth"', "did you mean 'Giant Growth'? Cards live in rules/cards/"),
     "wrong-number-of-targets": ("""
 scenario "a targeted spell without a target" {
   players Alice Bob
@@ -543,6 +543,15 @@ scenario "attack with a permanent that isn't there" {
   }
 }
 """, 4, 5, "unknown permanent 'nobody'", "name a permanent declared"),
+    "attack-with-a-misspelt-permanent": ("""
+scenario "attack with a bear, mistyped" {
+  players Alice Bob
+  permanent bear = "Grizzly Bears", controller Alice
+  script {
+    attack with baer
+  }
+}
+""", 5, 5, "unknown permanent 'baer'", "did you mean 'bear'? Name a permanent declared"),
 }
 
 # Diagnostics that come without a hint today (interpreter/scenario.py gives none).
