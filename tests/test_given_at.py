@@ -33,7 +33,7 @@ from interpreter.statics import Statics
 from interpreter.store import Bulk, store_of
 from interpreter.trace import Cause
 from test_game_properties import BOOK, SETTINGS, HypothesisChooser, choose_step, start_game
-from test_reference_differential import board_text, boards
+from test_reference_differential import board_text, boards, untap_steps
 
 SCRIPT = Cause("script", "test")
 
@@ -96,12 +96,8 @@ def test_untap_steps_keep_what_was_given_then(backend, board, turns):
         kept = Kept(m)
         engine = Engine(program.Program.of(BOOK, backend), game.copy())
         engine.settle()
-        player = active
-        for _ in range(turns):
-            engine.begin_step()
-            engine.run_hook("untap step", player)
-            order = engine.game.order
-            player = order[(order.index(player) + 1) % len(order)]
+        for _ in untap_steps(engine, active, turns):
+            pass
         assert kept.differences() == []
 
 

@@ -32,7 +32,7 @@ from test_bounded_checks import CURSE, CURSED
 from test_budgets import book, rule
 from test_deferred_statics import seen
 from test_game_properties import BOOK, SETTINGS
-from test_reference_differential import board_text, boards
+from test_reference_differential import board_text, boards, untap_steps
 
 
 def play(game: Game, active: str, turns: int) -> list:
@@ -40,13 +40,8 @@ def play(game: Game, active: str, turns: int) -> list:
     engine = Engine(program.Program.of(BOOK, "generated"), game.copy())
     engine.settle()
     found = [seen(engine)]
-    player = active
-    for _ in range(turns):
-        engine.begin_step()
-        engine.run_hook("untap step", player)
+    for _ in untap_steps(engine, active, turns):
         found.append(seen(engine))
-        order = engine.game.order
-        player = order[(order.index(player) + 1) % len(order)]
     return found
 
 

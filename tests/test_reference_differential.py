@@ -96,6 +96,18 @@ def board_text(game: Game) -> str:
     return "\n".join(lines)
 
 
+def untap_steps(engine, active: str, turns: int):
+    """The untap steps of `turns` turns on `engine`'s game, the first `active`'s, then each next
+    player's in turn order: yields after each step, its player's."""
+    player = active
+    for _ in range(turns):
+        engine.begin_step()
+        engine.run_hook("untap step", player)
+        yield player
+        order = engine.game.order
+        player = order[(order.index(player) + 1) % len(order)]
+
+
 def differences(game: Game, active: str, book, state_based: bool) -> list[str]:
     mine = observed(untap_with_interpreter(book, game, active))
     ref = observed(untap_step(game, active, state_based=state_based))

@@ -28,7 +28,7 @@ from interpreter.hiding import Hiding
 from interpreter.model import Game, Permanent, Player
 from test_budgets import book, rule
 from test_game_properties import BOOK, SETTINGS
-from test_reference_differential import board_text, boards
+from test_reference_differential import board_text, boards, untap_steps
 
 
 def checking(m: pytest.MonkeyPatch) -> list[tuple[list[str], dict[str, bool]]]:
@@ -50,12 +50,8 @@ def checking(m: pytest.MonkeyPatch) -> list[tuple[list[str], dict[str, bool]]]:
 def play(rules, game: Game, active: str, turns: int) -> Engine:
     engine = Engine(program.Program.of(rules, "generated"), game)
     engine.settle()
-    player = active
-    for _ in range(turns):
-        engine.begin_step()
-        engine.run_hook("untap step", player)
-        order = engine.game.order
-        player = order[(order.index(player) + 1) % len(order)]
+    for _ in untap_steps(engine, active, turns):
+        pass
     return engine
 
 
