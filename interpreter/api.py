@@ -34,7 +34,7 @@ from typing import Any
 
 from dsl import ast
 from dsl.checker import check_cards, check_scenario
-from dsl.diagnostics import Diagnostic, DiagnosticError, Span
+from dsl.diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean
 from dsl.parser import parse_file
 from interpreter.actions import Actions, check_attachments, guarded, permanent_from_spec
 from interpreter.backends import BACKENDS
@@ -310,6 +310,7 @@ def _check_scenarios(path: Path) -> list[Diagnostic]:
     cases, problems = collect([path])
     problems += files_without_scenarios([path], cases, problems)
     for case in cases:
+        books = []
         for version in scenario_versions(case.scenario) or [current_version()]:
             try:
                 book = load_version(version).with_cards(case.cards)
@@ -318,10 +319,44 @@ def _check_scenarios(path: Path) -> list[Diagnostic]:
                 problems.extend(d if d.span.line else Diagnostic(d.kind, d.message, where, d.hint)
                                 for d in exc.diagnostics)
                 continue
+            books.append(book)
             found = check_scenario(case.scenario, book)
             problems.extend(found)
             if not found:
                 problems.extend(_guard(lambda: build_game(case.scenario, book)))
+        problems.extend(unknown_subrules_cited(case.scenario, books))
+    return problems
+
+
+def unknown_subrules_cited(scenario: ast.Scenario, books: list[Rulebook]) -> list[Diagnostic]:
+    """A cite of a subrule of a section the rulebooks model (`section 702.26 subrules a b ...`)
+    that none of those modelling it lists: 702.26z, or 702.26l where no version has an l. A
+    variant's scenario may cite what the variant changes (702.26g, which it drops), so the
+    versions a variant extends count as well. A cite of a rule no rulebook models a section
+    of (610.3, a history scenario's 702.26g under versions that number phasing 502.15 or
+    702.25) is not checked: the rulebooks cannot say."""
+    extended = []
+    for book in books:
+        seen = {book.version.id}
+        while book.version.kind == "variant" and book.version.extends and book.version.extends not in seen:
+            seen.add(book.version.extends)
+            book = load_version(book.version.extends)
+            extended.append(book)
+    books = books + extended
+    problems = []
+    for entry in scenario.entries:
+        if not isinstance(entry, ast.ScenarioCites):
+            continue
+        for cited in entry.rules:
+            listing = [(book.version.id, s) for book in books for s in book.version.sections
+                       if cited.startswith(s.rule) and cited[len(s.rule):].isalpha()]
+            if listing and not any(cited[len(s.rule):] in s.letters for _, s in listing):
+                version, section = listing[-1]
+                problems.append(Diagnostic(
+                    "error", f"cites {cited}, which is no subrule of {section.rule} in "
+                             f"{', '.join(dict.fromkeys(v for v, _ in listing))}", entry.span,
+                    did_you_mean(cited, list(dict.fromkeys(s.rule + letter for _, s in listing for letter in s.letters)),
+                                 f"{section.rule} has subrules {' '.join(section.letters)} in {version}")))
     return problems
 
 

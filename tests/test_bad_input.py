@@ -260,6 +260,19 @@ variant mine {
     assert_error(result, mine, 3, 3, "renumber and drop need an 'extends'", hint="add 'extends VERSION'")
 
 
+def test_scenario_cites_a_subrule_no_version_it_runs_under_has(tmp_path):
+    """702.26 has no subrule z in 2026-09-25 (nor l or o); 610.3 is outside the sections the
+    rulebook models and is taken as written; 702.26p, a subrule of it, is fine."""
+    scenario = write(tmp_path / "cites.scenario", GOOD.replace(
+        "  players Alice Bob\n", "  cites 702.26p, 610.3, 702.26z\n  players Alice Bob\n"))
+    result = phasing("check", scenario)
+    assert_error(result, scenario, 2, 3, "cites 702.26z, which is no subrule of 702.26 in 2026-09-25",
+                 hint="702.26 has subrules a b c d e f g h i j k m n p")
+    assert result.stderr.count(": error: ") == 1 and "1 error(s)" in result.stderr, show(result)  # (not 610.3, not 702.26p)
+    fixed = write(tmp_path / "fixed.scenario", scenario.read_text(encoding="utf-8").replace(", 702.26z", ""))
+    assert phasing("check", fixed).returncode == 0, show(phasing("check", fixed))
+
+
 def test_variant_renumbers_what_its_base_does_not_number(tmp_path):
     """A mistyped renumber used to move nothing, silently; it is reported on its own line,
     with the numbers it may have meant (2026-09-25's phasing section is 702.26)."""
