@@ -273,6 +273,22 @@ def test_scenario_cites_a_subrule_no_version_it_runs_under_has(tmp_path):
     assert phasing("check", fixed).returncode == 0, show(phasing("check", fixed))
 
 
+def test_variant_orders_a_block_its_rulebook_does_not_have(tmp_path):
+    """502.3 is the untap action in 2026-09-25; 502.9 is no block of it."""
+    mine = write(tmp_path / "mine.rules", """
+variant mine {
+  title "An order with a mistyped rule"
+  extends 2026-09-25
+}
+
+rule 999.1 probe-order "orders the untap step with a rule that is not there" {
+  order untap step: 502.9, 702.26a
+}
+""")
+    result = phasing("check", mine)
+    assert_error(result, mine, 7, 3, "no block 502.9 in this version", hint="did you mean '502.3'")
+
+
 def test_variant_renumbers_what_its_base_does_not_number(tmp_path):
     """A mistyped renumber used to move nothing, silently; it is reported on its own line,
     with the numbers it may have meant (2026-09-25's phasing section is 702.26)."""
