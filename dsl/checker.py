@@ -474,7 +474,7 @@ class _Checker:
     def known_rule(self, rid: str, where: ast.Node) -> None:
         if rid not in self.rule_ids and rid not in self.allow_missing:
             self.error(f"no block {rid} in this version", where,
-                       did_you_mean(rid, sorted(self.rule_ids), "refer to a rule id this version has "
+                       did_you_mean(rid, self.rule_ids, "refer to a rule id this version has "
                                     "('phasing show VERSION' lists them)", cutoff=0.8))
 
     def card(self, card: ast.Card) -> None:

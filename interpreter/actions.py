@@ -67,10 +67,8 @@ def card_named(book: Rulebook, name: str, span: Span) -> ast.Card:
     """The card called `name` in the rulebook's card library (and a scenario's own cards)."""
     card = book.cards.get(name) if isinstance(name, str) else None
     if card is None:
-        known = list(book.cards) if isinstance(name, str) else []
-        raise _err(f"unknown card \"{name}\"", span,
-                   did_you_mean(name, known, "cards live in rules/cards/ or in the scenario file") if known
-                   else "cards live in rules/cards/ or in the scenario file")
+        hint = "cards live in rules/cards/ or in the scenario file"
+        raise _err(f"unknown card \"{name}\"", span, did_you_mean(name, book.cards, hint) if isinstance(name, str) else hint)
     return card
 
 
@@ -230,7 +228,7 @@ class Actions:
         if not isinstance(name, str) or name not in self.engine.game.objects:
             hint = "name a permanent declared in this game"
             raise _err(f"unknown permanent '{name}'", span,
-                       did_you_mean(name, list(self.engine.game.objects), hint) if isinstance(name, str) else hint)
+                       did_you_mean(name, self.engine.game.objects, hint) if isinstance(name, str) else hint)
         return name
 
     def _targets(self, card: ast.Card, names: Any, span: Span) -> tuple[list[ast.Target], tuple[str, ...]]:

@@ -335,14 +335,8 @@ def unknown_subrules_cited(scenario: ast.Scenario, books: list[Rulebook]) -> lis
     versions a variant extends count as well. A cite of a rule no rulebook models a section
     of (610.3, a history scenario's 702.26g under versions that number phasing 502.15 or
     702.25) is not checked: the rulebooks cannot say."""
-    extended = []
-    for book in books:
-        seen = {book.version.id}
-        while book.version.kind == "variant" and book.version.extends and book.version.extends not in seen:
-            seen.add(book.version.extends)
-            book = load_version(book.version.extends)
-            extended.append(book)
-    books = books + extended
+    books = books + [load_version(name) for book in books if book.version.kind == "variant" and book.version.extends
+                     for name in lineage(book.version.extends)]
     problems = []
     for entry in scenario.entries:
         if not isinstance(entry, ast.ScenarioCites):
@@ -355,7 +349,7 @@ def unknown_subrules_cited(scenario: ast.Scenario, books: list[Rulebook]) -> lis
                 problems.append(Diagnostic(
                     "error", f"cites {cited}, which is no subrule of {section.rule} in "
                              f"{', '.join(dict.fromkeys(v for v, _ in listing))}", entry.span,
-                    did_you_mean(cited, list(dict.fromkeys(s.rule + letter for _, s in listing for letter in s.letters)),
+                    did_you_mean(cited, (s.rule + letter for _, s in listing for letter in s.letters),
                                  f"{section.rule} has subrules {' '.join(section.letters)} in {version}")))
     return problems
 

@@ -383,13 +383,15 @@ def _check_renumbers(manifest: ast.Version, base: Rulebook) -> None:
     """Each `renumber` of `manifest` moves something `base` (the version it extends) numbers:
     a block, a section, or a rule its statuses, verbs or zones cite. One that moves nothing is
     a slip (a number mistyped, or the wrong version extended), said at the renumber."""
-    numbers = {r.id for r in base.rules} | {s.rule for s in base.version.sections}
+    if not manifest.renumbers:
+        return
+    sections = sorted({s.rule for s in base.version.sections})
+    blocks = sorted(block.id for block in base.rules)
+    numbers = {*sections, *blocks}
     numbers |= {c for table in (base.statuses, base.verbs, base.zones) for decl in table.values() for c in decl.cites}
     problems = []
     for r in manifest.renumbers:
         if not any(_renumbers(r, number) for number in numbers):
-            sections = sorted({s.rule for s in base.version.sections})
-            blocks = sorted(block.id for block in base.rules)
             problems.append(Diagnostic(
                 "error", f"'renumber {r.old} as {r.new}' moves nothing: {manifest.extends} numbers no block, section "
                          f"or cited rule {r.old}", r.span,
@@ -419,15 +421,12 @@ def _check_inherited_sections(sections: tuple[ast.Section, ...], dropped: dict[s
     """A manifest that lists no sections inherits them; a block it drops that one of them
     lists, and that none of its own blocks puts back, leaves a subrule with no block: said at
     the drop, with the sections written out without it for the manifest to list instead."""
+    missing = {rule_id: drop for rule_id, drop in dropped.items() if rule_id not in own_ids}  # (own blocks take theirs)
     problems = []
-    for rule_id, drop in dropped.items():
-        if rule_id in own_ids:
-            continue  # (a block of its own takes the subrule)
+    for rule_id, drop in missing.items():
         for section in sections:
-            letter = rule_id[len(section.rule):]
-            if rule_id.startswith(section.rule) and letter in section.letters:
-                left = " ".join(x for x in section.letters if x not in
-                                {i[len(section.rule):] for i in dropped if i.startswith(section.rule) and i not in own_ids})
+            if rule_id in {section.rule + letter for letter in section.letters}:
+                left = " ".join(x for x in section.letters if section.rule + x not in missing)
                 problems.append(Diagnostic(
                     "error", f"dropping '{drop.name}' leaves subrule {rule_id}, which the sections inherited from "
                              f"{extended} list, with no block", drop.span,

@@ -86,6 +86,12 @@ def where(path: Path, needle: str, nth: int = 1) -> tuple[int, int]:
     raise AssertionError(f"{needle!r} not found in {path}")
 
 
+def assert_checks_clean(path: Path) -> None:
+    """`phasing check PATH` finds no problem."""
+    result = phasing("check", path)
+    assert result.returncode == 0 and "no problems found" in result.stdout, show(result)
+
+
 def write(path: Path, text: str) -> Path:
     path.write_text(text.lstrip("\n"), encoding="utf-8")
     return path
@@ -270,7 +276,7 @@ def test_scenario_cites_a_subrule_no_version_it_runs_under_has(tmp_path):
                  hint="702.26 has subrules a b c d e f g h i j k m n p")
     assert result.stderr.count(": error: ") == 1 and "1 error(s)" in result.stderr, show(result)  # (not 610.3, not 702.26p)
     fixed = write(tmp_path / "fixed.scenario", scenario.read_text(encoding="utf-8").replace(", 702.26z", ""))
-    assert phasing("check", fixed).returncode == 0, show(phasing("check", fixed))
+    assert_checks_clean(fixed)
 
 
 def test_variant_orders_a_block_its_rulebook_does_not_have(tmp_path):
@@ -302,7 +308,7 @@ variant mine {
     result = phasing("check", mine)
     assert_error(result, mine, 4, 3, "'renumber 702.62 as 702.25' moves nothing", hint="did you mean '702.26'")
     right = write(tmp_path / "right.rules", mine.read_text(encoding="utf-8").replace("702.62", "702.26"))
-    assert phasing("check", right).returncode == 0, show(phasing("check", right))
+    assert_checks_clean(right)
     alone = write(tmp_path / "alone.rules", mine.read_text(encoding="utf-8").replace("  extends 2026-09-25\n", ""))
     assert_error(phasing("check", alone), alone, 3, 3, "renumber and drop need an 'extends'")
 
@@ -324,13 +330,12 @@ variant mine {
     # for 702.26g, in place of the one dropped, leaves nothing missing either
     fixed = write(tmp_path / "fixed.rules", mine.read_text(encoding="utf-8").replace(
         "  drop indirect-phasing\n", "  drop indirect-phasing\n  section 702.26 subrules a b c d e f h i j k m n p\n"))
-    assert phasing("check", fixed).returncode == 0, show(phasing("check", fixed))
+    assert_checks_clean(fixed)
     own = write(tmp_path / "own.rules", mine.read_text(encoding="utf-8") + """
 rule 702.26g no-indirect-here "In this variant nothing phases along with what it is attached to." {
 }
 """)
-    result = phasing("check", own)
-    assert result.returncode == 0, show(result)
+    assert_checks_clean(own)
 
 
 def test_every_problem_in_a_version_is_reported(version):
