@@ -632,12 +632,21 @@ class Drop(Node):
 
 
 @node
+class Extends(Node):
+    """`extends NAME` in a manifest: the version or variant this one is built on, a node of its
+    own so that a name that names nothing is reported where it is written."""
+
+    name: str
+
+
+@node
 class Version(Node):
-    """A version manifest (`kind="version"`, named by its CR date) or a variant (named freely)."""
+    """A version manifest (`kind="version"`, named by its CR date) or a variant (named freely).
+    `extends` is the name in its `extends` clause (None without one)."""
 
     id: str
     title: str | None
-    extends: str | None
+    extends_clause: Extends | None
     sections: tuple[Section, ...]
     notes: tuple[str, ...]
     renumbers: tuple[Renumber, ...] = ()
@@ -645,6 +654,10 @@ class Version(Node):
     kind: str = "version"
     # for a version rebuilt from other sources than its own text: what was rebuilt, and from what
     reconstructed: str | None = None
+
+    @property
+    def extends(self) -> str | None:
+        return None if self.extends_clause is None else self.extends_clause.name
 
 
 # ------------------------------------------------------------------ cards

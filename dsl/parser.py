@@ -130,8 +130,8 @@ class _Declarations(_Callbacks):
     def title(self, _meta, c):
         return ("title", _unquote(c[0]))
 
-    def extends(self, _meta, c):
-        return ("extends", str(c[0]))
+    def extends(self, meta, c):
+        return ("extends", ast.Extends(str(c[0]), **self._at(meta)))
 
     def note(self, _meta, c):
         return ("note", _unquote(c[0]))

@@ -453,14 +453,17 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
     amendments: dict[str, tuple[Amendment, ...]] = {}
     dropped_blocks: dict[str, ast.Drop] = {}  # rule id -> the drop that took its inherited block away
     sections = manifest.sections
-    if manifest.extends is not None:
+    if manifest.extends_clause is not None:
+        where = manifest.extends_clause.span
         if manifest.extends in chain + (manifest.id,):
             raise DiagnosticError(Diagnostic("error", f"'{manifest.id}' extends itself through {' -> '.join(chain + (manifest.id, manifest.extends))}",
-                                             manifest.span, "a version must extend an older or a different one"))
+                                             where, "a version must extend an older or a different one"))
         try:
             files_of(manifest.extends, names_only=True)
         except DiagnosticError as exc:
-            raise DiagnosticError(attrs.evolve(exc.diagnostics[0], span=manifest.span)) from None
+            known = available_versions() + available_variants()
+            hint = did_you_mean(manifest.extends, known, exc.diagnostics[0].hint, cutoff=0.8)
+            raise DiagnosticError(attrs.evolve(exc.diagnostics[0], span=where, hint=hint)) from None
         base = _resolve(manifest.extends, chain + (manifest.id,))
         _check_renumbers(manifest, base)
         statuses.update(base.statuses)

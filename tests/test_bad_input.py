@@ -255,6 +255,24 @@ variant mine {
                  hint="did you mean 'indirect-phasing'")
 
 
+def test_variant_extends_a_version_there_is_not(tmp_path):
+    """A mistyped `extends` is reported on its own line, with the version it may have meant;
+    one that names the variant itself is a cycle, said at the same line."""
+    mine = write(tmp_path / "mine.rules", """
+variant mine {
+  title "Built on a date with its digits swapped"
+  extends 2026-09-52
+}
+""")
+    result = phasing("check", mine)
+    assert_error(result, mine, 3, 3, "'2026-09-52' is not a version or variant in the rules folders",
+                 hint="did you mean '2026-09-25'?")
+    itself = write(tmp_path / "itself.rules", mine.read_text(encoding="utf-8").replace("2026-09-52", "mine"))
+    assert_error(phasing("check", itself), itself, 3, 3, "'mine' extends itself through mine -> mine")
+    right = write(tmp_path / "right.rules", mine.read_text(encoding="utf-8").replace("2026-09-52", "2026-09-25"))
+    assert_checks_clean(right)
+
+
 def test_variant_drops_without_extending_anything(tmp_path):
     mine = write(tmp_path / "mine.rules", """
 variant mine {

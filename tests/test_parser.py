@@ -65,7 +65,7 @@ def test_version_manifest_gives_id_title_extends_sections_and_notes():
         "}"
     )
     assert item == A.Version(
-        "2026-09-25", "CR of 2026", "2025-02-07",
+        "2026-09-25", "CR of 2026", A.Extends("2025-02-07"),
         (A.Section("702.26", ("a", "b", "c")), A.Section("610.4", ("b",))),
         ("first", "second"),
     )
@@ -86,20 +86,20 @@ def test_version_with_renumbers_and_drops_of_ids_and_names():
         "}"
     )
     assert item == A.Version(
-        "2017-09-29", None, "2018-07-13", (), (),
+        "2017-09-29", None, A.Extends("2018-07-13"), (), (),
         (A.Renumber("702.26", "702.25"), A.Renumber("702.25n", "702.25m")), (A.Drop("absent-controller"), A.Drop("702.26n")), "version",
     )
 
 
 def test_reconstructed_version_says_what_was_rebuilt_and_from_what():
     item = one_item('version 2009-07-10 { extends 2011-02-04 reconstructed "from a bulletin" }')
-    assert item == A.Version("2009-07-10", None, "2011-02-04", (), (), reconstructed="from a bulletin")
+    assert item == A.Version("2009-07-10", None, A.Extends("2011-02-04"), (), (), reconstructed="from a bulletin")
     assert one_item("version 2026-09-25 { }").reconstructed is None
 
 
 def test_variant_is_a_manifest_named_by_a_name_that_may_extend_a_name():
     item = one_item('variant house_rules { title "ours" extends other_variant drop hidden }')
-    assert item == A.Version("house_rules", "ours", "other_variant", (), (), (), (A.Drop("hidden"),), "variant")
+    assert item == A.Version("house_rules", "ours", A.Extends("other_variant"), (), (), (), (A.Drop("hidden"),), "variant")
 
 
 def test_status_with_enum_type_default_and_cites():

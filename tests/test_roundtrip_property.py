@@ -286,8 +286,9 @@ SCENARIO_ENTRIES = register({
 
 DROPS = register({A.Drop: st.builds(A.Drop, RULE_IDS | NAMES)})
 RENUMBERS = register({A.Renumber: st.builds(A.Renumber, RULE_IDS, RULE_IDS)})
+EXTENDS = register({A.Extends: st.builds(A.Extends, RULES_REFS)})
 _MANIFEST_PARTS = dict(
-    title=optional(TEXT), extends=optional(RULES_REFS), sections=tuples(SECTIONS, 0, 2), notes=tuples(TEXT, 0, 2),
+    title=optional(TEXT), extends_clause=optional(EXTENDS), sections=tuples(SECTIONS, 0, 2), notes=tuples(TEXT, 0, 2),
     renumbers=tuples(RENUMBERS, 0, 2), drops=tuples(DROPS, 0, 2),
     reconstructed=optional(TEXT),
 )
@@ -349,8 +350,9 @@ def context_of(cls):
         ({A.Change}, lambda c: in_clause(A.AsClause(c, _tap_x()))),
         ({A.LeavesEvent}, lambda e: in_clause(A.After(e, _tap_x()))),
         ({A.Section}, lambda s: as_item(A.Version("2026-09-25", None, None, (s,), ()))),
-        ({A.Drop}, lambda d: as_item(A.Version("house", None, "2026-09-25", (), (), (), (d,), "variant"))),
-        ({A.Renumber}, lambda r: as_item(A.Version("house", None, "2026-09-25", (), (), (r,), (), "variant"))),
+        ({A.Drop}, lambda d: as_item(A.Version("house", None, A.Extends("2026-09-25"), (), (), (), (d,), "variant"))),
+        ({A.Renumber}, lambda r: as_item(A.Version("house", None, A.Extends("2026-09-25"), (), (), (r,), (), "variant"))),
+        ({A.Extends}, lambda e: as_item(A.Version("house", None, e, (), (), (), (), "variant"))),
         ({A.OnEnters, A.OnLeaves, A.OnAttached, A.OnUnattached, A.OnChange},
          lambda t: in_card(A.Triggered(t, _tap_x()))),
         ({A.Flag, A.PropPlayer, A.PropAttached, A.PropCounter, A.PropStatus, A.PropDamage, A.PropEntered},

@@ -199,7 +199,7 @@ def test_check_without_paths_checks_the_rules_path_too(mine, monkeypatch, capsys
                                        encoding="utf-8")
     status, out, err = run(capsys, "check")
     assert status == 1
-    assert f"{mine.resolve() / 'broken.rules'}:1:1: error: 'nowhere-1' is not a version or variant" in err, err
+    assert f"{mine.resolve() / 'broken.rules'}:3:3: error: 'nowhere-1' is not a version or variant" in err, err
 
 
 def test_a_file_given_as_a_rules_folder_is_an_error_naming_it(tmp_path, capsys):
