@@ -68,14 +68,14 @@ def test_extends_only_finds_what_is_in_the_rules_folder(tmp_path):
         load_version(str(path))
     diag = err.value.diagnostics[0]
     assert "not a version or variant in the rules folder" in diag.message
-    assert diag.span.path == str(path) and diag.span.line == 1
+    assert (diag.span.path, diag.span.line, diag.span.column) == (str(path), 2, 3)  # at the extends
 
 
 def test_extending_an_unknown_version_is_a_positioned_error(tmp_path):
     path = write_variant(tmp_path, "ghost", "1999-01-01")
     with pytest.raises(DiagnosticError) as err:
         load_version(str(path))
-    assert err.value.diagnostics[0].span.line == 1
+    assert (err.value.diagnostics[0].span.line, err.value.diagnostics[0].span.column) == (2, 3)  # at the extends
 
 
 def test_renumber_moves_every_citation_of_what_is_inherited(tmp_path, monkeypatch):
@@ -91,3 +91,15 @@ def test_renumber_moves_every_citation_of_what_is_inherited(tmp_path, monkeypatc
     book = load_version("zone-moved")
     assert book.zones["limbo"].cites == ("217.9a",)
     assert book.statuses["phase"].cites == ("110.6",)
+
+
+def test_the_2016_combat_sentence_of_treated_as_nonexistent_is_a_change_of_its_own():
+    """CR 702.25b gained "a permanent that phases out is removed from combat" between
+    2015-03-27 and 2016-07-22 (506.4 said so all along): the block's summary says so from
+    2016-07-22 on and not before, so `diff` and `history` show the wording change."""
+    older, newer = load_version("2015-01-23"), load_version("2016-07-22")
+    [before] = [r for r in older.rules if r.slug == "treated-as-nonexistent"]
+    [after] = [r for r in newer.rules if r.slug == "treated-as-nonexistent"]
+    assert (before.id, after.id) == ("702.25b", "702.25b")
+    assert "combat" not in before.summary and "combat" in after.summary
+    assert before.clauses == after.clauses  # the same hide clause: only the wording differs
