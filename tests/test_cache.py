@@ -310,7 +310,7 @@ MODULES = st.builds(
     A.Module,
     st.lists(st.builds(A.Rule, TEXT, TEXT, TEXT, st.lists(st.builds(A.During, st.builds(A.Hook, TEXT, st.none() | TEXT),
                                                                      STMTS), max_size=3).map(tuple))
-             | st.builds(A.Version, TEXT, st.none() | TEXT, st.none() | TEXT, st.just(()), st.just(()),
+             | st.builds(A.Version, TEXT, st.none() | TEXT, st.none() | _with_span(st.builds(A.Extends, TEXT)), st.just(()), st.just(()),
                          st.lists(_with_span(st.builds(A.Renumber, TEXT, TEXT)), max_size=2).map(tuple),
                          st.lists(_with_span(st.builds(A.Drop, TEXT)), max_size=2).map(tuple)),
              max_size=3).map(tuple),
