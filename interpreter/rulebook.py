@@ -498,6 +498,11 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
         raise DiagnosticError(Diagnostic("error", "renumber and drop need an 'extends'",
                                          (manifest.renumbers + manifest.drops)[0].span,
                                          "add 'extends VERSION', naming the version or variant whose blocks they change"))
+    elif manifest.kind == "variant":  # a patch over nothing: its blocks would lean on words no rulebook declares
+        raise DiagnosticError(Diagnostic("error", f"a variant needs 'extends VERSION': '{manifest.id}' extends nothing",
+                                         manifest.span, "a variant is a patch over a version or another variant: add "
+                                         "'extends 2026-09-25' (or the variant it changes) to the manifest; a rulebook "
+                                         "of its own is a version folder (DATE/version.rules)"))
     own = [i for m in modules for i in m.items if isinstance(i, ast.Rule)]
     if dropped_blocks and not manifest.sections:
         _check_inherited_sections(sections, dropped_blocks, {r.id for r in own}, manifest.extends)

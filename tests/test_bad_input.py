@@ -284,6 +284,26 @@ variant mine {
     assert_error(result, mine, 3, 3, "renumber and drop need an 'extends'", hint="add 'extends VERSION'")
 
 
+def test_variant_without_extends_is_an_error_at_its_manifest(tmp_path):
+    """A variant is a patch over a version or another variant (reference.md, Version manifests
+    and variants): without `extends` it has none of the vocabulary 702.26 declares, and every
+    run under it used to fail in the shipped card library. `check` says so at the manifest."""
+    child = write(tmp_path / "child.rules", """
+variant child {
+  title "a"
+}
+""")
+    result = phasing("check", child)
+    assert_error(result, child, 1, 1, "a variant needs 'extends VERSION'", hint="add 'extends 2026-09-25'")
+    assert "library.rules" not in result.stderr and "1 error(s)" in result.stderr, show(result)
+    run = phasing("run", ROOT / "tests" / "scenarios" / "tour.scenario", "--rules", child)
+    assert_error(run, child, 1, 1, "a variant needs 'extends VERSION'")
+    assert "library.rules" not in run.stderr, show(run)
+    fixed = write(tmp_path / "fixed.rules", child.read_text(encoding="utf-8").replace(
+        "variant child", "variant fixed").replace('"a"', '"a"\n  extends 2026-09-25'))
+    assert_checks_clean(fixed)
+
+
 def test_scenario_cites_a_subrule_no_version_it_runs_under_has(tmp_path):
     """702.26 has no subrule z in 2026-09-25 (nor l or o); 610.3 is outside the sections the
     rulebook models and is taken as written; 702.26p, a subrule of it, is fine."""
