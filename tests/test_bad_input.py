@@ -304,6 +304,28 @@ variant child {
     assert_checks_clean(fixed)
 
 
+@pytest.mark.parametrize("entry, first, second", [
+    ("extends", "extends 2026-09-25", "extends 2025-02-07"),
+    ("title", 'title "a"', 'title "b"'),
+    ("reconstructed", 'reconstructed "from a bulletin"', 'reconstructed "from a later text"'),
+])
+def test_manifest_entry_given_twice_is_an_error_at_the_second(tmp_path, entry, first, second):
+    """A manifest has one title, one extends and one reconstructed (reference.md, Version
+    manifests and variants); the second was silently ignored. Notes may be several."""
+    mine = write(tmp_path / "mine.rules",
+                 f'variant mine {{\n  extends 2026-09-25\n  {first}\n  note "one"\n  note "two"\n  {second}\n}}\n'
+                 .replace("  extends 2026-09-25\n  extends", "  extends"))
+    line, col = where(mine, second)
+    first_line = where(mine, first)[0]
+    result = phasing("check", mine)
+    assert_error(result, mine, line, col, f"'{entry}' is given twice in the manifest of mine; the first is at line {first_line}",
+                 hint=f"the first is at {mine}:{first_line}:")
+    assert "1 error(s)" in result.stderr, show(result)
+    fixed = write(tmp_path / "fixed.rules", mine.read_text(encoding="utf-8").replace(
+        "variant mine", "variant fixed").replace(f"  {second}\n", ""))
+    assert_checks_clean(fixed)
+
+
 def test_scenario_cites_a_subrule_no_version_it_runs_under_has(tmp_path):
     """702.26 has no subrule z in 2026-09-25 (nor l or o); 610.3 is outside the sections the
     rulebook models and is taken as written; 702.26p, a subrule of it, is fine."""
