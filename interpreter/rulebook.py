@@ -401,6 +401,40 @@ def _check_renumbers(manifest: ast.Version, base: Rulebook) -> None:
         raise DiagnosticError(problems)
 
 
+def _check_renumbered_into_place(manifest: ast.Version, base: Rulebook, inherited: dict[str, ast.Rule],
+                                 own_slugs: set[str]) -> None:
+    """No `renumber` moves an inherited block onto the number another inherited block still
+    has (one not dropped, nor restated by the manifest's own file): said at the renumber,
+    naming that block, rather than as two blocks of one number in the extended version's file."""
+    before = {rule.slug: rule.id for rule in base.rules}
+    holders: dict[str, list[str]] = defaultdict(list)  # number -> slugs that end up with it
+    for slug, rule in inherited.items():
+        if slug not in own_slugs:
+            holders[rule.id].append(slug)
+    problems, told = [], set()
+    for r in reversed(manifest.renumbers):  # (two that move blocks onto one number: said at the later)
+        for slug, rule in inherited.items():
+            if slug in own_slugs or not _renumbers(r, before[slug]) or rule.id in told:
+                continue
+            others = [s for s in holders[rule.id] if s != slug]
+            if not others:
+                continue
+            told.add(rule.id)
+            other = others[0]
+            if before[other] == rule.id:
+                said = f"{rule.id} is already the number of a block of {manifest.extends}: {other}"
+                hint = (f"move {other} out of the way as well ('renumber {rule.id} as ...': renumbers are made all at "
+                        f"once), 'drop {other}', or renumber {r.old} to a number {manifest.extends} does not use")
+            else:
+                said = f"another renumber moves {other} ({before[other]} in {manifest.extends}) there too"
+                hint = f"give one of the two another number, or 'drop {other}'"
+            problems.append(Diagnostic(
+                "error", f"'renumber {r.old} as {r.new}' moves {slug} ({before[slug]}) to {rule.id}, but {said}",
+                r.span, hint))
+    if problems:
+        raise DiagnosticError(sorted(problems, key=lambda d: (d.span.line, d.span.column)))
+
+
 def with_rule_refs(clause: ast.Node, rename) -> ast.Node:
     """The clause with the rule ids it refers to (in `order` and `exempt`) passed through `rename`."""
     if isinstance(clause, ast.Order):
@@ -504,6 +538,8 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
                                          "'extends 2026-09-25' (or the variant it changes) to the manifest; a rulebook "
                                          "of its own is a version folder (DATE/version.rules)"))
     own = [i for m in modules for i in m.items if isinstance(i, ast.Rule)]
+    if manifest.renumbers:
+        _check_renumbered_into_place(manifest, base, rules, {r.slug for r in own})
     if dropped_blocks and not manifest.sections:
         _check_inherited_sections(sections, dropped_blocks, {r.id for r in own}, manifest.extends)
     amends = [i for m in modules for i in m.items if isinstance(i, ast.Amend)]

@@ -326,6 +326,24 @@ def test_manifest_entry_given_twice_is_an_error_at_the_second(tmp_path, entry, f
     assert_checks_clean(fixed)
 
 
+def test_renumber_onto_a_number_another_inherited_block_has_is_an_error_at_the_renumber(tmp_path):
+    """702.26h (indirect-wins) keeps its number when 702.26g is renumbered onto it: one error at
+    the renumber naming the block there, not two blocks 702.26h in the shipped 702.26.rules."""
+    rc = write(tmp_path / "rc.rules", "variant rc {\n  extends 2026-09-25\n  renumber 702.26g as 702.26h\n}\n")
+    result = phasing("check", rc)
+    assert_error(result, rc, 3, 3, "702.26h is already the number of a block of 2026-09-25: indirect-wins",
+                 hint="'drop indirect-wins'")
+    assert "1 error(s)" in result.stderr and "702.26.rules" not in result.stderr, show(result)
+    both = write(tmp_path / "both.rules", "variant both {\n  extends 2026-09-25\n  renumber 702.26g as 702.26h\n"
+                                          "  renumber 702.26f as 702.26h\n}\n")
+    result = phasing("check", both)
+    assert_error(result, both, 4, 3, "another renumber moves indirect-phasing (702.26g in 2026-09-25) there too")
+    moved = write(tmp_path / "moved.rules", "variant moved {\n  extends 2026-09-25\n  renumber 702.26g as 702.26h\n"
+                                            "  renumber 702.26h as 702.26q\n"
+                                            "  section 702.26 subrules a b c d e f h i j k m n p q\n}\n")
+    assert_checks_clean(moved)  # (renumbers are made all at once: h has moved out of the way)
+
+
 def test_scenario_cites_a_subrule_no_version_it_runs_under_has(tmp_path):
     """702.26 has no subrule z in 2026-09-25 (nor l or o); 610.3 is outside the sections the
     rulebook models and is taken as written; 702.26p, a subrule of it, is fine."""
