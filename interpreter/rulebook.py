@@ -513,21 +513,34 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
         for table in (statuses, verbs, zones):
             for name, decl in list(table.items()):
                 table[name] = attrs.evolve(decl, cites=tuple(_renumbered(c, manifest.renumbers) for c in decl.cites))
+        gone: dict[str, ast.Drop] = {}  # each name (slug and id of a block) a drop has taken away -> that drop
+        twice = []
         for drop in manifest.drops:
             dropped = drop.name
             victim = next((slug for slug, r in rules.items() if dropped in (slug, r.id)), None)
             if victim is not None:
-                dropped_blocks[rules.pop(victim).id] = drop
+                block = rules.pop(victim)
+                dropped_blocks[block.id] = drop
+                gone.update({block.slug: drop, block.id: drop})
             elif dropped in verbs:
                 del verbs[dropped]
+                gone[dropped] = drop
             elif dropped in statuses:
                 del statuses[dropped]
+                gone[dropped] = drop
+            elif dropped in gone:
+                first = gone[dropped]
+                twice.append(Diagnostic(
+                    "error", f"'{dropped}' is dropped twice; the first is at line {first.span.line}", drop.span,
+                    f"keep one: the first drop ('drop {first.name}', at {first.span}) already removes it"))
             else:
                 names = list(rules) + [r.id for r in rules.values()] + list(verbs) + list(statuses)
                 raise DiagnosticError(Diagnostic(
                     "error", f"'{dropped}' is not a block, verb or status of {manifest.extends}", drop.span,
                     did_you_mean(dropped, names, f"drop a slug, rule id, verb or status of {manifest.extends} "
                                  f"('phasing show {manifest.extends}' lists them)", cutoff=0.5)))
+        if twice:
+            raise DiagnosticError(twice)
     elif manifest.renumbers or manifest.drops:
         raise DiagnosticError(Diagnostic("error", "renumber and drop need an 'extends'",
                                          (manifest.renumbers + manifest.drops)[0].span,

@@ -344,6 +344,22 @@ def test_renumber_onto_a_number_another_inherited_block_has_is_an_error_at_the_r
     assert_checks_clean(moved)  # (renumbers are made all at once: h has moved out of the way)
 
 
+def test_a_block_dropped_twice_is_said_to_be_dropped_twice(tmp_path):
+    """indirect-wins (702.26h) is a block of 2026-09-25: a second drop of it, by slug or by id,
+    is a repeat, not a name the version lacks."""
+    dd = write(tmp_path / "dd.rules", "variant dd {\n  extends 2026-09-25\n  drop indirect-wins\n  drop indirect-wins\n"
+                                      "  section 702.26 subrules a b c d e f g i j k m n p\n}\n")
+    result = phasing("check", dd)
+    assert_error(result, dd, 4, 3, "'indirect-wins' is dropped twice; the first is at line 3", hint=f"{dd}:3:3")
+    assert "is not a block" not in result.stderr and "1 error(s)" in result.stderr, show(result)
+    by_id = write(tmp_path / "by_id.rules", dd.read_text(encoding="utf-8").replace(
+        "variant dd", "variant by_id").replace("  drop indirect-wins\n  drop indirect-wins", "  drop indirect-wins\n  drop 702.26h"))
+    assert_error(phasing("check", by_id), by_id, 4, 3, "'702.26h' is dropped twice; the first is at line 3")
+    once = write(tmp_path / "once.rules", dd.read_text(encoding="utf-8").replace(
+        "variant dd", "variant once").replace("  drop indirect-wins\n  drop indirect-wins", "  drop indirect-wins"))
+    assert_checks_clean(once)
+
+
 def test_scenario_cites_a_subrule_no_version_it_runs_under_has(tmp_path):
     """702.26 has no subrule z in 2026-09-25 (nor l or o); 610.3 is outside the sections the
     rulebook models and is taken as written; 702.26p, a subrule of it, is fine."""
