@@ -474,6 +474,11 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
              chain: tuple[str, ...] = ()) -> Rulebook:
     """Resolve a version's own files over the version it extends, then check the result."""
     manifests = [i for m in modules for i in m.items if isinstance(i, ast.Version)]
+    if len(manifests) > 1:  # said at each manifest after the first
+        raise DiagnosticError([Diagnostic(
+            "error", f"a version needs exactly one manifest, found {len(manifests)}: this is one more", extra.span,
+            f"the first is '{manifests[0].kind} {manifests[0].id}' at {manifests[0].span}; keep one, or put this "
+            f"{extra.kind} in a file (a variant) or folder (a version) of its own") for extra in manifests[1:]])
     if len(manifests) != 1:
         where = (Span(modules[0].span.path, 0, 0, 0, 0) if len(modules) == 1 and modules[0].span.path  # (a variant file)
                  else Span(str(folder / "version.rules") if folder else "<rules>", 0, 0, 0, 0))

@@ -360,6 +360,15 @@ def test_a_block_dropped_twice_is_said_to_be_dropped_twice(tmp_path):
     assert_checks_clean(once)
 
 
+def test_a_file_with_two_manifests_is_an_error_at_the_second(tmp_path):
+    two = write(tmp_path / "twoman.rules", "variant twoman {\n  extends 2026-09-25\n}\n\n"
+                                           "variant other {\n  extends 2026-09-25\n}\n")
+    result = phasing("check", two)
+    assert_error(result, two, 5, 1, "a version needs exactly one manifest, found 2",
+                 hint=f"the first is 'variant twoman' at {two}:1:1")
+    assert "1 error(s)" in result.stderr, show(result)
+
+
 def test_scenario_cites_a_subrule_no_version_it_runs_under_has(tmp_path):
     """702.26 has no subrule z in 2026-09-25 (nor l or o); 610.3 is outside the sections the
     rulebook models and is taken as written; 702.26p, a subrule of it, is fine."""
