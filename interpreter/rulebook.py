@@ -233,6 +233,12 @@ def rules_path() -> tuple[Path, ...]:
             raise DiagnosticError(Diagnostic("error", f"{what}: {text} (from {where})",
                                              Span(text, 0, 0, 0, 0),
                                              "give a folder holding variants (NAME.rules) or version folders (DATE/)"))
+        try:
+            _entries(folder)
+        except OSError as exc:  # (not skipped: its names would silently lead elsewhere)
+            raise DiagnosticError(Diagnostic("error", f"cannot read rules folder: {exc.strerror or exc}",
+                                             Span(text, 0, 0, 0, 0),
+                                             f"it is named by {where}: let this user read it, or leave it out")) from None
         folder = folder.resolve()
         if folder not in found:
             found.append(folder)
@@ -249,11 +255,16 @@ class Source:
     origin: Path | None  # a rules-path folder; None: shipped
 
 
+def _entries(folder: Path) -> list[Path]:
+    """What a folder holds, in name order (an OSError when it cannot be read)."""
+    return sorted(folder.iterdir())
+
+
 def _sources_in(root: Path, origin: Path | None) -> list[Source]:
     found = []
     try:
-        entries = sorted(root.iterdir())
-    except OSError:
+        entries = _entries(root)
+    except OSError:  # (a folder of the rules path that cannot be read is an error in `rules_path`)
         return []
     variants = root / "variants" if origin is None else root
     for p in entries:
