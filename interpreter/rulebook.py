@@ -481,6 +481,38 @@ def _check_inherited_sections(sections: tuple[ast.Section, ...], dropped: dict[s
         raise DiagnosticError(problems)
 
 
+def _name_span(manifest: ast.Version) -> Span:
+    """Where the manifest's name is written (its first line, after the keyword); the manifest's
+    own span when the line cannot be read again."""
+    at = manifest.span
+    try:
+        line = Path(at.path).read_text(encoding="utf-8").splitlines()[at.line - 1]
+    except (OSError, UnicodeDecodeError, IndexError, ValueError):
+        return at
+    column = line.find(manifest.id, at.column - 1 + len(manifest.kind))
+    return at if column < 0 else Span(at.path, at.line, column + 1, at.line, column + 1 + len(manifest.id))
+
+
+def _check_file_name(manifest: ast.Version, modules: list[ast.Module]) -> None:
+    """A variant in a folder where variants are found by name (one of the rules path, or the
+    shipped rules/variants/) is in the file named after it: `phasing versions` and `--rules`
+    know it by its file's name, and its results by its manifest's. A file given by its path
+    elsewhere may be named freely."""
+    if manifest.kind != "variant" or len(modules) != 1 or not modules[0].span.path:
+        return
+    path = Path(modules[0].span.path)
+    try:
+        named_here = path.resolve().parent in {*rules_path(), VARIANTS_DIR.resolve()}
+    except (OSError, RuntimeError):
+        return
+    if named_here and path.stem != manifest.id:
+        raise DiagnosticError(Diagnostic(
+            "error", f"variant '{manifest.id}' is in {path.name}: a variant's file is named after it ({manifest.id}.rules)",
+            _name_span(manifest),
+            f"where variants are found by name (the folders of the rules path, rules/variants/) a variant is known by "
+            f"its file's name: rename the file to {manifest.id}.rules, or the variant to {path.stem}"))
+
+
 def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, ast.Card],
              chain: tuple[str, ...] = ()) -> Rulebook:
     """Resolve a version's own files over the version it extends, then check the result."""
@@ -496,6 +528,7 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
         raise DiagnosticError(Diagnostic("error", f"a version needs exactly one manifest, found {len(manifests)}", where,
                                          "write one 'version DATE { ... }' (or 'variant NAME { ... }') per version"))
     manifest = manifests[0]
+    _check_file_name(manifest, modules)
     statuses: dict[str, ast.StatusDecl] = {}
     verbs: dict[str, ast.VerbDecl] = {}
     zones: dict[str, ast.ZoneDecl] = {}
