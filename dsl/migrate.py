@@ -273,6 +273,9 @@ def files(paths: Iterable[str | Path]) -> tuple[list[Path], list[Diagnostic]]:
         where = Span(str(path), 0, 0, 0, 0)
         if path.is_dir():
             inside = sorted(p for p in path.rglob("*") if p.suffix in SUFFIXES and p.is_file())
+            for broken in sorted(p for p in path.rglob("*") if p.suffix in SUFFIXES and p.is_symlink() and not p.exists()):
+                problems.append(Diagnostic("error", "a link to a file that does not exist", Span(str(broken), 0, 0, 0, 0),
+                                           f"it points to {os.readlink(broken)}; mend or remove the link"))
             if not inside:
                 problems.append(Diagnostic("error", "no .rules or .scenario file in this folder", where,
                                            "give a folder of rule files or scenarios, or files themselves"))
@@ -285,8 +288,19 @@ def files(paths: Iterable[str | Path]) -> tuple[list[Path], list[Diagnostic]]:
                 found.append(path)
         else:
             problems.append(Diagnostic("error", "no such file or folder", where, "check the path"))
-    unique = list(dict.fromkeys(found))
-    return unique, problems
+    # A link is read and written through: each real file once, under its own name when it
+    # was found itself (a link and its target in one folder are one file).
+    by_file: dict[str, Path] = {}
+    for path in found:
+        real = os.path.realpath(path)
+        if real not in by_file or (linked(by_file[real]) and not linked(path)):
+            by_file[real] = path
+    return list(by_file.values()), problems
+
+
+def linked(path: Path) -> bool:
+    """Does `path` reach its file through a symbolic link (itself, or a folder on the way)?"""
+    return os.path.realpath(path) != os.path.abspath(path)
 
 
 def read(path: Path) -> str:
@@ -295,11 +309,14 @@ def read(path: Path) -> str:
         return handle.read()
 
 
-def write(path: Path, text: str) -> None:
+def write(path: Path, text: str) -> Path:
     """Replace a file's text atomically (a new file in its folder, renamed over it), keeping
-    its permission bits."""
-    replace_file(path, text.encode("utf-8"), prefix=f".{path.name}.", suffix=".fmt",
-                 mode=stat.S_IMODE(os.stat(path).st_mode), durable=True)
+    its permission bits. A symbolic link is written through: the file it leads to is
+    replaced and the link stays. Returns the file written."""
+    real = Path(os.path.realpath(path))
+    replace_file(real, text.encode("utf-8"), prefix=f".{real.name}.", suffix=".fmt",
+                 mode=stat.S_IMODE(os.stat(real).st_mode), durable=True)
+    return real
 
 
 def diff(path: Path, before: str, after: str) -> list[str]:

@@ -105,13 +105,26 @@ class _Declarations(_Callbacks):
     def _manifest(self, meta, children, kind):
         vid, *entries = children
         pairs = [e for e in entries if isinstance(e, tuple)]
-        title = next((v for k, v in pairs if k == "title"), None)
-        extends = next((v for k, v in pairs if k == "extends"), None)
+        problems, first = [], {}
+        for key, _value, at in pairs:  # (a manifest has one of each of these; notes may be many)
+            if key not in ("title", "extends", "reconstructed"):
+                continue
+            if key in first:
+                problems.append(Diagnostic(
+                    "error", f"'{key}' is given twice in the manifest of {vid}; the first is at line {first[key].line}",
+                    at, f"keep one (a manifest has one title, one extends and one reconstructed; any number of notes); "
+                        f"the first is at {first[key]}"))
+            else:
+                first[key] = at
+        if problems:
+            raise DiagnosticError(problems)
+        title = next((v for k, v, _ in pairs if k == "title"), None)
+        extends = next((v for k, v, _ in pairs if k == "extends"), None)
         sections = tuple(e for e in entries if isinstance(e, ast.Section))
-        notes = tuple(v for k, v in pairs if k == "note")
-        renumbers = tuple(v for k, v in pairs if k == "renumber")
-        drops = tuple(v for k, v in pairs if k == "drop")
-        reconstructed = next((v for k, v in pairs if k == "reconstructed"), None)
+        notes = tuple(v for k, v, _ in pairs if k == "note")
+        renumbers = tuple(v for k, v, _ in pairs if k == "renumber")
+        drops = tuple(v for k, v, _ in pairs if k == "drop")
+        reconstructed = next((v for k, v, _ in pairs if k == "reconstructed"), None)
         return ast.Version(str(vid), title, extends, sections, notes, renumbers, drops, kind, reconstructed,
                            **self._at(meta))
 
@@ -121,23 +134,27 @@ class _Declarations(_Callbacks):
     def variant(self, meta, children):
         return self._manifest(meta, children, "variant")
 
+    # A manifest entry is (what, value, where), for `_manifest` to tell a repeated one.
     def renumber(self, meta, c):
-        return ("renumber", ast.Renumber(str(c[0]), str(c[1]), **self._at(meta)))
+        node = ast.Renumber(str(c[0]), str(c[1]), **self._at(meta))
+        return ("renumber", node, node.span)
 
     def drop(self, meta, c):
-        return ("drop", ast.Drop(str(c[0]), **self._at(meta)))
+        node = ast.Drop(str(c[0]), **self._at(meta))
+        return ("drop", node, node.span)
 
-    def title(self, _meta, c):
-        return ("title", _unquote(c[0]))
+    def title(self, meta, c):
+        return ("title", _unquote(c[0]), _span(self.path, meta))
 
     def extends(self, meta, c):
-        return ("extends", ast.Extends(str(c[0]), **self._at(meta)))
+        node = ast.Extends(str(c[0]), **self._at(meta))
+        return ("extends", node, node.span)
 
-    def note(self, _meta, c):
-        return ("note", _unquote(c[0]))
+    def note(self, meta, c):
+        return ("note", _unquote(c[0]), _span(self.path, meta))
 
-    def reconstructed(self, _meta, c):
-        return ("reconstructed", _unquote(c[0]))
+    def reconstructed(self, meta, c):
+        return ("reconstructed", _unquote(c[0]), _span(self.path, meta))
 
     def section(self, meta, c):
         return ast.Section(str(c[0]), _names(c[1:]), **self._at(meta))

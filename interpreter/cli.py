@@ -523,8 +523,8 @@ def cmd_fmt(args) -> int:
     files = f"{len(changed)} file{'' if len(changed) == 1 else 's'}"
     if args.write:
         for path, _before, after in changed:
-            migrate.write(path, after)
-            say(f"wrote {path}")
+            real = migrate.write(path, after)
+            say(f"wrote {path}" + (f" (a link: wrote the file it leads to, {real})" if migrate.linked(path) else ""))
         say(f"{files} written")
         return 0
     for path, before, after in changed:

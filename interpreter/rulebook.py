@@ -233,6 +233,12 @@ def rules_path() -> tuple[Path, ...]:
             raise DiagnosticError(Diagnostic("error", f"{what}: {text} (from {where})",
                                              Span(text, 0, 0, 0, 0),
                                              "give a folder holding variants (NAME.rules) or version folders (DATE/)"))
+        try:
+            _entries(folder)
+        except OSError as exc:  # (not skipped: its names would silently lead elsewhere)
+            raise DiagnosticError(Diagnostic("error", f"cannot read rules folder: {exc.strerror or exc}",
+                                             Span(text, 0, 0, 0, 0),
+                                             f"it is named by {where}: let this user read it, or leave it out")) from None
         folder = folder.resolve()
         if folder not in found:
             found.append(folder)
@@ -249,11 +255,16 @@ class Source:
     origin: Path | None  # a rules-path folder; None: shipped
 
 
+def _entries(folder: Path) -> list[Path]:
+    """What a folder holds, in name order (an OSError when it cannot be read)."""
+    return sorted(folder.iterdir())
+
+
 def _sources_in(root: Path, origin: Path | None) -> list[Source]:
     found = []
     try:
-        entries = sorted(root.iterdir())
-    except OSError:
+        entries = _entries(root)
+    except OSError:  # (a folder of the rules path that cannot be read is an error in `rules_path`)
         return []
     variants = root / "variants" if origin is None else root
     for p in entries:
@@ -401,6 +412,40 @@ def _check_renumbers(manifest: ast.Version, base: Rulebook) -> None:
         raise DiagnosticError(problems)
 
 
+def _check_renumbered_into_place(manifest: ast.Version, base: Rulebook, inherited: dict[str, ast.Rule],
+                                 own_slugs: set[str]) -> None:
+    """No `renumber` moves an inherited block onto the number another inherited block still
+    has (one not dropped, nor restated by the manifest's own file): said at the renumber,
+    naming that block, rather than as two blocks of one number in the extended version's file."""
+    before = {rule.slug: rule.id for rule in base.rules}
+    holders: dict[str, list[str]] = defaultdict(list)  # number -> slugs that end up with it
+    for slug, rule in inherited.items():
+        if slug not in own_slugs:
+            holders[rule.id].append(slug)
+    problems, told = [], set()
+    for r in reversed(manifest.renumbers):  # (two that move blocks onto one number: said at the later)
+        for slug, rule in inherited.items():
+            if slug in own_slugs or not _renumbers(r, before[slug]) or rule.id in told:
+                continue
+            others = [s for s in holders[rule.id] if s != slug]
+            if not others:
+                continue
+            told.add(rule.id)
+            other = others[0]
+            if before[other] == rule.id:
+                said = f"{rule.id} is already the number of a block of {manifest.extends}: {other}"
+                hint = (f"move {other} out of the way as well ('renumber {rule.id} as ...': renumbers are made all at "
+                        f"once), 'drop {other}', or renumber {r.old} to a number {manifest.extends} does not use")
+            else:
+                said = f"another renumber moves {other} ({before[other]} in {manifest.extends}) there too"
+                hint = f"give one of the two another number, or 'drop {other}'"
+            problems.append(Diagnostic(
+                "error", f"'renumber {r.old} as {r.new}' moves {slug} ({before[slug]}) to {rule.id}, but {said}",
+                r.span, hint))
+    if problems:
+        raise DiagnosticError(sorted(problems, key=lambda d: (d.span.line, d.span.column)))
+
+
 def with_rule_refs(clause: ast.Node, rename) -> ast.Node:
     """The clause with the rule ids it refers to (in `order` and `exempt`) passed through `rename`."""
     if isinstance(clause, ast.Order):
@@ -436,16 +481,54 @@ def _check_inherited_sections(sections: tuple[ast.Section, ...], dropped: dict[s
         raise DiagnosticError(problems)
 
 
+def _name_span(manifest: ast.Version) -> Span:
+    """Where the manifest's name is written (its first line, after the keyword); the manifest's
+    own span when the line cannot be read again."""
+    at = manifest.span
+    try:
+        line = Path(at.path).read_text(encoding="utf-8").splitlines()[at.line - 1]
+    except (OSError, UnicodeDecodeError, IndexError, ValueError):
+        return at
+    column = line.find(manifest.id, at.column - 1 + len(manifest.kind))
+    return at if column < 0 else Span(at.path, at.line, column + 1, at.line, column + 1 + len(manifest.id))
+
+
+def _check_file_name(manifest: ast.Version, modules: list[ast.Module]) -> None:
+    """A variant in a folder where variants are found by name (one of the rules path, or the
+    shipped rules/variants/) is in the file named after it: `phasing versions` and `--rules`
+    know it by its file's name, and its results by its manifest's. A file given by its path
+    elsewhere may be named freely."""
+    if manifest.kind != "variant" or len(modules) != 1 or not modules[0].span.path:
+        return
+    path = Path(modules[0].span.path)
+    try:
+        named_here = path.resolve().parent in {*rules_path(), VARIANTS_DIR.resolve()}
+    except (OSError, RuntimeError):
+        return
+    if named_here and path.stem != manifest.id:
+        raise DiagnosticError(Diagnostic(
+            "error", f"variant '{manifest.id}' is in {path.name}: a variant's file is named after it ({manifest.id}.rules)",
+            _name_span(manifest),
+            f"where variants are found by name (the folders of the rules path, rules/variants/) a variant is known by "
+            f"its file's name: rename the file to {manifest.id}.rules, or the variant to {path.stem}"))
+
+
 def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, ast.Card],
              chain: tuple[str, ...] = ()) -> Rulebook:
     """Resolve a version's own files over the version it extends, then check the result."""
     manifests = [i for m in modules for i in m.items if isinstance(i, ast.Version)]
+    if len(manifests) > 1:  # said at each manifest after the first
+        raise DiagnosticError([Diagnostic(
+            "error", f"a version needs exactly one manifest, found {len(manifests)}: this is one more", extra.span,
+            f"the first is '{manifests[0].kind} {manifests[0].id}' at {manifests[0].span}; keep one, or put this "
+            f"{extra.kind} in a file (a variant) or folder (a version) of its own") for extra in manifests[1:]])
     if len(manifests) != 1:
         where = (Span(modules[0].span.path, 0, 0, 0, 0) if len(modules) == 1 and modules[0].span.path  # (a variant file)
                  else Span(str(folder / "version.rules") if folder else "<rules>", 0, 0, 0, 0))
         raise DiagnosticError(Diagnostic("error", f"a version needs exactly one manifest, found {len(manifests)}", where,
                                          "write one 'version DATE { ... }' (or 'variant NAME { ... }') per version"))
     manifest = manifests[0]
+    _check_file_name(manifest, modules)
     statuses: dict[str, ast.StatusDecl] = {}
     verbs: dict[str, ast.VerbDecl] = {}
     zones: dict[str, ast.ZoneDecl] = {}
@@ -479,26 +562,46 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
         for table in (statuses, verbs, zones):
             for name, decl in list(table.items()):
                 table[name] = attrs.evolve(decl, cites=tuple(_renumbered(c, manifest.renumbers) for c in decl.cites))
+        gone: dict[str, ast.Drop] = {}  # each name (slug and id of a block) a drop has taken away -> that drop
+        twice = []
         for drop in manifest.drops:
             dropped = drop.name
             victim = next((slug for slug, r in rules.items() if dropped in (slug, r.id)), None)
             if victim is not None:
-                dropped_blocks[rules.pop(victim).id] = drop
+                block = rules.pop(victim)
+                dropped_blocks[block.id] = drop
+                gone.update({block.slug: drop, block.id: drop})
             elif dropped in verbs:
                 del verbs[dropped]
+                gone[dropped] = drop
             elif dropped in statuses:
                 del statuses[dropped]
+                gone[dropped] = drop
+            elif dropped in gone:
+                first = gone[dropped]
+                twice.append(Diagnostic(
+                    "error", f"'{dropped}' is dropped twice; the first is at line {first.span.line}", drop.span,
+                    f"keep one: the first drop ('drop {first.name}', at {first.span}) already removes it"))
             else:
                 names = list(rules) + [r.id for r in rules.values()] + list(verbs) + list(statuses)
                 raise DiagnosticError(Diagnostic(
                     "error", f"'{dropped}' is not a block, verb or status of {manifest.extends}", drop.span,
                     did_you_mean(dropped, names, f"drop a slug, rule id, verb or status of {manifest.extends} "
                                  f"('phasing show {manifest.extends}' lists them)", cutoff=0.5)))
+        if twice:
+            raise DiagnosticError(twice)
     elif manifest.renumbers or manifest.drops:
         raise DiagnosticError(Diagnostic("error", "renumber and drop need an 'extends'",
                                          (manifest.renumbers + manifest.drops)[0].span,
                                          "add 'extends VERSION', naming the version or variant whose blocks they change"))
+    elif manifest.kind == "variant":  # a patch over nothing: its blocks would lean on words no rulebook declares
+        raise DiagnosticError(Diagnostic("error", f"a variant needs 'extends VERSION': '{manifest.id}' extends nothing",
+                                         manifest.span, "a variant is a patch over a version or another variant: add "
+                                         "'extends 2026-09-25' (or the variant it changes) to the manifest; a rulebook "
+                                         "of its own is a version folder (DATE/version.rules)"))
     own = [i for m in modules for i in m.items if isinstance(i, ast.Rule)]
+    if manifest.renumbers:
+        _check_renumbered_into_place(manifest, base, rules, {r.slug for r in own})
     if dropped_blocks and not manifest.sections:
         _check_inherited_sections(sections, dropped_blocks, {r.id for r in own}, manifest.extends)
     amends = [i for m in modules for i in m.items if isinstance(i, ast.Amend)]

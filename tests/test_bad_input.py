@@ -284,6 +284,91 @@ variant mine {
     assert_error(result, mine, 3, 3, "renumber and drop need an 'extends'", hint="add 'extends VERSION'")
 
 
+def test_variant_without_extends_is_an_error_at_its_manifest(tmp_path):
+    """A variant is a patch over a version or another variant (reference.md, Version manifests
+    and variants): without `extends` it has none of the vocabulary 702.26 declares, and every
+    run under it used to fail in the shipped card library. `check` says so at the manifest."""
+    child = write(tmp_path / "child.rules", """
+variant child {
+  title "a"
+}
+""")
+    result = phasing("check", child)
+    assert_error(result, child, 1, 1, "a variant needs 'extends VERSION'", hint="add 'extends 2026-09-25'")
+    assert "library.rules" not in result.stderr and "1 error(s)" in result.stderr, show(result)
+    run = phasing("run", ROOT / "tests" / "scenarios" / "tour.scenario", "--rules", child)
+    assert_error(run, child, 1, 1, "a variant needs 'extends VERSION'")
+    assert "library.rules" not in run.stderr, show(run)
+    fixed = write(tmp_path / "fixed.rules", child.read_text(encoding="utf-8").replace(
+        "variant child", "variant fixed").replace('"a"', '"a"\n  extends 2026-09-25'))
+    assert_checks_clean(fixed)
+
+
+@pytest.mark.parametrize("entry, first, second", [
+    ("extends", "extends 2026-09-25", "extends 2025-02-07"),
+    ("title", 'title "a"', 'title "b"'),
+    ("reconstructed", 'reconstructed "from a bulletin"', 'reconstructed "from a later text"'),
+])
+def test_manifest_entry_given_twice_is_an_error_at_the_second(tmp_path, entry, first, second):
+    """A manifest has one title, one extends and one reconstructed (reference.md, Version
+    manifests and variants); the second was silently ignored. Notes may be several."""
+    mine = write(tmp_path / "mine.rules",
+                 f'variant mine {{\n  extends 2026-09-25\n  {first}\n  note "one"\n  note "two"\n  {second}\n}}\n'
+                 .replace("  extends 2026-09-25\n  extends", "  extends"))
+    line, col = where(mine, second)
+    first_line = where(mine, first)[0]
+    result = phasing("check", mine)
+    assert_error(result, mine, line, col, f"'{entry}' is given twice in the manifest of mine; the first is at line {first_line}",
+                 hint=f"the first is at {mine}:{first_line}:")
+    assert "1 error(s)" in result.stderr, show(result)
+    fixed = write(tmp_path / "fixed.rules", mine.read_text(encoding="utf-8").replace(
+        "variant mine", "variant fixed").replace(f"  {second}\n", ""))
+    assert_checks_clean(fixed)
+
+
+def test_renumber_onto_a_number_another_inherited_block_has_is_an_error_at_the_renumber(tmp_path):
+    """702.26h (indirect-wins) keeps its number when 702.26g is renumbered onto it: one error at
+    the renumber naming the block there, not two blocks 702.26h in the shipped 702.26.rules."""
+    rc = write(tmp_path / "rc.rules", "variant rc {\n  extends 2026-09-25\n  renumber 702.26g as 702.26h\n}\n")
+    result = phasing("check", rc)
+    assert_error(result, rc, 3, 3, "702.26h is already the number of a block of 2026-09-25: indirect-wins",
+                 hint="'drop indirect-wins'")
+    assert "1 error(s)" in result.stderr and "702.26.rules" not in result.stderr, show(result)
+    both = write(tmp_path / "both.rules", "variant both {\n  extends 2026-09-25\n  renumber 702.26g as 702.26h\n"
+                                          "  renumber 702.26f as 702.26h\n}\n")
+    result = phasing("check", both)
+    assert_error(result, both, 4, 3, "another renumber moves indirect-phasing (702.26g in 2026-09-25) there too")
+    moved = write(tmp_path / "moved.rules", "variant moved {\n  extends 2026-09-25\n  renumber 702.26g as 702.26h\n"
+                                            "  renumber 702.26h as 702.26q\n"
+                                            "  section 702.26 subrules a b c d e f h i j k m n p q\n}\n")
+    assert_checks_clean(moved)  # (renumbers are made all at once: h has moved out of the way)
+
+
+def test_a_block_dropped_twice_is_said_to_be_dropped_twice(tmp_path):
+    """indirect-wins (702.26h) is a block of 2026-09-25: a second drop of it, by slug or by id,
+    is a repeat, not a name the version lacks."""
+    dd = write(tmp_path / "dd.rules", "variant dd {\n  extends 2026-09-25\n  drop indirect-wins\n  drop indirect-wins\n"
+                                      "  section 702.26 subrules a b c d e f g i j k m n p\n}\n")
+    result = phasing("check", dd)
+    assert_error(result, dd, 4, 3, "'indirect-wins' is dropped twice; the first is at line 3", hint=f"{dd}:3:3")
+    assert "is not a block" not in result.stderr and "1 error(s)" in result.stderr, show(result)
+    by_id = write(tmp_path / "by_id.rules", dd.read_text(encoding="utf-8").replace(
+        "variant dd", "variant by_id").replace("  drop indirect-wins\n  drop indirect-wins", "  drop indirect-wins\n  drop 702.26h"))
+    assert_error(phasing("check", by_id), by_id, 4, 3, "'702.26h' is dropped twice; the first is at line 3")
+    once = write(tmp_path / "once.rules", dd.read_text(encoding="utf-8").replace(
+        "variant dd", "variant once").replace("  drop indirect-wins\n  drop indirect-wins", "  drop indirect-wins"))
+    assert_checks_clean(once)
+
+
+def test_a_file_with_two_manifests_is_an_error_at_the_second(tmp_path):
+    two = write(tmp_path / "twoman.rules", "variant twoman {\n  extends 2026-09-25\n}\n\n"
+                                           "variant other {\n  extends 2026-09-25\n}\n")
+    result = phasing("check", two)
+    assert_error(result, two, 5, 1, "a version needs exactly one manifest, found 2",
+                 hint=f"the first is 'variant twoman' at {two}:1:1")
+    assert "1 error(s)" in result.stderr, show(result)
+
+
 def test_scenario_cites_a_subrule_no_version_it_runs_under_has(tmp_path):
     """702.26 has no subrule z in 2026-09-25 (nor l or o); 610.3 is outside the sections the
     rulebook models and is taken as written; 702.26p, a subrule of it, is fine."""

@@ -174,6 +174,42 @@ def test_fmt_write_rewrites_in_place_keeping_the_mode_and_says_so(tmp_path, caps
     assert [p.name for p in tmp_path.iterdir()] == ["a.rules"]  # no temporary file left behind
 
 
+def test_fmt_writes_through_a_link_to_its_file_and_keeps_the_link(tmp_path, capsys):
+    store, linked = tmp_path / "store", tmp_path / "path"
+    store.mkdir()
+    linked.mkdir()
+    target = store / "v.rules"
+    target.write_text(OLD, encoding="utf-8")
+    link = linked / "v.rules"
+    link.symlink_to(Path("..") / "store" / "v.rules")
+    status, out, _err = run(capsys, "fmt", "--write", str(linked))
+    assert status == 0 and "1 file written" in out, out
+    assert f"wrote {link}" in out and str(target.resolve()) in out
+    assert link.is_symlink() and os.readlink(link) == str(Path("..") / "store" / "v.rules")
+    assert target.read_text(encoding="utf-8") == OLD.replace("do phase_in", "phase_in")
+
+
+def test_a_link_and_its_file_in_one_folder_are_one_file_diffed_and_written_once(tmp_path, capsys):
+    target = tmp_path / "v.rules"
+    target.write_text(OLD, encoding="utf-8")
+    (tmp_path / "w.rules").symlink_to("v.rules")
+    status, out, _err = run(capsys, "fmt", str(tmp_path))
+    assert status == 0 and out.count("+++ ") == 1 and "1 file would be changed" in out, out
+    assert f"{target}" in out and "w.rules" not in out  # (shown under its own name)
+    status, out, _err = run(capsys, "fmt", "--write", str(tmp_path))
+    assert status == 0 and out.count("wrote ") == 1 and "1 file written" in out, out
+    assert (tmp_path / "w.rules").is_symlink()
+    assert target.read_text(encoding="utf-8") == OLD.replace("do phase_in", "phase_in")
+
+
+def test_a_link_to_no_file_in_a_folder_is_an_error_not_skipped(tmp_path, capsys):
+    (tmp_path / "a.rules").write_text(OLD, encoding="utf-8")
+    (tmp_path / "gone.rules").symlink_to("nothing.rules")
+    status, _out, err = run(capsys, "fmt", "--write", str(tmp_path))
+    assert status == 1 and "gone.rules: error: a link to a file that does not exist" in err, err
+    assert (tmp_path / "a.rules").read_text(encoding="utf-8") == OLD
+
+
 def test_a_file_that_does_not_parse_is_a_positioned_error_and_nothing_is_written(tmp_path, capsys):
     good, bad = tmp_path / "a.rules", tmp_path / "b.rules"
     good.write_text(OLD, encoding="utf-8")

@@ -169,6 +169,48 @@ def test_a_folder_that_does_not_exist_is_an_error_naming_it(how, tmp_path, monke
     assert ("PHASING_RULES_PATH" if how == "variable" else "--rules-path") in err
 
 
+@pytest.mark.parametrize("command", ["versions", "check"])
+def test_a_folder_that_cannot_be_read_is_an_error_naming_it(command, mine, monkeypatch, capsys):
+    """A folder of the rules path the user may not read (chmod 000) was skipped by `versions`,
+    and `check` blamed a file in it; both say the folder cannot be read, exit 1. The listing
+    is made to fail as it does without permission (tests may run as root, whom modes do not stop)."""
+    from interpreter import rulebook
+
+    listing = rulebook._entries
+
+    def refused(folder):
+        if Path(folder).resolve() == mine.resolve():
+            raise PermissionError(13, "Permission denied", str(folder))
+        return listing(folder)
+
+    monkeypatch.setattr(rulebook, "_entries", refused)
+    monkeypatch.chdir(mine.parent)
+    status, out, err = run(capsys, command, "--rules-path", "mine")
+    assert status == 1, out + err
+    assert err.startswith("mine: error: cannot read rules folder: Permission denied"), err
+    assert "my-base.rules" not in out + err
+
+
+def test_a_variant_on_the_path_in_a_file_of_another_name_is_an_error_at_its_name(mine, monkeypatch, capsys):
+    """`othername.rules` holding `variant mismatch` was listed and named as othername and ran as
+    mismatch. On the rules path a variant's file is named after it (commands.md): check, and
+    loading it by name, say so at the manifest's name. Given by path elsewhere, it may be
+    named freely."""
+    (mine / "othername.rules").write_text(BASE.replace("my-base", "mismatch"), encoding="utf-8")
+    monkeypatch.setenv("PHASING_RULES_PATH", str(mine))
+    expected = (f"{mine.resolve() / 'othername.rules'}:1:9: error: variant 'mismatch' is in othername.rules: "
+                "a variant's file is named after it (mismatch.rules)")
+    for argv in (["check"], ["check", mine / "othername.rules"],
+                 ["run", api.default_suite() / "tour.scenario", "--rules", "othername"]):
+        status, out, err = run(capsys, *argv)
+        assert status == 1 and expected in err, (argv, out, err)
+    free = mine.parent / "elsewhere" / "draft.rules"
+    free.write_text(BASE.replace("my-base", "mismatch"), encoding="utf-8")
+    monkeypatch.delenv("PHASING_RULES_PATH")
+    status, out, err = run(capsys, "check", free)
+    assert (status, out.strip()) == (0, "no problems found"), err
+
+
 def test_the_api_reports_a_missing_folder(tmp_path, monkeypatch):
     monkeypatch.setenv("PHASING_RULES_PATH", str(tmp_path / "gone"))
     with pytest.raises(DiagnosticError, match="no such rules folder"):
