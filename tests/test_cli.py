@@ -112,3 +112,29 @@ def test_check_says_which_rule_files_it_could_only_parse(tmp_path, capsys):
     assert main(["check", str(variant)]) == 1
     captured = capsys.readouterr()
     assert "unknown name 'x1'" in captured.err and "only parsed" not in captured.out
+
+
+def run_err(capsys, *argv: str) -> tuple[int, str, str]:
+    status = main(list(argv))
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_a_date_between_versions_names_the_version_in_force_that_day(capsys):
+    """A version is named by its effective date; a valid date that no version has is an error
+    whose hint names the newest version dated on or before it (2018-07-13 was still in force
+    on 2019-01-01), for every command that takes a version; a date that is no date says so."""
+    for argv in (["show", "2019-01-01"], ["diff", "2019-01-01", "2026-09-25"],
+                 ["run", str(TOUR), "--rules", "2019-01-01"]):
+        status, out, err = run_err(capsys, *argv)
+        assert status == 1 and "unknown rules version or variant '2019-01-01'" in err, (argv, err)
+        assert "hint: 2018-07-13 was in force on 2019-01-01" in err, (argv, err)
+    for day, version in (("2005-02-21", "2005-02-01"), ("2026-08-07", "2025-02-07")):
+        status, out, err = run_err(capsys, "show", day)
+        assert status == 1 and f"hint: {version} was in force on {day}" in err, err
+    status, out, err = run_err(capsys, "show", "2030-01-01")
+    assert status == 1 and "the newest, 2026-09-25, is the last version dated on or before 2030-01-01" in err
+    status, out, err = run_err(capsys, "show", "2017-13-45")
+    assert status == 1 and "error: '2017-13-45' is not a valid date (month must be in 1..12)" in err, err
+    status, out, err = run_err(capsys, "show", "1999-01-01")  # before every version: only the known names
+    assert status == 1 and "in force" not in err and "hint: known: 2005-02-01" in err
