@@ -138,3 +138,29 @@ def test_a_date_between_versions_names_the_version_in_force_that_day(capsys):
     assert status == 1 and "error: '2017-13-45' is not a valid date (month must be in 1..12)" in err, err
     status, out, err = run_err(capsys, "show", "1999-01-01")  # before every version: only the known names
     assert status == 1 and "in force" not in err and "hint: known: 2005-02-01" in err
+
+
+def test_an_id_of_another_version_suggests_the_same_block_as_this_version_numbers_it(capsys):
+    """Blocks are aligned by slug across versions: 702.26g (indirect phasing, CR 2021-04-22 on)
+    is 702.25f in CR 2017-07-08, and 702.26a (phasing in the untap step) is 502.15b in the 2005
+    text; the hint suggests that id first, not the id most alike (702.25g, another block)."""
+    status, out, err = run_err(capsys, "show", "2017-07-08", "702.26g")
+    assert status == 1 and out == ""
+    assert ("hint: did you mean '702.25f'? 702.26g is indirect-phasing in 2021-04-22 .. 2026-09-25, "
+            "which 2017-07-08 numbers 702.25f") in err, err
+    status, out, err = run_err(capsys, "show", "2005-02-01", "702.26a")
+    assert "hint: did you mean '502.15b'? 702.26a is untap-step-phasing" in err, err
+    status, out, err = run_err(capsys, "show", "2026-09-25", "INDIRECT-PHASING")
+    assert "hint: did you mean 'indirect-phasing'?" in err, err
+
+
+def test_history_of_an_id_lists_every_block_it_numbered(capsys):
+    """702.25k was phased-out tokens ceasing (CR 2015-01-23..2017-07-08), the skipped untap
+    step (2017-08-25..2018-07-13) and leaving with the owner (2020-08-07): all three are named,
+    with their versions; a slug in capitals is suggested in small letters."""
+    status, out, err = run_err(capsys, "history", "702.25k")
+    assert status == 1 and out == ""
+    assert ("it numbered 3 blocks: phased-out-tokens-cease in 2015-01-23 .. 2017-07-08, skipped-untap-step in "
+            "2017-08-25 .. 2018-07-13, leaves-with-owner in 2020-08-07") in err, err
+    status, out, err = run_err(capsys, "history", "INDIRECT-PHASING")
+    assert status == 1 and "hint: did you mean 'indirect-phasing'?" in err, err
