@@ -280,14 +280,14 @@ def cmd_show(args) -> int:
     if args.json:
         rules = blocks if blocks is not None else list(book.rules)
         emit_json({"version": book.version.id, "title": book.version.title, "cr": cr and cr.date,
-                   "reconstructed": book.version.reconstructed,
+                   "reconstructed": book.version.reconstructed, **reading.declarations_json(book),
                    "blocks": [{**reading.block_json(r, book), **({"cr": cr.text(r.id)} if cr else {})} for r in rules]})
         return 0
     if blocks is None:
         say(f"# {book.version.title or book.version.id}")
         if book.version.reconstructed is not None:
             say(f"# reconstructed: {book.version.reconstructed}")
-        for decl in book.statuses.values():
+        for decl in [*book.zones.values(), *book.statuses.values()]:
             say("\n".join(item_lines(decl)))
         for verb in book.verbs.values():
             say("\n".join(item_lines(verb)))

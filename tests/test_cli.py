@@ -164,3 +164,23 @@ def test_history_of_an_id_lists_every_block_it_numbered(capsys):
             "2017-08-25 .. 2018-07-13, leaves-with-owner in 2020-08-07") in err, err
     status, out, err = run_err(capsys, "history", "INDIRECT-PHASING")
     assert status == 1 and "hint: did you mean 'indirect-phasing'?" in err, err
+
+
+def test_show_prints_every_declaration_zones_included(capsys):
+    """The 2005 rules phase a permanent out into a zone of its own (CR 217.8a, 502.15b): `show`
+    prints the complete rulebook, so the zone declaration too, before the statuses and verbs;
+    `--json` gives the zones, statuses and verbs as data."""
+    status, out = run(capsys, "show", "2005-02-01")
+    assert status == 0
+    lines = out.splitlines()
+    zone = lines.index("zone phased_out keeps all cites 217.8a, 217.8c")
+    assert zone < lines.index("status phased_out_under: player = none cites 502.15b") < out.index("verb phase_out x")
+    status, out = run(capsys, "show", "2005-02-01", "--json")
+    data = json.loads(out)
+    assert data["zones"] == [{"name": "phased_out", "cites": ["217.8a", "217.8c"],
+                              "text": "zone phased_out keeps all cites 217.8a, 217.8c"}]
+    assert [s["name"] for s in data["statuses"]] == ["phased_out_under", "phased_indirectly", "phased_in_under"]
+    assert [v["name"] for v in data["verbs"]] == ["phase_out", "phase_in"]
+    assert data["verbs"][1]["text"] == "verb phase_in x cites 502.15b {\n  move x to battlefield\n}"
+    status, out = run(capsys, "show", "2026-09-25", "702.26g", "--json")
+    assert [s["name"] for s in json.loads(out)["statuses"]][0] == "phase" and json.loads(out)["zones"] == []
