@@ -184,3 +184,21 @@ def test_show_prints_every_declaration_zones_included(capsys):
     assert data["verbs"][1]["text"] == "verb phase_in x cites 502.15b {\n  move x to battlefield\n}"
     status, out = run(capsys, "show", "2026-09-25", "702.26g", "--json")
     assert [s["name"] for s in json.loads(out)["statuses"]][0] == "phase" and json.loads(out)["zones"] == []
+
+
+def test_show_history_and_diff_take_options_anywhere_and_name_only_what_is_missing(capsys):
+    """`show VERSION --json BLOCK` reads its options wherever they stand; `diff A` with B missing
+    says only that B is required, not the optional scenario paths; a `--json` error is JSON on
+    standard output and text on standard error, as commands.md says."""
+    status, out = run(capsys, "show", "2026-09-25", "--json", "702.26g", "indirect-wins")
+    assert status == 0 and [b["id"] for b in json.loads(out)["blocks"]] == ["702.26g", "702.26h"]
+    status, out = run(capsys, "history", "--json", "indirect-wins")
+    assert status == 0 and json.loads(out)["slug"] == "indirect-wins"
+    status, out = run(capsys, "diff", "2025-02-07", "--json", "2026-09-25", str(TOUR))
+    assert status == 0 and json.loads(out)["differs"] is False
+    status, out, err = run_err(capsys, "diff", "2026-09-25")
+    assert status == 1 and out == ""
+    assert "error: the following arguments are required: b\n" in err, err
+    status, out, err = run_err(capsys, "show", "2026-09-25", "--json", "nope")
+    assert status == 1 and "'nope' is no block of 2026-09-25" in json.loads(out)["errors"][0]["message"]
+    assert "nope: error: 'nope' is no block of 2026-09-25" in err
