@@ -46,6 +46,7 @@ from interpreter.model import Game, Player
 from interpreter.program import Program
 from interpreter.store import SETUP, store_of
 from interpreter.scenario import Outcome, build_game, scenario_versions
+from interpreter.trace import trace_json
 from interpreter.suite import SCENARIO_SUFFIX, Case, collect, current_version, run_all
 
 __all__ = ["load", "new_game", "Actions", "run_file", "game_from_scenario", "check_paths", "default_suite", "outcome_json",
@@ -388,7 +389,7 @@ def outcome_json(o: Outcome, with_trace: bool = True) -> dict:
         "final": o.final,
     }
     if with_trace:
-        data["trace"] = [e.to_json() for e in o.trace]
+        data["trace"] = trace_json(o.trace)  # (numbered as the trace shows its events)
     return data
 
 

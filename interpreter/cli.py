@@ -280,14 +280,14 @@ def cmd_show(args) -> int:
     if args.json:
         rules = blocks if blocks is not None else list(book.rules)
         emit_json({"version": book.version.id, "title": book.version.title, "cr": cr and cr.date,
-                   "reconstructed": book.version.reconstructed,
+                   "reconstructed": book.version.reconstructed, **reading.declarations_json(book),
                    "blocks": [{**reading.block_json(r, book), **({"cr": cr.text(r.id)} if cr else {})} for r in rules]})
         return 0
     if blocks is None:
         say(f"# {book.version.title or book.version.id}")
         if book.version.reconstructed is not None:
             say(f"# reconstructed: {book.version.reconstructed}")
-        for decl in book.statuses.values():
+        for decl in [*book.zones.values(), *book.statuses.values()]:
             say("\n".join(item_lines(decl)))
         for verb in book.verbs.values():
             say("\n".join(item_lines(verb)))
@@ -439,10 +439,24 @@ class UsageError(Exception):
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse, except that a usage mistake raises `UsageError` (exit 1 in `main`), not SystemExit(2)."""
+    """argparse, except that a usage mistake raises `UsageError` (exit 1 in `main`), not
+    SystemExit(2). A command whose parser has `intermixed` set takes its options anywhere
+    among its names (`show 2026-09-25 --json 702.26g`), not only before or after them all."""
+
+    intermixed = False
+    _mixing = False  # (parse_known_intermixed_args calls parse_known_args itself, twice)
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(self.prog, message, self.format_usage())
+
+    def parse_known_args(self, args=None, namespace=None):
+        if not self.intermixed or self._mixing:
+            return super().parse_known_args(args, namespace)
+        self._mixing = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._mixing = False
 
 
 def text_argument(what: str, may_be_blank: bool = False) -> Callable[[str], str]:
@@ -572,19 +586,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_versions)
     p = sub.add_parser("show", help="print a version's complete rulebook in CR order, or some of its blocks")
     p.add_argument("version", nargs="?", default=None, type=rules_text, help="version or variant (default: the newest)")
-    p.add_argument("blocks", nargs="*", metavar="BLOCK", type=block_text, help="a block's id (702.26g) or slug")
+    p.add_argument("blocks", nargs="*", default=[], metavar="BLOCK", type=block_text,
+                   help="a block's id (702.26g) or slug")
     p.add_argument("--cr", type=path_text, metavar="FILE",
                    help="your copy of the Comprehensive Rules text file: print each block's CR text under it")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_show)
+    p.intermixed = True
     p = sub.add_parser("history", help="one block across every version: how it changed")
     p.add_argument("slug", type=block_text)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_history)
+    p.intermixed = True
     p = sub.add_parser("diff", help="compare two versions or variants: rule text, then behaviour")
     p.add_argument("a", type=rules_text)
     p.add_argument("b", type=rules_text)
-    p.add_argument("paths", nargs="*", type=path_text, help="scenarios to compare on (default: the conformance suite)")
+    p.add_argument("paths", nargs="*", default=[], type=path_text,
+                   help="scenarios to compare on (default: the conformance suite)")
     p.add_argument("--search", type=whole_number, default=0, metavar="N",
                    help="generate up to N games to find a difference")
     p.add_argument("--json", action="store_true")
@@ -592,6 +610,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="exit 1 when the two differ (in rule text or behaviour), 0 when they do not")
     _budget_option(p)
     p.set_defaults(func=cmd_diff)
+    p.intermixed = True
     p = sub.add_parser("ablate", help="delete each block in turn and list the scenarios that change")
     p.add_argument("version", type=rules_text)
     p.add_argument("paths", nargs="*", type=path_text)

@@ -18,7 +18,7 @@ from pathlib import Path
 import attrs
 
 from dsl import ast
-from dsl.diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean
+from dsl.diagnostics import Diagnostic, DiagnosticError, Span, close_names, did_you_mean
 from dsl.printer import item_lines
 from interpreter import compare
 from interpreter.rulebook import Rulebook, available_versions, load_version
@@ -30,21 +30,75 @@ from interpreter.rulebook import Rulebook, available_versions, load_version
 def select_blocks(book: Rulebook, keys: list[str]) -> list[ast.Rule]:
     """The blocks named by `keys` (each an id such as 502.3 or a slug), in the order given and
     each once; every key that names no block is an error naming the version and the nearest
-    ids and slugs."""
+    ids and slugs (first, for an id of another version, the id this version gives that block)."""
     chosen: list[ast.Rule] = []
     problems = []
-    names = [r.id for r in book.rules] + [r.slug for r in book.rules]
     for key in keys:
         rule = book.rule(key)
         if rule is None:
             problems.append(Diagnostic(
                 "error", f"'{key}' is no block of {book.version.id} (neither an id nor a slug)", Span(key, 0, 0, 0, 0),
-                did_you_mean(key, names, cutoff=0.5) or f"'phasing show {book.version.id}' lists its blocks"))
+                _block_hint(book, key)))
         elif rule not in chosen:
             chosen.append(rule)
     if problems:
         raise DiagnosticError(problems)
     return chosen
+
+
+RULE_ID = re.compile(r"\d{3}\.\d+[a-z]?")
+
+
+def id_meanings(key: str, books: list[Rulebook]) -> list[tuple[str, list[list[str]]]]:
+    """The blocks a rule id named over the versions `books` (in date order): each slug, in the
+    order first met, with the runs of consecutive versions in which the id was that block."""
+    if not RULE_ID.fullmatch(key):
+        return []
+    found: dict[str, list[list[str]]] = {}
+    last = None
+    for book in books:
+        rule = book.rule(key)
+        slug = rule.slug if rule is not None else None
+        if slug is not None:
+            if slug == last:
+                found[slug][-1].append(book.version.id)
+            else:
+                found.setdefault(slug, []).append([book.version.id])
+        last = slug
+    return list(found.items())
+
+
+def ranges_text(runs: list[list[str]]) -> str:
+    """Runs of versions as `2015-01-23 .. 2017-07-08, 2020-08-07`."""
+    return ", ".join(run[0] if len(run) == 1 else f"{run[0]} .. {run[-1]}" for run in runs)
+
+
+def _distance(date: str, runs: list[list[str]]) -> int:
+    """How many days lie between a date and the nearest version of the runs (0: one of them)."""
+    day = datetime.date.fromisoformat(date).toordinal()
+    return min(abs(datetime.date.fromisoformat(v).toordinal() - day) for run in runs for v in run)
+
+
+def _block_hint(book: Rulebook, key: str) -> str:
+    """The hint for a key that is no block of `book`: a slug or id it has but for the case of
+    its letters; for an id another version gives a block, that block's id here (the version
+    nearest in time first), saying what the id named when; then the nearest ids and slugs."""
+    names = [r.id for r in book.rules] + [r.slug for r in book.rules]
+    meant = [n for n in names if n.lower() == key.lower()]
+    notes = []
+    if not meant:
+        date = version_date(book)
+        meanings = id_meanings(key.lower(), [load_version(v) for v in available_versions()])
+        for slug, runs in sorted(meanings, key=lambda m: _distance(date, m[1])):
+            rule = book.rule(slug)
+            here = f"{book.version.id} numbers {rule.id}" if rule is not None else f"{book.version.id} does not have"
+            notes.append(f"{key} is {slug} in {ranges_text(runs)}, which {here}" if not notes
+                         else f"in {ranges_text(runs)} it is {slug}, which {here}")
+            if rule is not None:
+                meant.append(rule.id)
+    close = meant[:3] or close_names(key, names, cutoff=0.5)
+    asked = "did you mean " + " or ".join(repr(c) for c in close) + "?" if close else ""
+    return " ".join(filter(None, [asked, "; ".join(notes)])) or f"'phasing show {book.version.id}' lists its blocks"
 
 
 def version_to_show(spec: str) -> Rulebook:
@@ -71,6 +125,14 @@ def block_json(rule: ast.Rule, book: Rulebook | None = None) -> dict:
                              "changes": [{"change": text, "line": span.line} for text, span in a.changes]}
                             for a in book.amendments[rule.slug]]
     return found
+
+
+def declarations_json(book: Rulebook) -> dict:
+    """A rulebook's zones, statuses and verbs as data, each with its name, the rules it cites
+    and its text as `show` prints it."""
+    return {kind: [{"name": name, "cites": list(decl.cites), "text": "\n".join(item_lines(decl))}
+                   for name, decl in table.items()]
+            for kind, table in (("zones", book.zones), ("statuses", book.statuses), ("verbs", book.verbs))}
 
 
 def block_lines(book: Rulebook, rule: ast.Rule) -> list[str]:
@@ -164,12 +226,18 @@ def history(slug: str, versions: list[str] | None = None) -> History:
 
 def _unknown_slug(slug: str, books: list[Rulebook]) -> DiagnosticError:
     slugs = sorted({r.slug for b in books for r in b.rules})
-    by_id = [(b.version.id, b.rule(slug)) for b in books if b.rule(slug) is not None]
-    if by_id:  # an id, not a slug: say which block it is
-        version, rule = by_id[-1]
-        hint = f"'{slug}' is a rule id; in {version} it is the block '{rule.slug}': phasing history {rule.slug}"
+    meanings = id_meanings(slug.lower(), books)
+    same = [s for s in slugs if s.lower() == slug.lower()]
+    if meanings:  # an id, not a slug: say which block it was in each version that has it
+        listed = ", ".join(f"{s} in {ranges_text(runs)}" for s, runs in meanings)
+        hint = (f"'{slug}' is a rule id, not a slug; it numbers the block {listed}: phasing history {meanings[0][0]}"
+                if len(meanings) == 1 else
+                f"'{slug}' is a rule id, not a slug; it numbered {len(meanings)} blocks: {listed}: "
+                f"phasing history SLUG, with one of them")
     else:
-        hint = did_you_mean(slug, slugs, cutoff=0.5) or "'phasing show VERSION' lists a version's blocks with their slugs"
+        hint = (did_you_mean(slug, slugs, cutoff=0.5, first=same[0] if same else None) if not same
+                else f"did you mean '{same[0]}'? (slugs are written in small letters)") \
+            or "'phasing show VERSION' lists a version's blocks with their slugs"
     return DiagnosticError(Diagnostic("error", f"no version has a block with the slug '{slug}'",
                                       Span(slug, 0, 0, 0, 0), hint))
 

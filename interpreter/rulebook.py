@@ -7,6 +7,7 @@ Cards live in `rules/cards/`. A scenario may bring cards of its own.
 
 from __future__ import annotations
 
+import datetime
 import functools
 import os
 import re
@@ -350,8 +351,30 @@ def files_of(spec: str, names_only: bool = False) -> list[Path]:
         return sorted(candidate.glob("*.rules"))
     if _probe(candidate.is_file) and candidate.suffix == ".rules":
         return [candidate]
-    raise DiagnosticError(Diagnostic("error", f"unknown rules version or variant '{spec}'", Span(spec, 0, 0, 0, 0),
-                                     f"known: {known}"))
+    raise DiagnosticError(_unknown(spec, known))
+
+
+def _unknown(spec: str, known: str) -> Diagnostic:
+    """The error for a name that leads nowhere. A name written as a date that is no date
+    (2017-13-45) says so; a date between versions names the version in force that day, the
+    newest one dated on or before it (versions are named by their effective dates)."""
+    where = Span(spec, 0, 0, 0, 0)
+    if VERSION_RE.match(spec):
+        try:
+            datetime.date.fromisoformat(spec)
+        except ValueError as exc:
+            return Diagnostic("error", f"'{spec}' is not a valid date ({exc})", where,
+                              f"a version is its effective date, written YYYY-MM-DD; known: {known}")
+        before = [v for v in available_versions() if v <= spec]
+        if before and before[-1] == available_versions()[-1]:
+            return Diagnostic("error", f"unknown rules version or variant '{spec}'", where,
+                              f"known: {known}; the newest, {before[-1]}, is the last version dated on or "
+                              f"before {spec} (no later release is modelled)")
+        if before:
+            return Diagnostic("error", f"unknown rules version or variant '{spec}'", where,
+                              f"{before[-1]} was in force on {spec} (the newest version dated on or before it); "
+                              f"known: {known}")
+    return Diagnostic("error", f"unknown rules version or variant '{spec}'", where, f"known: {known}")
 
 
 def _parse_all(paths: Iterable[Path]) -> list[ast.Module]:

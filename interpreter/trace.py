@@ -93,7 +93,8 @@ class Event(NamedTuple):
         """The event as plain data: a change keeps its structured fields (`object`,
         `attribute`, `old`, `new`, as stored values), and an event made in a batch its number
         (`batch`) and that of the batch it was made during (`follows`); one an `as` clause made,
-        also `joins`: the event it is part of (its own batch)."""
+        also `joins`: the event it is part of (its own batch). These are the game's numbers:
+        `trace_json` numbers a trace's events as the trace shows them."""
         data = {
             "kind": self.kind,
             "subject": self.subject,
@@ -112,6 +113,40 @@ class Event(NamedTuple):
         if "batch" in values and joins(self.cause):
             data["joins"] = values["batch"]  # (an `as` clause's change is part of the event that woke it)
         return data
+
+
+def event_numbers(events: Iterable[Event]) -> dict[int, int]:
+    """Each batch's number in the game -> the number of its event as the trace shows it
+    (`event 1`, `event 2`, ...: in the order the batches first appear in `events`)."""
+    numbers: dict[int, int] = {}
+    for e in events:
+        if e.data:
+            batch = e.values().get("batch")
+            if batch is not None and batch not in numbers:
+                numbers[batch] = len(numbers) + 1
+    return numbers
+
+
+def trace_json(events: Sequence[Event]) -> list[dict]:
+    """The events as plain data (`Event.to_json`), numbered as the trace and `phasing why` show
+    them: `batch` and `joins` are the number of the event shown (`event N`), and `follows` that
+    of the event it came after (left out when no event of that batch is shown before it); the
+    game's own batch numbers count batches that changed nothing and are not shown."""
+    numbers = event_numbers(events)
+    found = []
+    for e in events:
+        data = e.to_json()
+        if "batch" in data:
+            data["batch"] = numbers[data["batch"]]
+            if "joins" in data:
+                data["joins"] = data["batch"]
+        if "follows" in data:  # (as the trace says it: of an event shown before this one)
+            if numbers.get(data["follows"], len(numbers) + 1) < data["batch"]:
+                data["follows"] = numbers[data["follows"]]
+            else:
+                del data["follows"]
+        found.append(data)
+    return found
 
 
 def json_value(value: Any) -> Any:

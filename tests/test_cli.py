@@ -112,3 +112,93 @@ def test_check_says_which_rule_files_it_could_only_parse(tmp_path, capsys):
     assert main(["check", str(variant)]) == 1
     captured = capsys.readouterr()
     assert "unknown name 'x1'" in captured.err and "only parsed" not in captured.out
+
+
+def run_err(capsys, *argv: str) -> tuple[int, str, str]:
+    status = main(list(argv))
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_a_date_between_versions_names_the_version_in_force_that_day(capsys):
+    """A version is named by its effective date; a valid date that no version has is an error
+    whose hint names the newest version dated on or before it (2018-07-13 was still in force
+    on 2019-01-01), for every command that takes a version; a date that is no date says so."""
+    for argv in (["show", "2019-01-01"], ["diff", "2019-01-01", "2026-09-25"],
+                 ["run", str(TOUR), "--rules", "2019-01-01"]):
+        status, out, err = run_err(capsys, *argv)
+        assert status == 1 and "unknown rules version or variant '2019-01-01'" in err, (argv, err)
+        assert "hint: 2018-07-13 was in force on 2019-01-01" in err, (argv, err)
+    for day, version in (("2005-02-21", "2005-02-01"), ("2026-08-07", "2025-02-07")):
+        status, out, err = run_err(capsys, "show", day)
+        assert status == 1 and f"hint: {version} was in force on {day}" in err, err
+    status, out, err = run_err(capsys, "show", "2030-01-01")
+    assert status == 1 and "the newest, 2026-09-25, is the last version dated on or before 2030-01-01" in err
+    status, out, err = run_err(capsys, "show", "2017-13-45")
+    assert status == 1 and "error: '2017-13-45' is not a valid date (month must be in 1..12)" in err, err
+    status, out, err = run_err(capsys, "show", "1999-01-01")  # before every version: only the known names
+    assert status == 1 and "in force" not in err and "hint: known: 2005-02-01" in err
+
+
+def test_an_id_of_another_version_suggests_the_same_block_as_this_version_numbers_it(capsys):
+    """Blocks are aligned by slug across versions: 702.26g (indirect phasing, CR 2021-04-22 on)
+    is 702.25f in CR 2017-07-08, and 702.26a (phasing in the untap step) is 502.15b in the 2005
+    text; the hint suggests that id first, not the id most alike (702.25g, another block)."""
+    status, out, err = run_err(capsys, "show", "2017-07-08", "702.26g")
+    assert status == 1 and out == ""
+    assert ("hint: did you mean '702.25f'? 702.26g is indirect-phasing in 2021-04-22 .. 2026-09-25, "
+            "which 2017-07-08 numbers 702.25f") in err, err
+    status, out, err = run_err(capsys, "show", "2005-02-01", "702.26a")
+    assert "hint: did you mean '502.15b'? 702.26a is untap-step-phasing" in err, err
+    status, out, err = run_err(capsys, "show", "2026-09-25", "INDIRECT-PHASING")
+    assert "hint: did you mean 'indirect-phasing'?" in err, err
+
+
+def test_history_of_an_id_lists_every_block_it_numbered(capsys):
+    """702.25k was phased-out tokens ceasing (CR 2015-01-23..2017-07-08), the skipped untap
+    step (2017-08-25..2018-07-13) and leaving with the owner (2020-08-07): all three are named,
+    with their versions; a slug in capitals is suggested in small letters."""
+    status, out, err = run_err(capsys, "history", "702.25k")
+    assert status == 1 and out == ""
+    assert ("it numbered 3 blocks: phased-out-tokens-cease in 2015-01-23 .. 2017-07-08, skipped-untap-step in "
+            "2017-08-25 .. 2018-07-13, leaves-with-owner in 2020-08-07") in err, err
+    status, out, err = run_err(capsys, "history", "INDIRECT-PHASING")
+    assert status == 1 and "hint: did you mean 'indirect-phasing'?" in err, err
+
+
+def test_show_prints_every_declaration_zones_included(capsys):
+    """The 2005 rules phase a permanent out into a zone of its own (CR 217.8a, 502.15b): `show`
+    prints the complete rulebook, so the zone declaration too, before the statuses and verbs;
+    `--json` gives the zones, statuses and verbs as data."""
+    status, out = run(capsys, "show", "2005-02-01")
+    assert status == 0
+    lines = out.splitlines()
+    zone = lines.index("zone phased_out keeps all cites 217.8a, 217.8c")
+    assert zone < lines.index("status phased_out_under: player = none cites 502.15b") < out.index("verb phase_out x")
+    status, out = run(capsys, "show", "2005-02-01", "--json")
+    data = json.loads(out)
+    assert data["zones"] == [{"name": "phased_out", "cites": ["217.8a", "217.8c"],
+                              "text": "zone phased_out keeps all cites 217.8a, 217.8c"}]
+    assert [s["name"] for s in data["statuses"]] == ["phased_out_under", "phased_indirectly", "phased_in_under"]
+    assert [v["name"] for v in data["verbs"]] == ["phase_out", "phase_in"]
+    assert data["verbs"][1]["text"] == "verb phase_in x cites 502.15b {\n  move x to battlefield\n}"
+    status, out = run(capsys, "show", "2026-09-25", "702.26g", "--json")
+    assert [s["name"] for s in json.loads(out)["statuses"]][0] == "phase" and json.loads(out)["zones"] == []
+
+
+def test_show_history_and_diff_take_options_anywhere_and_name_only_what_is_missing(capsys):
+    """`show VERSION --json BLOCK` reads its options wherever they stand; `diff A` with B missing
+    says only that B is required, not the optional scenario paths; a `--json` error is JSON on
+    standard output and text on standard error, as commands.md says."""
+    status, out = run(capsys, "show", "2026-09-25", "--json", "702.26g", "indirect-wins")
+    assert status == 0 and [b["id"] for b in json.loads(out)["blocks"]] == ["702.26g", "702.26h"]
+    status, out = run(capsys, "history", "--json", "indirect-wins")
+    assert status == 0 and json.loads(out)["slug"] == "indirect-wins"
+    status, out = run(capsys, "diff", "2025-02-07", "--json", "2026-09-25", str(TOUR))
+    assert status == 0 and json.loads(out)["differs"] is False
+    status, out, err = run_err(capsys, "diff", "2026-09-25")
+    assert status == 1 and out == ""
+    assert "error: the following arguments are required: b\n" in err, err
+    status, out, err = run_err(capsys, "show", "2026-09-25", "--json", "nope")
+    assert status == 1 and "'nope' is no block of 2026-09-25" in json.loads(out)["errors"][0]["message"]
+    assert "nope: error: 'nope' is no block of 2026-09-25" in err

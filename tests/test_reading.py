@@ -184,7 +184,7 @@ def test_history_of_an_unknown_slug_names_the_nearest(capsys):
 def test_history_of_an_id_says_which_slug_it_is(capsys):
     status, _, err = run(capsys, "history", "702.26g")
     assert status == 1
-    assert "in 2026-09-25 it is the block 'indirect-phasing'" in err
+    assert "it numbers the block indirect-phasing in 2021-04-22 .. 2026-09-25: phasing history indirect-phasing" in err
 
 
 # ------------------------------------------------------------------ show --cr FILE

@@ -11,6 +11,7 @@ row in the table at all: the next renumbering in a new CR has to be recorded del
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 
@@ -81,3 +82,21 @@ def test_a_version_without_a_row_fails(monkeypatch):
     monkeypatch.delitem(TABLE, "2017-09-29")
     with pytest.raises(AssertionError):
         test_every_shipped_version_has_a_row_and_every_row_a_version()
+
+
+def test_a_summary_names_the_same_block_by_number_in_every_version_it_is_in():
+    """A summary is written once and inherited by the older versions, which may number the
+    rules it mentions otherwise: a rule id in a summary must name the same block (or no block)
+    in every version whose block has that summary. (CR 704.5d of 2009-07-10..2017-07-08: the
+    phased-out tokens are removed by 702.23k, 702.24k or 702.25k as each version numbers it.)"""
+    from interpreter.rulebook import available_variants
+    named: dict[tuple[str, str, str], dict[str | None, list[str]]] = {}
+    for version in SHIPPED + available_variants():
+        book = load_version(version)
+        for rule in book.rules:
+            for cited in re.findall(r"\b\d{3}\.\d+[a-z]?\b", rule.summary):
+                target = book.rule(cited)
+                named.setdefault((rule.slug, rule.summary, cited), {}).setdefault(
+                    target.slug if target else None, []).append(version)
+    wrong = {key: found for key, found in named.items() if len(found) > 1}
+    assert not wrong, f"a summary's rule id names different blocks in the versions it is in: {wrong}"
