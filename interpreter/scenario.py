@@ -7,6 +7,8 @@ any runtime error point back into the scenario file.
 
 from __future__ import annotations
 
+import re
+from datetime import date
 from pathlib import Path
 
 import attrs
@@ -60,6 +62,56 @@ def scenario_versions(scn: ast.Scenario) -> tuple[str, ...]:
         elif isinstance(e, ast.ScenarioRange):
             named += [v for v in available_versions() if v >= e.first and (e.last is None or v <= e.last)]
     return tuple(dict.fromkeys(named))
+
+
+def _word_span(span: Span, word: str, skip: int = 0) -> Span:
+    """Where `word` stands on the first line of `span` (after its first `skip` occurrences),
+    read from the scenario's file; `span` itself when it cannot be found there."""
+    try:
+        with open(span.path, encoding="utf-8", errors="replace") as handle:
+            line = handle.read().removeprefix("\ufeff").splitlines()[span.line - 1]
+    except (OSError, IndexError, ValueError):
+        return span
+    found = list(re.finditer(rf"(?<![\w-]){re.escape(word)}(?![\w-])", line[span.column - 1:]))
+    if len(found) <= skip:
+        return span
+    start = span.column + found[skip].start()
+    return Span(span.path, span.line, start, span.line, start + len(word))
+
+
+def _in_force(day: str, versions: list[str]) -> str:
+    """The version in force on `day` (the newest dated on or before it), else the oldest."""
+    older = [v for v in versions if v <= day]
+    return older[-1] if older else versions[0]
+
+
+def rules_line_problems(scn: ast.Scenario) -> list[Diagnostic]:
+    """A `rules from A to B` range that names no version: a date that is no date, a range
+    that ends before it begins, or one that no shipped version falls in."""
+    problems: list[Diagnostic] = []
+    versions = available_versions()
+    for e in entries(scn, ast.ScenarioRange):
+        dates = [e.first] + ([e.last] if e.last is not None else [])
+        bad = False
+        for n, day in enumerate(dates):
+            try:
+                date.fromisoformat(day)
+            except ValueError:
+                bad = True
+                problems.append(Diagnostic("error", f"'{day}' is no date", _word_span(e.span, day, n if dates[0] == day else 0),
+                                           "write a date as YEAR-MONTH-DAY, e.g. 2017-07-08"))
+        if bad:
+            continue
+        text = f"rules from {e.first}" + (f" to {e.last}" if e.last is not None else "")
+        if e.last is not None and e.last < e.first:
+            problems.append(Diagnostic("error", f"{text}: the range ends before it begins", e.span,
+                                       f"write 'rules from {e.last} to {e.first}'"))
+        elif versions and not [v for v in versions if e.first <= v and (e.last is None or v <= e.last)]:
+            version = _in_force(e.first, versions)
+            known = f"{version} was in force on {e.first}" if version <= e.first else f"the oldest version is {version}"
+            problems.append(Diagnostic("error", f"{text}: no version is dated in that range", e.span,
+                                       f"{known}: write 'rules {version}' or a range that includes it"))
+    return problems
 
 
 def _err(message: str, span: Span, hint: str | None = None) -> DiagnosticError:

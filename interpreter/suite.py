@@ -13,7 +13,7 @@ from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from interpreter.budget import Budget
 from interpreter.rulebook import VERSION_RE, Rulebook, available_versions, lineage, load_version
 from interpreter.model import Game
-from interpreter.scenario import Outcome, load_scenarios, run_scenario, scenario_versions
+from interpreter.scenario import Outcome, load_scenarios, rules_line_problems, run_scenario, scenario_versions
 
 SCENARIO_SUFFIX = ".scenario"
 
@@ -32,7 +32,8 @@ def current_version() -> str:
 
 
 def collect(paths: Iterable[str | Path]) -> tuple[list[Case], list[Diagnostic]]:
-    """Every scenario under the given files or folders; syntax errors are returned, not raised."""
+    """Every scenario under the given files or folders; syntax errors, and a rules line that
+    names no version (`rules_line_problems`), are returned, not raised."""
     cases, problems = [], []
     for root in paths:
         root = Path(root)
@@ -50,7 +51,11 @@ def collect(paths: Iterable[str | Path]) -> tuple[list[Case], list[Diagnostic]]:
             except DiagnosticError as exc:
                 problems.extend(exc.diagnostics)
                 continue
-            cases.extend(Case(s, str(file), cards) for s in scenarios)
+            for scenario in scenarios:  # (one whose rules line names no version is not run at all)
+                found = rules_line_problems(scenario)
+                problems.extend(found)
+                if not found:
+                    cases.append(Case(scenario, str(file), cards))
     return cases, problems
 
 

@@ -815,3 +815,45 @@ def test_as_clauses_that_contradict_each_other(version, tmp_path):
         result = phasing(command, scenario, "--rules", version)
         assert_error(result, file, line, col, "conflicting simultaneous changes: djinn.phase", hint="prefer phase")
         assert f"(at step 1, {scenario}:6:5)" in result.stderr, show(result)
+
+
+# ---------------------------------------------------------------------------- scenario rules lines
+
+
+RANGED = """
+scenario "a rules range (702.25a)" {
+  cites 702.25a
+  players Alice Bob
+  turn 1 of Alice
+  RULES
+  script {
+    next turn
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("command", ["check", "run", "test"])
+@pytest.mark.parametrize("rules, message, hint", [
+    ("rules from 2019-01-01 to 2019-12-31", "no version is dated in that range",
+     "2018-07-13 was in force on 2019-01-01: write 'rules 2018-07-13' or a range that includes it"),
+    ("rules from 2030-01-01", "no version is dated in that range", "write 'rules 2026-09-25'"),
+    ("rules from 2018-07-13 to 2017-07-08", "the range ends before it begins",
+     "write 'rules from 2017-07-08 to 2018-07-13'"),
+])
+def test_a_rules_range_that_names_no_version(command, rules, message, hint, tmp_path):
+    """`rules from A to B` is every version dated in the range: one with none (empty, reversed
+    or in the future) is an error at the rules line, not a run under the newest version (702.25a
+    is only the scenario's cite)."""
+    path = write(tmp_path / "range.scenario", RANGED.replace("RULES", rules))
+    result = phasing(command, path)
+    line, col = where(path, "rules from")
+    assert_error(result, path, line, col, message, hint)
+    assert "PASS" not in result.stdout and "no problems found" not in result.stdout, show(result)
+
+
+def test_a_rules_range_with_no_date(tmp_path):
+    """A date of a range that is no date (month 13) is an error under that date."""
+    path = write(tmp_path / "range.scenario", RANGED.replace("RULES", "rules from 2017-13-45 to 2018-07-13"))
+    line, col = where(path, "2017-13-45")
+    assert_error(phasing("check", path), path, line, col, "'2017-13-45' is no date", "YEAR-MONTH-DAY")
