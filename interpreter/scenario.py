@@ -14,7 +14,7 @@ from pathlib import Path
 import attrs
 
 from dsl import ast
-from dsl.diagnostics import Diagnostic, DiagnosticError, Span
+from dsl.diagnostics import Diagnostic, DiagnosticError, Span, close_names, did_you_mean
 from dsl.parser import parse_file
 from interpreter.amending import stray_amends
 from interpreter.budget import Budget
@@ -22,7 +22,7 @@ from interpreter.actions import Actions, card_named, check_attachments, guarded,
 from interpreter.engine import Engine, Obj, PlayerRef, RulesError
 from interpreter.model import Game, Permanent, Player
 from interpreter.program import Program
-from interpreter.rulebook import Rulebook, available_versions
+from interpreter.rulebook import Rulebook, available_variants, available_versions, lineage
 from interpreter.store import SETUP, store_of
 from interpreter.trace import Event, show_value
 
@@ -111,6 +111,35 @@ def rules_line_problems(scn: ast.Scenario) -> list[Diagnostic]:
             known = f"{version} was in force on {e.first}" if version <= e.first else f"the oldest version is {version}"
             problems.append(Diagnostic("error", f"{text}: no version is dated in that range", e.span,
                                        f"{known}: write 'rules {version}' or a range that includes it"))
+    return problems
+
+
+def unknown_expectation_names(scn: ast.Scenario, book: Rulebook) -> list[Diagnostic]:
+    """Each name of an `expect for` line of a scenario with a `rules` line that names nothing
+    it could be judged by: not one of its versions or variants, not a version or variant
+    known by name (shipped or on the rules path), and not `book` (which may be a variant
+    given by its file) or what it extends. Such an expectation would never be checked. (A
+    scenario without a rules line runs under whatever it is given, and is not held to this.)"""
+    home = scenario_versions(scn)
+    if not home:
+        return []
+    chain = [book.version.id] + (list(lineage(book.version.extends)) if book.version.extends else [])
+    known = set(home) | set(chain) | set(available_versions()) | set(available_variants())
+    problems = []
+    for e in entries(scn, ast.Script):
+        for step in e.steps:
+            if not isinstance(step, ast.Expect):
+                continue
+            for n, name in enumerate(step.versions):
+                if name in known:
+                    continue
+                problems.append(Diagnostic(
+                    "error", f"'expect for {name}': no version or variant is named '{name}'",
+                    _word_span(step.span, name, step.versions[:n].count(name)),
+                    did_you_mean(name, list(home) + sorted(known - set(home)),
+                                 f"this scenario runs under {', '.join(home)}; a variant of your own is known by "
+                                 "name on the rules path (--rules-path), or by its file given with --rules",
+                                 first=next(iter(close_names(name, home)), None))))
     return problems
 
 

@@ -13,7 +13,8 @@ from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from interpreter.budget import Budget
 from interpreter.rulebook import VERSION_RE, Rulebook, available_versions, lineage, load_version
 from interpreter.model import Game
-from interpreter.scenario import Outcome, load_scenarios, rules_line_problems, run_scenario, scenario_versions
+from interpreter.scenario import (Outcome, load_scenarios, rules_line_problems, run_scenario, scenario_versions,
+                                 unknown_expectation_names)
 
 SCENARIO_SUFFIX = ".scenario"
 
@@ -147,7 +148,7 @@ def run_case(case: Case, book: Rulebook, budget: Budget | None = None, judge: st
     the whole rulebook, and a scenario's check reads the declarations and cards, which
     deleting a block leaves as they are), so it is not checked again."""
     full = book.with_cards(case.cards)
-    problems = () if checked else check_scenario(case.scenario, full)
+    problems = () if checked else check_scenario(case.scenario, full) + unknown_expectation_names(case.scenario, full)
     if problems:
         return Outcome(case.scenario.name, case.path, book.version.id, False, tuple(problems), (), (), {})
     return run_scenario(case.scenario, full, case.path, budget=budget, judge=judge, game=game)

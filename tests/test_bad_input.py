@@ -857,3 +857,45 @@ def test_a_rules_range_with_no_date(tmp_path):
     path = write(tmp_path / "range.scenario", RANGED.replace("RULES", "rules from 2017-13-45 to 2018-07-13"))
     line, col = where(path, "2017-13-45")
     assert_error(phasing("check", path), path, line, col, "'2017-13-45' is no date", "YEAR-MONTH-DAY")
+
+
+EXPECT_FOR = """
+scenario "an expectation for one variant (702.26a)" {
+  cites 702.26a
+  players Alice Bob
+  turn 1 of Alice
+  rules 2026-09-25, equip-off
+  permanent bear = "Grizzly Bears", controller Alice
+  script {
+    cast "Slip Away" by Alice targeting bear
+    expect for 2026-09-25, NAME: bear.phase is out
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("command", ["check", "test"])
+def test_an_expect_for_name_that_names_nothing(command, tmp_path):
+    """An `expect for` name that is none of the scenario's versions or variants, nor any other
+    known one, is an error at the name, not an expectation that is never checked (702.26a: the
+    bear phases out under every version here)."""
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    write(folder / "equip-off.rules", 'variant equip-off {\n  title "test"\n  extends 2026-09-25\n}\n')
+    path = write(tmp_path / "for.scenario", EXPECT_FOR.replace("NAME", "equip-of"))
+    result = phasing(command, path, "--rules-path", folder)
+    line, col = where(path, "equip-of:")
+    assert_error(result, path, line, col, "no version or variant is named 'equip-of'", "did you mean 'equip-off'?")
+    assert "passed, 0 failed" not in result.stdout, show(result)
+    right = write(tmp_path / "right.scenario", EXPECT_FOR.replace("NAME", "equip-off"))
+    result = phasing(command, right, "--rules-path", folder)
+    assert result.returncode == 0, show(result)
+
+
+def test_an_expect_for_a_variant_given_by_its_file(tmp_path):
+    """A variant known only by the file given with --rules may have expectations of its own."""
+    own = write(tmp_path / "my-house.rules", 'variant my-house {\n  title "test"\n  extends 2026-09-25\n}\n')
+    path = write(tmp_path / "own.scenario", EXPECT_FOR.replace("rules 2026-09-25, equip-off", "rules 2026-09-25")
+                 .replace("2026-09-25, NAME:", "my-house:"))
+    result = phasing("test", path, "--rules", own, "-v")
+    assert result.returncode == 0 and "PASS" in result.stdout, show(result)
