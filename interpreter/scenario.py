@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from datetime import date
 from pathlib import Path
+from typing import Callable
 
 import attrs
 
@@ -244,8 +245,11 @@ class ScenarioRun:
     """Plays one scenario under one rulebook."""
 
     def __init__(self, scn: ast.Scenario, book: Rulebook, path: str, budget: Budget | None = None,
-                 judge: str | None = None, backend: str | None = None, game: Game | None = None):
+                 judge: str | None = None, backend: str | None = None, game: Game | None = None,
+                 holds_at_home: Callable[[Span], bool] | None = None):
         self.scn = scn
+        # under another's expectations: whether the expectation at a span holds under the judge's own rules
+        self.holds_at_home = holds_at_home
         self.book = book
         self.judge = judge or book.version.id  # `expect for` lines of this version or variant apply
         self.path = path
@@ -262,6 +266,7 @@ class ScenarioRun:
             raise DiagnosticError(diag) from None
         self.failures: list[Diagnostic] = []
         self.expectations: list[tuple[str, bool]] = []
+        self.held: set[Span] = set()  # the expectation steps that held
 
     def play(self) -> None:
         steps = [s for e in entries(self.scn, ast.Script) for s in e.steps]
@@ -272,9 +277,11 @@ class ScenarioRun:
             if isinstance(step, ast.ExpectError):
                 ok = pending_error is not None and step.message in pending_error.message
                 self.expectations.append((f"error \"{step.message}\"", ok))
-                if not ok:
+                if ok:
+                    self.held.add(step.span)
+                else:
                     got = pending_error.message if pending_error else "no error"
-                    self.failures.append(Diagnostic("error", f"expected an error containing \"{step.message}\", got: {got}{self.whose()}", step.span))
+                    self.failures.append(Diagnostic("error", f"expected an error containing \"{step.message}\", got: {got}{self.whose(step.span)}", step.span))
                     return
                 pending_error = None
                 continue
@@ -327,13 +334,20 @@ class ScenarioRun:
         except RulesError as exc:
             raise _err(exc.diagnostics[0].message, step.span) from None
         self.expectations.append((text, ok))
-        if not ok:
-            self.failures.append(Diagnostic("error", f"expected {text}{self.actual(cond)}{self.whose()}", step.span))
+        if ok:
+            self.held.add(step.span)
+        else:
+            self.failures.append(Diagnostic("error", f"expected {text}{self.actual(cond)}{self.whose(step.span)}", step.span))
 
-    def whose(self) -> str:
-        """Under a rulebook judged by another's expectations, whose they were and what changed them."""
+    def whose(self, at: Span) -> str:
+        """Under a rulebook judged by another's expectations, whose the expectation at `at` was,
+        and that this rulebook changed it when it holds under the judge's own rules."""
         own = self.book.version.id
-        return "" if self.judge == own else f" (expected under {self.judge}, changed by {own})"
+        if self.judge == own:
+            return ""
+        if self.holds_at_home is not None and not self.holds_at_home(at):
+            return f" (expected under {self.judge}, where it does not hold either)"
+        return f" (expected under {self.judge}, changed by {own})"
 
     def actual(self, cond: ast.Node) -> str:
         """For a failed `a is b`, say what `a` was."""
@@ -365,14 +379,17 @@ def load_scenarios(path: Path) -> tuple[list[ast.Scenario], tuple[ast.Card, ...]
 
 
 def run_scenario(scn: ast.Scenario, book: Rulebook, path: str, cards=(), budget: Budget | None = None,
-                 judge: str | None = None, game: Game | None = None) -> Outcome:
+                 judge: str | None = None, game: Game | None = None,
+                 holds_at_home: Callable[[Span], bool] | None = None) -> Outcome:
     """Play one scenario under `book` (with `cards` added), each step within `budget` (None:
     the default `Budget()`), judged by the expectations written for `judge` (None: for the
     rulebook's own version); from `game` if given (its initial state, as `build_game` makes
-    it: the game is played on, not copied)."""
+    it: the game is played on, not copied). `holds_at_home` (see `ScenarioRun`) tells a
+    failure under another's expectations changed by `book` from one that fails under the
+    judge's own rules too."""
     own = "" if judge in (None, book.version.id) else judge
     try:
-        run = ScenarioRun(scn, book.with_cards(cards), path, budget, judge, game=game)
+        run = ScenarioRun(scn, book.with_cards(cards), path, budget, judge, game=game, holds_at_home=holds_at_home)
     except DiagnosticError as exc:
         return Outcome(scn.name, path, book.version.id, False, tuple(exc.diagnostics), (), (), {}, own)
     run.play()

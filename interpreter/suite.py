@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 import attrs
 
@@ -13,7 +13,7 @@ from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from interpreter.budget import Budget
 from interpreter.rulebook import VERSION_RE, Rulebook, available_versions, lineage, load_version
 from interpreter.model import Game
-from interpreter.scenario import (Outcome, load_scenarios, rules_line_problems, run_scenario, scenario_versions,
+from interpreter.scenario import (Outcome, ScenarioRun, load_scenarios, rules_line_problems, run_scenario, scenario_versions,
                                  unknown_expectation_names)
 
 SCENARIO_SUFFIX = ".scenario"
@@ -151,7 +151,27 @@ def run_case(case: Case, book: Rulebook, budget: Budget | None = None, judge: st
     problems = () if checked else check_scenario(case.scenario, full) + unknown_expectation_names(case.scenario, full)
     if problems:
         return Outcome(case.scenario.name, case.path, book.version.id, False, tuple(problems), (), (), {})
-    return run_scenario(case.scenario, full, case.path, budget=budget, judge=judge, game=game)
+    at_home = None if judge in (None, book.version.id) else held_at_home(case, judge, budget)
+    return run_scenario(case.scenario, full, case.path, budget=budget, judge=judge, game=game, holds_at_home=at_home)
+
+
+def held_at_home(case: Case, judge: str, budget: Budget | None) -> Callable[[Span], bool]:
+    """Whether the expectation at a span holds when the scenario runs under `judge`, its own
+    rules: the scenario is played there once, the first time it is asked (a run that cannot
+    load or set up holds nothing)."""
+    held: list[set[Span]] = []
+
+    def holds(at: Span) -> bool:
+        if not held:
+            try:
+                run = ScenarioRun(case.scenario, load_version(judge).with_cards(case.cards), case.path, budget)
+                run.play()
+                held.append(run.held)
+            except DiagnosticError:
+                held.append(set())
+        return at in held[0]
+
+    return holds
 
 
 def _load_for(case: Case, version: str, named: bool,
