@@ -128,28 +128,27 @@ def script_steps(case: Case) -> int:
 
 def explain(cases: list[Case], oid: str, at: int | None, version: str | None = None) -> list[Answer]:
     """`answer` for every scenario of `cases` that has object `oid`. An object no scenario
-    has, or a step no scenario has, is an error (exit 1), named and positioned at the
-    first scenario."""
+    has (positioned at the first scenario), or a step none of the scenarios that have it has
+    (positioned at the first of those), is an error (exit 1)."""
     if not cases:
         raise DiagnosticError(Diagnostic("error", "no scenario to ask about"))
-    first = cases[0].scenario
-    if at is not None:
-        most = max(script_steps(c) for c in cases)
-        if not 1 <= at <= most:
-            raise DiagnosticError(Diagnostic(
-                "error", f"no script step {at}: the scenario's script has {most} step(s)", first.span,
-                "give --at a step number from 1 (the steps of the script, in order)"))
-    found: list[Answer] = []
+    found: list[tuple[Case, Answer]] = []
     names: set[str] = set()
     for case in cases:
         got = guarded_answer(case, oid, at, version, names)
         if got is not None:
-            found.append(got)
+            found.append((case, got))
     if not found:
         hint = did_you_mean(oid, names) or f"objects here: {', '.join(sorted(names)) or 'none'}"
         raise DiagnosticError(Diagnostic("error", f"no object '{oid}' in {'this scenario' if len(cases) == 1 else 'these scenarios'}",
-                                         first.span, hint))
-    return found
+                                         cases[0].scenario.span, hint))
+    if at is not None:
+        most = max(script_steps(c) for c, _ in found)
+        if not 1 <= at <= most:
+            raise DiagnosticError(Diagnostic(
+                "error", f"no script step {at}: the scenario's script has {most} step(s)", found[0][0].scenario.span,
+                "give --at a step number from 1 (the steps of the script, in order)"))
+    return [a for _, a in found]
 
 
 def guarded_answer(case: Case, oid: str, at: int | None, version: str | None, names: set[str]) -> Answer | None:

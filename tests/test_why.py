@@ -105,3 +105,13 @@ def test_recording_is_off_unless_asked():
     run.engine.skips = []
     run.play()
     assert [(s.oid, s.kind, s.rule.id) for s in run.engine.skips] == [("djinn", "hidden", "702.26b")]
+
+
+HISTORY_2005 = str(ROOT / "tests" / "scenarios" / "history_2005.scenario")
+
+
+def test_a_step_no_scenario_with_the_object_has_points_at_one_that_has_it(capsys):
+    """--at beyond the script is an error at the scenario holding the object (the watcher of
+    502.15d, at line 28), not at the file's first scenario, which has no watcher."""
+    status, _, err = why(capsys, HISTORY_2005, "watcher", "--at", "99")
+    assert status == 1 and "history_2005.scenario:28:1: error: no script step 99" in err
