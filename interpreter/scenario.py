@@ -144,6 +144,14 @@ def unknown_expectation_names(scn: ast.Scenario, book: Rulebook) -> list[Diagnos
     return problems
 
 
+def under_rules(problems, version: str, home) -> list[Diagnostic]:
+    """Errors of a scenario played under `version`, each saying so when `version` is not one
+    of `home`, the versions it is written for (a zone only its own rules have, say)."""
+    if version in home:
+        return list(problems)
+    return [attrs.evolve(d, message=f"{d.message} (under {version})") for d in problems]
+
+
 def _err(message: str, span: Span, hint: str | None = None) -> DiagnosticError:
     return DiagnosticError(Diagnostic("error", message, span, hint))
 

@@ -14,7 +14,7 @@ from interpreter.budget import Budget
 from interpreter.rulebook import VERSION_RE, Rulebook, available_versions, lineage, load_version
 from interpreter.model import Game
 from interpreter.scenario import (Outcome, ScenarioRun, load_scenarios, rules_line_problems, run_scenario, scenario_versions,
-                                 unknown_expectation_names)
+                                 under_rules, unknown_expectation_names)
 
 SCENARIO_SUFFIX = ".scenario"
 
@@ -150,6 +150,7 @@ def run_case(case: Case, book: Rulebook, budget: Budget | None = None, judge: st
     full = book.with_cards(case.cards)
     problems = () if checked else check_scenario(case.scenario, full) + unknown_expectation_names(case.scenario, full)
     if problems:
+        problems = under_rules(problems, book.version.id, home_versions(case))
         return Outcome(case.scenario.name, case.path, book.version.id, False, tuple(problems), (), (), {})
     at_home = None if judge in (None, book.version.id) else held_at_home(case, judge, budget)
     return run_scenario(case.scenario, full, case.path, budget=budget, judge=judge, game=game, holds_at_home=at_home)
