@@ -198,11 +198,15 @@ def run_all(cases: list[Case], override: list[str] | None = None,
             books: dict[str, Rulebook] | None = None, newest_only: bool = False,
             budget: Budget | None = None) -> Iterator[Outcome]:
     """Each scenario under each version it names (with `newest_only`, under the newest of
-    them alone), or, with `override`, under each of those rulebooks as `plan` chooses; each
+    them alone), or, with `override`, under each of those rulebooks as `plan` chooses (one
+    that does not load is a DiagnosticError with its errors before anything runs); each
     step within `budget` (None: the default `Budget()`)."""
     books = books if books is not None else {}
     if override:
         runs = plan(cases, list(override))
+        for spec in dict.fromkeys(override):  # (rules given that do not load: their errors, once, before any run)
+            if spec not in books:
+                books[spec] = load_version(spec)
     else:
         runs = [Run(case, v, v) for case in cases
                 for v in (home_versions(case)[-1:] if newest_only else home_versions(case))]

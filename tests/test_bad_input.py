@@ -899,3 +899,15 @@ def test_an_expect_for_a_variant_given_by_its_file(tmp_path):
                  .replace("2026-09-25, NAME:", "my-house:"))
     result = phasing("test", path, "--rules", own, "-v")
     assert result.returncode == 0 and "PASS" in result.stdout, show(result)
+
+
+def test_rules_that_do_not_load_stop_test_before_any_run(tmp_path):
+    """`phasing test --rules FILE` with a variant that does not load reports its error once
+    and runs nothing (no FAIL line per scenario), as for an unknown version."""
+    broken = write(tmp_path / "broken.rules", 'variant broken {\n  extends 2026-09-25\n  title "broken"\n}\n'
+                   'rule 100.1 oops "taps nobody" {\n  during cleanup of P: tap nobody\n}\n')
+    result = phasing("test", "--rules", broken)
+    line, col = where(broken, "nobody", 2)
+    assert_error(result, broken, line, col, "unknown name 'nobody'")
+    assert result.stderr.count("unknown name 'nobody'") == 1, show(result)
+    assert "FAIL" not in result.stdout and "passed" not in result.stdout, show(result)
