@@ -230,10 +230,15 @@ def cmd_why(args) -> int:
     for version in args.rules or ():
         load_version(version)  # (an unknown version or variant: an error before anything runs)
     for version in args.rules or [None]:
-        for a in why.explain(cases, args.object, args.at, version):
+        passed_over: list = []
+        for a in why.explain(cases, args.object, args.at, version, passed_over):
             say(f"why {args.object}: \"{a.scenario}\" under {a.version}" + (f", script step {args.at}" if args.at else ""))
             for line in a.lines:
                 say("  " + line)
+        for case, problems in passed_over:  # (scenarios without the object that could not run)
+            more = f" (and {len(problems) - 1} more error(s))" if len(problems) > 1 else ""
+            say(f"note: passed over \"{case.scenario.name}\" ({case.scenario.span}), which could not run: "
+                f"{problems[0].span}: {problems[0].message}{more}")
     return 0
 
 

@@ -7,12 +7,15 @@ any runtime error point back into the scenario file.
 
 from __future__ import annotations
 
+import re
+from datetime import date
 from pathlib import Path
+from typing import Callable
 
 import attrs
 
 from dsl import ast
-from dsl.diagnostics import Diagnostic, DiagnosticError, Span
+from dsl.diagnostics import Diagnostic, DiagnosticError, Span, close_names, did_you_mean
 from dsl.parser import parse_file
 from interpreter.amending import stray_amends
 from interpreter.budget import Budget
@@ -20,7 +23,7 @@ from interpreter.actions import Actions, card_named, check_attachments, guarded,
 from interpreter.engine import Engine, Obj, PlayerRef, RulesError
 from interpreter.model import Game, Permanent, Player
 from interpreter.program import Program
-from interpreter.rulebook import Rulebook, available_versions
+from interpreter.rulebook import Rulebook, available_variants, available_versions, lineage
 from interpreter.store import SETUP, store_of
 from interpreter.trace import Event, show_value
 
@@ -60,6 +63,93 @@ def scenario_versions(scn: ast.Scenario) -> tuple[str, ...]:
         elif isinstance(e, ast.ScenarioRange):
             named += [v for v in available_versions() if v >= e.first and (e.last is None or v <= e.last)]
     return tuple(dict.fromkeys(named))
+
+
+def _word_span(span: Span, word: str, skip: int = 0) -> Span:
+    """Where `word` stands on the first line of `span` (after its first `skip` occurrences),
+    read from the scenario's file; `span` itself when it cannot be found there."""
+    try:
+        with open(span.path, encoding="utf-8", errors="replace") as handle:
+            line = handle.read().removeprefix("\ufeff").splitlines()[span.line - 1]
+    except (OSError, IndexError, ValueError):
+        return span
+    found = list(re.finditer(rf"(?<![\w-]){re.escape(word)}(?![\w-])", line[span.column - 1:]))
+    if len(found) <= skip:
+        return span
+    start = span.column + found[skip].start()
+    return Span(span.path, span.line, start, span.line, start + len(word))
+
+
+def _in_force(day: str, versions: list[str]) -> str:
+    """The version in force on `day` (the newest dated on or before it), else the oldest."""
+    older = [v for v in versions if v <= day]
+    return older[-1] if older else versions[0]
+
+
+def rules_line_problems(scn: ast.Scenario) -> list[Diagnostic]:
+    """A `rules from A to B` range that names no version: a date that is no date, a range
+    that ends before it begins, or one that no shipped version falls in."""
+    problems: list[Diagnostic] = []
+    versions = available_versions()
+    for e in entries(scn, ast.ScenarioRange):
+        dates = [e.first] + ([e.last] if e.last is not None else [])
+        bad = False
+        for n, day in enumerate(dates):
+            try:
+                date.fromisoformat(day)
+            except ValueError:
+                bad = True
+                problems.append(Diagnostic("error", f"'{day}' is no date", _word_span(e.span, day, n if dates[0] == day else 0),
+                                           "write a date as YEAR-MONTH-DAY, e.g. 2017-07-08"))
+        if bad:
+            continue
+        text = f"rules from {e.first}" + (f" to {e.last}" if e.last is not None else "")
+        if e.last is not None and e.last < e.first:
+            problems.append(Diagnostic("error", f"{text}: the range ends before it begins", e.span,
+                                       f"write 'rules from {e.last} to {e.first}'"))
+        elif versions and not [v for v in versions if e.first <= v and (e.last is None or v <= e.last)]:
+            version = _in_force(e.first, versions)
+            known = f"{version} was in force on {e.first}" if version <= e.first else f"the oldest version is {version}"
+            problems.append(Diagnostic("error", f"{text}: no version is dated in that range", e.span,
+                                       f"{known}: write 'rules {version}' or a range that includes it"))
+    return problems
+
+
+def unknown_expectation_names(scn: ast.Scenario, book: Rulebook) -> list[Diagnostic]:
+    """Each name of an `expect for` line of a scenario with a `rules` line that names nothing
+    it could be judged by: not one of its versions or variants, not a version or variant
+    known by name (shipped or on the rules path), and not `book` (which may be a variant
+    given by its file) or what it extends. Such an expectation would never be checked. (A
+    scenario without a rules line runs under whatever it is given, and is not held to this.)"""
+    home = scenario_versions(scn)
+    if not home:
+        return []
+    chain = [book.version.id] + (list(lineage(book.version.extends)) if book.version.extends else [])
+    known = set(home) | set(chain) | set(available_versions()) | set(available_variants())
+    problems = []
+    for e in entries(scn, ast.Script):
+        for step in e.steps:
+            if not isinstance(step, ast.Expect):
+                continue
+            for n, name in enumerate(step.versions):
+                if name in known:
+                    continue
+                problems.append(Diagnostic(
+                    "error", f"'expect for {name}': no version or variant is named '{name}'",
+                    _word_span(step.span, name, step.versions[:n].count(name)),
+                    did_you_mean(name, list(home) + sorted(known - set(home)),
+                                 f"this scenario runs under {', '.join(home)}; a variant of your own is known by "
+                                 "name on the rules path (--rules-path), or by its file given with --rules",
+                                 first=next(iter(close_names(name, home)), None))))
+    return problems
+
+
+def under_rules(problems, version: str, home) -> list[Diagnostic]:
+    """Errors of a scenario played under `version`, each saying so when `version` is not one
+    of `home`, the versions it is written for (a zone only its own rules have, say)."""
+    if version in home:
+        return list(problems)
+    return [attrs.evolve(d, message=f"{d.message} (under {version})") for d in problems]
 
 
 def _err(message: str, span: Span, hint: str | None = None) -> DiagnosticError:
@@ -163,8 +253,11 @@ class ScenarioRun:
     """Plays one scenario under one rulebook."""
 
     def __init__(self, scn: ast.Scenario, book: Rulebook, path: str, budget: Budget | None = None,
-                 judge: str | None = None, backend: str | None = None, game: Game | None = None):
+                 judge: str | None = None, backend: str | None = None, game: Game | None = None,
+                 holds_at_home: Callable[[Span], bool] | None = None):
         self.scn = scn
+        # under another's expectations: whether the expectation at a span holds under the judge's own rules
+        self.holds_at_home = holds_at_home
         self.book = book
         self.judge = judge or book.version.id  # `expect for` lines of this version or variant apply
         self.path = path
@@ -181,6 +274,7 @@ class ScenarioRun:
             raise DiagnosticError(diag) from None
         self.failures: list[Diagnostic] = []
         self.expectations: list[tuple[str, bool]] = []
+        self.held: set[Span] = set()  # the expectation steps that held
 
     def play(self) -> None:
         steps = [s for e in entries(self.scn, ast.Script) for s in e.steps]
@@ -191,9 +285,11 @@ class ScenarioRun:
             if isinstance(step, ast.ExpectError):
                 ok = pending_error is not None and step.message in pending_error.message
                 self.expectations.append((f"error \"{step.message}\"", ok))
-                if not ok:
+                if ok:
+                    self.held.add(step.span)
+                else:
                     got = pending_error.message if pending_error else "no error"
-                    self.failures.append(Diagnostic("error", f"expected an error containing \"{step.message}\", got: {got}{self.whose()}", step.span))
+                    self.failures.append(Diagnostic("error", f"expected an error containing \"{step.message}\", got: {got}{self.whose(step.span)}", step.span))
                     return
                 pending_error = None
                 continue
@@ -246,13 +342,20 @@ class ScenarioRun:
         except RulesError as exc:
             raise _err(exc.diagnostics[0].message, step.span) from None
         self.expectations.append((text, ok))
-        if not ok:
-            self.failures.append(Diagnostic("error", f"expected {text}{self.actual(cond)}{self.whose()}", step.span))
+        if ok:
+            self.held.add(step.span)
+        else:
+            self.failures.append(Diagnostic("error", f"expected {text}{self.actual(cond)}{self.whose(step.span)}", step.span))
 
-    def whose(self) -> str:
-        """Under a rulebook judged by another's expectations, whose they were and what changed them."""
+    def whose(self, at: Span) -> str:
+        """Under a rulebook judged by another's expectations, whose the expectation at `at` was,
+        and that this rulebook changed it when it holds under the judge's own rules."""
         own = self.book.version.id
-        return "" if self.judge == own else f" (expected under {self.judge}, changed by {own})"
+        if self.judge == own:
+            return ""
+        if self.holds_at_home is not None and not self.holds_at_home(at):
+            return f" (expected under {self.judge}, where it does not hold either)"
+        return f" (expected under {self.judge}, changed by {own})"
 
     def actual(self, cond: ast.Node) -> str:
         """For a failed `a is b`, say what `a` was."""
@@ -284,14 +387,17 @@ def load_scenarios(path: Path) -> tuple[list[ast.Scenario], tuple[ast.Card, ...]
 
 
 def run_scenario(scn: ast.Scenario, book: Rulebook, path: str, cards=(), budget: Budget | None = None,
-                 judge: str | None = None, game: Game | None = None) -> Outcome:
+                 judge: str | None = None, game: Game | None = None,
+                 holds_at_home: Callable[[Span], bool] | None = None) -> Outcome:
     """Play one scenario under `book` (with `cards` added), each step within `budget` (None:
     the default `Budget()`), judged by the expectations written for `judge` (None: for the
     rulebook's own version); from `game` if given (its initial state, as `build_game` makes
-    it: the game is played on, not copied)."""
+    it: the game is played on, not copied). `holds_at_home` (see `ScenarioRun`) tells a
+    failure under another's expectations changed by `book` from one that fails under the
+    judge's own rules too."""
     own = "" if judge in (None, book.version.id) else judge
     try:
-        run = ScenarioRun(scn, book.with_cards(cards), path, budget, judge, game=game)
+        run = ScenarioRun(scn, book.with_cards(cards), path, budget, judge, game=game, holds_at_home=holds_at_home)
     except DiagnosticError as exc:
         return Outcome(scn.name, path, book.version.id, False, tuple(exc.diagnostics), (), (), {}, own)
     run.play()

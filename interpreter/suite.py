@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 import attrs
 
@@ -13,7 +13,8 @@ from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from interpreter.budget import Budget
 from interpreter.rulebook import VERSION_RE, Rulebook, available_versions, lineage, load_version
 from interpreter.model import Game
-from interpreter.scenario import Outcome, load_scenarios, run_scenario, scenario_versions
+from interpreter.scenario import (Outcome, ScenarioRun, load_scenarios, rules_line_problems, run_scenario, scenario_versions,
+                                 under_rules, unknown_expectation_names)
 
 SCENARIO_SUFFIX = ".scenario"
 
@@ -32,7 +33,8 @@ def current_version() -> str:
 
 
 def collect(paths: Iterable[str | Path]) -> tuple[list[Case], list[Diagnostic]]:
-    """Every scenario under the given files or folders; syntax errors are returned, not raised."""
+    """Every scenario under the given files or folders; syntax errors, and a rules line that
+    names no version (`rules_line_problems`), are returned, not raised."""
     cases, problems = [], []
     for root in paths:
         root = Path(root)
@@ -50,7 +52,11 @@ def collect(paths: Iterable[str | Path]) -> tuple[list[Case], list[Diagnostic]]:
             except DiagnosticError as exc:
                 problems.extend(exc.diagnostics)
                 continue
-            cases.extend(Case(s, str(file), cards) for s in scenarios)
+            for scenario in scenarios:  # (one whose rules line names no version is not run at all)
+                found = rules_line_problems(scenario)
+                problems.extend(found)
+                if not found:
+                    cases.append(Case(scenario, str(file), cards))
     return cases, problems
 
 
@@ -142,10 +148,31 @@ def run_case(case: Case, book: Rulebook, budget: Budget | None = None, judge: st
     the whole rulebook, and a scenario's check reads the declarations and cards, which
     deleting a block leaves as they are), so it is not checked again."""
     full = book.with_cards(case.cards)
-    problems = () if checked else check_scenario(case.scenario, full)
+    problems = () if checked else check_scenario(case.scenario, full) + unknown_expectation_names(case.scenario, full)
     if problems:
+        problems = under_rules(problems, book.version.id, home_versions(case))
         return Outcome(case.scenario.name, case.path, book.version.id, False, tuple(problems), (), (), {})
-    return run_scenario(case.scenario, full, case.path, budget=budget, judge=judge, game=game)
+    at_home = None if judge in (None, book.version.id) else held_at_home(case, judge, budget)
+    return run_scenario(case.scenario, full, case.path, budget=budget, judge=judge, game=game, holds_at_home=at_home)
+
+
+def held_at_home(case: Case, judge: str, budget: Budget | None) -> Callable[[Span], bool]:
+    """Whether the expectation at a span holds when the scenario runs under `judge`, its own
+    rules: the scenario is played there once, the first time it is asked (a run that cannot
+    load or set up holds nothing)."""
+    held: list[set[Span]] = []
+
+    def holds(at: Span) -> bool:
+        if not held:
+            try:
+                run = ScenarioRun(case.scenario, load_version(judge).with_cards(case.cards), case.path, budget)
+                run.play()
+                held.append(run.held)
+            except DiagnosticError:
+                held.append(set())
+        return at in held[0]
+
+    return holds
 
 
 def _load_for(case: Case, version: str, named: bool,
@@ -171,11 +198,15 @@ def run_all(cases: list[Case], override: list[str] | None = None,
             books: dict[str, Rulebook] | None = None, newest_only: bool = False,
             budget: Budget | None = None) -> Iterator[Outcome]:
     """Each scenario under each version it names (with `newest_only`, under the newest of
-    them alone), or, with `override`, under each of those rulebooks as `plan` chooses; each
+    them alone), or, with `override`, under each of those rulebooks as `plan` chooses (one
+    that does not load is a DiagnosticError with its errors before anything runs); each
     step within `budget` (None: the default `Budget()`)."""
     books = books if books is not None else {}
     if override:
         runs = plan(cases, list(override))
+        for spec in dict.fromkeys(override):  # (rules given that do not load: their errors, once, before any run)
+            if spec not in books:
+                books[spec] = load_version(spec)
     else:
         runs = [Run(case, v, v) for case in cases
                 for v in (home_versions(case)[-1:] if newest_only else home_versions(case))]

@@ -23,7 +23,7 @@ from dsl.checker import check_scenario
 from dsl.diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from dsl.printer import clause_lines, expr_text
 from interpreter.actions import guarded
-from interpreter.scenario import ScenarioRun, entries
+from interpreter.scenario import ScenarioRun, entries, under_rules
 from interpreter.suite import Case, home_versions
 from interpreter.rulebook import load_version
 from interpreter.trace import Event, clause_name, joins
@@ -94,7 +94,7 @@ def answer(case: Case, oid: str, at: int | None, version: str | None = None) -> 
     book = load_version(version or home_versions(case)[-1]).with_cards(case.cards)
     problems = check_scenario(case.scenario, book)
     if problems:
-        raise DiagnosticError(problems)
+        raise DiagnosticError(under_rules(problems, book.version.id, home_versions(case)))
     run = ScenarioRun(case.scenario, book, case.path, backend="closures")  # (their selections keep what they leave out)
     engine = run.engine
     engine.skips = []
@@ -126,30 +126,50 @@ def script_steps(case: Case) -> int:
     return sum(len(e.steps) for e in entries(case.scenario, ast.Script))
 
 
-def explain(cases: list[Case], oid: str, at: int | None, version: str | None = None) -> list[Answer]:
+def declares(case: Case, oid: str) -> bool:
+    """Whether a scenario names `oid` as one of its permanents or players."""
+    return any(isinstance(e, ast.PermanentDecl) and e.name == oid or isinstance(e, ast.Players) and oid in e.names
+               for e in case.scenario.entries)
+
+
+def explain(cases: list[Case], oid: str, at: int | None, version: str | None = None,
+            passed_over: list[tuple[Case, tuple[Diagnostic, ...]]] | None = None) -> list[Answer]:
     """`answer` for every scenario of `cases` that has object `oid`. An object no scenario
-    has, or a step no scenario has, is an error (exit 1), named and positioned at the
-    first scenario."""
+    has, or a step none of the scenarios that have it has, is an error (exit 1), positioned
+    at the first scenario with the object (at the first scenario when none has it). A
+    scenario that cannot run (under `version`, say) is an error when it declares `oid`;
+    otherwise it is passed over, and added with its errors to `passed_over` when given; when
+    no scenario answers, its errors are reported with the missing object's."""
     if not cases:
         raise DiagnosticError(Diagnostic("error", "no scenario to ask about"))
-    first = cases[0].scenario
-    if at is not None:
-        most = max(script_steps(c) for c in cases)
-        if not 1 <= at <= most:
-            raise DiagnosticError(Diagnostic(
-                "error", f"no script step {at}: the scenario's script has {most} step(s)", first.span,
-                "give --at a step number from 1 (the steps of the script, in order)"))
-    found: list[Answer] = []
+    found: list[tuple[Case, Answer]] = []
     names: set[str] = set()
+    failed: list[tuple[Case, tuple[Diagnostic, ...]]] = []
     for case in cases:
-        got = guarded_answer(case, oid, at, version, names)
+        try:
+            got = guarded_answer(case, oid, at, version, names)
+        except DiagnosticError as exc:
+            if declares(case, oid):
+                raise
+            failed.append((case, tuple(exc.diagnostics)))
+            names.update(e.name for e in case.scenario.entries if isinstance(e, ast.PermanentDecl))
+            continue
         if got is not None:
-            found.append(got)
+            found.append((case, got))
     if not found:
         hint = did_you_mean(oid, names) or f"objects here: {', '.join(sorted(names)) or 'none'}"
-        raise DiagnosticError(Diagnostic("error", f"no object '{oid}' in {'this scenario' if len(cases) == 1 else 'these scenarios'}",
-                                         first.span, hint))
-    return found
+        missing = Diagnostic("error", f"no object '{oid}' in {'this scenario' if len(cases) == 1 else 'these scenarios'}",
+                             cases[0].scenario.span, hint)
+        raise DiagnosticError(list(dict.fromkeys(d for _, problems in failed for d in problems)) + [missing])
+    if at is not None:
+        most = max(script_steps(c) for c, _ in found)
+        if not 1 <= at <= most:
+            raise DiagnosticError(Diagnostic(
+                "error", f"no script step {at}: the scenario's script has {most} step(s)", found[0][0].scenario.span,
+                "give --at a step number from 1 (the steps of the script, in order)"))
+    if passed_over is not None:
+        passed_over.extend(failed)
+    return [a for _, a in found]
 
 
 def guarded_answer(case: Case, oid: str, at: int | None, version: str | None, names: set[str]) -> Answer | None:

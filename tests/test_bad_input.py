@@ -900,3 +900,99 @@ def test_as_clauses_that_contradict_each_other(version, tmp_path):
         result = phasing(command, scenario, "--rules", version)
         assert_error(result, file, line, col, "conflicting simultaneous changes: djinn.phase", hint="prefer phase")
         assert f"(at step 1, {scenario}:6:5)" in result.stderr, show(result)
+
+
+# ---------------------------------------------------------------------------- scenario rules lines
+
+
+RANGED = """
+scenario "a rules range (702.25a)" {
+  cites 702.25a
+  players Alice Bob
+  turn 1 of Alice
+  RULES
+  script {
+    next turn
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("command", ["check", "run", "test"])
+@pytest.mark.parametrize("rules, message, hint", [
+    ("rules from 2019-01-01 to 2019-12-31", "no version is dated in that range",
+     "2018-07-13 was in force on 2019-01-01: write 'rules 2018-07-13' or a range that includes it"),
+    ("rules from 2030-01-01", "no version is dated in that range", "write 'rules 2026-09-25'"),
+    ("rules from 2018-07-13 to 2017-07-08", "the range ends before it begins",
+     "write 'rules from 2017-07-08 to 2018-07-13'"),
+])
+def test_a_rules_range_that_names_no_version(command, rules, message, hint, tmp_path):
+    """`rules from A to B` is every version dated in the range: one with none (empty, reversed
+    or in the future) is an error at the rules line, not a run under the newest version (702.25a
+    is only the scenario's cite)."""
+    path = write(tmp_path / "range.scenario", RANGED.replace("RULES", rules))
+    result = phasing(command, path)
+    line, col = where(path, "rules from")
+    assert_error(result, path, line, col, message, hint)
+    assert "PASS" not in result.stdout and "no problems found" not in result.stdout, show(result)
+
+
+def test_a_rules_range_with_no_date(tmp_path):
+    """A date of a range that is no date (month 13) is an error under that date."""
+    path = write(tmp_path / "range.scenario", RANGED.replace("RULES", "rules from 2017-13-45 to 2018-07-13"))
+    line, col = where(path, "2017-13-45")
+    assert_error(phasing("check", path), path, line, col, "'2017-13-45' is no date", "YEAR-MONTH-DAY")
+
+
+EXPECT_FOR = """
+scenario "an expectation for one variant (702.26a)" {
+  cites 702.26a
+  players Alice Bob
+  turn 1 of Alice
+  rules 2026-09-25, equip-off
+  permanent bear = "Grizzly Bears", controller Alice
+  script {
+    cast "Slip Away" by Alice targeting bear
+    expect for 2026-09-25, NAME: bear.phase is out
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("command", ["check", "test"])
+def test_an_expect_for_name_that_names_nothing(command, tmp_path):
+    """An `expect for` name that is none of the scenario's versions or variants, nor any other
+    known one, is an error at the name, not an expectation that is never checked (702.26a: the
+    bear phases out under every version here)."""
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    write(folder / "equip-off.rules", 'variant equip-off {\n  title "test"\n  extends 2026-09-25\n}\n')
+    path = write(tmp_path / "for.scenario", EXPECT_FOR.replace("NAME", "equip-of"))
+    result = phasing(command, path, "--rules-path", folder)
+    line, col = where(path, "equip-of:")
+    assert_error(result, path, line, col, "no version or variant is named 'equip-of'", "did you mean 'equip-off'?")
+    assert "passed, 0 failed" not in result.stdout, show(result)
+    right = write(tmp_path / "right.scenario", EXPECT_FOR.replace("NAME", "equip-off"))
+    result = phasing(command, right, "--rules-path", folder)
+    assert result.returncode == 0, show(result)
+
+
+def test_an_expect_for_a_variant_given_by_its_file(tmp_path):
+    """A variant known only by the file given with --rules may have expectations of its own."""
+    own = write(tmp_path / "my-house.rules", 'variant my-house {\n  title "test"\n  extends 2026-09-25\n}\n')
+    path = write(tmp_path / "own.scenario", EXPECT_FOR.replace("rules 2026-09-25, equip-off", "rules 2026-09-25")
+                 .replace("2026-09-25, NAME:", "my-house:"))
+    result = phasing("test", path, "--rules", own, "-v")
+    assert result.returncode == 0 and "PASS" in result.stdout, show(result)
+
+
+def test_rules_that_do_not_load_stop_test_before_any_run(tmp_path):
+    """`phasing test --rules FILE` with a variant that does not load reports its error once
+    and runs nothing (no FAIL line per scenario), as for an unknown version."""
+    broken = write(tmp_path / "broken.rules", 'variant broken {\n  extends 2026-09-25\n  title "broken"\n}\n'
+                   'rule 100.1 oops "taps nobody" {\n  during cleanup of P: tap nobody\n}\n')
+    result = phasing("test", "--rules", broken)
+    line, col = where(broken, "nobody", 2)
+    assert_error(result, broken, line, col, "unknown name 'nobody'")
+    assert result.stderr.count("unknown name 'nobody'") == 1, show(result)
+    assert "FAIL" not in result.stdout and "passed" not in result.stdout, show(result)

@@ -224,9 +224,9 @@ def test_a_scenario_file_that_does_not_parse_is_reported_not_hidden_by_the_run_o
 
 
 def test_a_rulebook_that_does_not_load_is_loaded_once_for_all_its_scenarios(tmp_path, monkeypatch):
-    """A broken variant stops every scenario run under it with its own errors, and is read and
-    checked once, not once per scenario (the fuzzer's two-thousand-errors input took seconds
-    per scenario that way)."""
+    """A broken variant given as --rules is an error with its own errors before any scenario
+    runs, and is read and checked once, not once per scenario (the fuzzer's
+    two-thousand-errors input took seconds per scenario that way)."""
     from interpreter import suite
 
     broken = tmp_path / "broken.rules"
@@ -237,7 +237,8 @@ def test_a_rulebook_that_does_not_load_is_loaded_once_for_all_its_scenarios(tmp_
     real = suite.load_version
     monkeypatch.setattr(suite, "load_version", lambda spec: calls.append(spec) or real(spec))
     cases, problems = suite.collect([SUITE / "untap_step.scenario"])
-    outcomes = list(suite.run_all(cases, [str(broken)]))
-    assert not problems and len(outcomes) > 1
-    assert all(not o.passed and o.failures for o in outcomes)
+    assert not problems and len(cases) > 1
+    with pytest.raises(DiagnosticError) as raised:
+        list(suite.run_all(cases, [str(broken)]))
+    assert [d.message for d in raised.value.diagnostics] == ["unknown name 'nobody'"]
     assert calls.count(str(broken)) == 1

@@ -105,3 +105,33 @@ def test_recording_is_off_unless_asked():
     run.engine.skips = []
     run.play()
     assert [(s.oid, s.kind, s.rule.id) for s in run.engine.skips] == [("djinn", "hidden", "702.26b")]
+
+
+HISTORY_2005 = str(ROOT / "tests" / "scenarios" / "history_2005.scenario")
+
+
+def test_a_step_no_scenario_with_the_object_has_points_at_one_that_has_it(capsys):
+    """--at beyond the script is an error at the scenario holding the object (the watcher of
+    502.15d, at line 28), not at the file's first scenario, which has no watcher."""
+    status, _, err = why(capsys, HISTORY_2005, "watcher", "--at", "99")
+    assert status == 1 and "history_2005.scenario:28:1: error: no script step 99" in err
+
+
+def test_a_scenario_that_cannot_run_under_the_rules_asked_is_passed_over(capsys):
+    """Under 2017-07-08 (702.26d, no phased-out zone) the file's 2005-only scenarios cannot
+    run; why still answers for the watcher, whose scenario runs there, and names what it
+    passed over, each error saying the version it came from."""
+    status, out, err = why(capsys, HISTORY_2005, "watcher", "--rules", "2017-07-08")
+    assert status == 0, err
+    assert out.startswith('why watcher: "in 2005 phasing out triggers leaves-play abilities') and "under 2017-07-08" in out
+    assert "note: passed over \"in 2005 a skipped untap step means no phasing\"" in out
+    assert "unknown name 'phased_out' (under 2017-07-08)" in out and err == ""
+
+
+def test_an_error_under_another_version_says_which(capsys):
+    """A scenario checked under a version other than its own says which (502.15: the
+    phased-out zone is a zone of 2005-02-01 alone)."""
+    status, out, err = why(capsys, HISTORY_2005, "djinn", "--rules", "2017-07-08")
+    assert status == 1 and "unknown name 'phased_out' (under 2017-07-08)" in err
+    assert main(["test", HISTORY_2005, "--rules", "2017-07-08"]) == 1
+    assert "unknown name 'phased_out' (under 2017-07-08)" in capsys.readouterr().err
