@@ -56,10 +56,19 @@ def guarded(action: Callable, *args, **kwargs) -> Any:
 
 
 def _action(method: Callable) -> Callable:
-    """A public action: its span defaults to the call's name, and it runs `guarded`."""
+    """A public action: its span defaults to the call's name, and it runs `guarded`. On
+    `Actions` that step the game themselves (`steps=True`, as `api.new_game` builds them) it
+    is a step of its own, as a scenario's script step is: the next step number, and the
+    budget afresh (`Engine.begin_step`)."""
     @functools.wraps(method)
     def run(self: "Actions", *args, span: Span | None = None, **kwargs):
-        return guarded(method, self, *args, span=span or call_span(method.__name__), **kwargs)
+        span = span or call_span(method.__name__)
+        if not self.steps:
+            return guarded(method, self, *args, span=span, **kwargs)
+        e = self.engine
+        e.step += 1
+        e.begin_step()
+        return guarded(method, self, *args, span=span, **kwargs)
     return run
 
 
@@ -207,11 +216,16 @@ def permanent_from_spec(spec: Any, game: Game, book: Rulebook, span: Span) -> Pe
 class Actions:
     """The actions of one game in progress, each an operation on `engine`."""
 
-    def __init__(self, engine: Engine):
+    def __init__(self, engine: Engine, steps: bool = True):
+        """`steps`: each action is a step of its own (see `_action`); False for a caller that
+        begins the steps itself (the scenario runner, whose expectations are steps too)."""
         if not isinstance(engine, Engine):
             raise _err(f"Actions() needs an Engine, not {type(engine).__name__}", call_span("Actions"),
                        "build one with interpreter.api.new_game(...), or Engine(book, game)")
+        if not isinstance(steps, bool):
+            raise _err(f"Actions(): steps is True or False, not {steps!r}", call_span("Actions"))
         self.engine = engine
+        self.steps = steps
 
     @property
     def game(self) -> ReadOnlyGame:

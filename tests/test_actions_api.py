@@ -163,3 +163,18 @@ scenario "Slip Away, then two turns" {
     assert [e.render() for e in play.trace if e.kind != "step"] == \
            [e.render() for e in outcome.trace if e.kind != "step"]
     assert play.state()["permanents"] == outcome.final["permanents"]
+
+
+def test_each_action_is_a_step_with_its_own_budget():
+    """Each action is a step of its own, as a scenario's script step is: a budget afresh (a
+    step's work is bounded, not a game's) and its own step number in the trace. Bob's
+    Breezekeeper phases out and in on each of his untap steps (702.26a)."""
+    play = api.new_game("2026-09-25", budget="writes=40", permanents=[
+        {"name": "djinn", "card": "Breezekeeper", "controller": "Bob"},
+        {"name": "bear", "card": "Grizzly Bears", "controller": "Alice"}])
+    for _ in range(60):                           # 30 of Bob's untap steps, far more than 40 writes in all
+        play.next_turn()
+    assert play.state()["turn"] == 61
+    steps = [event.step for event in play.trace if event.kind == "step" and "begins" in event.detail]
+    assert steps == list(range(1, 61))
+
