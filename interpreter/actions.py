@@ -59,16 +59,25 @@ def _action(method: Callable) -> Callable:
     """A public action: its span defaults to the call's name, and it runs `guarded`. On
     `Actions` that step the game themselves (`steps=True`, as `api.new_game` builds them) it
     is a step of its own, as a scenario's script step is: the next step number, and the
-    budget afresh (`Engine.begin_step`)."""
+    budget afresh (`Engine.begin_step`); and if it raises, the game, the trace and the step
+    number are set back to what they were before it (through the journal: `Store.undo`)."""
     @functools.wraps(method)
     def run(self: "Actions", *args, span: Span | None = None, **kwargs):
         span = span or call_span(method.__name__)
         if not self.steps:
             return guarded(method, self, *args, span=span, **kwargs)
         e = self.engine
+        step, batch_no, events = e.step, e.batch_no, len(e.trace)
         e.step += 1
         e.begin_step()
-        return guarded(method, self, *args, span=span, **kwargs)
+        mark = e.store.mark()
+        try:
+            return guarded(method, self, *args, span=span, **kwargs)
+        except Exception:
+            e.store.undo(mark)
+            e.trace.cut(events)
+            e.step, e.batch_no = step, batch_no
+            raise
     return run
 
 
@@ -217,8 +226,9 @@ class Actions:
     """The actions of one game in progress, each an operation on `engine`."""
 
     def __init__(self, engine: Engine, steps: bool = True):
-        """`steps`: each action is a step of its own (see `_action`); False for a caller that
-        begins the steps itself (the scenario runner, whose expectations are steps too)."""
+        """`steps`: each action is a step of its own, undone if it raises (see `_action`);
+        False for a caller that begins the steps itself and keeps what a failed one did (the
+        scenario runner, whose script may go on after an `expect error`)."""
         if not isinstance(engine, Engine):
             raise _err(f"Actions() needs an Engine, not {type(engine).__name__}", call_span("Actions"),
                        "build one with interpreter.api.new_game(...), or Engine(book, game)")

@@ -178,3 +178,17 @@ def test_each_action_is_a_step_with_its_own_budget():
     steps = [event.step for event in play.trace if event.kind == "step" and "begins" in event.detail]
     assert steps == list(range(1, 61))
 
+
+def test_an_action_that_fails_leaves_the_game_as_it_was():
+    """An action that raises is undone: the game, its journal and the trace are as before
+    it, and the next action starts from there (here the untap step's phasing, 702.26a, goes
+    over a budget of 3 writes)."""
+    permanents = [{"name": "bear", "card": "Grizzly Bears", "controller": "Alice"}] + [
+        {"name": f"d{i}", "card": "Breezekeeper", "controller": "Bob"} for i in range(5)]
+    play = api.new_game("2026-09-25", permanents=permanents, budget="writes=3")
+    before, mark, events = play.state(), play.engine.store.mark(), len(play.trace)
+    for _ in range(2):
+        with pytest.raises(api.DiagnosticError, match="writes budget"):
+            play.next_turn()
+        assert play.state() == before and play.state()["turn"] == 1
+        assert play.engine.store.mark() == mark and len(play.trace) == events and play.engine.step == 0
