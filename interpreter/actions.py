@@ -381,12 +381,22 @@ class Actions:
         """The next player's turn begins (with its untap step, unless `skip_untap`)."""
         if not isinstance(skip_untap, bool):
             raise _err("skip_untap is True or False", span)
+        self._stack_empty("the next turn", span)
         self.engine.next_turn(skip_untap)
 
     @_action
     def cleanup(self, *, span: Span) -> None:
         """The active player's cleanup step."""
+        self._stack_empty("the cleanup step", span)
         self.engine.cleanup()
+
+    def _stack_empty(self, what: str, span: Span) -> None:
+        """A step ends only once the stack is empty (500.2): a spell held there resolves first."""
+        stack = self.engine.game.stack
+        if stack:
+            names = ", ".join(f'"{card.name}"' for card, *_rest in reversed(stack))
+            raise _err(f"the stack is not empty ({names}): {what} cannot begin until it is (500.2)", span,
+                       "resolve what is on the stack first: resolve() ('resolve' in a script)")
 
     @_action
     def leave(self, player: str, *, span: Span) -> None:

@@ -192,3 +192,18 @@ def test_an_action_that_fails_leaves_the_game_as_it_was():
             play.next_turn()
         assert play.state() == before and play.state()["turn"] == 1
         assert play.engine.store.mark() == mark and len(play.trace) == events and play.engine.step == 0
+
+
+@pytest.mark.parametrize("action", ["next_turn", "cleanup"])
+def test_no_turn_or_cleanup_while_a_spell_waits_on_the_stack(action):
+    """A step ends only once the stack is empty (500.2): with a spell held on the stack,
+    the next turn and the cleanup step are refused, and the spell still waits there."""
+    play = board()
+    play.cast("Slip Away", "Alice", ["bear"], hold=True)
+    with pytest.raises(DiagnosticError, match="the stack is not empty") as caught:
+        getattr(play, action)()
+    assert "resolve" in caught.value.diagnostics[0].hint
+    assert play.state()["turn"] == 1 and len(play.game.stack) == 1
+    play.resolve()
+    getattr(play, action)()
+    assert play.state()["permanents"]["bear"]["statuses"]["phase"] == "out"   # 702.26b
