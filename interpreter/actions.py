@@ -90,6 +90,11 @@ def card_named(book: Rulebook, name: str, span: Span) -> ast.Card:
     return card
 
 
+def card_types(card: ast.Card) -> set[str]:
+    """The card's types and subtypes as written, in lower case."""
+    return {t.lower() for entry in card.entries if isinstance(entry, ast.Types) for t in entry.names}
+
+
 def new_permanent(name: str, card: ast.Card, game: Game, *, owner: str | None = None, controller: str | None = None,
                   extra_keywords: Iterable[str] = (), status: dict | None = None, counters: dict | None = None,
                   stickers: dict | None = None, cause: Any = SETUP, **fields: Any) -> Permanent:
@@ -278,6 +283,7 @@ class Actions:
         found = card_named(self.book, card, span)
         if not isinstance(player, str) or player not in self.engine.game.players or not self.engine.game.players[player].in_game:
             raise _err(f"'{player}' cannot cast anything", span, "name a player still in the game")
+        self._castable(found, span)
         decls, names = self._targets(found, targets, span)
         env = {"you": PlayerRef(player)}
         for decl, name in zip(decls, names):
@@ -317,6 +323,21 @@ class Actions:
                                     "targets to choose", choice.span, "remove the step, or play on until the ability triggers")
                 for card, choice in self.engine.game.choices]
 
+    @staticmethod
+    def _castable(card: ast.Card, span: Span) -> None:
+        """A card whose resolving the game models: a spell with a spell ability, or a
+        permanent spell that becomes a permanent attached to nothing. An Aura spell would
+        become a permanent attached to what it targets (303.4a, 608.3b), which is not modelled; a card
+        with neither would do nothing."""
+        types = card_types(card)
+        aura = "aura" in types
+        if aura or not (types & PERMANENT_TYPES or any(isinstance(entry, ast.Spell) for entry in card.entries)):
+            what = "an Aura spell" if aura else "a card with no spell ability and no permanent type"
+            raise _err(f"\"{card.name}\" cannot be cast: casting {what} is not supported", span,
+                       f"put it on the battlefield from the start instead: new_game(permanents=[{{'name': ..., "
+                       f"'card': '{card.name}'{', ' + repr('attached_to') + ': ...' if aura else ''}}}]), or in a "
+                       "scenario a 'permanent' line")
+
     def _resolve_spell(self, card: ast.Card, player: str, targets: tuple[str, ...]) -> None:
         e = self.engine
         cause = Cause("card", card.name)
@@ -334,7 +355,7 @@ class Actions:
             e.record("fails", card.name, "does nothing: every target is illegal", cause)
             return
         e.record("resolve", player, f"{card.name} resolves", cause)
-        types = {t.lower() for entry in card.entries if isinstance(entry, ast.Types) for t in entry.names}
+        types = card_types(card)
         if types & PERMANENT_TYPES and "aura" not in types:
             oid = card_slug(card.name)
             n = 2

@@ -207,3 +207,16 @@ def test_no_turn_or_cleanup_while_a_spell_waits_on_the_stack(action):
     play.resolve()
     getattr(play, action)()
     assert play.state()["permanents"]["bear"]["statuses"]["phase"] == "out"   # 702.26b
+
+
+@pytest.mark.parametrize("card", ["Holy Strength", "Curse of Chains"])
+def test_casting_an_aura_is_refused_not_done_as_nothing(card):
+    """An Aura spell resolves into a permanent attached to its target (303.4a, 608.3b),
+    which the actions do not model: casting one is a DiagnosticError that says so and how
+    to have one (on the battlefield from the start), not a spell that "resolves" into nothing."""
+    play = board()
+    with pytest.raises(DiagnosticError, match="casting an Aura spell is not supported") as caught:
+        play.cast(card, "Alice", [])
+    assert "attached_to" in caught.value.diagnostics[0].hint
+    assert not [event for event in play.trace if event.kind in ("cast", "resolve")]
+    assert set(play.state()["permanents"]) == {"bear", "djinn"}
