@@ -382,9 +382,29 @@ class Actions:
         if isinstance(names, str) or not isinstance(names, (list, tuple)) or not names:
             raise _err("attack() takes a non-empty list of permanent names", span, "e.g. attack(['bear'])")
         for name in names:
-            self._known(name, span)
+            self._can_attack(self._known(name, span), span)
+        if len(set(names)) != len(names):
+            raise _err("a creature is named twice among the attackers", span, "name each attacking creature once")
+        for name in names:
             self.engine.run(ast.AttackWith(ast.Name(name)), {}, SCRIPT)
         self.engine.settle()
+
+    def _can_attack(self, name: str, span: Span) -> None:
+        """The active player declares attackers among the untapped creatures they control
+        (508.1a), which the game must see: one it treats as not existing cannot attack."""
+        e = self.engine
+        o = e.game.objects[name]
+        if not e.visible(name):
+            where = f"is in the {o.zone}" if o.zone != "battlefield" else "is treated by the game as not existing"
+            raise _err(f"'{name}' cannot attack: it {where}", span, "only a creature on the battlefield the game sees attacks")
+        if "creature" not in o.types:
+            raise _err(f"'{name}' cannot attack: it is not a creature (508.1a)", span, "only creatures attack")
+        controller = e.chars(name)["controller"]
+        if controller != e.game.active:
+            raise _err(f"'{name}' cannot attack: {controller} controls it, and it is {e.game.active}'s turn (508.1a)",
+                       span, "only creatures the active player controls attack; play on to their controller's turn")
+        if o.tapped:
+            raise _err(f"'{name}' cannot attack: it is tapped (508.1a)", span, "only untapped creatures attack")
 
     @_action
     def move(self, name: str, zone: str, *, span: Span) -> None:

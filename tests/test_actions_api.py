@@ -220,3 +220,31 @@ def test_casting_an_aura_is_refused_not_done_as_nothing(card):
     assert "attached_to" in caught.value.diagnostics[0].hint
     assert not [event for event in play.trace if event.kind in ("cast", "resolve")]
     assert set(play.state()["permanents"]) == {"bear", "djinn"}
+
+
+@pytest.mark.parametrize("spec, message", [
+    ({"card": "Holy Strength", "controller": "Alice", "attached_to": "bear"}, "not a creature"),
+    ({"card": "Grizzly Bears", "controller": "Bob"}, "Bob controls it, and it is Alice's turn"),
+    ({"card": "Grizzly Bears", "controller": "Alice", "tapped": True}, "it is tapped"),
+    ({"card": "Grizzly Bears", "controller": "Alice", "statuses": {"phase": "out", "phased_out_under": "Alice"}},
+     "treated by the game as not existing"),
+])
+def test_attack_refuses_what_cannot_attack(spec, message):
+    """The active player declares attackers among the untapped creatures they control
+    (508.1a); a phased-out creature is treated as though it does not exist (702.26b), so it
+    cannot attack either. Each is refused, and nothing attacks."""
+    play = api.new_game("2026-09-25", permanents=[
+        {"name": "bear", "card": "Grizzly Bears", "controller": "Alice"}, {"name": "other", **spec}])
+    with pytest.raises(DiagnosticError, match=message):
+        play.attack(["bear", "other"])
+    assert not any(p.get("attacking") for p in play.state()["permanents"].values())
+    play.attack(["bear"])
+    assert play.state()["permanents"]["bear"]["attacking"] is True
+
+
+def test_attack_refuses_a_creature_that_left_the_battlefield():
+    """A creature in the graveyard is not on the battlefield to attack (508.1a)."""
+    play = board()
+    play.move("bear", "graveyard")
+    with pytest.raises(DiagnosticError, match="it is in the graveyard"):
+        play.attack(["bear"])
