@@ -16,6 +16,7 @@ from Python, a span named after the call (`cast()`). An error of the rules as th
 from __future__ import annotations
 
 import functools
+import inspect
 from typing import Any, Callable, Iterable, Sequence
 
 import attrs
@@ -61,9 +62,20 @@ def _action(method: Callable) -> Callable:
     is a step of its own, as a scenario's script step is: the next step number, and the
     budget afresh (`Engine.begin_step`); and if it raises, the game, the trace and the step
     number are set back to what they were before it (through the journal: `Store.undo`)."""
+    signature = inspect.signature(method)
+    shown = [p.replace(annotation=inspect.Parameter.empty) for p in signature.parameters.values()
+             if p.name not in ("self", "span")]
+    public = signature.replace(parameters=shown, return_annotation=inspect.Signature.empty)
+    by_keyword = " (what follows * by keyword only)" if any(p.kind is p.KEYWORD_ONLY for p in shown) else ""
+
     @functools.wraps(method)
     def run(self: "Actions", *args, span: Span | None = None, **kwargs):
         span = span or call_span(method.__name__)
+        try:
+            signature.bind(self, *args, span=span, **kwargs)
+        except TypeError as exc:  # (a call Python would refuse: said as the action's own error)
+            raise _err(f"{method.__name__}() cannot take these arguments: {exc}", span,
+                       f"call it as {method.__name__}{public}{by_keyword}") from None
         if not self.steps:
             return guarded(method, self, *args, span=span, **kwargs)
         e = self.engine
@@ -283,6 +295,8 @@ class Actions:
         found = card_named(self.book, card, span)
         if not isinstance(player, str) or player not in self.engine.game.players or not self.engine.game.players[player].in_game:
             raise _err(f"'{player}' cannot cast anything", span, "name a player still in the game")
+        if not isinstance(hold, bool):
+            raise _err(f"hold is True or False, not {hold!r}", span, "hold=True leaves the spell on the stack for resolve()")
         self._castable(found, span)
         decls, names = self._targets(found, targets, span)
         env = {"you": PlayerRef(player)}
@@ -411,8 +425,10 @@ class Actions:
         """Put the permanent named into `zone` (a zone of the game or one the rulebook declares)."""
         self._known(name, span)
         zones = set(ZONES) | set(self.book.zones)
-        if zone not in zones:
-            raise _err(f"unknown zone '{zone}'", span, f"zones: {', '.join(sorted(zones))}")
+        if not isinstance(zone, str) or zone not in zones:
+            shown = f"'{zone}'" if isinstance(zone, str) else f"{zone!r}: a zone is named by a string"
+            raise _err(f"unknown zone {shown}", span, did_you_mean(zone, zones, f"Zones: {', '.join(sorted(zones))}")
+                       if isinstance(zone, str) else f"zones: {', '.join(sorted(zones))}")
         self.engine.run(ast.Move(ast.Name(name), zone), {}, SCRIPT)
         self.engine.settle()
         self.engine.resolve_triggers()
@@ -421,7 +437,7 @@ class Actions:
     def next_turn(self, skip_untap: bool = False, *, span: Span) -> None:
         """The next player's turn begins (with its untap step, unless `skip_untap`)."""
         if not isinstance(skip_untap, bool):
-            raise _err("skip_untap is True or False", span)
+            raise _err(f"skip_untap is True or False, not {skip_untap!r}", span)
         self._stack_empty("the next turn", span)
         self.engine.next_turn(skip_untap)
 
