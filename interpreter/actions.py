@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import weakref
 from typing import Any, Callable, Iterable, Sequence
 
 import attrs
@@ -156,6 +157,28 @@ def check_attachments(game: Game, spans: dict[str, Span], attached_at: dict[str,
             current = game.objects[current].attached_to
 
 
+_KEYWORDS: dict[int, tuple[Any, frozenset[str]]] = {}  # id(book) -> (the book, held weakly; its keywords)
+
+
+def known_keywords(book: Rulebook) -> frozenset[str]:
+    """The keywords the rulebook and its cards know: those its rules and cards test for
+    (`has K`) or grant, and those its cards are printed with. Worked out once per rulebook."""
+    found = _KEYWORDS.get(id(book))
+    if found is not None and found[0]() is book:
+        return found[1]
+    names: set[str] = set()
+    for node in (*book.rules, *book.cards.values()):
+        for n in node.walk():
+            if isinstance(n, (ast.Has, ast.Grant)):
+                names.add(n.keyword)
+            elif isinstance(n, ast.Keywords):
+                names.update(n.names)
+    for key in [k for k, (ref, _names) in _KEYWORDS.items() if ref() is None]:
+        del _KEYWORDS[key]
+    _KEYWORDS[id(book)] = (weakref.ref(book), frozenset(names))
+    return _KEYWORDS[id(book)][1]
+
+
 SPEC_FLAGS = ("tapped", "token", "attacking")
 SPEC_NUMBERS = ("damage", "entered_turn")
 SPEC_KEYS = ("name", "card", "owner", "controller", "attached_to", "keywords", "counters", "stickers", "statuses",
@@ -219,6 +242,11 @@ def permanent_from_spec(spec: Any, game: Game, book: Rulebook, span: Span) -> Pe
     keywords = spec.get("keywords", ())
     if isinstance(keywords, str) or not isinstance(keywords, (list, tuple)) or not all(isinstance(k, str) for k in keywords):
         raise _err(f"'{name}': keywords is a list of names", span, "e.g. ['phasing']")
+    for keyword in keywords:
+        known = known_keywords(book)
+        if keyword not in known:
+            raise _err(f"'{name}': unknown keyword {keyword!r}: no rule or card of this rulebook knows it", span,
+                       did_you_mean(keyword, known, f"Keywords known: {', '.join(sorted(known))}"))
     tallies = {}
     for key in ("counters", "stickers"):
         given = spec.get(key, {})

@@ -248,3 +248,18 @@ def test_attack_refuses_a_creature_that_left_the_battlefield():
     play.move("bear", "graveyard")
     with pytest.raises(DiagnosticError, match="it is in the graveyard"):
         play.attack(["bear"])
+
+
+@pytest.mark.parametrize("keyword", ["Phasing", "phasng"])
+def test_a_keyword_the_rules_do_not_know_is_refused_with_the_one_meant(keyword):
+    """A permanent's keywords are those the rulebook and its cards know: 'Phasing' or
+    'phasng' would give a creature that never phases (702.26a asks for 'phasing'), so it is
+    a diagnostic whose hint names 'phasing'; 'phasing' itself is taken and works."""
+    with pytest.raises(DiagnosticError, match="unknown keyword") as caught:
+        api.new_game("2026-09-25", permanents=[
+            {"name": "bear", "card": "Grizzly Bears", "controller": "Bob", "keywords": [keyword]}])
+    assert "did you mean 'phasing'" in caught.value.diagnostics[0].hint
+    play = api.new_game("2026-09-25", permanents=[
+        {"name": "bear", "card": "Grizzly Bears", "controller": "Bob", "keywords": ["phasing"]}])
+    play.next_turn()                              # Bob's untap step (702.26a)
+    assert play.state()["permanents"]["bear"]["statuses"]["phase"] == "out"
