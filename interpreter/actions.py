@@ -342,6 +342,7 @@ class Actions:
     @_action
     def resolve(self, *, span: Span) -> None:
         """The top of the stack resolves (its targets checked again: 608.2b)."""
+        self._game_on(span)
         stack = self.engine.game.stack
         if not stack:
             raise _err("there is nothing on the stack to resolve", span, "put a spell there with 'hold'")
@@ -423,6 +424,7 @@ class Actions:
         """The permanents named attack."""
         if isinstance(names, str) or not isinstance(names, (list, tuple)) or not names:
             raise _err("attack() takes a non-empty list of permanent names", span, "e.g. attack(['bear'])")
+        self._game_on(span)
         for name in names:
             self._can_attack(self._known(name, span), span)
         if len(set(names)) != len(names):
@@ -466,14 +468,23 @@ class Actions:
         """The next player's turn begins (with its untap step, unless `skip_untap`)."""
         if not isinstance(skip_untap, bool):
             raise _err(f"skip_untap is True or False, not {skip_untap!r}", span)
+        self._game_on(span)
         self._stack_empty("the next turn", span)
         self.engine.next_turn(skip_untap)
 
     @_action
     def cleanup(self, *, span: Span) -> None:
         """The active player's cleanup step."""
+        self._game_on(span)
         self._stack_empty("the cleanup step", span)
         self.engine.cleanup()
+
+    def _game_on(self, span: Span) -> None:
+        """The game is not over: some player is still in it (104.2a, 800.4: a player who
+        leaves takes no more turns; with none left there is no turn to play)."""
+        if not any(p.in_game for p in self.engine.game.players.values()):
+            raise _err("the game is over: every player has left it (104.2a, 800.4)", span,
+                       "nothing more happens in this game; build a new one")
 
     def _stack_empty(self, what: str, span: Span) -> None:
         """A step ends only once the stack is empty (500.2): a spell held there resolves first."""

@@ -263,3 +263,16 @@ def test_a_keyword_the_rules_do_not_know_is_refused_with_the_one_meant(keyword):
         {"name": "bear", "card": "Grizzly Bears", "controller": "Bob", "keywords": ["phasing"]}])
     play.next_turn()                              # Bob's untap step (702.26a)
     assert play.state()["permanents"]["bear"]["statuses"]["phase"] == "out"
+
+
+@pytest.mark.parametrize("action", ["next_turn", "cleanup"])
+def test_with_every_player_gone_the_game_is_over(action):
+    """A player who leaves the game takes no more turns (800.4a); with every player gone
+    the game is over (104.2a), so no turn begins: the next turn and cleanup are refused."""
+    play = board()
+    play.leave("Alice")
+    play.leave("Bob")
+    events = len(play.trace)
+    with pytest.raises(DiagnosticError, match="the game is over"):
+        getattr(play, action)()
+    assert len(play.trace) == events and play.state()["turn"] == 1
