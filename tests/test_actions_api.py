@@ -276,3 +276,15 @@ def test_with_every_player_gone_the_game_is_over(action):
     with pytest.raises(DiagnosticError, match="the game is over"):
         getattr(play, action)()
     assert len(play.trace) == events and play.state()["turn"] == 1
+
+
+def test_a_view_of_an_object_follows_its_name_across_a_zone_change():
+    """A zone change makes a new object (400.7) under the same name: a view taken from
+    game.objects before it reads the new one, as state() does, not the permanent that was;
+    `previous` is that permanent, as it was left."""
+    play = board()
+    bear = play.game.objects["bear"]
+    play.move("bear", "graveyard")
+    assert bear.zone == play.state()["permanents"]["bear"]["zone"] == "graveyard"
+    assert bear.previous.zone == "battlefield"
+    assert bear == play.game.objects["bear"]
