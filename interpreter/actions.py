@@ -28,7 +28,7 @@ from dsl.diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean
 from interpreter.engine import MISSING, Engine, Obj, PlayerRef, RulesError
 from interpreter.triggers import LEGAL_TARGET_HINT, TargetChoice, targets_of
 from interpreter.model import Game, Permanent
-from interpreter.readonly import ReadOnlyGame
+from interpreter.readonly import ReadOnlyGame, ReadOnlyTrace
 from interpreter.rulebook import Rulebook
 from interpreter.store import SETUP, store_of
 from interpreter.trace import SCRIPT, Cause
@@ -526,6 +526,7 @@ class Actions:
         return out
 
     @property
-    def trace(self):
-        """What happened so far, each event naming its cause."""
-        return self.engine.trace
+    def trace(self) -> ReadOnlyTrace:
+        """What happened so far, each event naming its cause: read-only (the engine's trace
+        is `engine.trace`)."""
+        return ReadOnlyTrace(self.engine.trace)

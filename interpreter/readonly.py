@@ -9,7 +9,7 @@ changes only through the engine's actions (its store, `interpreter.store`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Callable, Iterator
 
 import attrs
@@ -145,3 +145,34 @@ class ReadOnlyGame:
 
     def __repr__(self) -> str:
         return f"ReadOnlyGame(turn {self._game.turn}, {len(self._game.objects)} objects)"
+
+
+class ReadOnlyTrace(Sequence):
+    """A game's trace (`interpreter.trace.Trace`), read-only: its events as they are now and as
+    more are added, each an immutable `Event`; no way to add, remove or replace one."""
+
+    __slots__ = ("_trace",)
+
+    def __init__(self, trace: Sequence):
+        object.__setattr__(self, "_trace", trace)
+
+    def __getitem__(self, index):
+        return self._trace[index]
+
+    def __len__(self) -> int:
+        return len(self._trace)
+
+    def __iter__(self) -> Iterator:
+        return iter(self._trace)
+
+    def __eq__(self, other: object) -> bool:
+        other = other._trace if isinstance(other, ReadOnlyTrace) else other
+        return self._trace == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise _refuse("the trace")
+
+    def __repr__(self) -> str:
+        return f"ReadOnlyTrace({len(self)} events)"

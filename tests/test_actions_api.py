@@ -288,3 +288,17 @@ def test_a_view_of_an_object_follows_its_name_across_a_zone_change():
     assert bear.zone == play.state()["permanents"]["bear"]["zone"] == "graveyard"
     assert bear.previous.zone == "battlefield"
     assert bear == play.game.objects["bear"]
+
+
+def test_the_trace_handed_out_is_read_only():
+    """The trace is the record of what the engine did: what the API hands out reads it (and
+    what is added later) but cannot add to it, remove or replace an event."""
+    play = board()
+    trace = play.trace
+    play.cast("Slip Away", "Alice", ["bear"])
+    assert len(trace) == len(play.engine.trace) and trace[-1] == play.engine.trace[-1]
+    with pytest.raises(AttributeError):
+        trace.append("junk")
+    with pytest.raises(TypeError):
+        trace[0] = "junk"
+    assert "junk" not in list(play.trace)
