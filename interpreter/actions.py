@@ -457,8 +457,9 @@ class Actions:
         zones = set(ZONES) | set(self.book.zones)
         if not isinstance(zone, str) or zone not in zones:
             shown = f"'{zone}'" if isinstance(zone, str) else f"{zone!r}: a zone is named by a string"
-            raise _err(f"unknown zone {shown}", span, did_you_mean(zone, zones, f"Zones: {', '.join(sorted(zones))}")
-                       if isinstance(zone, str) else f"zones: {', '.join(sorted(zones))}")
+            listed = f"zones: {', '.join(sorted(zones))}"
+            meant = did_you_mean(zone, zones) if isinstance(zone, str) else ""
+            raise _err(f"unknown zone {shown}", span, f"{meant} {listed[0].upper()}{listed[1:]}" if meant else listed)
         self.engine.run(ast.Move(ast.Name(name), zone), {}, SCRIPT)
         self.engine.settle()
         self.engine.resolve_triggers()
