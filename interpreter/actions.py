@@ -16,6 +16,8 @@ from Python, a span named after the call (`cast()`). An error of the rules as th
 from __future__ import annotations
 
 import functools
+import inspect
+import weakref
 from typing import Any, Callable, Iterable, Sequence
 
 import attrs
@@ -26,7 +28,7 @@ from dsl.diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean
 from interpreter.engine import MISSING, Engine, Obj, PlayerRef, RulesError
 from interpreter.triggers import LEGAL_TARGET_HINT, TargetChoice, targets_of
 from interpreter.model import Game, Permanent
-from interpreter.readonly import ReadOnlyGame
+from interpreter.readonly import ReadOnlyGame, ReadOnlyTrace
 from interpreter.rulebook import Rulebook
 from interpreter.store import SETUP, store_of
 from interpreter.trace import SCRIPT, Cause
@@ -56,10 +58,39 @@ def guarded(action: Callable, *args, **kwargs) -> Any:
 
 
 def _action(method: Callable) -> Callable:
-    """A public action: its span defaults to the call's name, and it runs `guarded`."""
+    """A public action: its span defaults to the call's name, and it runs `guarded`. On
+    `Actions` that step the game themselves (`steps=True`, as `api.new_game` builds them) it
+    is a step of its own, as a scenario's script step is: the next step number, and the
+    budget afresh (`Engine.begin_step`); and if it raises, the game, the trace and the step
+    number are set back to what they were before it (through the journal: `Store.undo`)."""
+    signature = inspect.signature(method)
+    shown = [p.replace(annotation=inspect.Parameter.empty) for p in signature.parameters.values()
+             if p.name not in ("self", "span")]
+    public = signature.replace(parameters=shown, return_annotation=inspect.Signature.empty)
+    by_keyword = " (what follows * by keyword only)" if any(p.kind is p.KEYWORD_ONLY for p in shown) else ""
+
     @functools.wraps(method)
     def run(self: "Actions", *args, span: Span | None = None, **kwargs):
-        return guarded(method, self, *args, span=span or call_span(method.__name__), **kwargs)
+        span = span or call_span(method.__name__)
+        try:
+            signature.bind(self, *args, span=span, **kwargs)
+        except TypeError as exc:  # (a call Python would refuse: said as the action's own error)
+            raise _err(f"{method.__name__}() cannot take these arguments: {exc}", span,
+                       f"call it as {method.__name__}{public}{by_keyword}") from None
+        if not self.steps:
+            return guarded(method, self, *args, span=span, **kwargs)
+        e = self.engine
+        step, batch_no, events = e.step, e.batch_no, len(e.trace)
+        e.step += 1
+        e.begin_step()
+        mark = e.store.mark()
+        try:
+            return guarded(method, self, *args, span=span, **kwargs)
+        except Exception:
+            e.store.undo(mark)
+            e.trace.cut(events)
+            e.step, e.batch_no = step, batch_no
+            raise
     return run
 
 
@@ -70,6 +101,11 @@ def card_named(book: Rulebook, name: str, span: Span) -> ast.Card:
         hint = "cards live in rules/cards/ or in the scenario file"
         raise _err(f"unknown card \"{name}\"", span, did_you_mean(name, book.cards, hint) if isinstance(name, str) else hint)
     return card
+
+
+def card_types(card: ast.Card) -> set[str]:
+    """The card's types and subtypes as written, in lower case."""
+    return {t.lower() for entry in card.entries if isinstance(entry, ast.Types) for t in entry.names}
 
 
 def new_permanent(name: str, card: ast.Card, game: Game, *, owner: str | None = None, controller: str | None = None,
@@ -119,6 +155,28 @@ def check_attachments(game: Game, spans: dict[str, Span], attached_at: dict[str,
                            "an attachment chain must end at a permanent or player that is attached to nothing")
             seen.append(current)
             current = game.objects[current].attached_to
+
+
+_KEYWORDS: dict[int, tuple[Any, frozenset[str]]] = {}  # id(book) -> (the book, held weakly; its keywords)
+
+
+def known_keywords(book: Rulebook) -> frozenset[str]:
+    """The keywords the rulebook and its cards know: those its rules and cards test for
+    (`has K`) or grant, and those its cards are printed with. Worked out once per rulebook."""
+    found = _KEYWORDS.get(id(book))
+    if found is not None and found[0]() is book:
+        return found[1]
+    names: set[str] = set()
+    for node in (*book.rules, *book.cards.values()):
+        for n in node.walk():
+            if isinstance(n, (ast.Has, ast.Grant)):
+                names.add(n.keyword)
+            elif isinstance(n, ast.Keywords):
+                names.update(n.names)
+    for key in [k for k, (ref, _names) in _KEYWORDS.items() if ref() is None]:
+        del _KEYWORDS[key]
+    _KEYWORDS[id(book)] = (weakref.ref(book), frozenset(names))
+    return _KEYWORDS[id(book)][1]
 
 
 SPEC_FLAGS = ("tapped", "token", "attacking")
@@ -184,6 +242,11 @@ def permanent_from_spec(spec: Any, game: Game, book: Rulebook, span: Span) -> Pe
     keywords = spec.get("keywords", ())
     if isinstance(keywords, str) or not isinstance(keywords, (list, tuple)) or not all(isinstance(k, str) for k in keywords):
         raise _err(f"'{name}': keywords is a list of names", span, "e.g. ['phasing']")
+    for keyword in keywords:
+        known = known_keywords(book)
+        if keyword not in known:
+            raise _err(f"'{name}': unknown keyword {keyword!r}: no rule or card of this rulebook knows it", span,
+                       did_you_mean(keyword, known, f"Keywords known: {', '.join(sorted(known))}"))
     tallies = {}
     for key in ("counters", "stickers"):
         given = spec.get(key, {})
@@ -207,11 +270,17 @@ def permanent_from_spec(spec: Any, game: Game, book: Rulebook, span: Span) -> Pe
 class Actions:
     """The actions of one game in progress, each an operation on `engine`."""
 
-    def __init__(self, engine: Engine):
+    def __init__(self, engine: Engine, steps: bool = True):
+        """`steps`: each action is a step of its own, undone if it raises (see `_action`);
+        False for a caller that begins the steps itself and keeps what a failed one did (the
+        scenario runner, whose script may go on after an `expect error`)."""
         if not isinstance(engine, Engine):
             raise _err(f"Actions() needs an Engine, not {type(engine).__name__}", call_span("Actions"),
                        "build one with interpreter.api.new_game(...), or Engine(book, game)")
+        if not isinstance(steps, bool):
+            raise _err(f"Actions(): steps is True or False, not {steps!r}", call_span("Actions"))
         self.engine = engine
+        self.steps = steps
 
     @property
     def game(self) -> ReadOnlyGame:
@@ -254,6 +323,9 @@ class Actions:
         found = card_named(self.book, card, span)
         if not isinstance(player, str) or player not in self.engine.game.players or not self.engine.game.players[player].in_game:
             raise _err(f"'{player}' cannot cast anything", span, "name a player still in the game")
+        if not isinstance(hold, bool):
+            raise _err(f"hold is True or False, not {hold!r}", span, "hold=True leaves the spell on the stack for resolve()")
+        self._castable(found, span)
         decls, names = self._targets(found, targets, span)
         env = {"you": PlayerRef(player)}
         for decl, name in zip(decls, names):
@@ -270,6 +342,7 @@ class Actions:
     @_action
     def resolve(self, *, span: Span) -> None:
         """The top of the stack resolves (its targets checked again: 608.2b)."""
+        self._game_on(span)
         stack = self.engine.game.stack
         if not stack:
             raise _err("there is nothing on the stack to resolve", span, "put a spell there with 'hold'")
@@ -293,6 +366,21 @@ class Actions:
                                     "targets to choose", choice.span, "remove the step, or play on until the ability triggers")
                 for card, choice in self.engine.game.choices]
 
+    @staticmethod
+    def _castable(card: ast.Card, span: Span) -> None:
+        """A card whose resolving the game models: a spell with a spell ability, or a
+        permanent spell that becomes a permanent attached to nothing. An Aura spell would
+        become a permanent attached to what it targets (303.4a, 608.3b), which is not modelled; a card
+        with neither would do nothing."""
+        types = card_types(card)
+        aura = "aura" in types
+        if aura or not (types & PERMANENT_TYPES or any(isinstance(entry, ast.Spell) for entry in card.entries)):
+            what = "an Aura spell" if aura else "a card with no spell ability and no permanent type"
+            raise _err(f"\"{card.name}\" cannot be cast: casting {what} is not supported", span,
+                       f"put it on the battlefield from the start instead: new_game(permanents=[{{'name': ..., "
+                       f"'card': '{card.name}'{', ' + repr('attached_to') + ': ...' if aura else ''}}}]), or in a "
+                       "scenario a 'permanent' line")
+
     def _resolve_spell(self, card: ast.Card, player: str, targets: tuple[str, ...]) -> None:
         e = self.engine
         cause = Cause("card", card.name)
@@ -310,7 +398,7 @@ class Actions:
             e.record("fails", card.name, "does nothing: every target is illegal", cause)
             return
         e.record("resolve", player, f"{card.name} resolves", cause)
-        types = {t.lower() for entry in card.entries if isinstance(entry, ast.Types) for t in entry.names}
+        types = card_types(card)
         if types & PERMANENT_TYPES and "aura" not in types:
             oid = card_slug(card.name)
             n = 2
@@ -336,18 +424,42 @@ class Actions:
         """The permanents named attack."""
         if isinstance(names, str) or not isinstance(names, (list, tuple)) or not names:
             raise _err("attack() takes a non-empty list of permanent names", span, "e.g. attack(['bear'])")
+        self._game_on(span)
         for name in names:
-            self._known(name, span)
+            self._can_attack(self._known(name, span), span)
+        if len(set(names)) != len(names):
+            raise _err("a creature is named twice among the attackers", span, "name each attacking creature once")
+        for name in names:
             self.engine.run(ast.AttackWith(ast.Name(name)), {}, SCRIPT)
         self.engine.settle()
+
+    def _can_attack(self, name: str, span: Span) -> None:
+        """The active player declares attackers among the untapped creatures they control
+        (508.1a), which the game must see: one it treats as not existing cannot attack."""
+        e = self.engine
+        o = e.game.objects[name]
+        if not e.visible(name):
+            where = f"is in the {o.zone}" if o.zone != "battlefield" else "is treated by the game as not existing"
+            raise _err(f"'{name}' cannot attack: it {where}", span, "only a creature on the battlefield the game sees attacks")
+        if "creature" not in o.types:
+            raise _err(f"'{name}' cannot attack: it is not a creature (508.1a)", span, "only creatures attack")
+        controller = e.chars(name)["controller"]
+        if controller != e.game.active:
+            raise _err(f"'{name}' cannot attack: {controller} controls it, and it is {e.game.active}'s turn (508.1a)",
+                       span, "only creatures the active player controls attack; play on to their controller's turn")
+        if o.tapped:
+            raise _err(f"'{name}' cannot attack: it is tapped (508.1a)", span, "only untapped creatures attack")
 
     @_action
     def move(self, name: str, zone: str, *, span: Span) -> None:
         """Put the permanent named into `zone` (a zone of the game or one the rulebook declares)."""
         self._known(name, span)
         zones = set(ZONES) | set(self.book.zones)
-        if zone not in zones:
-            raise _err(f"unknown zone '{zone}'", span, f"zones: {', '.join(sorted(zones))}")
+        if not isinstance(zone, str) or zone not in zones:
+            shown = f"'{zone}'" if isinstance(zone, str) else f"{zone!r}: a zone is named by a string"
+            listed = f"zones: {', '.join(sorted(zones))}"
+            meant = did_you_mean(zone, zones) if isinstance(zone, str) else ""
+            raise _err(f"unknown zone {shown}", span, f"{meant} {listed[0].upper()}{listed[1:]}" if meant else listed)
         self.engine.run(ast.Move(ast.Name(name), zone), {}, SCRIPT)
         self.engine.settle()
         self.engine.resolve_triggers()
@@ -356,13 +468,32 @@ class Actions:
     def next_turn(self, skip_untap: bool = False, *, span: Span) -> None:
         """The next player's turn begins (with its untap step, unless `skip_untap`)."""
         if not isinstance(skip_untap, bool):
-            raise _err("skip_untap is True or False", span)
+            raise _err(f"skip_untap is True or False, not {skip_untap!r}", span)
+        self._game_on(span)
+        self._stack_empty("the next turn", span)
         self.engine.next_turn(skip_untap)
 
     @_action
     def cleanup(self, *, span: Span) -> None:
         """The active player's cleanup step."""
+        self._game_on(span)
+        self._stack_empty("the cleanup step", span)
         self.engine.cleanup()
+
+    def _game_on(self, span: Span) -> None:
+        """The game is not over: some player is still in it (104.2a, 800.4: a player who
+        leaves takes no more turns; with none left there is no turn to play)."""
+        if not any(p.in_game for p in self.engine.game.players.values()):
+            raise _err("the game is over: every player has left it (104.2a, 800.4)", span,
+                       "nothing more happens in this game; build a new one")
+
+    def _stack_empty(self, what: str, span: Span) -> None:
+        """A step ends only once the stack is empty (500.2): a spell held there resolves first."""
+        stack = self.engine.game.stack
+        if stack:
+            names = ", ".join(f'"{card.name}"' for card, *_rest in reversed(stack))
+            raise _err(f"the stack is not empty ({names}): {what} cannot begin until it is (500.2)", span,
+                       "resolve what is on the stack first: resolve() ('resolve' in a script)")
 
     @_action
     def leave(self, player: str, *, span: Span) -> None:
@@ -396,6 +527,7 @@ class Actions:
         return out
 
     @property
-    def trace(self):
-        """What happened so far, each event naming its cause."""
-        return self.engine.trace
+    def trace(self) -> ReadOnlyTrace:
+        """What happened so far, each event naming its cause: read-only (the engine's trace
+        is `engine.trace`)."""
+        return ReadOnlyTrace(self.engine.trace)

@@ -65,11 +65,18 @@ def _bad_argument(function: str, name: str, value: Any, wanted: str, hint: str) 
 
 
 def _describe(value: Any) -> str:
+    """A wrong argument as a message shows it: a string, number or small container as
+    written (`0`, `[]`, `['Alice', 'Alice']`), anything else by its type (`a Path`, `an int`)."""
     if value is None:
         return "None"
     if isinstance(value, str):
         return "an empty string" if not value else f"the string {value[:40]!r}"
-    return f"a {type(value).__name__}"
+    if isinstance(value, (bool, int, float, list, tuple, dict, set, frozenset)):
+        shown = repr(value)
+        return shown if len(shown) <= 60 else f"a {type(value).__name__} of {len(value)}" if hasattr(value, "__len__") \
+            else shown[:57] + "..."
+    name = type(value).__name__
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
 
 
 def _path(function: str, name: str, value: Any) -> Path:

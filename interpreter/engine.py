@@ -88,7 +88,8 @@ class Engine(GameView):
     large one (`interpreter.program.backend_for`).
 
     Each step runs within `budget` (`interpreter.budget`; None: the default `Budget()`): a
-    step begins with `begin_step()`, which the scenario runner calls before each step.
+    step begins with `begin_step()`, which the scenario runner calls before each script step
+    and `interpreter.actions.Actions` before each action.
     Wrong argument types raise `DiagnosticError` at once, naming the argument.
 
     Every change goes through the game's store (`interpreter.store`), whose journal is kept

@@ -1,6 +1,7 @@
 """Read-only views of a game, for what the API hands out (`Actions.game`).
 
-A view reads the live game (it changes as play goes on) but cannot change it: setting or
+A view reads the live game (it changes as play goes on; an object taken from `objects` is
+the one under its name now, across zone changes) but cannot change it: setting or
 deleting an attribute, or an item of one of its mappings, raises `ReadOnlyError`. Lists come
 out as tuples, mappings as read-only mappings, and objects as `ReadOnlyObject`s. The game
 changes only through the engine's actions (its store, `interpreter.store`).
@@ -8,7 +9,7 @@ changes only through the engine's actions (its store, `interpreter.store`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Callable, Iterator
 
 import attrs
@@ -30,15 +31,31 @@ def _refuse(what: str) -> ReadOnlyError:
 
 
 class ReadOnlyObject:
-    """A permanent of a game, read-only (its attributes and methods read the live object)."""
+    """An object of a game, read-only. Taken from `game.objects[name]`, it follows the name: it
+    reads the object the game holds under that name now, so after a zone change it reads the
+    new object (400.7: a new object, whose `previous` is the one before) rather than keep
+    showing the old one. An earlier incarnation (`previous`) is read as it was left."""
 
-    __slots__ = ("_object",)
+    __slots__ = ("_game", "_id", "_fixed")
 
-    def __init__(self, o: Permanent):
-        object.__setattr__(self, "_object", o)
+    def __init__(self, o: Permanent, game: Game | None = None):
+        object.__setattr__(self, "_game", game)  # (None: this incarnation, not the name)
+        object.__setattr__(self, "_id", o.id)
+        object.__setattr__(self, "_fixed", o)
+
+    def _live(self) -> Permanent:
+        game = object.__getattribute__(self, "_game")
+        if game is None:
+            return object.__getattribute__(self, "_fixed")
+        o = game.objects.get(object.__getattribute__(self, "_id"))
+        if o is None:  # (only an undo to before it was made takes a name out of the game)
+            raise DiagnosticError(Diagnostic(
+                "error", f"the game has no object {self._id!r} now: it was undone", Span("Actions.game", 0, 0, 0, 0),
+                "read play.game.objects again"))
+        return o
 
     def __getattr__(self, name: str) -> Any:
-        value = getattr(object.__getattribute__(self, "_object"), name)
+        value = getattr(self._live(), name)
         if name == "statuses":
             return ReadOnlyMapping(value, _same, "statuses")
         if name == "previous" and value is not None:
@@ -46,19 +63,19 @@ class ReadOnlyObject:
         return value
 
     def __setattr__(self, name: str, value: Any) -> None:
-        raise _refuse(f"permanent {self._object.id!r}")
+        raise _refuse(f"permanent {self._id!r}")
 
     def __delattr__(self, name: str) -> None:
-        raise _refuse(f"permanent {self._object.id!r}")
+        raise _refuse(f"permanent {self._id!r}")
 
     def __eq__(self, other: object) -> bool:
-        other = other._object if isinstance(other, ReadOnlyObject) else other
-        return self._object == other
+        other = other._live() if isinstance(other, ReadOnlyObject) else other
+        return self._live() == other
 
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return f"ReadOnly({self._object!r})"
+        return f"ReadOnly({self._live()!r})"
 
 
 class ReadOnlyMapping(Mapping):
@@ -109,7 +126,7 @@ class ReadOnlyGame:
     def __getattr__(self, name: str) -> Any:
         game = object.__getattribute__(self, "_game")
         if name == "objects":
-            return ReadOnlyMapping(game.objects, ReadOnlyObject, "objects")
+            return ReadOnlyMapping(game.objects, lambda o: ReadOnlyObject(o, game), "objects")
         if name in ("players", "effects", "lki"):
             return ReadOnlyMapping(getattr(game, name), _same, name)
         if name in ("watchers", "delayed", "stack", "choices"):
@@ -128,3 +145,34 @@ class ReadOnlyGame:
 
     def __repr__(self) -> str:
         return f"ReadOnlyGame(turn {self._game.turn}, {len(self._game.objects)} objects)"
+
+
+class ReadOnlyTrace(Sequence):
+    """A game's trace (`interpreter.trace.Trace`), read-only: its events as they are now and as
+    more are added, each an immutable `Event`; no way to add, remove or replace one."""
+
+    __slots__ = ("_trace",)
+
+    def __init__(self, trace: Sequence):
+        object.__setattr__(self, "_trace", trace)
+
+    def __getitem__(self, index):
+        return self._trace[index]
+
+    def __len__(self) -> int:
+        return len(self._trace)
+
+    def __iter__(self) -> Iterator:
+        return iter(self._trace)
+
+    def __eq__(self, other: object) -> bool:
+        other = other._trace if isinstance(other, ReadOnlyTrace) else other
+        return self._trace == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise _refuse("the trace")
+
+    def __repr__(self) -> str:
+        return f"ReadOnlyTrace({len(self)} events)"

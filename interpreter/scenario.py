@@ -264,7 +264,7 @@ class ScenarioRun:
         # its initial state: built here, or given (`build_game` of the same scenario and cards)
         self.game = game if game is not None else build_game(scn, self.book)
         self.engine = Engine(Program.for_game(self.book, self.game, backend), self.game, budget)  # (None: by its size)
-        self.actions = Actions(self.engine)
+        self.actions = Actions(self.engine, steps=False)  # (it begins each step itself)
         try:
             guarded(self.engine.settle)
         except RulesError as exc:

@@ -213,6 +213,13 @@ class Trace(Sequence[Event]):
         about to be trimmed or undone)."""
         self._events()
 
+    def cut(self, length: int) -> None:
+        """Forget the events after the first `length` (an action that failed and was undone
+        leaves none of its own: `interpreter.actions`)."""
+        self._events()
+        del self._items[length:]
+        self._count = len(self._items)
+
     def _events(self) -> list[Event]:
         if self._pending:
             items, pending = self._items, self._pending

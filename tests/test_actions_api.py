@@ -163,3 +163,142 @@ scenario "Slip Away, then two turns" {
     assert [e.render() for e in play.trace if e.kind != "step"] == \
            [e.render() for e in outcome.trace if e.kind != "step"]
     assert play.state()["permanents"] == outcome.final["permanents"]
+
+
+def test_each_action_is_a_step_with_its_own_budget():
+    """Each action is a step of its own, as a scenario's script step is: a budget afresh (a
+    step's work is bounded, not a game's) and its own step number in the trace. Bob's
+    Breezekeeper phases out and in on each of his untap steps (702.26a)."""
+    play = api.new_game("2026-09-25", budget="writes=40", permanents=[
+        {"name": "djinn", "card": "Breezekeeper", "controller": "Bob"},
+        {"name": "bear", "card": "Grizzly Bears", "controller": "Alice"}])
+    for _ in range(60):                           # 30 of Bob's untap steps, far more than 40 writes in all
+        play.next_turn()
+    assert play.state()["turn"] == 61
+    steps = [event.step for event in play.trace if event.kind == "step" and "begins" in event.detail]
+    assert steps == list(range(1, 61))
+
+
+def test_an_action_that_fails_leaves_the_game_as_it_was():
+    """An action that raises is undone: the game, its journal and the trace are as before
+    it, and the next action starts from there (here the untap step's phasing, 702.26a, goes
+    over a budget of 3 writes)."""
+    permanents = [{"name": "bear", "card": "Grizzly Bears", "controller": "Alice"}] + [
+        {"name": f"d{i}", "card": "Breezekeeper", "controller": "Bob"} for i in range(5)]
+    play = api.new_game("2026-09-25", permanents=permanents, budget="writes=3")
+    before, mark, events = play.state(), play.engine.store.mark(), len(play.trace)
+    for _ in range(2):
+        with pytest.raises(api.DiagnosticError, match="writes budget"):
+            play.next_turn()
+        assert play.state() == before and play.state()["turn"] == 1
+        assert play.engine.store.mark() == mark and len(play.trace) == events and play.engine.step == 0
+
+
+@pytest.mark.parametrize("action", ["next_turn", "cleanup"])
+def test_no_turn_or_cleanup_while_a_spell_waits_on_the_stack(action):
+    """A step ends only once the stack is empty (500.2): with a spell held on the stack,
+    the next turn and the cleanup step are refused, and the spell still waits there."""
+    play = board()
+    play.cast("Slip Away", "Alice", ["bear"], hold=True)
+    with pytest.raises(DiagnosticError, match="the stack is not empty") as caught:
+        getattr(play, action)()
+    assert "resolve" in caught.value.diagnostics[0].hint
+    assert play.state()["turn"] == 1 and len(play.game.stack) == 1
+    play.resolve()
+    getattr(play, action)()
+    assert play.state()["permanents"]["bear"]["statuses"]["phase"] == "out"   # 702.26b
+
+
+@pytest.mark.parametrize("card", ["Holy Strength", "Curse of Chains"])
+def test_casting_an_aura_is_refused_not_done_as_nothing(card):
+    """An Aura spell resolves into a permanent attached to its target (303.4a, 608.3b),
+    which the actions do not model: casting one is a DiagnosticError that says so and how
+    to have one (on the battlefield from the start), not a spell that "resolves" into nothing."""
+    play = board()
+    with pytest.raises(DiagnosticError, match="casting an Aura spell is not supported") as caught:
+        play.cast(card, "Alice", [])
+    assert "attached_to" in caught.value.diagnostics[0].hint
+    assert not [event for event in play.trace if event.kind in ("cast", "resolve")]
+    assert set(play.state()["permanents"]) == {"bear", "djinn"}
+
+
+@pytest.mark.parametrize("spec, message", [
+    ({"card": "Holy Strength", "controller": "Alice", "attached_to": "bear"}, "not a creature"),
+    ({"card": "Grizzly Bears", "controller": "Bob"}, "Bob controls it, and it is Alice's turn"),
+    ({"card": "Grizzly Bears", "controller": "Alice", "tapped": True}, "it is tapped"),
+    ({"card": "Grizzly Bears", "controller": "Alice", "statuses": {"phase": "out", "phased_out_under": "Alice"}},
+     "treated by the game as not existing"),
+])
+def test_attack_refuses_what_cannot_attack(spec, message):
+    """The active player declares attackers among the untapped creatures they control
+    (508.1a); a phased-out creature is treated as though it does not exist (702.26b), so it
+    cannot attack either. Each is refused, and nothing attacks."""
+    play = api.new_game("2026-09-25", permanents=[
+        {"name": "bear", "card": "Grizzly Bears", "controller": "Alice"}, {"name": "other", **spec}])
+    with pytest.raises(DiagnosticError, match=message):
+        play.attack(["bear", "other"])
+    assert not any(p.get("attacking") for p in play.state()["permanents"].values())
+    play.attack(["bear"])
+    assert play.state()["permanents"]["bear"]["attacking"] is True
+
+
+def test_attack_refuses_a_creature_that_left_the_battlefield():
+    """A creature in the graveyard is not on the battlefield to attack (508.1a)."""
+    play = board()
+    play.move("bear", "graveyard")
+    with pytest.raises(DiagnosticError, match="it is in the graveyard"):
+        play.attack(["bear"])
+
+
+@pytest.mark.parametrize("keyword", ["Phasing", "phasng"])
+def test_a_keyword_the_rules_do_not_know_is_refused_with_the_one_meant(keyword):
+    """A permanent's keywords are those the rulebook and its cards know: 'Phasing' or
+    'phasng' would give a creature that never phases (702.26a asks for 'phasing'), so it is
+    a diagnostic whose hint names 'phasing'; 'phasing' itself is taken and works."""
+    with pytest.raises(DiagnosticError, match="unknown keyword") as caught:
+        api.new_game("2026-09-25", permanents=[
+            {"name": "bear", "card": "Grizzly Bears", "controller": "Bob", "keywords": [keyword]}])
+    assert "did you mean 'phasing'" in caught.value.diagnostics[0].hint
+    play = api.new_game("2026-09-25", permanents=[
+        {"name": "bear", "card": "Grizzly Bears", "controller": "Bob", "keywords": ["phasing"]}])
+    play.next_turn()                              # Bob's untap step (702.26a)
+    assert play.state()["permanents"]["bear"]["statuses"]["phase"] == "out"
+
+
+@pytest.mark.parametrize("action", ["next_turn", "cleanup"])
+def test_with_every_player_gone_the_game_is_over(action):
+    """A player who leaves the game takes no more turns (800.4a); with every player gone
+    the game is over (104.2a), so no turn begins: the next turn and cleanup are refused."""
+    play = board()
+    play.leave("Alice")
+    play.leave("Bob")
+    events = len(play.trace)
+    with pytest.raises(DiagnosticError, match="the game is over"):
+        getattr(play, action)()
+    assert len(play.trace) == events and play.state()["turn"] == 1
+
+
+def test_a_view_of_an_object_follows_its_name_across_a_zone_change():
+    """A zone change makes a new object (400.7) under the same name: a view taken from
+    game.objects before it reads the new one, as state() does, not the permanent that was;
+    `previous` is that permanent, as it was left."""
+    play = board()
+    bear = play.game.objects["bear"]
+    play.move("bear", "graveyard")
+    assert bear.zone == play.state()["permanents"]["bear"]["zone"] == "graveyard"
+    assert bear.previous.zone == "battlefield"
+    assert bear == play.game.objects["bear"]
+
+
+def test_the_trace_handed_out_is_read_only():
+    """The trace is the record of what the engine did: what the API hands out reads it (and
+    what is added later) but cannot add to it, remove or replace an event."""
+    play = board()
+    trace = play.trace
+    play.cast("Slip Away", "Alice", ["bear"])
+    assert len(trace) == len(play.engine.trace) and trace[-1] == play.engine.trace[-1]
+    with pytest.raises(AttributeError):
+        trace.append("junk")
+    with pytest.raises(TypeError):
+        trace[0] = "junk"
+    assert "junk" not in list(play.trace)

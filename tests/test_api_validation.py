@@ -196,3 +196,52 @@ def test_names_no_file_can_have_are_diagnostics(tmp_path):
     rejects(lambda: api.run_file(good(tmp_path), rules=long), "unknown rules version")
     (d,) = api.check_paths(tmp_path / f"{long}.scenario")
     assert long in d.message and d.hint
+
+
+# ---------------------------------------------------------------------------- the actions' arguments
+
+
+def a_game():
+    return api.new_game("2026-09-25", permanents=[{"name": "bear", "card": "Grizzly Bears", "controller": "Alice"}])
+
+
+def test_move_names_its_zone_by_a_string():
+    """A zone given as something other than a name is a diagnostic, not a raw TypeError."""
+    play = a_game()
+    d = rejects(lambda: play.move("bear", ["exile"]), "move()", "a zone is named by a string")
+    assert "exile" in d.hint
+    assert "did you mean 'exile'" in rejects(lambda: play.move("bear", "exlie"), "unknown zone").hint
+    assert play.state()["permanents"]["bear"]["zone"] == "battlefield"
+
+
+def test_hold_is_true_or_false():
+    """hold='no' is not taken as true: the spell is not left on the stack."""
+    play = a_game()
+    rejects(lambda: play.cast("Shock", "Alice", ["bear"], hold="no"), "cast()", "hold is True or False")
+    assert not play.game.stack and play.state()["permanents"]["bear"]["zone"] == "battlefield"
+
+
+@pytest.mark.parametrize("call, shown", [
+    (lambda play: play.cast("Shock", "Alice", ["bear"], True), "cast(card, player, targets=(), *, hold=False)"),
+    (lambda play: play.resolve(1), "resolve()"),
+    (lambda play: play.cast("Shock"), "cast(card, player"),
+    (lambda play: play.next_turn(hold=True), "next_turn(skip_untap=False)"),
+])
+def test_an_action_called_with_arguments_it_does_not_take_says_how_to_call_it(call, shown):
+    """Arguments after * are keyword-only (docs/api.md); a call Python would refuse is a
+    DiagnosticError whose hint is the action's signature, and it changes nothing."""
+    play = a_game()
+    d = rejects(lambda: call(play), "cannot take these arguments")
+    assert shown in d.hint
+    assert not play.game.stack and len(play.trace) == 0 and play.engine.step == 0
+
+
+@pytest.mark.parametrize("arguments, shown", [
+    ({"players": []}, "not []"),
+    ({"players": ["Alice", "Alice"]}, "not ['Alice', 'Alice']"),
+    ({"turn": 0}, "not 0"),
+    ({"turn": 1.5}, "not 1.5"),
+])
+def test_new_game_shows_the_wrong_value_it_was_given(arguments, shown):
+    """The message names the value as given ("not []", "not 0"), not its type alone."""
+    assert rejects(lambda: api.new_game(**arguments), "new_game").message.endswith(shown)

@@ -66,10 +66,10 @@ class Example:
 FENCE = re.compile(r"^```(.*)$")
 
 
-def examples_of(page: str) -> list[Example]:
-    if not (DOCS / page).is_file():
+def examples_of(page: str, folder: Path = DOCS) -> list[Example]:
+    if not (folder / page).is_file():
         return []  # test_the_pages_exist_and_hold_examples says so
-    found, lines = [], (DOCS / page).read_text(encoding="utf-8").splitlines()
+    found, lines = [], (folder / page).read_text(encoding="utf-8").splitlines()
     i = 0
     while i < len(lines):
         m = FENCE.match(lines[i])
@@ -297,6 +297,21 @@ def test_console_examples_give_the_status_and_output_shown(example, tmp_path, mo
 
 @pytest.mark.parametrize("example", by_tag("python"))
 def test_python_examples_run(example, tmp_path, monkeypatch, capsys):
+    work = workdir(example.page, tmp_path)
+    monkeypatch.chdir(work)
+    exec(compile(example.text, example.id, "exec"), {"__name__": "docs_example"})
+
+
+README_PYTHON = [e for e in examples_of("README.md", ROOT) if e.tag == "python"]
+
+
+def test_the_readme_has_python_examples():
+    assert README_PYTHON, "README.md has no ```python block"
+
+
+@pytest.mark.parametrize("example", README_PYTHON, ids=lambda e: e.id)
+def test_readme_python_examples_run(example, tmp_path, monkeypatch, capsys):
+    """The README's Python blocks run as written, from a folder holding this checkout's tests/."""
     work = workdir(example.page, tmp_path)
     monkeypatch.chdir(work)
     exec(compile(example.text, example.id, "exec"), {"__name__": "docs_example"})
