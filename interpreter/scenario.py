@@ -145,11 +145,14 @@ def unknown_expectation_names(scn: ast.Scenario, book: Rulebook) -> list[Diagnos
 
 
 def under_rules(problems, version: str, home) -> list[Diagnostic]:
-    """Errors of a scenario played under `version`, each saying so when `version` is not one
-    of `home`, the versions it is written for (a zone only its own rules have, say)."""
+    """Errors of a scenario played under `version`, each saying so in its hint when `version`
+    is not one of `home`, the versions it is written for (a zone only its own rules have,
+    say). The message is left as it is: diff and ablation compare outcomes by their messages,
+    and the same error under two versions is the same outcome."""
     if version in home:
         return list(problems)
-    return [attrs.evolve(d, message=f"{d.message} (under {version})") for d in problems]
+    said = f"under {version}, which this scenario is not written for (it is for {', '.join(home)})"
+    return [attrs.evolve(d, hint=f"{said}; {d.hint}" if d.hint else said) for d in problems]
 
 
 def _err(message: str, span: Span, hint: str | None = None) -> DiagnosticError:

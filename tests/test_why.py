@@ -125,13 +125,14 @@ def test_a_scenario_that_cannot_run_under_the_rules_asked_is_passed_over(capsys)
     assert status == 0, err
     assert out.startswith('why watcher: "in 2005 phasing out triggers leaves-play abilities') and "under 2017-07-08" in out
     assert "note: passed over \"in 2005 a skipped untap step means no phasing\"" in out
-    assert "unknown name 'phased_out' (under 2017-07-08)" in out and err == ""
+    assert "unknown name 'phased_out'" in out and err == ""
 
 
 def test_an_error_under_another_version_says_which(capsys):
     """A scenario checked under a version other than its own says which (502.15: the
     phased-out zone is a zone of 2005-02-01 alone)."""
     status, out, err = why(capsys, HISTORY_2005, "djinn", "--rules", "2017-07-08")
-    assert status == 1 and "unknown name 'phased_out' (under 2017-07-08)" in err
+    said = "hint: under 2017-07-08, which this scenario is not written for (it is for 2005-02-01)"
+    assert status == 1 and "unknown name 'phased_out'" in err and said in err, err
     assert main(["test", HISTORY_2005, "--rules", "2017-07-08"]) == 1
-    assert "unknown name 'phased_out' (under 2017-07-08)" in capsys.readouterr().err
+    assert said in capsys.readouterr().err
