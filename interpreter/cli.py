@@ -33,9 +33,17 @@ from interpreter.suite import collect, current_version, plan, run_all
 from interpreter.trace import grouped_lines, show_value
 
 
+class _Console(Console):
+    """rich's console, but a reader that went away (`phasing show | head`) raises
+    BrokenPipeError for `main` to end the command with status 0, where rich would exit 1."""
+
+    def on_broken_pipe(self) -> None:
+        raise BrokenPipeError(32, "the reader closed the pipe")
+
+
 def _console(**options) -> Console:
     """A console that prints what it is given as it is: no markup, no emoji codes, no highlighting."""
-    return Console(markup=False, emoji=False, highlight=False, soft_wrap=True, **options)
+    return _Console(markup=False, emoji=False, highlight=False, soft_wrap=True, **options)
 
 
 out = _console(width=None if sys.stdout.isatty() else 160)
@@ -638,13 +646,35 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command; its exit status. A reader that goes away before the output is all
+    written (`phasing show | head -2`) ends the command with status 0: nothing more to say."""
+    try:
+        status = _command(argv)
+        sys.stdout.flush()  # (what print left in the buffer: a closed pipe is found here, not at exit)
+        return status
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # (nor at exit)
+        return 0
+
+
+def _emit_errors(diagnostics: list[Diagnostic]) -> None:
+    """`json_errors` on stdout for a command that failed: a reader gone away does not make
+    its status 0 (the errors are on stderr too)."""
+    try:
+        emit_json(json_errors(diagnostics))
+        sys.stdout.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+def _command(argv: list[str] | None) -> int:
     try:
         args = build_parser().parse_args(argv)
     except UsageError as exc:
         err.print(plain(exc.usage.rstrip()))
         report([exc.diagnostic])
         if "--json" in (sys.argv[1:] if argv is None else argv):
-            emit_json(json_errors([exc.diagnostic]))
+            _emit_errors([exc.diagnostic])
         return 1
     except SystemExit as exc:  # --help and --version print and stop
         return exc.code if isinstance(exc.code, int) else 0
@@ -661,18 +691,17 @@ def main(argv: list[str] | None = None) -> int:
     except DiagnosticError as exc:
         report(exc.diagnostics)
         if getattr(args, "json", False):
-            emit_json(json_errors(exc.diagnostics))
+            _emit_errors(exc.diagnostics)
         return 1
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:  # the reader went away (`phasing ... | head`): nothing more to say
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
+    except BrokenPipeError:  # the reader went away (`phasing ... | head`): `main` ends it
+        raise
     except OSError as exc:  # a path that cannot be read: bad input, not a bug
         diagnostic = api.os_error_diagnostic(exc)
         report([diagnostic])
         if getattr(args, "json", False):
-            emit_json(json_errors([diagnostic]))
+            _emit_errors([diagnostic])
         return 1
     except Exception as exc:  # an interpreter bug, not bad input
         if os.environ.get("PHASING_DEBUG"):

@@ -518,7 +518,7 @@ class Statics:
         tests = view.hiding.stored_hide_tests()
         if tests is None:
             return None
-        return GivenAt(store, store.mark(), oids, self.direct, frozenset(self.deferred), tests, view.indexes)
+        return GivenAt(store, store.position(), oids, self.direct, frozenset(self.deferred), tests, view.indexes)
 
     def given(self, oids: Iterable[str]) -> dict[str, Sequence[Contribution]]:
         """What static abilities give each of `oids` now (`of`), for those given something;

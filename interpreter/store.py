@@ -35,6 +35,7 @@ only back to the last `checkpoint()`, so that its memory stays bounded in long r
 
 from __future__ import annotations
 
+import bisect
 import weakref
 from operator import attrgetter
 from typing import Any, Callable, Collection, Iterable, Sequence
@@ -164,6 +165,23 @@ class Remembered:
         return len(self.objs)
 
 
+class Mark(int):
+    """A position of a journal that `Store.mark` gave (it is that position, as an int), with
+    the journal (`journal`) and how many undos it had seen (`undos`): `Store.undo` refuses
+    it when it is of another journal or of a branch since undone."""
+
+    def __new__(cls, position: int, journal: "Store", undos: int) -> "Mark":
+        made = super().__new__(cls, position)
+        made.journal, made.undos = journal, undos
+        return made
+
+    def __repr__(self) -> str:
+        return f"Mark({int(self)})"
+
+    def __reduce__(self):  # (pickled or copied, it is the position it holds)
+        return (int, (int(self),))
+
+
 class JournalTrimmed(DiagnosticError):
     """A position the journal no longer holds (`undo` to it, or reading an object back as it
     was then): older than the last checkpoint of a store that keeps the journal only so far."""
@@ -181,7 +199,7 @@ class Store:
     """Changes one game and journals each change (see the module's docstring)."""
 
     __slots__ = ("game", "entries", "base", "dropped", "extra", "bulk", "keep", "pending", "readers", "derived",
-                 "keepers")
+                 "keepers", "undos", "floors")
 
     def __init__(self, game: Game, keep: str = "game"):
         self.game = game
@@ -196,6 +214,10 @@ class Store:
         # what engines worked out from the game, each as a weak reference to the method that forgets it
         self.derived: list[weakref.WeakMethod] = []
         self.keepers: dict[Any, Any] = {}  # key -> what it keeps right as objects change (`kept_for`)
+        self.undos = 0  # how many times it was undone (a mark says how many before it was taken)
+        # (the n-th undo, the position it went back to), the lowest position of the undos from
+        # each on: positions rising, so the first from undo n on is the lowest since (`undone_below`)
+        self.floors: list[tuple[int, int]] = []
 
     def kept_for(self, key: Any, make: Callable[[], Any]) -> Any:
         """What is kept for `key` (made by `make()` the first time): the game's indexes for a
@@ -215,7 +237,7 @@ class Store:
         after `flag_unset` where an object changes zones): the block of the journal they fill,
         which the trace reads its change events from. A status never written on its object
         before is flagged `unset` as it is applied, to be left out again by an undo."""
-        start, first = self.mark(), self.dropped + len(self.entries)
+        start, first = self.position(), self.dropped + len(self.entries)
         self.entries += writes
         return Block(self, start, start + len(writes), first, first + len(writes))
 
@@ -227,7 +249,7 @@ class Store:
         reads as their writes in the order of their positions. (`checked=False`: the group's
         positions are not checked, for a caller that numbered them itself, as the engine's
         generated code does, `Committer.commit_runs`.)"""
-        start, first = self.mark(), self.dropped + len(self.entries)
+        start, first = self.position(), self.dropped + len(self.entries)
         size = sum(len(b) for b in group)
         if checked:
             seen: set[int] = set()
@@ -352,7 +374,7 @@ class Store:
         if mark < self.base:
             raise _trimmed(self, mark, "objects_changed_since()")
         found: set[str] = set()
-        entries, top, i = self.entries, self.mark(), len(self.entries) - 1
+        entries, top, i = self.entries, self.position(), len(self.entries) - 1
         while i >= 0:
             e = entries[i]
             kind = e.kind
@@ -371,7 +393,7 @@ class Store:
         """(position, entry) of the journal's entries, latest first: a group of `Bulk`
         entries read as its writes (`Bulk.writes`), each at its position; a `Remembered`
         (which changes no object) once, at its first position."""
-        entries, top = self.entries, self.mark()
+        entries, top = self.entries, self.position()
         if not self.extra and not self.bulk:  # (each entry takes one position)
             return zip(range(top - 1, self.base - 1, -1), reversed(entries))
         return self._backwards_expanding(top)
@@ -395,7 +417,7 @@ class Store:
 
     def recorded(self, oid: str) -> "Recorded":
         """Object `oid` as it is now, read back from the journal when asked (a copy made then)."""
-        recorded = Recorded(self, oid, self.mark())
+        recorded = Recorded(self, oid, self.position())
         if self.keep == "checkpoint":
             self.pending.append(recorded)  # (to be read before the journal is trimmed past it)
         return recorded
@@ -521,16 +543,29 @@ class Store:
         if not oids:
             return
         olds = self.game.lki.keep_all(oids, infos, ABSENT)
-        self.entries.append(Remembered(oids, olds, infos, cause, self.mark()))
+        self.entries.append(Remembered(oids, olds, infos, cause, self.position()))
         self.extra += len(oids) - 1
         if self.keep == "checkpoint":
             self.pending += [r for k in range(len(oids)) if (r := infos[k].recorded) is not None]
 
     # ------------------------------------------------------------ journal positions
 
-    def mark(self) -> int:
-        """The journal's position now, to `undo` to."""
+    def position(self) -> int:
+        """The journal's position now (how many changes it has taken in all)."""
         return self.base + len(self.entries) + self.extra
+
+    def mark(self) -> "Mark":
+        """The journal's position now, to `undo` to: a `Mark`, which also knows this journal
+        and how many undos it had seen, so that `undo` can tell a mark of a branch since
+        undone (the journal went back before it, and what follows it was replaced)."""
+        return Mark(self.base + len(self.entries) + self.extra, self, self.undos)
+
+    def undone_below(self, mark: "Mark") -> int | None:
+        """The lowest position an undo went back to since `mark` was taken, if it is below
+        the mark's (its branch was undone), else None."""
+        floors = self.floors
+        k = bisect.bisect_left(floors, mark.undos, key=lambda f: f[0])
+        return floors[k][1] if k < len(floors) and floors[k][1] < mark else None
 
     def checkpoint(self) -> None:
         """With `keep = "checkpoint"`, forget the journal so far: the game cannot be undone to
@@ -539,7 +574,7 @@ class Store:
             self.read_back(self.pending)
             self.pending.clear()
             self._let_readers_copy()
-            self.base = self.mark()
+            self.base = self.position()
             self.dropped += len(self.entries)
             self.entries.clear()
             self.extra = self.bulk = 0
@@ -552,13 +587,23 @@ class Store:
 
     def undo(self, mark: int) -> None:
         """Walk the journal back to `mark`, restoring the game as it was then; then every engine
-        on the game forgets what it worked out from the later state (`watched_by`)."""
-        if not isinstance(mark, int) or isinstance(mark, bool) or mark > self.mark():
+        on the game forgets what it worked out from the later state (`watched_by`). A `Mark`
+        is checked (`check_mark`); a plain int is a raw position of the journal, at the store's
+        own level (its tests walk back into the middle of a group), and may be inside an action:
+        `ObjectWriter.undo`, the engine's, takes only marks."""
+        if isinstance(mark, Mark):
+            self.check_mark(mark)
+        if not isinstance(mark, int) or isinstance(mark, bool) or mark > self.position():
             raise DiagnosticError(Diagnostic(
-                "error", f"undo(): the mark must be a position of this game's journal, at most {self.mark()}, "
+                "error", f"undo(): the mark must be a position of this game's journal, at most {self.position()}, "
                 f"not {mark!r}", Span("undo()", 0, 0, 0, 0), "take one with store.mark() before the changes to undo"))
         if mark < self.base:
             raise _trimmed(self, mark, "undo()")
+        floors = self.floors
+        while floors and floors[-1][1] >= mark:
+            floors.pop()
+        floors.append((self.undos, int(mark)))
+        self.undos += 1
         game, entries, keepers = self.game, self.entries, self.keepers.values()
         objects = game.objects
         self._let_readers_copy()
@@ -608,6 +653,20 @@ class Store:
             forget = ref()
             if forget is not None:
                 forget()
+
+    def check_mark(self, mark: "Mark") -> None:
+        """A `DiagnosticError` unless `mark` is a mark of this journal whose branch is still
+        the journal's: no undo went back before it since it was taken."""
+        if mark.journal is not self:
+            raise DiagnosticError(Diagnostic(
+                "error", f"undo(): mark {int(mark)} is a mark of another game's journal", Span("undo()", 0, 0, 0, 0),
+                "take the mark with the store of the game to undo (play.engine.store.mark())"))
+        below = self.undone_below(mark)
+        if below is not None:
+            raise DiagnosticError(Diagnostic(
+                "error", f"undo(): mark {int(mark)} is of a branch that was undone: the game went back to "
+                f"position {below} after it was taken, and what followed was replaced", Span("undo()", 0, 0, 0, 0),
+                "undo only to a mark taken since the last undo before it, or to one taken before that position"))
 
     def _set_back(self, e: Any) -> None:
         """Undo one write of an object (an entry of kind "write" or "status", or a bulk entry's
@@ -662,7 +721,7 @@ class Store:
 
     def __len__(self) -> int:
         """How many positions (changes) the journal holds now: a `Bulk` entry holds one per write."""
-        return self.mark() - self.base
+        return self.position() - self.base
 
     def read_by(self, reader: Any) -> None:
         """`reader` holds blocks of the journal: before entries are dropped (a checkpoint) or

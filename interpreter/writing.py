@@ -9,7 +9,8 @@ from typing import Any, Collection, Iterable
 from interpreter.characteristics import LastKnownGroup
 from interpreter.hiding import hidden_by_status, hidden_by_status_all
 from interpreter.model import Permanent
-from interpreter.store import ABSENT
+from dsl.diagnostics import Diagnostic, DiagnosticError, Span
+from interpreter.store import ABSENT, Mark
 from interpreter.write_bits import ANY, CHECKED, HIDES, REACHES, bits_of
 
 
@@ -244,12 +245,19 @@ class ObjectWriter:
         if given is None:
             given = statics.given(oids)
         # (each object is read back from the position its information takes, from the first on)
-        store.remember_all(oids, LastKnownGroup(store, oids, store.mark(), view.effects_in_order(), given, view.defaults),
+        store.remember_all(oids, LastKnownGroup(store, oids, store.position(), view.effects_in_order(), given, view.defaults),
                            cause)
 
-    def undo(self, mark: int) -> None:
-        """Set the game back to journal position `mark` (`Store.undo`, which then has this
-        writer forget what was worked out from the game as it was: `restored`)."""
+    def undo(self, mark: Mark) -> None:
+        """Set the game back to `mark`, a mark `store.mark()` gave between actions (`Store.undo`,
+        which then has this writer forget what was worked out from the game as it was:
+        `restored`). Anything else (a position worked out from a mark, inside an action, say)
+        is a `DiagnosticError`."""
+        if not isinstance(mark, Mark):
+            raise DiagnosticError(Diagnostic(
+                "error", f"undo(): {mark!r} is not a mark: give one store.mark() gave", Span("undo()", 0, 0, 0, 0),
+                "take one with play.engine.store.mark() before the changes to undo (a position worked out "
+                "from a mark may be inside an action, where no game stops)"))
         self.view.store.undo(mark)
 
     def restored(self) -> None:

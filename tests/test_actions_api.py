@@ -302,3 +302,31 @@ def test_the_trace_handed_out_is_read_only():
     with pytest.raises(TypeError):
         trace[0] = "junk"
     assert "junk" not in list(play.trace)
+
+
+def test_undo_takes_only_marks_of_the_branch_the_game_is_on():
+    """A mark is a place between actions on the game's present branch. A position worked out
+    from one (here inside the next turn's untap step, 502.3, where no game stops) is refused
+    with a hint, and so is a mark taken on a branch an undo has since abandoned; the game is
+    left as it was, and a mark still on the branch undoes as before."""
+    play = api.new_game("2026-09-25", players=["Alice", "Bob"], permanents=[
+        {"name": "bear", "card": "Grizzly Bears", "controller": "Alice"}])
+    start = play.engine.store.mark()
+    play.next_turn()
+    after_turn = play.state()
+    with pytest.raises(DiagnosticError, match="is not a mark") as refused:
+        play.engine.writer.undo(start + 2)
+    assert "store.mark()" in refused.value.diagnostics[0].hint
+    assert play.state() == after_turn
+    branch = play.engine.store.mark()
+    play.engine.writer.undo(start)
+    play.next_turn()  # (the same turn again: the journal reaches the abandoned mark's position anew)
+    assert play.engine.store.mark() == branch
+    with pytest.raises(DiagnosticError, match="branch that was undone") as undone:
+        play.engine.writer.undo(branch)
+    assert undone.value.diagnostics[0].hint
+    play.engine.writer.undo(start)  # (taken before: still on the branch)
+    assert play.state()["turn"] == 1
+    other = api.new_game("2026-09-25", players=["Alice", "Bob"])
+    with pytest.raises(DiagnosticError, match="another game"):
+        play.engine.writer.undo(other.engine.store.mark())

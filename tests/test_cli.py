@@ -216,3 +216,32 @@ def test_a_failure_under_other_rules_that_fails_under_its_own_too(tmp_path, caps
     err = capsys.readouterr().err
     assert "(expected under 2026-09-25, where it does not hold either)" in err
     assert "changed by" not in err
+
+
+def closed_pipe_run(*argv: str) -> subprocess.CompletedProcess:
+    """`phasing ARGV` writing into a pipe whose reader has already gone (as `| head -2` is
+    once it has its lines): every write finds the pipe closed."""
+    reader, writer = os.pipe()
+    os.close(reader)
+    env = {k: v for k, v in os.environ.items() if k != "PHASING_DEBUG"}
+    try:
+        return subprocess.run([sys.executable, "-m", "interpreter.cli", *argv], stdout=writer, stderr=subprocess.PIPE,
+                              cwd=ROOT, env=env, text=True, timeout=300)
+    finally:
+        os.close(writer)
+
+
+def test_a_reader_that_goes_away_ends_a_command_with_status_0():
+    """`phasing show | head -2`: the reader has what it wanted, so the command stops with
+    status 0 and nothing on stderr, whichever way it writes (rich's console, a table, json)."""
+    for argv in (["show"], ["versions"], ["show", "--json"],
+                 ["run", "tests/scenarios/attachments.scenario", "--trace"]):
+        done = closed_pipe_run(*argv)
+        assert (done.returncode, done.stderr) == (0, ""), argv
+
+
+def test_a_failed_command_keeps_status_1_when_its_reader_goes_away():
+    """An error is an error with no reader too: status 1, the error on stderr."""
+    done = closed_pipe_run("run", "tests/scenarios/attachments.scenario", "--rules", "nosuch", "--json")
+    assert done.returncode == 1
+    assert "unknown rules version or variant 'nosuch'" in done.stderr

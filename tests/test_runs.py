@@ -261,7 +261,7 @@ def test_runs_play_as_the_same_writes_one_by_one(which, data):
     check_against_a_fresh_engine(generated, data, "")
     # walked back, the journal leaves each object as it was: a status never written before is
     # no status again (not its default written), runs or not
-    generated.writer.undo(0)
+    generated.store.undo(0)  # (the journal's start: a raw position, at the store's level)
     assert {oid: dict(o.statuses) for oid, o in generated.game.objects.items()} == \
         {oid: dict(o.statuses) for oid, o in game.objects.items()}
 

@@ -136,3 +136,49 @@ def test_an_error_under_another_version_says_which(capsys):
     assert status == 1 and "unknown name 'phased_out'" in err and said in err, err
     assert main(["test", HISTORY_2005, "--rules", "2017-07-08"]) == 1
     assert said in capsys.readouterr().err
+
+
+def test_a_change_an_amended_as_clause_made_names_the_amend(capsys, tmp_path):
+    """702.26g, amended: a variant replaces the `as` clause that takes attachments along (only
+    Auras now) and adds one; why credits their changes to the amend that wrote each clause,
+    as the trace does ("amended by VARIANT at FILE:LINE"), and the block's own clauses to
+    the block alone."""
+    variant = tmp_path / "mine.rules"
+    variant.write_text("""\
+variant mine {
+  extends 2026-09-25
+}
+
+amend 702.26g {
+  replace clause attachments-go-along: as x.phase becomes out: each y where y.attached_to is x and y is an aura: {
+    set y.phase = out, y.phased_indirectly = true
+  }
+  drop clause clear-indirect-mark
+  add clause clear-mark-later: as x.phase becomes in: set x.phased_indirectly = false
+}
+""", encoding="utf-8")
+    scenario = tmp_path / "aura.scenario"
+    scenario.write_text("""\
+scenario "an Aura goes along with the creature it enchants" {
+  rules from 2011-02-04
+  players Alice Bob
+  turn 1 of Alice
+  permanent bear = "Grizzly Bears", controller Alice
+  permanent strength = "Holy Strength", controller Alice, attached to bear
+  script {
+    cast "Slip Away" by Alice targeting bear
+    expect strength.phase is out
+    next turn
+    next turn
+    expect strength.phase is in
+  }
+}
+""", encoding="utf-8")
+    status, out, _ = why(capsys, str(scenario), "strength", "--rules", str(variant))
+    assert status == 0
+    assert ("step 1, event 1: phase: in -> out, by as x.phase becomes out (702.26g indirect-phasing, "
+            "amended by mine at mine.rules:6), joining the event caused by card \"Slip Away\"") in out
+    assert ("phased_indirectly: true -> false, by as x.phase becomes in (702.26g indirect-phasing, "
+            "amended by mine at mine.rules:10), joining the event caused by 702.26a untap-step-phasing") in out
+    assert ("phased_out_under: none -> Alice, by as x.phase becomes out (702.26a untap-step-phasing), "
+            "joining") in out  # (702.26a's clause is its own)
