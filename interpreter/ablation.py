@@ -20,7 +20,7 @@ from interpreter.scenario import Outcome
 from interpreter.budget import Budget
 from interpreter.scenario import build_game
 from interpreter.store import store_of
-from interpreter.suite import Case, collect, plan, run_case
+from interpreter.suite import BudgetStop, Case, budget_stop, collect, plan, run_case
 
 
 @attrs.frozen
@@ -41,6 +41,7 @@ class Result:
     rows: tuple[Row, ...]
     base: str | None = None  # for a variant, the version or variant it extends
     own: frozenset[str] | None = None  # for a variant, the slugs of the blocks it writes or changes
+    stopped: tuple[BudgetStop, ...] = ()  # runs of the whole rulebook the budget stopped
 
     @property
     def all_load_bearing(self) -> bool:
@@ -62,6 +63,7 @@ class Result:
             "blocks": [{"id": r.rule.id, "slug": r.rule.slug, "kind": r.kind, "changed": list(r.changed)} for r in self.rows],
             "all_load_bearing": self.all_load_bearing,
             **({"base": self.base, "own": sorted(self.own)} if self.own is not None else {}),
+            **({"stopped_by_budget": [s.to_json() for s in self.stopped]} if self.stopped else {}),
         }
 
 
@@ -95,7 +97,11 @@ def ablate(version: str, paths: list, budget: Budget | None = None) -> Result:
     book = load_version(version)
     cases, _problems = collect(paths)
     runs = plan(cases, [version])
-    baseline = {id(r): run_case(r.case, book, budget, r.judge).signature() for r in runs}
+    whole = {id(r): run_case(r.case, book, budget, r.judge) for r in runs}
+    baseline = {key: o.signature() for key, o in whole.items()}
+    # A run the budget stops under the whole rulebook shows nothing a deletion could change:
+    # it is still rerun (and compared) as before, and reported, so that no block is judged on it unseen.
+    stopped = tuple(s for o in whole.values() if (s := budget_stop(o)) is not None)
     # Deleting a block changes no card and no status, so each scenario starts from the same
     # game under every reduced rulebook: built once, and set back to its start after each run.
     starts = {id(r): starting_game(r.case, book) for r in runs}
@@ -121,5 +127,5 @@ def ablate(version: str, paths: list, budget: Budget | None = None) -> Result:
         rows.append(Row(rule, "operative", tuple(changed)))
     chain = lineage(version)
     if len(chain) == 1:
-        return Result(book.version.id, len(runs), tuple(rows))
-    return Result(book.version.id, len(runs), tuple(rows), chain[1], own_blocks(book, load_version(chain[1])))
+        return Result(book.version.id, len(runs), tuple(rows), stopped=stopped)
+    return Result(book.version.id, len(runs), tuple(rows), chain[1], own_blocks(book, load_version(chain[1])), stopped)

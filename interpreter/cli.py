@@ -351,9 +351,10 @@ def cmd_ablate(args) -> int:
         if problems:
             raise DiagnosticError(problems)
     result = ablation.ablate(args.version, args.paths or [api.default_suite()], budget=args.budget)
+    status = 0 if result.all_load_bearing and not result.stopped else 1
     if args.json:
         emit_json(result.to_json())
-        return 0 if result.all_load_bearing else 1
+        return status
     say(f"Ablation of {args.version}: each block deleted in turn, {result.scenarios} scenarios rerun each time")
     if result.own is not None:
         say(f"  (blocks marked * are {result.version}'s own; the others it inherits from {result.base})")
@@ -372,7 +373,18 @@ def cmd_ablate(args) -> int:
         if len(row.changed) > args.limit:
             say(f"      ... and {len(row.changed) - args.limit} more")
     say(result.summary())
-    return 0 if result.all_load_bearing else 1
+    say_budget_stops(result.stopped)
+    return status
+
+
+def say_budget_stops(stopped) -> None:
+    """The runs the budget stopped, each with the error that names the block (as `run` gives it)."""
+    if not stopped:
+        return
+    say()
+    say(f"Stopped by the budget ({len(stopped)} run{'' if len(stopped) == 1 else 's'}; raise it with --budget N, the scale, default 64):")
+    for s in stopped:
+        say(f"  {s.scenario} ({Path(s.path).name}) under {s.version}: {s.message}")
 
 
 def cmd_diff(args) -> int:
@@ -383,13 +395,15 @@ def cmd_diff(args) -> int:
     if problems:
         raise DiagnosticError(problems)
     blocks = compare.rulebook_diff(a, b)
-    scenarios = compare.behaviour_diff(a, b, cases, budget=args.budget)
+    stopped: list = []  # runs the budget stopped: they compare nothing, and make the diff fail
+    scenarios = compare.behaviour_diff(a, b, cases, budget=args.budget, stopped=stopped)
     witness = compare.search_witness(a, b, args.search, budget=args.budget) if args.search else None
     differs = bool(blocks or scenarios or witness)
-    status = 1 if args.exit_code and differs else 0
+    status = 1 if stopped or (args.exit_code and differs) else 0
     if args.json:
         emit_json({"rules": [c.to_json() for c in blocks], "scenarios": [s.to_json() for s in scenarios],
-                   "witness": witness, "differs": differs})
+                   "witness": witness, "differs": differs,
+                   **({"stopped_by_budget": [s.to_json() for s in stopped]} if stopped else {})})
         return status
     A, B = a.version.id, b.version.id
     kinds = {c.slug: [k for k in c.kinds if k in ("added", "removed", "changed")] for c in blocks}
@@ -416,7 +430,9 @@ def cmd_diff(args) -> int:
     if any(c.clauses for c in blocks):
         say(f"  (clause lines: - as in {A}, + as in {B})")
     say()
-    say(f"Behaviour: {len(scenarios)} of {len(cases)} scenarios end differently")
+    played = len(cases) - len({(s.path, s.scenario) for s in stopped})
+    say(f"Behaviour: {len(scenarios)} of {played} scenarios end differently"
+        + (f" ({len(cases) - played} not compared: stopped by the budget)" if stopped else ""))
     for s in scenarios:
         say(f"  {s.scenario} ({Path(s.path).name})")
         for key, va, vb in s.fields:
@@ -429,6 +445,7 @@ def cmd_diff(args) -> int:
         if s.changed_by:
             say(f"      also changed by: {', '.join(map(change_of, s.changed_by))}: made alone in {A}, "
                 "changes its outcome, but not to " + B + "'s")
+    say_budget_stops(stopped)
     if args.search:
         say()
         if witness is None:

@@ -28,7 +28,7 @@ from dsl.printer import clause_lines, expr_text, item_lines
 from interpreter.budget import Budget
 from interpreter.rulebook import Rulebook, rule_key, with_rule_refs
 from interpreter.scenario import Outcome, run_scenario
-from interpreter.suite import Case, collect, run_case
+from interpreter.suite import BudgetStop, Case, budget_stop, collect, run_case
 from interpreter.trace import show_value
 
 
@@ -348,14 +348,21 @@ def candidates_of(a: Rulebook, b: Rulebook, blocks: list[BlockChange] | None = N
 
 
 def behaviour_diff(a: Rulebook, b: Rulebook, cases: list[Case], budget: Budget | None = None,
-                   explain: bool = True) -> list[ScenarioDiff]:
+                   explain: bool = True, stopped: list[BudgetStop] | None = None) -> list[ScenarioDiff]:
     """The scenarios that end differently under `a` and `b`, each step within `budget`; with
-    `explain`, each names the changes of `b` that account for it (see `account`)."""
+    `explain`, each names the changes of `b` that account for it (see `account`). A run the
+    budget stopped tells nothing of either rulebook: it is no difference and no sameness, and
+    is added to `stopped` (when given) for the caller to report."""
     common = set(a.statuses) & set(b.statuses)
     candidates = None
     found = []
     for case in cases:
         oa, ob = run_case(case, a, budget), run_case(case, b, budget)
+        stops = [s for o in (oa, ob) if (s := budget_stop(o)) is not None]
+        if stops:
+            if stopped is not None:
+                stopped.extend(stops)
+            continue
         if not (playable(oa) and playable(ob)):
             continue
         fa, fb = comparable(oa, common), comparable(ob, common)

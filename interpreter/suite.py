@@ -10,7 +10,7 @@ import attrs
 from dsl import ast
 from dsl.checker import check_scenario
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
-from interpreter.budget import Budget
+from interpreter.budget import BUDGET_HINT, Budget
 from interpreter.rulebook import VERSION_RE, Rulebook, available_versions, lineage, load_version
 from interpreter.model import Game
 from interpreter.scenario import (Outcome, ScenarioRun, load_scenarios, rules_line_problems, run_scenario, scenario_versions,
@@ -26,6 +26,27 @@ class Case:
     scenario: ast.Scenario
     path: str
     cards: tuple[ast.Card, ...]
+
+
+@attrs.frozen
+class BudgetStop:
+    """A run the budget stopped: which scenario, under which rulebook, and the error (it names
+    the block that went over and the limit)."""
+
+    scenario: str
+    path: str
+    version: str
+    message: str
+
+    def to_json(self) -> dict:
+        return {"scenario": self.scenario, "file": self.path, "version": self.version, "error": self.message}
+
+
+def budget_stop(o: Outcome) -> BudgetStop | None:
+    """The budget error that stopped a run, if it was stopped by one (its hint says to raise the
+    budget): such a run says nothing of how the rules play, so it must not count as a result."""
+    found = next((f for f in o.failures if f.hint == BUDGET_HINT), None)
+    return None if found is None else BudgetStop(o.scenario, o.path, o.version, found.message)
 
 
 def current_version() -> str:

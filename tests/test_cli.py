@@ -245,3 +245,33 @@ def test_a_failed_command_keeps_status_1_when_its_reader_goes_away():
     done = closed_pipe_run("run", "tests/scenarios/attachments.scenario", "--rules", "nosuch", "--json")
     assert done.returncode == 1
     assert "unknown rules version or variant 'nosuch'" in done.stderr
+
+
+def test_diff_reports_runs_the_budget_stopped_and_fails(capsys):
+    """A run the budget stops (CR 702.25k's token rule goes over one iteration here) tells
+    nothing of either rulebook: `diff` lists it, naming the block, and exits 1, with or
+    without --exit-code, where it used to say `0 of 1 scenarios end differently`, exit 0."""
+    status, out = run(capsys, "diff", "2017-07-08", "2017-08-25", str(TOUR), "--budget", "iterations=1", "--exit-code")
+    assert status == 1
+    assert "Behaviour: 0 of 0 scenarios end differently (1 not compared: stopped by the budget)" in out
+    assert "Stopped by the budget (2 runs" in out
+    assert "under 2017-07-08: block 704.5d token-outside-battlefield goes over the iterations budget" in out
+    status, out = run(capsys, "diff", "2025-02-07", "2026-09-25", str(TOUR), "--budget", "writes=1", "--json")
+    data = json.loads(out)
+    assert status == 1 and data["scenarios"] == []
+    assert [s["version"] for s in data["stopped_by_budget"]] == ["2025-02-07", "2026-09-25"]
+    assert all("702.26g indirect-phasing goes over the writes budget" in s["error"] for s in data["stopped_by_budget"])
+
+
+def test_ablate_reports_runs_the_budget_stopped_and_fails(capsys):
+    """An ablation whose whole-rulebook runs the budget stops judges no block on them: each
+    stopped run is listed (block named) and ablate exits 1; its rows stay as computed."""
+    status, out = run(capsys, "ablate", "2026-09-25", str(TOUR), "--budget", "iterations=1", "--json")
+    data = json.loads(out)
+    assert status == 1 and len(data["stopped_by_budget"]) == 1
+    assert "token-outside-battlefield goes over the iterations budget" in data["stopped_by_budget"][0]["error"]
+    status, out = run(capsys, "ablate", "2026-09-25", str(TOUR), "--budget", "iterations=1")
+    assert status == 1 and "Stopped by the budget (1 run;" in out
+    status, out = run(capsys, "ablate", "2026-09-25", str(TOUR), "--json")
+    assert "stopped_by_budget" not in json.loads(out)
+

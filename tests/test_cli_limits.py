@@ -213,10 +213,12 @@ def test_diff_takes_a_budget(capsys):
 
 def test_diff_plays_under_the_budget_it_is_given(capsys):
     """With one iteration per step both versions stop at the same budget error before the token
-    is ever phased out, so the difference 702.25k makes no longer shows: the budget reached play."""
+    is ever phased out, so the difference 702.25k makes no longer shows: the budget reached play.
+    Such runs compare nothing: they are reported as stopped by the budget, and diff fails."""
     status, out, err = run(capsys, "diff", "2017-07-08", "2017-08-25", TOUR, "--budget", "iterations=1", "--json")
-    assert status == 0, err
+    assert status == 1, err
     assert json.loads(out)["scenarios"] == []
+    assert len(json.loads(out)["stopped_by_budget"]) == 2
 
 
 # ---------------------------------------------------------------------------- diff --search leaves no .hypothesis
