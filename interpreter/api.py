@@ -198,10 +198,9 @@ def run_file(path: str | Path, rules: str | list[str] | tuple[str, ...] | None =
 
 
 def default_suite() -> Path:
-    """The conformance scenarios: the checkout's tests/scenarios, or the installed copy."""
-    here = Path.cwd() / "tests" / "scenarios"
-    if here.is_dir():
-        return here
+    """The conformance scenarios shipped with the command: the checkout's tests/scenarios (for
+    an editable install), or the installed copy (the package `phasing_conformance`). Which
+    folder the command runs in plays no part: a `tests/scenarios` there is not the suite."""
     checkout = Path(__file__).resolve().parent.parent / "tests" / "scenarios"
     if checkout.is_dir():  # an editable install runs from the checkout
         return checkout

@@ -275,3 +275,19 @@ def test_ablate_reports_runs_the_budget_stopped_and_fails(capsys):
     status, out = run(capsys, "ablate", "2026-09-25", str(TOUR), "--json")
     assert "stopped_by_budget" not in json.loads(out)
 
+
+def test_the_default_suite_is_the_shipped_one_whatever_the_current_folder(tmp_path, monkeypatch, capsys):
+    """`phasing test` with no path plays the conformance suite that ships with the command, as
+    documented; a tests/scenarios folder in the current folder used to replace it silently."""
+    mine = tmp_path / "tests" / "scenarios"
+    mine.mkdir(parents=True)
+    (mine / "one.scenario").write_text((ROOT / "tests" / "scenarios" / "attachments.scenario").read_text())
+    monkeypatch.chdir(tmp_path)
+    from interpreter import api
+
+    assert api.default_suite() == ROOT / "tests" / "scenarios"
+    status, out = run(capsys, "test")
+    assert status == 0
+    assert str(mine) not in out
+    passed = int(out.rsplit(" passed", 1)[0].split()[-1])
+    assert passed > 100
