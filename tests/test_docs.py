@@ -303,6 +303,19 @@ def test_python_examples_run(example, tmp_path, monkeypatch, capsys):
 
 
 README_PYTHON = [e for e in examples_of("README.md", ROOT) if e.tag == "python"]
+README_CONSOLE = [e for e in examples_of("README.md", ROOT) if e.tag == "console"]
+
+
+def test_the_readme_quotes_real_runs():
+    assert README_CONSOLE, "README.md has no ```console block"
+
+
+@pytest.mark.parametrize("example", README_CONSOLE, ids=lambda e: e.id)
+def test_readme_console_examples_print_what_the_readme_quotes(example, tmp_path, monkeypatch, capsys):
+    """A run the README quotes (`phasing diff 2017-07-08 2017-08-25 --search 2000`) prints every
+    line quoted, with the status shown: a quote that went stale (a count of scenarios, a
+    difference) fails here."""
+    test_console_examples_give_the_status_and_output_shown(example, tmp_path, monkeypatch, capsys)
 
 
 def test_the_readme_has_python_examples():
