@@ -602,7 +602,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="*", type=path_text)
     p.add_argument("--rules", action="append", type=rules_text,
                    help="run under this version, variant or folder (repeatable: under each)")
-    p.add_argument("-v", "--verbose", action="store_true")
+    p.add_argument("-v", "--verbose", action="store_true", help="also print PASS for each run that passed")
     _budget_option(p)
     p.set_defaults(func=cmd_test)
     p = sub.add_parser("why", help="why did (or did not) something happen to an object in a scenario")
@@ -620,12 +620,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a block's id (702.26g) or slug")
     p.add_argument("--cr", type=path_text, metavar="FILE",
                    help="your copy of the Comprehensive Rules text file: print each block's CR text under it")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="machine-readable output: the blocks as one JSON object")
     p.set_defaults(func=cmd_show)
     p.intermixed = True
     p = sub.add_parser("history", help="one block across every version: how it changed")
     p.add_argument("slug", type=block_text)
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="machine-readable output: the stages as one JSON object")
     p.set_defaults(func=cmd_history)
     p.intermixed = True
     p = sub.add_parser("diff", help="compare two versions or variants: rule text, then behaviour")
@@ -635,7 +635,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="scenarios to compare on (default: the conformance suite)")
     p.add_argument("--search", type=whole_number, default=0, metavar="N",
                    help="generate up to N games to find a difference")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true",
+                   help="machine-readable output: rule changes, scenarios, witness and differs as one JSON object")
     p.add_argument("--exit-code", action="store_true",
                    help="exit 1 when the two differ (in rule text or behaviour), 0 when they do not")
     _budget_option(p)
@@ -643,9 +644,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.intermixed = True
     p = sub.add_parser("ablate", help="delete each block in turn and list the scenarios that change")
     p.add_argument("version", type=rules_text)
-    p.add_argument("paths", nargs="*", type=path_text)
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--limit", type=whole_number, default=6, help="scenarios listed per block")
+    p.add_argument("paths", nargs="*", type=path_text, help="scenarios to rerun (default: the conformance suite)")
+    p.add_argument("--json", action="store_true", help="machine-readable output: the blocks as one JSON object")
+    p.add_argument("--limit", type=whole_number, default=6, metavar="N",
+                   help="changed scenarios listed under each block (default 6)")
     _budget_option(p)
     p.set_defaults(func=cmd_ablate)
     p = sub.add_parser("fmt", help="rewrite older forms of the language in rule files and scenarios to the current ones")

@@ -462,3 +462,35 @@ def test_commands_page_describes_every_subcommand_and_option():
             for flag in action.option_strings:
                 if flag.startswith("--") and flag != "--help":
                     assert flag in text, f"commands.md does not mention {name} {flag}"
+
+
+def test_every_option_has_help_that_gives_its_default():
+    """`phasing SUBCOMMAND --help` explains every option, and names the default of one that
+    has a value of its own (as `ablate --limit`, default 6)."""
+    from interpreter.cli import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
+    bare, no_default = [], []
+    for name, p in sub.choices.items():
+        for action in p._actions:
+            flag = next((f for f in action.option_strings if f.startswith("--")), None)
+            if flag is None or flag == "--help":
+                continue
+            if not action.help:
+                bare.append(f"{name} {flag}")
+            elif action.default not in (None, False, []) and "default" not in action.help:
+                no_default.append(f"{name} {flag}")
+    assert not bare, f"options without help: {bare}"
+    assert not no_default, f"options whose help does not give the default: {no_default}"
+
+
+def test_the_readme_lists_every_subcommand():
+    """README's "The command line" names each subcommand, as `phasing NAME`."""
+    from interpreter.cli import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
+    text = (ROOT / "README.md").read_text(encoding="utf-8").split("## The command line", 1)[1].split("\n## ", 1)[0]
+    assert not [name for name in sub.choices if f"`phasing {name}" not in text]
+    assert "--max-input-seconds" in text
