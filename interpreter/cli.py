@@ -196,7 +196,8 @@ def cmd_run(args) -> int:
     for o in outcomes:
         if args.trace:
             say(f"Trace of \"{o.scenario}\" under {under(o)}:")
-            for line in grouped_lines(o.trace, o.final.get("turn") if o.final else None):
+            final = o.final or {}
+            for line in grouped_lines(o.trace, final.get("turn"), final_active=final.get("active")):
                 say("  " + line)
         if o.final:  # (a game that could not be set up, or stopped before it began, has no state to show)
             out.print(state_table(o))

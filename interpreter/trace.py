@@ -266,18 +266,23 @@ def clause_name(cause: Cause) -> str:
     return f"{cause.role} ({cause.id} {cause.label})".replace(" )", ")")
 
 
-def start_turn(events: Sequence[Event], final_turn: int | None = None) -> str | None:
-    """The turn the events begin in (`turn N` or `turn N, player`): read off the first step
-    of the turn they show, else `final_turn` (nothing in them moves the turn on)."""
+def start_turn(events: Sequence[Event], final_turn: int | None = None, final_active: str | None = None) -> str | None:
+    """The turn the events begin in (`turn N, player`): read off the first step of the turn
+    they show, else `final_turn` and `final_active`, the turn and active player the game
+    ended with (nothing in the events moves the turn on). Without a player to name (a turn
+    that begins before any other step shows, or no `final_active`), `turn N` alone."""
     for e in events:
         if e.kind == "step" and e.data:
             turn = e.values().get("turn")
             if turn is not None:
                 return f"turn {turn - 1}" if e.detail == f"turn {turn} begins" else f"turn {turn}, {e.subject}"
-    return None if final_turn is None else f"turn {final_turn}"
+    if final_turn is None:
+        return None
+    return f"turn {final_turn}" + (f", {final_active}" if final_active else "")
 
 
-def grouped_lines(events: Sequence[Event], final_turn: int | None = None, indent: str = "  ") -> list[str]:
+def grouped_lines(events: Sequence[Event], final_turn: int | None = None, indent: str = "  ",
+                  final_active: str | None = None) -> list[str]:
     """The trace as a judge follows it: the steps of the turn as headers (`turn N, player:
     step`), and a header for each step of the scenario's script that does something outside
     them (`turn N, player: script step S`); each event (batch) as one group under its cause
@@ -287,11 +292,13 @@ def grouped_lines(events: Sequence[Event], final_turn: int | None = None, indent
     attaching, effects). A batch made by an `after` clause (or otherwise while another was
     committed) is a group of its own that says which event it follows (a new event, once that
     one is done). Events outside any batch (casting, resolving) are lines of their own.
-    Every event is written as `Event.render` writes it. `final_turn`: the turn the game ended
-    in, for the first header when no step of the turn says it."""
+    Every event is written as `Event.render` writes it. `final_turn` and `final_active`: the
+    turn the game ended in and its active player, for the headers when no step of the turn
+    says them (a scenario that never changes step: `turn 1, Alice:`, `turn 1, Alice: script
+    step 3`, as in one that does)."""
     lines: list[str] = []
     numbers: dict[int, int] = {}  # batch number -> the event number shown (1, 2, ... in order)
-    label = start_turn(events, final_turn) or "start"  # the turn, and its player when known
+    label = start_turn(events, final_turn, final_active) or "start"  # the turn, and its player when known
     lines.append(f"{label}:")
     script_step = events[0].step if events else 0
     k = 0

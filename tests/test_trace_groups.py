@@ -170,3 +170,19 @@ def test_run_json_numbers_events_as_the_trace_shows_them(capsys):
                 assert e.get("joins", e.get("batch")) == e.get("batch")
             assert numbered == events, (run["scenario"], numbered, events)
     assert shown  # (the last file's runs were compared)
+
+
+def test_every_header_names_the_turn_and_its_active_player(capsys):
+    # 500.1/102.1: a turn is the active player's; a scenario that never changes step (here:
+    # 702.26 phasing out under an effect, all in Alice's turn 1) gets headers
+    # `turn 1, Alice:` and `turn 1, Alice: script step N`, as one whose turn moves on does
+    # (they used to read `turn 1:` and `turn 1: script step N`)
+    lines = trace_of(capsys, SCENARIOS / "continuous_effects.scenario",
+                     "an effect that names a creature does not include it if it is phased out")
+    heads = [line.strip() for line in lines if not line.startswith("    ")]
+    assert heads[0] == "turn 1, Alice:"
+    assert any(re.fullmatch(r"turn 1, Alice: script step \d+", h) for h in heads)
+    assert all(re.match(r"turn \d+, \w+[: ]", h) for h in heads), heads
+    main(["run", str(SCENARIOS), "--trace"])
+    out = capsys.readouterr().out
+    assert not re.search(r"^  turn \d+:", out, re.M), "a header without its player"
