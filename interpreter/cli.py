@@ -29,7 +29,7 @@ from interpreter import fuzz, why
 from interpreter.budget import Budget
 from interpreter.rulebook import files_of, lineage, load_version, rules_path, set_rules_path, sources
 from interpreter.scenario import Outcome
-from interpreter.suite import collect, current_version, plan, run_all
+from interpreter.suite import collect, current_version, plan, run_all, unevaluated_expectations
 from interpreter.trace import grouped_lines, show_value
 
 
@@ -137,14 +137,18 @@ def cmd_check(args) -> int:
     parsed_only: list = []
     problems = api.check_paths(args.paths or None, parsed_only)
     report(problems)
-    if problems:
-        err.print(plain(f"{len(problems)} error(s)"))
+    errors = [d for d in problems if d.kind != "warning"]  # a warning is shown, and fails nothing
+    warnings = len(problems) - len(errors)
+    if errors:
+        err.print(plain(f"{len(errors)} error(s)" + (f", {warnings} warning(s)" if warnings else "")))
+    elif warnings:
+        say(f"no errors; {warnings} warning(s)")
     else:
         say("no problems found")
     for path in parsed_only:  # (its names and types mean something only under a version)
         say(f"note: {path} was only parsed: a rule file with no manifest outside a version folder is "
             "checked with its version folder, or give it a manifest (variant NAME { title ... extends VERSION })")
-    return 1 if problems else 0
+    return 1 if errors else 0
 
 
 def under(o: Outcome) -> str:
@@ -204,7 +208,15 @@ def cmd_run(args) -> int:
         for line in outcome_lines(o):
             say(line)
         report_failures(o.failures)
+        report_failures(unevaluated(cases, o))
     return 0 if all(o.passed for o in outcomes) else 1
+
+
+def unevaluated(cases, o: Outcome) -> list:
+    """Warnings for the `expect for NAME:` lines the run `o` did not evaluate because NAME is no
+    rulebook known by name (its scenario has no rules line; see `suite.unevaluated_expectations`)."""
+    case = next((c for c in cases if c.path == o.path and c.scenario.name == o.scenario), None)
+    return [] if case is None else unevaluated_expectations(case.scenario, o.version)
 
 
 def cmd_test(args) -> int:
@@ -226,6 +238,7 @@ def cmd_test(args) -> int:
             for line in outcome_lines(o):
                 say(line)
             report_failures(o.failures)
+        report_failures(unevaluated(cases, o))
     failed += len(problems)
     say(f"{passed} passed, {failed} failed")
     return 1 if failed or not passed else 0

@@ -9,12 +9,12 @@ import attrs
 
 from dsl import ast
 from dsl.checker import check_scenario
-from dsl.diagnostics import Diagnostic, DiagnosticError, Span
+from dsl.diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean
 from interpreter.budget import BUDGET_HINT, Budget
-from interpreter.rulebook import VERSION_RE, Rulebook, available_versions, lineage, load_version
+from interpreter.rulebook import VERSION_RE, Rulebook, available_variants, available_versions, lineage, load_version
 from interpreter.model import Game
 from interpreter.scenario import (Outcome, ScenarioRun, load_scenarios, rules_line_problems, run_scenario, scenario_versions,
-                                 under_rules, unknown_expectation_names)
+                                 _word_span, under_rules, unknown_expectation_names)
 
 SCENARIO_SUFFIX = ".scenario"
 
@@ -47,6 +47,33 @@ def budget_stop(o: Outcome) -> BudgetStop | None:
     budget): such a run says nothing of how the rules play, so it must not count as a result."""
     found = next((f for f in o.failures if f.hint == BUDGET_HINT), None)
     return None if found is None else BudgetStop(o.scenario, o.path, o.version, found.message)
+
+
+def unevaluated_expectations(scn: ast.Scenario, under: str | None = None) -> list[Diagnostic]:
+    """Warnings for the `expect for NAME:` lines of a scenario without a `rules` line whose
+    NAME is no version or variant known by name (shipped or on the rules path) and not
+    `under`, the rulebook a run uses: such lines are not evaluated (NAME may be a variant
+    file given with --rules, so this is no error; a scenario with a rules line is held to
+    `unknown_expectation_names`). One warning per name, at its first line."""
+    if scenario_versions(scn):
+        return []
+    known = set(available_versions()) | set(available_variants())
+    found: dict[str, Diagnostic] = {}
+    for e in (e for e in scn.entries if isinstance(e, ast.Script)):
+        for step in e.steps:
+            if not isinstance(step, ast.Expect):
+                continue
+            for name in step.versions:
+                if name in known or name == under or name in found:
+                    continue
+                lines = sum(name in s.versions for s in e.steps if isinstance(s, ast.Expect))
+                what = "its expectation is" if lines == 1 else f"its {lines} expectations are"
+                where = f"under {under}" if under else "unless it runs under a rulebook of that name"
+                found[name] = Diagnostic(
+                    "warning", f"'expect for {name}': no version or variant is named '{name}', so {what} not evaluated {where}",
+                    _word_span(step.span, name), did_you_mean(name, sorted(known), "a variant of your own is known by name on the rules path "
+                                            "(--rules-path), or by its file given with --rules"))
+    return list(found.values())
 
 
 def current_version() -> str:

@@ -291,3 +291,47 @@ def test_the_default_suite_is_the_shipped_one_whatever_the_current_folder(tmp_pa
     assert str(mine) not in out
     passed = int(out.rsplit(" passed", 1)[0].split()[-1])
     assert passed > 100
+
+
+UNKNOWN_EXPECT_FOR = """scenario "an expectation for a name no rulebook has" {
+  players Alice Bob
+  permanent bear = "Grizzly Bears", controller Alice
+  script {
+    expect bear.zone is battlefield
+    expect for 2026-09-52: bear.power is 3
+    expect for 2026-09-52: bear.zone is graveyard
+  }
+}
+"""
+
+
+def test_an_expect_for_no_rulebook_has_is_a_warning_in_a_scenario_without_rules_line(tmp_path, capsys):
+    """A scenario without a rules line runs under whatever it is given, so `expect for NAME:`
+    with a NAME no version or variant has is no error, but its lines are never evaluated:
+    `check` warns (did you mean, exit 0), `test` and `run` under 2026-09-25 warn that they
+    were not evaluated (they used to say nothing)."""
+    scenario = tmp_path / "typo.scenario"
+    scenario.write_text(UNKNOWN_EXPECT_FOR)
+    status = main(["check", str(scenario)])
+    captured = capsys.readouterr()
+    assert status == 0 and "no errors; 1 warning(s)" in captured.out
+    assert f"{scenario}:6:16: warning: 'expect for 2026-09-52': no version or variant is named '2026-09-52'" in captured.err
+    assert "not evaluated unless it runs under a rulebook of that name" in captured.err
+    assert "did you mean '2026-09-25'" in captured.err
+    for argv in (["test", str(scenario)], ["run", str(scenario)]):
+        status = main(argv)
+        captured = capsys.readouterr()
+        assert status == 0, captured.err
+        assert "so its 2 expectations are not evaluated under 2026-09-25" in captured.err
+    from interpreter import api
+
+    assert [d.kind for d in api.check_paths(str(scenario))] == ["warning"]
+    # the same lines run under a variant file of that name are that variant's expectations:
+    # no warning, and they are judged (here they fail: the variant changes nothing)
+    scenario.write_text(UNKNOWN_EXPECT_FOR.replace("2026-09-52", "mine"))
+    variant = tmp_path / "mine.rules"
+    variant.write_text("variant mine {\n  title \"the same rules\"\n  extends 2026-09-25\n}\n")
+    status = main(["test", str(scenario), "--rules", str(variant)])
+    captured = capsys.readouterr()
+    assert "warning" not in captured.err
+    assert status == 1 and "FAIL expect bear.power is 3" in captured.out
