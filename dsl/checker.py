@@ -591,8 +591,10 @@ def check_rulebook(book, modules: list[ast.Module], allow_missing: frozenset[str
                 for s in item.body:
                     checker.stmt(s, {p: types.ANY for p in item.params})
             elif isinstance(item, (ast.Card, ast.Scenario)):
-                checker.error("cards and scenarios do not belong in a version's folder", item,
-                              "put cards in rules/cards/ and scenarios in tests/scenarios/")
+                where = "a variant's file" if book.version.kind == "variant" else "a version's folder"
+                checker.error(f"cards and scenarios do not belong in {where}", item,
+                              "put cards in a card file of their own (rules/cards/library.rules, or a file "
+                              "of cards only, which 'phasing check' checks) and scenarios in a .scenario file")
     for call, cycle in verb_cycles(book.verbs):
         checker.error(f"verb '{call.verb}' calls itself: {' -> '.join(cycle)}", call,
                       "a verb may not call itself, directly or through other verbs: "

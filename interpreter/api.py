@@ -300,7 +300,12 @@ def _check_one(target: Path, parsed_only: list[Path]) -> list[Diagnostic]:
         if not found and target.resolve().parent == (RULES_ROOT / "cards").resolve():
             found = _guard(lambda: load_cards()) or check_cards(load_cards().values(), load(None))
         elif not found:
-            parsed_only.append(target)
+            items = parse_file(target).items
+            cards = [item for item in items if isinstance(item, ast.Card)]
+            if cards:  # a card file of one's own: its cards, against the newest version and the library
+                found = check_cards(cards, load(None).with_cards(cards))
+            if not cards or len(cards) < len(items):
+                parsed_only.append(target)
         return found
     return [Diagnostic("error", f"not a rule file or scenario: {target}", Span(str(target), 0, 0, 0, 0),
                        "rule files end in .rules, scenarios in .scenario")]
@@ -334,6 +339,31 @@ def _check_scenarios(path: Path) -> list[Diagnostic]:
             if not found:
                 problems.extend(_guard(lambda: build_game(case.scenario, book)))
         problems.extend(unknown_subrules_cited(case.scenario, books))
+    return problems + _unused_cards(cases)
+
+
+def _unused_cards(cases: list[Case]) -> list[Diagnostic]:
+    """A card a scenario file declares and none of its scenarios uses is checked under the
+    versions its scenarios name (a card may be written for one era's rules): an error when it
+    fits none of them, reported as the newest of them finds it."""
+    problems: list[Diagnostic] = []
+    for path in dict.fromkeys(case.path for case in cases):
+        mine = [case for case in cases if case.path == path]
+        used = {e.card for case in mine for e in case.scenario.entries if isinstance(e, ast.PermanentDecl)}
+        used |= {s.card for case in mine for e in case.scenario.entries if isinstance(e, ast.Script)
+                 for s in e.steps if isinstance(s, (ast.Cast, ast.Choose))}
+        unused = [card for card in mine[0].cards if card.name not in used]
+        versions = dict.fromkeys(v for case in mine for v in scenario_versions(case.scenario) or [current_version()])
+        found: list[Diagnostic] = []
+        for version in versions:
+            try:
+                book = load_version(version).with_cards(mine[0].cards)
+            except DiagnosticError:
+                continue  # (reported with the scenario that names it)
+            found = check_cards(unused, book)
+            if not found:
+                break
+        problems.extend(found)
     return problems
 
 

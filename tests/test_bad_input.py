@@ -996,3 +996,47 @@ def test_rules_that_do_not_load_stop_test_before_any_run(tmp_path):
     assert_error(result, broken, line, col, "unknown name 'nobody'")
     assert result.stderr.count("unknown name 'nobody'") == 1, show(result)
     assert "FAIL" not in result.stdout and "passed" not in result.stdout, show(result)
+
+
+BAD_CARD = '''
+card "Bad Card" {
+  types sorcery
+  spell: each x where x.phse is in: phase_outt x
+}
+'''
+
+
+def test_check_checks_a_card_file(tmp_path):
+    """A file of cards given to `check` has its card bodies checked against the newest version,
+    with positioned errors, and no note that it was only parsed."""
+    path = write(tmp_path / "badcard.rules", BAD_CARD)
+    result = phasing("check", path)
+    line, col = where(path, "x.phse")
+    assert_error(result, path, line, col, "unknown attribute 'phse'")
+    line, col = where(path, "phase_outt")
+    assert_error(result, path, line, col, "unknown action 'phase_outt'", "phase_out")
+    assert "only parsed" not in result.stdout, show(result)
+    good = write(tmp_path / "goodcard.rules", BAD_CARD.replace("phse", "phase").replace("outt", "out"))
+    assert_checks_clean(good)
+
+
+def test_a_scenario_file_s_own_card_is_checked_though_no_script_casts_it(tmp_path):
+    """A card a scenario file declares is checked by `check` even when no scenario uses it,
+    under the versions the file's scenarios name; its error is reported once, not once per
+    scenario."""
+    scenario = ('scenario "NAME" {\n  players Alice Bob\n  permanent bear = "Grizzly Bears", controller Alice\n'
+                '  script {\n    expect bear.phase is in\n  }\n}\n')
+    path = write(tmp_path / "own.scenario", BAD_CARD + scenario.replace("NAME", "one") + scenario.replace("NAME", "two"))
+    line, col = where(path, "phase_outt")
+    result = phasing("check", path)
+    assert_error(result, path, line, col, "unknown action 'phase_outt'")
+    assert result.stderr.count("unknown action 'phase_outt'") == 1, show(result)
+
+
+def test_a_card_in_a_variant_file_is_an_error_that_names_a_variant(tmp_path):
+    """Cards do not belong in a variant's file; the message says a variant's file (not a
+    version's folder) and where cards go."""
+    path = write(tmp_path / "v.rules", 'variant v {\n  title "v"\n  extends 2026-09-25\n}\n'
+                 'card "X" {\n  types sorcery\n  spell: you draw 1\n}\n')
+    result = phasing("check", path)
+    assert_error(result, path, 5, 1, "cards and scenarios do not belong in a variant's file", "a card file")
