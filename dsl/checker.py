@@ -25,6 +25,9 @@ from dsl.types import Type
 # How many times verb bodies are read for what their parameters need (each round follows
 # parameters one call further; verbs seldom call more than two deep).
 NEEDS_ROUNDS = 4
+# The card types whose spells become permanents as they resolve (608.3), as the interpreter
+# casts them (interpreter/actions.py's PERMANENT_TYPES).
+PERMANENT_TYPES = frozenset({"creature", "artifact", "enchantment", "land", "planeswalker"})
 
 
 class _Checker:
@@ -480,6 +483,7 @@ class _Checker:
     def card(self, card: ast.Card) -> None:
         targets = {e.var: types.REF for e in card.entries if isinstance(e, ast.Target)}
         env = {"this": types.OBJECT, "you": types.PLAYER, **targets}
+        self.card_kind(card)
         for e in card.entries:
             match e:
                 case ast.Target(var=v, cond=c):
@@ -493,6 +497,33 @@ class _Checker:
                     elif hasattr(t, "var"):
                         inner[t.var] = types.OBJECT
                     self.stmt(b, inner)
+
+
+    def card_kind(self, card: ast.Card) -> None:
+        """An entry the card's kind never uses: a permanent spell becomes a permanent as it
+        resolves (608.3), so a `spell:` line on it never runs; an instant or sorcery is never
+        on the battlefield (its effect is its spell ability, 112.3a), so its static and
+        triggered abilities never apply (113.6)."""
+        kinds = {name for e in card.entries if isinstance(e, ast.Types) for name in e.names}
+        permanent = sorted(kinds & PERMANENT_TYPES)
+        if permanent:
+            for e in card.entries:
+                if isinstance(e, ast.Spell):
+                    self.error(f"a {permanent[0]} card's 'spell:' line never runs: casting it makes a permanent (608.3)", e,
+                               "'spell:' is what an instant or sorcery does; a permanent acts through "
+                               "'when this enters: ...' (as it enters) or 'static: ...' (while it is there)")
+            return
+        for kind in ("instant", "sorcery"):
+            if kind not in kinds:
+                continue
+            for e in card.entries:
+                if isinstance(e, (ast.Static, ast.Triggered)):
+                    what = "static" if isinstance(e, ast.Static) else "triggered"
+                    one = f"{'an' if kind == 'instant' else 'a'} {kind}"
+                    self.error(f"{one}'s {what} ability never applies: {one} is never on the battlefield (113.6)", e,
+                               f"write what the {kind} does as it resolves with 'spell: ...'; static and triggered "
+                               f"abilities belong to permanent cards (types {', '.join(sorted(PERMANENT_TYPES))})")
+            return
 
 
 def repeated(names: Iterable[str]) -> list[str]:
