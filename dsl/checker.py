@@ -17,7 +17,7 @@ from typing import Iterable
 from dsl import ast, constant, types
 from dsl.builtins import (CARD_TYPES, CONSTANTS, OBJECT_ATTRS, PERCEPTIONS, PLAYER_ATTRS, STATUS_TYPES, SUBTYPES,
                           WRITABLE, ZONES, card_slug)
-from dsl.diagnostics import Diagnostic, DiagnosticError, did_you_mean
+from dsl.diagnostics import Diagnostic, DiagnosticError, close_names, did_you_mean
 from dsl.parser import keywords
 from dsl.types import Type
 
@@ -678,9 +678,31 @@ def check_cards(cards: Iterable[ast.Card], book) -> list[Diagnostic]:
     (say, a verb only newer rules declare) that an older version does not have."""
     cards = list(cards)
     checker = _checker(book, cards)
+    tested = tested_keywords(book, cards)
     for card in cards:
         checker.card(card)
+        for entry in card.entries:
+            if isinstance(entry, ast.Keywords):
+                for name in dict.fromkeys(entry.names):
+                    keyword_typo(checker, name, entry, tested)
     return checker.problems
+
+
+def tested_keywords(book, cards: Iterable[ast.Card] = ()) -> set[str]:
+    """The keywords a rule or card of the rulebook tests for (`has K`) or grants: those a
+    printed keyword can mean something by (as interpreter/actions.py's known_keywords, less
+    the keywords that are only printed)."""
+    return {n.keyword for node in (*book.rules, *book.cards.values(), *cards) for n in node.walk()
+            if isinstance(n, (ast.Has, ast.Grant))}
+
+
+def keyword_typo(checker: _Checker, name: str, node: ast.Node, tested: set[str]) -> None:
+    """A keyword nothing tests for, spelt like one something does, is taken for a typo: a
+    permanent printed with it would never do what the other does. A keyword like none of
+    them (`flying`, where no rule reads it) is fine: it just does nothing here."""
+    if name not in tested and close_names(name, tested):
+        checker.error(f"keyword '{name}' is tested for or granted by no rule or card of this rulebook", node,
+                      did_you_mean(name, tested, "A keyword nothing tests for does nothing"))
 
 
 def check_scenario(scn: ast.Scenario, book) -> list[Diagnostic]:
@@ -698,6 +720,8 @@ def check_scenario(scn: ast.Scenario, book) -> list[Diagnostic]:
         if isinstance(e, ast.PermanentDecl):
             names[e.name] = types.OBJECT
             for prop in e.props:
+                if isinstance(prop, ast.PropPlayer) and prop.key == "keyword":
+                    keyword_typo(checker, prop.player, prop, tested_keywords(book))
                 if isinstance(prop, ast.PropStatus):
                     if prop.name not in book.statuses:
                         checker.error(f"unknown status '{prop.name}'", prop, checker._attr_hint())

@@ -335,7 +335,7 @@ def _check_scenarios(path: Path) -> list[Diagnostic]:
             books.append(book)
             found = check_scenario(case.scenario, book)
             found += [d for d in unknown_expectation_names(case.scenario, book) if d not in problems]
-            problems.extend(found)
+            problems.extend(d for d in found if d not in problems)  # (what every version finds, once)
             if not found:
                 problems.extend(_guard(lambda: build_game(case.scenario, book)))
         problems.extend(unknown_subrules_cited(case.scenario, books))

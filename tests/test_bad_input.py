@@ -1040,3 +1040,28 @@ def test_a_card_in_a_variant_file_is_an_error_that_names_a_variant(tmp_path):
                  'card "X" {\n  types sorcery\n  spell: you draw 1\n}\n')
     result = phasing("check", path)
     assert_error(result, path, 5, 1, "cards and scenarios do not belong in a variant's file", "a card file")
+
+
+def test_a_misspelt_keyword_on_a_card_is_an_error_with_the_keyword_meant(tmp_path):
+    """A printed keyword no rule or card tests for, spelt like one that is (phasing, 702.26a),
+    is a typo: the creature would never phase. A keyword like none of them (flying) is fine."""
+    path = write(tmp_path / "kw.rules", 'card "Typo Bird" {\n  types creature bird\n  pt 1/1\n'
+                 '  keywords flying, phasng\n}\n')
+    result = phasing("check", path)
+    line, col = where(path, "keywords")
+    assert_error(result, path, line, col, "keyword 'phasng' is tested for or granted by no rule or card",
+                 "did you mean 'phasing'?")
+    assert "keyword 'flying'" not in result.stderr and result.stderr.count("error:") == 1, show(result)
+    assert_checks_clean(write(tmp_path / "kw.rules", path.read_text().replace("phasng", "phasing")))
+
+
+def test_a_misspelt_keyword_on_a_scenario_permanent_is_an_error_once(tmp_path):
+    """`keyword phasng` on a scenario's permanent is the same typo (702.26a tests for
+    phasing), reported once however many versions the scenario is checked under."""
+    path = write(tmp_path / "kw.scenario", 'scenario "k" {\n  players Alice Bob\n  rules 2025-02-07, 2026-09-25\n'
+                 '  permanent bear = "Grizzly Bears", controller Alice, keyword phasng, keyword flying\n'
+                 '  script {\n    expect bear.phase is in\n  }\n}\n')
+    result = phasing("check", path)
+    line, col = where(path, "keyword phasng")
+    assert_error(result, path, line, col, "keyword 'phasng'", "did you mean 'phasing'?")
+    assert result.stderr.count("keyword 'phasng'") == 1, show(result)
