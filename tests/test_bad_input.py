@@ -1065,3 +1065,66 @@ def test_a_misspelt_keyword_on_a_scenario_permanent_is_an_error_once(tmp_path):
     line, col = where(path, "keyword phasng")
     assert_error(result, path, line, col, "keyword 'phasng'", "did you mean 'phasing'?")
     assert result.stderr.count("keyword 'phasng'") == 1, show(result)
+
+
+CAST_MISTAKES = {
+    "a-player-as-a-permanent-target": ("""
+scenario "Shock aimed at a player" {
+  players Alice Bob
+  turn 1 of Alice
+  permanent bear = "Grizzly Bears", controller Alice
+  script {
+    cast "Shock" by Alice targeting Bob
+  }
+}
+""", 6, 5, "'Bob' is a player, and \"Shock\" targets a permanent (t where t is a creature)",
+        "name a permanent of this game that fits 't where t is a creature'"),
+    "a-dead-target": ("""
+scenario "Slip Away aimed at a bear Wrath of God destroyed" {
+  players Alice Bob
+  turn 1 of Alice
+  permanent bear = "Grizzly Bears", controller Alice
+  script {
+    cast "Wrath of God" by Alice
+    cast "Slip Away" by Alice targeting bear
+  }
+}
+""", 7, 5, "'bear' cannot be a target of \"Slip Away\" now: it is in the graveyard",
+        "only a permanent on the battlefield"),
+    "a-target-that-does-not-fit": ("""
+scenario "Shock aimed at an enchantment" {
+  players Alice Bob
+  turn 1 of Alice
+  permanent anthem = "Glorious Anthem", controller Alice
+  script {
+    cast "Shock" by Alice targeting anthem
+  }
+}
+""", 6, 5, "'anthem' cannot be a target of \"Shock\" now: it does not fit 't where t is a creature'", "a target must"),
+    "an-instant-with-no-spell-line": ("""
+card "Blank Instant" {
+  types instant
+}
+
+scenario "casting an instant that does nothing" {
+  players Alice Bob
+  turn 1 of Alice
+  script {
+    cast "Blank Instant" by Alice
+  }
+}
+""", 9, 5, "\"Blank Instant\" cannot be cast", "give \"Blank Instant\" a 'spell:' line"),
+}
+
+
+@pytest.mark.parametrize("case", list(CAST_MISTAKES))
+def test_a_cast_mistake_says_what_is_wrong_with_it(case, tmp_path):
+    """A cast's targets are checked as it is cast (601.2c): a player named where the card
+    targets a permanent is said to be a player, a target that left the battlefield is said to
+    be where it went, one that does not fit is shown the card's condition; an instant with no
+    spell ability gets a hint in the scenario language, not the Python API's."""
+    text, line, col, message, hint = CAST_MISTAKES[case]
+    scenario = write(tmp_path / f"{case}.scenario", text)
+    result = phasing("run", scenario)
+    assert_error(result, scenario, line, col, message, hint=hint)
+    assert "new_game(" not in result.stderr, show(result)
