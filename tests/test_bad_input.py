@@ -1128,3 +1128,13 @@ def test_a_cast_mistake_says_what_is_wrong_with_it(case, tmp_path):
     result = phasing("run", scenario)
     assert_error(result, scenario, line, col, message, hint=hint)
     assert "new_game(" not in result.stderr, show(result)
+
+
+def test_a_counter_kind_written_as_printed_gets_a_hint_that_it_is_a_name(tmp_path):
+    """`counter +1/+1 = 1` does not parse (a kind is a name in a scenario); the hint says so
+    and shows `counter p1p1 = 1`, instead of listing the words a scenario may begin a line with."""
+    path = write(tmp_path / "c.scenario", 'scenario "c" {\n  players Alice Bob\n'
+                 '  permanent bear = "Grizzly Bears", counter +1/+1 = 1\n}\n')
+    line, col = where(path, "+1/+1")
+    assert_error(phasing("check", path), path, line, col, "unexpected '+1'", "a counter's kind is a plain name: counter p1p1 = 1")
+    assert_checks_clean(write(tmp_path / "c.scenario", path.read_text().replace("+1/+1", "p1p1")))
