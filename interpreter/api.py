@@ -220,9 +220,11 @@ def check_paths(paths: str | Path | list[str | Path] | tuple[str | Path, ...] | 
     list (empty: no problems). `paths` is one path (a str or Path) or a list or tuple of them;
     None or an empty list checks everything shipped (every version, variant and card, and the
     conformance suite) and every folder of the rules path. Folders are searched below
-    themselves only. A rule file that is neither in a version folder nor a variant (no
-    manifest) can only be parsed (its names and types are checked with its version); given a
-    list as `parsed_only`, each such file is added to it."""
+    themselves only. A file of cards is checked against the newest version, a scenario file's
+    cards under the versions its scenarios name. A rule file that is neither in a version
+    folder, nor a variant (no manifest), nor a file of cards only can only be parsed (its names
+    and types are checked with its version); given a list as `parsed_only`, each such file is
+    added to it."""
     if paths is None:
         paths = []
     elif isinstance(paths, PathLike):
