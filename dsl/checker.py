@@ -17,7 +17,7 @@ from typing import Iterable
 from dsl import ast, constant, types
 from dsl.builtins import (CARD_TYPES, CONSTANTS, OBJECT_ATTRS, PERCEPTIONS, PLAYER_ATTRS, STATUS_TYPES, SUBTYPES,
                           WRITABLE, ZONES, card_slug)
-from dsl.diagnostics import Diagnostic, DiagnosticError, did_you_mean
+from dsl.diagnostics import Diagnostic, DiagnosticError, close_names, did_you_mean
 from dsl.parser import keywords
 from dsl.types import Type
 
@@ -25,6 +25,9 @@ from dsl.types import Type
 # How many times verb bodies are read for what their parameters need (each round follows
 # parameters one call further; verbs seldom call more than two deep).
 NEEDS_ROUNDS = 4
+# The card types whose spells become permanents as they resolve (608.3), as the interpreter
+# casts them (interpreter/actions.py's PERMANENT_TYPES).
+PERMANENT_TYPES = frozenset({"creature", "artifact", "enchantment", "land", "planeswalker"})
 
 
 class _Checker:
@@ -480,6 +483,7 @@ class _Checker:
     def card(self, card: ast.Card) -> None:
         targets = {e.var: types.REF for e in card.entries if isinstance(e, ast.Target)}
         env = {"this": types.OBJECT, "you": types.PLAYER, **targets}
+        self.card_kind(card)
         for e in card.entries:
             match e:
                 case ast.Target(var=v, cond=c):
@@ -493,6 +497,33 @@ class _Checker:
                     elif hasattr(t, "var"):
                         inner[t.var] = types.OBJECT
                     self.stmt(b, inner)
+
+
+    def card_kind(self, card: ast.Card) -> None:
+        """An entry the card's kind never uses: a permanent spell becomes a permanent as it
+        resolves (608.3), so a `spell:` line on it never runs; an instant or sorcery is never
+        on the battlefield (its effect is its spell ability, 112.3a), so its static and
+        triggered abilities never apply (113.6)."""
+        kinds = {name for e in card.entries if isinstance(e, ast.Types) for name in e.names}
+        permanent = sorted(kinds & PERMANENT_TYPES)
+        if permanent:
+            for e in card.entries:
+                if isinstance(e, ast.Spell):
+                    self.error(f"a {permanent[0]} card's 'spell:' line never runs: casting it makes a permanent (608.3)", e,
+                               "'spell:' is what an instant or sorcery does; a permanent acts through "
+                               "'when this enters: ...' (as it enters) or 'static: ...' (while it is there)")
+            return
+        for kind in ("instant", "sorcery"):
+            if kind not in kinds:
+                continue
+            for e in card.entries:
+                if isinstance(e, (ast.Static, ast.Triggered)):
+                    what = "static" if isinstance(e, ast.Static) else "triggered"
+                    one = f"{'an' if kind == 'instant' else 'a'} {kind}"
+                    self.error(f"{one}'s {what} ability never applies: {one} is never on the battlefield (113.6)", e,
+                               f"write what the {kind} does as it resolves with 'spell: ...'; static and triggered "
+                               f"abilities belong to permanent cards (types {', '.join(sorted(PERMANENT_TYPES))})")
+            return
 
 
 def repeated(names: Iterable[str]) -> list[str]:
@@ -591,8 +622,10 @@ def check_rulebook(book, modules: list[ast.Module], allow_missing: frozenset[str
                 for s in item.body:
                     checker.stmt(s, {p: types.ANY for p in item.params})
             elif isinstance(item, (ast.Card, ast.Scenario)):
-                checker.error("cards and scenarios do not belong in a version's folder", item,
-                              "put cards in rules/cards/ and scenarios in tests/scenarios/")
+                where = "a variant's file" if book.version.kind == "variant" else "a version's folder"
+                checker.error(f"cards and scenarios do not belong in {where}", item,
+                              "put cards in a card file of their own (rules/cards/library.rules, or a file "
+                              "of cards only, which 'phasing check' checks) and scenarios in a .scenario file")
     for call, cycle in verb_cycles(book.verbs):
         checker.error(f"verb '{call.verb}' calls itself: {' -> '.join(cycle)}", call,
                       "a verb may not call itself, directly or through other verbs: "
@@ -645,9 +678,31 @@ def check_cards(cards: Iterable[ast.Card], book) -> list[Diagnostic]:
     (say, a verb only newer rules declare) that an older version does not have."""
     cards = list(cards)
     checker = _checker(book, cards)
+    tested = tested_keywords(book, cards)
     for card in cards:
         checker.card(card)
+        for entry in card.entries:
+            if isinstance(entry, ast.Keywords):
+                for name in dict.fromkeys(entry.names):
+                    keyword_typo(checker, name, entry, tested)
     return checker.problems
+
+
+def tested_keywords(book, cards: Iterable[ast.Card] = ()) -> set[str]:
+    """The keywords a rule or card of the rulebook tests for (`has K`) or grants: those a
+    printed keyword can mean something by (as interpreter/actions.py's known_keywords, less
+    the keywords that are only printed)."""
+    return {n.keyword for node in (*book.rules, *book.cards.values(), *cards) for n in node.walk()
+            if isinstance(n, (ast.Has, ast.Grant))}
+
+
+def keyword_typo(checker: _Checker, name: str, node: ast.Node, tested: set[str]) -> None:
+    """A keyword nothing tests for, spelt like one something does, is taken for a typo: a
+    permanent printed with it would never do what the other does. A keyword like none of
+    them (`flying`, where no rule reads it) is fine: it just does nothing here."""
+    if name not in tested and close_names(name, tested):
+        checker.error(f"keyword '{name}' is tested for or granted by no rule or card of this rulebook", node,
+                      did_you_mean(name, tested, "A keyword nothing tests for does nothing"))
 
 
 def check_scenario(scn: ast.Scenario, book) -> list[Diagnostic]:
@@ -665,6 +720,8 @@ def check_scenario(scn: ast.Scenario, book) -> list[Diagnostic]:
         if isinstance(e, ast.PermanentDecl):
             names[e.name] = types.OBJECT
             for prop in e.props:
+                if isinstance(prop, ast.PropPlayer) and prop.key == "keyword":
+                    keyword_typo(checker, prop.player, prop, tested_keywords(book))
                 if isinstance(prop, ast.PropStatus):
                     if prop.name not in book.statuses:
                         checker.error(f"unknown status '{prop.name}'", prop, checker._attr_hint())

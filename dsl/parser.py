@@ -719,6 +719,11 @@ def _syntax_diagnostic(exc: UnexpectedInput, text: str, path: str) -> Diagnostic
         hint = f"expected {_describe(expected)}" if expected else None
         if "RBRACE" in expected and (token.type == "$END" or str(token) in _TOP_LEVEL):
             hint = f"a '}}' is probably missing before this; {hint}"
+        before = text.splitlines()[line - 1][:column - 1].split() if token.type != "$END" else []
+        if before and before[-1] in ("counter", "sticker") and before[0] == "permanent" and "NAME" in expected:
+            # (a kind spelt as printed, `counter +1/+1 = 1`: the kind is a name in the script)
+            example = "counter p1p1 = 1 (p1p1 for +1/+1, m1m1 for -1/-1)" if before[-1] == "counter" else "sticker name = 1"
+            hint = f"a {before[-1]}'s kind is a plain name: {example}"
         return Diagnostic("error", f"unexpected {found}", span, hint)
     if isinstance(exc, UnexpectedCharacters):
         char = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else "?"

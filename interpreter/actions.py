@@ -25,6 +25,7 @@ import attrs
 from dsl import ast
 from dsl.builtins import ZONES, card_slug
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean
+from dsl.printer import expr_text
 from interpreter.engine import MISSING, Engine, Obj, PlayerRef, RulesError
 from interpreter.triggers import LEGAL_TARGET_HINT, TargetChoice, targets_of
 from interpreter.model import Game, Permanent
@@ -309,9 +310,25 @@ class Actions:
         if len(decls) != len(names):
             raise _err(f"\"{card.name}\" needs {len(decls)} target(s), {len(names)} given", span,
                        "name its targets with 'targeting A, B'" if decls else "drop the 'targeting' part")
-        for name in names:
+        for decl, name in zip(decls, names):
+            if isinstance(name, str) and name in self.engine.game.players and name not in self.engine.game.objects:
+                wanted = f"{decl.var} where {expr_text(decl.cond)}"
+                raise _err(f"'{name}' is a player, and \"{card.name}\" targets a permanent ({wanted})", span,
+                           f"name a permanent of this game that fits '{wanted}'")
             self._known(name, span)
         return decls, tuple(names)
+
+    def _illegal_target(self, card: ast.Card, decl: ast.Target, name: str, span: Span) -> RulesError:
+        """Why `name` cannot be a target of `card` now: where it is, when that is not the
+        battlefield, or the condition it does not fit (601.2c)."""
+        o = self.engine.game.objects[name]
+        if o.zone != "battlefield":
+            why, hint = f"it is in the {o.zone}", "only a permanent on the battlefield can be its target"
+        elif not self.engine.visible(name):
+            why, hint = "it is treated by the game as not existing", LEGAL_TARGET_HINT
+        else:
+            why, hint = f"it does not fit '{decl.var} where {expr_text(decl.cond)}'", LEGAL_TARGET_HINT
+        return RulesError(Diagnostic("error", f"'{name}' cannot be a target of \"{card.name}\" now: {why}", span, hint))
 
     # ------------------------------------------------------------------ spells and abilities
 
@@ -330,8 +347,7 @@ class Actions:
         env = {"you": PlayerRef(player)}
         for decl, name in zip(decls, names):
             if not self.engine.legal_target(decl, name, env):
-                raise RulesError(Diagnostic("error", f"'{name}' cannot be a target of \"{found.name}\" now", span,
-                                            LEGAL_TARGET_HINT))
+                raise self._illegal_target(found, decl, name, span)
         cause = Cause("card", found.name)
         self.engine.record("cast", player, f"casts {found.name}", cause)
         if hold:
@@ -376,10 +392,14 @@ class Actions:
         aura = "aura" in types
         if aura or not (types & PERMANENT_TYPES or any(isinstance(entry, ast.Spell) for entry in card.entries)):
             what = "an Aura spell" if aura else "a card with no spell ability and no permanent type"
-            raise _err(f"\"{card.name}\" cannot be cast: casting {what} is not supported", span,
-                       f"put it on the battlefield from the start instead: new_game(permanents=[{{'name': ..., "
-                       f"'card': '{card.name}'{', ' + repr('attached_to') + ': ...' if aura else ''}}}]), or in a "
-                       "scenario a 'permanent' line")
+            if span.line:  # (a step of a scenario's script: said in the scenario language)
+                hint = (f"put it on the battlefield from the start instead: permanent NAME = \"{card.name}\", attached to ..."
+                        if aura else f"give \"{card.name}\" a 'spell:' line saying what it does as it resolves")
+            else:
+                hint = (f"put it on the battlefield from the start instead: new_game(permanents=[{{'name': ..., "
+                        f"'card': '{card.name}'{', ' + repr('attached_to') + ': ...' if aura else ''}}}]), or in a "
+                        "scenario a 'permanent' line")
+            raise _err(f"\"{card.name}\" cannot be cast: casting {what} is not supported", span, hint)
 
     def _resolve_spell(self, card: ast.Card, player: str, targets: tuple[str, ...]) -> None:
         e = self.engine

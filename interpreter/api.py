@@ -219,9 +219,11 @@ def check_paths(paths: str | Path | list[str | Path] | tuple[str | Path, ...] | 
     list (empty: no problems). `paths` is one path (a str or Path) or a list or tuple of them;
     None or an empty list checks everything shipped (every version, variant and card, and the
     conformance suite) and every folder of the rules path. Folders are searched below
-    themselves only. A rule file that is neither in a version folder nor a variant (no
-    manifest) can only be parsed (its names and types are checked with its version); given a
-    list as `parsed_only`, each such file is added to it."""
+    themselves only. A file of cards is checked against the newest version, a scenario file's
+    cards under the versions its scenarios name. A rule file that is neither in a version
+    folder, nor a variant (no manifest), nor a file of cards only can only be parsed (its names
+    and types are checked with its version); given a list as `parsed_only`, each such file is
+    added to it."""
     if paths is None:
         paths = []
     elif isinstance(paths, PathLike):
@@ -299,7 +301,12 @@ def _check_one(target: Path, parsed_only: list[Path]) -> list[Diagnostic]:
         if not found and target.resolve().parent == (RULES_ROOT / "cards").resolve():
             found = _guard(lambda: load_cards()) or check_cards(load_cards().values(), load(None))
         elif not found:
-            parsed_only.append(target)
+            items = parse_file(target).items
+            cards = [item for item in items if isinstance(item, ast.Card)]
+            if cards:  # a card file of one's own: its cards, against the newest version and the library
+                found = check_cards(cards, load(None).with_cards(cards))
+            if not cards or len(cards) < len(items):
+                parsed_only.append(target)
         return found
     return [Diagnostic("error", f"not a rule file or scenario: {target}", Span(str(target), 0, 0, 0, 0),
                        "rule files end in .rules, scenarios in .scenario")]
@@ -329,11 +336,36 @@ def _check_scenarios(path: Path) -> list[Diagnostic]:
             books.append(book)
             found = check_scenario(case.scenario, book)
             found += [d for d in unknown_expectation_names(case.scenario, book) if d not in problems]
-            problems.extend(found)
+            problems.extend(d for d in found if d not in problems)  # (what every version finds, once)
             if not found:
                 problems.extend(_guard(lambda: build_game(case.scenario, book)))
         problems.extend(unknown_subrules_cited(case.scenario, books))
         problems.extend(unevaluated_expectations(case.scenario))  # (warnings)
+    return problems + _unused_cards(cases)
+
+
+def _unused_cards(cases: list[Case]) -> list[Diagnostic]:
+    """A card a scenario file declares and none of its scenarios uses is checked under the
+    versions its scenarios name (a card may be written for one era's rules): an error when it
+    fits none of them, reported as the newest of them finds it."""
+    problems: list[Diagnostic] = []
+    for path in dict.fromkeys(case.path for case in cases):
+        mine = [case for case in cases if case.path == path]
+        used = {e.card for case in mine for e in case.scenario.entries if isinstance(e, ast.PermanentDecl)}
+        used |= {s.card for case in mine for e in case.scenario.entries if isinstance(e, ast.Script)
+                 for s in e.steps if isinstance(s, (ast.Cast, ast.Choose))}
+        unused = [card for card in mine[0].cards if card.name not in used]
+        versions = dict.fromkeys(v for case in mine for v in scenario_versions(case.scenario) or [current_version()])
+        found: list[Diagnostic] = []
+        for version in versions:
+            try:
+                book = load_version(version).with_cards(mine[0].cards)
+            except DiagnosticError:
+                continue  # (reported with the scenario that names it)
+            found = check_cards(unused, book)
+            if not found:
+                break
+        problems.extend(found)
     return problems
 
 

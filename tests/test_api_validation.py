@@ -245,3 +245,15 @@ def test_an_action_called_with_arguments_it_does_not_take_says_how_to_call_it(ca
 def test_new_game_shows_the_wrong_value_it_was_given(arguments, shown):
     """The message names the value as given ("not []", "not 0"), not its type alone."""
     assert rejects(lambda: api.new_game(**arguments), "new_game").message.endswith(shown)
+
+
+def test_cast_names_a_player_given_as_a_target_and_keeps_its_python_hint_for_an_aura():
+    """From Python too, a player given where a card targets a permanent (601.2c) is said to be
+    a player; an Aura, which cannot be cast (608.3b), is still pointed at new_game(permanents=...),
+    the hint that fits a Python caller."""
+    play = a_game()
+    d = rejects(lambda: play.cast("Shock", "Alice", ["Bob"]), "'Bob' is a player", "Shock")
+    assert "t where t is a creature" in d.hint
+    d = rejects(lambda: play.cast("Holy Strength", "Alice", ["bear"]), "Holy Strength", "cannot be cast")
+    assert "new_game(permanents=" in d.hint
+    assert not play.game.stack and len(play.trace) == 0

@@ -996,3 +996,145 @@ def test_rules_that_do_not_load_stop_test_before_any_run(tmp_path):
     assert_error(result, broken, line, col, "unknown name 'nobody'")
     assert result.stderr.count("unknown name 'nobody'") == 1, show(result)
     assert "FAIL" not in result.stdout and "passed" not in result.stdout, show(result)
+
+
+BAD_CARD = '''
+card "Bad Card" {
+  types sorcery
+  spell: each x where x.phse is in: phase_outt x
+}
+'''
+
+
+def test_check_checks_a_card_file(tmp_path):
+    """A file of cards given to `check` has its card bodies checked against the newest version,
+    with positioned errors, and no note that it was only parsed."""
+    path = write(tmp_path / "badcard.rules", BAD_CARD)
+    result = phasing("check", path)
+    line, col = where(path, "x.phse")
+    assert_error(result, path, line, col, "unknown attribute 'phse'")
+    line, col = where(path, "phase_outt")
+    assert_error(result, path, line, col, "unknown action 'phase_outt'", "phase_out")
+    assert "only parsed" not in result.stdout, show(result)
+    good = write(tmp_path / "goodcard.rules", BAD_CARD.replace("phse", "phase").replace("outt", "out"))
+    assert_checks_clean(good)
+
+
+def test_a_scenario_file_s_own_card_is_checked_though_no_script_casts_it(tmp_path):
+    """A card a scenario file declares is checked by `check` even when no scenario uses it,
+    under the versions the file's scenarios name; its error is reported once, not once per
+    scenario."""
+    scenario = ('scenario "NAME" {\n  players Alice Bob\n  permanent bear = "Grizzly Bears", controller Alice\n'
+                '  script {\n    expect bear.phase is in\n  }\n}\n')
+    path = write(tmp_path / "own.scenario", BAD_CARD + scenario.replace("NAME", "one") + scenario.replace("NAME", "two"))
+    line, col = where(path, "phase_outt")
+    result = phasing("check", path)
+    assert_error(result, path, line, col, "unknown action 'phase_outt'")
+    assert result.stderr.count("unknown action 'phase_outt'") == 1, show(result)
+
+
+def test_a_card_in_a_variant_file_is_an_error_that_names_a_variant(tmp_path):
+    """Cards do not belong in a variant's file; the message says a variant's file (not a
+    version's folder) and where cards go."""
+    path = write(tmp_path / "v.rules", 'variant v {\n  title "v"\n  extends 2026-09-25\n}\n'
+                 'card "X" {\n  types sorcery\n  spell: you draw 1\n}\n')
+    result = phasing("check", path)
+    assert_error(result, path, 5, 1, "cards and scenarios do not belong in a variant's file", "a card file")
+
+
+def test_a_misspelt_keyword_on_a_card_is_an_error_with_the_keyword_meant(tmp_path):
+    """A printed keyword no rule or card tests for, spelt like one that is (phasing, 702.26a),
+    is a typo: the creature would never phase. A keyword like none of them (flying) is fine."""
+    path = write(tmp_path / "kw.rules", 'card "Typo Bird" {\n  types creature bird\n  pt 1/1\n'
+                 '  keywords flying, phasng\n}\n')
+    result = phasing("check", path)
+    line, col = where(path, "keywords")
+    assert_error(result, path, line, col, "keyword 'phasng' is tested for or granted by no rule or card",
+                 "did you mean 'phasing'?")
+    assert "keyword 'flying'" not in result.stderr and result.stderr.count("error:") == 1, show(result)
+    assert_checks_clean(write(tmp_path / "kw.rules", path.read_text().replace("phasng", "phasing")))
+
+
+def test_a_misspelt_keyword_on_a_scenario_permanent_is_an_error_once(tmp_path):
+    """`keyword phasng` on a scenario's permanent is the same typo (702.26a tests for
+    phasing), reported once however many versions the scenario is checked under."""
+    path = write(tmp_path / "kw.scenario", 'scenario "k" {\n  players Alice Bob\n  rules 2025-02-07, 2026-09-25\n'
+                 '  permanent bear = "Grizzly Bears", controller Alice, keyword phasng, keyword flying\n'
+                 '  script {\n    expect bear.phase is in\n  }\n}\n')
+    result = phasing("check", path)
+    line, col = where(path, "keyword phasng")
+    assert_error(result, path, line, col, "keyword 'phasng'", "did you mean 'phasing'?")
+    assert result.stderr.count("keyword 'phasng'") == 1, show(result)
+
+
+CAST_MISTAKES = {
+    "a-player-as-a-permanent-target": ("""
+scenario "Shock aimed at a player" {
+  players Alice Bob
+  turn 1 of Alice
+  permanent bear = "Grizzly Bears", controller Alice
+  script {
+    cast "Shock" by Alice targeting Bob
+  }
+}
+""", 6, 5, "'Bob' is a player, and \"Shock\" targets a permanent (t where t is a creature)",
+        "name a permanent of this game that fits 't where t is a creature'"),
+    "a-dead-target": ("""
+scenario "Slip Away aimed at a bear Wrath of God destroyed" {
+  players Alice Bob
+  turn 1 of Alice
+  permanent bear = "Grizzly Bears", controller Alice
+  script {
+    cast "Wrath of God" by Alice
+    cast "Slip Away" by Alice targeting bear
+  }
+}
+""", 7, 5, "'bear' cannot be a target of \"Slip Away\" now: it is in the graveyard",
+        "only a permanent on the battlefield"),
+    "a-target-that-does-not-fit": ("""
+scenario "Shock aimed at an enchantment" {
+  players Alice Bob
+  turn 1 of Alice
+  permanent anthem = "Glorious Anthem", controller Alice
+  script {
+    cast "Shock" by Alice targeting anthem
+  }
+}
+""", 6, 5, "'anthem' cannot be a target of \"Shock\" now: it does not fit 't where t is a creature'", "a target must"),
+    "an-instant-with-no-spell-line": ("""
+card "Blank Instant" {
+  types instant
+}
+
+scenario "casting an instant that does nothing" {
+  players Alice Bob
+  turn 1 of Alice
+  script {
+    cast "Blank Instant" by Alice
+  }
+}
+""", 9, 5, "\"Blank Instant\" cannot be cast", "give \"Blank Instant\" a 'spell:' line"),
+}
+
+
+@pytest.mark.parametrize("case", list(CAST_MISTAKES))
+def test_a_cast_mistake_says_what_is_wrong_with_it(case, tmp_path):
+    """A cast's targets are checked as it is cast (601.2c): a player named where the card
+    targets a permanent is said to be a player, a target that left the battlefield is said to
+    be where it went, one that does not fit is shown the card's condition; an instant with no
+    spell ability gets a hint in the scenario language, not the Python API's."""
+    text, line, col, message, hint = CAST_MISTAKES[case]
+    scenario = write(tmp_path / f"{case}.scenario", text)
+    result = phasing("run", scenario)
+    assert_error(result, scenario, line, col, message, hint=hint)
+    assert "new_game(" not in result.stderr, show(result)
+
+
+def test_a_counter_kind_written_as_printed_gets_a_hint_that_it_is_a_name(tmp_path):
+    """`counter +1/+1 = 1` does not parse (a kind is a name in a scenario); the hint says so
+    and shows `counter p1p1 = 1`, instead of listing the words a scenario may begin a line with."""
+    path = write(tmp_path / "c.scenario", 'scenario "c" {\n  players Alice Bob\n'
+                 '  permanent bear = "Grizzly Bears", counter +1/+1 = 1\n}\n')
+    line, col = where(path, "+1/+1")
+    assert_error(phasing("check", path), path, line, col, "unexpected '+1'", "a counter's kind is a plain name: counter p1p1 = 1")
+    assert_checks_clean(write(tmp_path / "c.scenario", path.read_text().replace("+1/+1", "p1p1")))

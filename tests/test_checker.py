@@ -629,3 +629,62 @@ def test_a_scenario_that_checks_under_a_rulebook_checks_with_any_block_deleted(v
         reduced = book.without(rule.id)
         for case in clean:
             assert check_scenario(case.scenario, reduced.with_cards(case.cards)) == [], (rule.id, case.scenario.name)
+
+
+# ------------------------------------------------------------------ what a card's kind uses
+
+KINDS = """\
+card "Bear Spell" {
+  types creature bear
+  pt 2/2
+  spell: you draw 1
+}
+
+card "Odd Sorcery" {
+  types sorcery
+  when this enters: you gain 1 life
+  static: each x where x is a creature: x gets +1/+1
+  spell: you draw 1
+}
+
+card "Fine Instant" {
+  types instant
+  spell: you draw 1
+}
+
+card "Fine Enchantment" {
+  types enchantment
+  static: each x where x is a creature: x gets +1/+1
+  when this enters: you gain 1 life
+}
+"""
+
+
+def test_entries_a_card_s_kind_never_uses_are_rejected_where_written(tmp_path):
+    """A permanent spell becomes a permanent as it resolves (608.3), so a creature's `spell:`
+    line would never run; an instant or sorcery is never on the battlefield (112.3a, 113.6), so
+    its static and triggered abilities would never apply. Each is an error at its line, with a
+    hint naming what the card language models; the cards that use their kind's entries pass."""
+    from dsl.checker import check_cards
+
+    path = tmp_path / "kinds.rules"
+    path.write_text(KINDS)
+    cards = [item for item in parse_file(path).items]
+    found = check_cards(cards, load_version("2026-09-25").with_cards(cards))
+    spell = the_error(found, "'spell:' line never runs")
+    assert_at(spell, path, *where(KINDS, "spell: you draw 1"))
+    assert "creature" in spell.message and "when this enters" in spell.hint
+    trigger = the_error(found, "sorcery's triggered ability never applies")
+    assert_at(trigger, path, *where(KINDS, "when this enters"))
+    static = the_error(found, "sorcery's static ability never applies")
+    assert_at(static, path, *where(KINDS, "static:"))
+    assert "spell: ..." in static.hint
+    assert len(found) == 3, found
+
+
+def test_the_checker_s_permanent_types_are_those_the_interpreter_casts_as_permanents():
+    """The checker's idea of a permanent card (608.3) is the interpreter's."""
+    from dsl.checker import PERMANENT_TYPES
+    from interpreter.actions import PERMANENT_TYPES as CAST_AS_PERMANENTS
+
+    assert PERMANENT_TYPES == CAST_AS_PERMANENTS
