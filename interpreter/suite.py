@@ -88,8 +88,16 @@ def collect(paths: Iterable[str | Path]) -> tuple[list[Case], list[Diagnostic]]:
         root = Path(root)
         if root.is_dir():
             files = sorted(root.rglob(f"*{SCENARIO_SUFFIX}"))
-        elif root.exists():
+            for odd in [f for f in files if not f.is_file() and not f.is_dir()]:
+                problems.append(Diagnostic("error", f"not a scenario file: {odd} is not a regular file",
+                                           Span(str(odd), 0, 0, 0, 0), "give a scenario file or a folder of them"))
+            files = [f for f in files if f.is_file()]
+        elif root.is_file():
             files = [root]
+        elif root.exists():  # (a device, a pipe or a socket: reading one may never end, or never begin)
+            problems.append(Diagnostic("error", f"not a scenario file: {root} is not a regular file",
+                                       Span(str(root), 0, 0, 0, 0), "give a scenario file or a folder of them"))
+            continue
         else:
             problems.append(Diagnostic("error", f"no such file or folder: {root}", Span(str(root), 0, 0, 0, 0),
                                        "give a scenario file or a folder of them"))

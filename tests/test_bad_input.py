@@ -1138,3 +1138,18 @@ def test_a_counter_kind_written_as_printed_gets_a_hint_that_it_is_a_name(tmp_pat
     line, col = where(path, "+1/+1")
     assert_error(phasing("check", path), path, line, col, "unexpected '+1'", "a counter's kind is a plain name: counter p1p1 = 1")
     assert_checks_clean(write(tmp_path / "c.scenario", path.read_text().replace("+1/+1", "p1p1")))
+
+
+@pytest.mark.parametrize("command", ["run", "test"])
+def test_a_scenario_path_that_is_no_regular_file_is_an_error_not_a_wait(command, tmp_path):
+    """/dev/null ran nothing and said nothing (run: status 0), and a pipe named like a scenario
+    waited for a writer for ever; both, given or found in a folder, are an error naming them."""
+    result = phasing(command, "/dev/null")
+    assert result.returncode == 1 and "not a scenario file: /dev/null is not a regular file" in result.stderr, show(result)
+    folder = tmp_path / "suite"
+    folder.mkdir()
+    write(folder / "good.scenario", GOOD)
+    os.mkfifo(folder / "pipe.scenario")
+    result = phasing(command, folder)  # (within the helper's timeout: a wait would fail it)
+    assert result.returncode == 1, show(result)
+    assert f"not a scenario file: {folder / 'pipe.scenario'} is not a regular file" in result.stderr, show(result)
