@@ -160,10 +160,34 @@ def outcome_lines(o: Outcome) -> list[str]:
 
 
 def _table(title: str, columns: tuple[str, ...]) -> Table:
+    """A table whose cells wrap, breaking inside a word when they must, rather than being cut."""
     table = Table(title=plain(title), title_justify="left")
     for col in columns:
-        table.add_column(plain(col))
+        table.add_column(plain(col), overflow="fold")
     return table
+
+
+NARROWEST_CELL = 4
+"""Below this many characters a column (plus its 3 of border and padding) is not worth drawing."""
+
+
+def show_table(table: Table, console: Console | None = None) -> None:
+    """Print `table`; on a console too narrow to give every column NARROWEST_CELL characters,
+    as a list instead (each row's first cell, then its other cells as `column: value`), so that
+    no cell is cut or left empty."""
+    console = console or out
+    columns = table.columns
+    if console.width >= len(columns) * (NARROWEST_CELL + 3) + 1:
+        console.print(table)
+        return
+    if table.title is not None:
+        console.print(table.title)
+    cells = [list(column.cells) for column in columns]
+    for row in range(table.row_count):
+        console.print(cells[0][row])
+        for column, values in zip(columns[1:], cells[1:]):
+            if values[row].plain:
+                console.print(Text.assemble("  ", column.header, ": ", values[row]))
 
 
 def state_table(o: Outcome) -> Table:
@@ -199,7 +223,7 @@ def cmd_run(args) -> int:
             for line in grouped_lines(o.trace, o.final.get("turn") if o.final else None):
                 say("  " + line)
         if o.final:  # (a game that could not be set up, or stopped before it began, has no state to show)
-            out.print(state_table(o))
+            show_table(state_table(o))
         for line in outcome_lines(o):
             say(line)
         report_failures(o.failures)
@@ -269,7 +293,7 @@ def cmd_versions(args) -> int:
             name += " (reconstructed)"
         cells = (name, sections, book.version.extends or "", str(len(book.rules)), origin, " ".join(book.version.notes))
         table.add_row(*(plain(cell) for cell in cells))
-    out.print(table)
+    show_table(table)
     if problems:
         raise DiagnosticError(problems)
     return 0

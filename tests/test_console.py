@@ -275,3 +275,57 @@ def test_many_errors_in_one_file_split_it_into_lines_once(tmp_path, capsys):
     assert "      tap x1999\n          ^^^^^\n" in err
     info = diagnostics._lines.cache_info()
     assert info.misses <= 2 and info.hits >= 1999  # (this file split once; another source at most once)
+
+
+TABLE_CELLS = [("bear", "Grizzly Bears", "battlefield", "Alice", "3/4", "phase=out, phased_indirectly=true"),
+               ("strength", "Holy Strength", "battlefield", "Alice", "", "attached_to=bear")]
+
+
+def _column_texts(rendered: str) -> list[str]:
+    """Each column of a drawn table's body, its pieces joined with the spaces dropped (a wrapped
+    cell is cut into pieces over several lines)."""
+    body = rendered.split("┩", 1)[1].split("└", 1)[0]
+    lines = [line.split("│")[1:-1] for line in body.splitlines() if "│" in line]
+    return ["".join(line[k] for line in lines).replace(" ", "") for k in range(len(lines[0]))]
+
+
+@pytest.mark.parametrize("width", [200, 80, 64, 40, 20, 8])
+def test_a_narrow_console_wraps_table_cells_and_cuts_none(width):
+    """On an 80-column terminal the board table cut cells to `Grizz…` and at 20 columns showed
+    them all empty: now each cell wraps, and below the width every column needs it becomes a
+    list; either way every value is printed whole."""
+    import io
+    stream = io.StringIO()
+    console = cli._console(file=stream, width=width)
+    table = cli._table("Final state", ("permanent", "card", "zone", "controller", "p/t", "statuses"))
+    for row in TABLE_CELLS:
+        table.add_row(*(cli.plain(cell) for cell in row))
+    cli.show_table(table, console)
+    rendered = stream.getvalue()
+    assert "…" not in rendered
+    if "┩" in rendered:
+        columns = _column_texts(rendered)
+        for k, column in enumerate(zip(*TABLE_CELLS)):
+            assert columns[k] == "".join(column).replace(" ", "")
+    else:
+        for first, *rest in TABLE_CELLS:
+            assert f"{first}\n" in rendered
+            for name, cell in zip(("card", "zone", "controller", "p/t", "statuses"), rest):
+                assert (f"  {name}: {cell}\n" in rendered) == bool(cell)
+
+
+@pytest.mark.parametrize("width", [80, 40, 20])
+def test_run_and_versions_print_whole_cells_on_a_narrow_terminal(width, capsys, monkeypatch):
+    """`run`'s board and the `versions` table, drawn on a narrow terminal, cut no name short."""
+    monkeypatch.setattr(cli, "out", cli._console(width=width))
+    status, out, err = run(capsys, "run", "tests/scenarios/tour.scenario")
+    assert status == 0, err  # (tour: CR 702.26a, 702.26d, 702.26e)
+    assert "…" not in out
+    cards = ("Grizzly Bears", "Holy Strength", "Soldier Token", "Breezekeeper")
+    if "┩" in out:
+        assert _column_texts(out)[1] == "".join(cards).replace(" ", "")
+    else:
+        assert all(f"  card: {card}\n" in out for card in cards)
+    status, out, err = run(capsys, "versions")
+    assert status == 0, err
+    assert "…" not in out
