@@ -13,6 +13,9 @@ path and the file's text, so any change to one of them misses.
 Size: an entry larger than MAX_ENTRY_BYTES is not stored; when the folder grows beyond
 MAX_FOLDER_BYTES the least recently used entries (oldest mtime; a hit refreshes it) go.
 
+Reads are bounded: an entry is opened without blocking and without following a symbolic link,
+and anything but a regular file (a FIFO or device planted under an entry's name) is a miss.
+
 Writes are atomic: a temporary file created 0600 in the same folder, then `os.replace`; the
 temporary file is removed on every failure.
 """
@@ -144,10 +147,9 @@ def load(path: str, text: str) -> ast.Module | None:
         return None
     entry = where / (key(path, text) + SUFFIX)
     try:
-        with open(entry, "rb") as handle:
-            if os.fstat(handle.fileno()).st_size > MAX_ENTRY_BYTES:
-                return None
-            data = handle.read(MAX_ENTRY_BYTES + 1)
+        data = _read_entry(entry)
+        if data is None:
+            return None
         module = codec.decode(data, frozenset({path}))
     except Exception:  # absent, unreadable, damaged or planted: parse instead
         return None
@@ -156,6 +158,32 @@ def load(path: str, text: str) -> ast.Module | None:
     except OSError:
         pass
     return module
+
+
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _read_entry(entry: Path) -> bytes | None:
+    """The bytes of `entry` if it is a regular file of at most MAX_ENTRY_BYTES, else None.
+
+    Opened without waiting (a FIFO planted under an entry's name would otherwise block the
+    open, and then the read, for ever) and without following a symbolic link (the cache writes
+    only regular files), then checked on the open file, so what is read is what was checked."""
+    descriptor = os.open(entry, _OPEN_FLAGS)
+    try:
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_ENTRY_BYTES:
+            return None
+        chunks, size = [], 0
+        while size <= MAX_ENTRY_BYTES:
+            chunk = os.read(descriptor, MAX_ENTRY_BYTES + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(descriptor)
 
 
 def store(path: str, text: str, module: ast.Module) -> None:
