@@ -4,7 +4,8 @@ Safety: an entry is data read by `dsl.codec`, which builds only syntax tree node
 every field, so a planted or damaged file is at worst a cache miss, never code that runs.
 The folder is `$PHASING_CACHE_DIR` if set, else the user's cache folder from platformdirs;
 it is created with mode 0700, and it is not used (the run goes on without the cache, saying
-so once on stderr) when it is owned by another user or writable by group or others.
+so once on stderr) when it is owned by another user or writable by group or others, or is
+not a folder at all.
 
 Freshness: an entry's name is a sha256 over the package version, the grammar, the source of
 the modules that turn text into trees (tables, parser, AST, codec, limits, this file), the
@@ -123,9 +124,17 @@ def usable_folder() -> Path | None:
     where = folder()
     try:
         where.mkdir(mode=0o700, parents=True, exist_ok=True)
-        info = os.stat(where)
+    except FileExistsError:
+        pass  # something that is not a folder is there (exist_ok covers only folders): said below
+    except NotADirectoryError:
+        _warn_once(f"{where} is not a folder (a part of its path is a file)")
+        return None
     except OSError:
         return None  # a read-only or missing home: the cache only saves time; say nothing
+    try:
+        info = os.stat(where)
+    except OSError:
+        return None
     if not stat.S_ISDIR(info.st_mode):
         _warn_once(f"{where} is not a folder")
         return None

@@ -396,3 +396,19 @@ def test_an_entry_that_is_a_symbolic_link_is_a_miss(folder, tmp_path):
     entry.symlink_to(elsewhere)
     assert cache.load(str(path), SOURCE) is None
     assert parse_file(path) == parse(SOURCE, str(path))
+
+
+@pytest.mark.parametrize("below", [False, True])
+def test_a_cache_folder_that_is_a_file_is_not_used_and_says_so_once(folder, tmp_path, capsys, below, monkeypatch):
+    """`PHASING_CACHE_DIR` naming a file (or a folder under a file) was passed over silently:
+    mkdir's FileExistsError was taken for a read-only home. It now gets the notice every other
+    unusable folder gets, once, and the file is left as it was."""
+    folder.write_text("hi\n")
+    where = folder / "sub" if below else folder
+    monkeypatch.setenv("PHASING_CACHE_DIR", str(where))
+    path = write_rules(tmp_path)
+    assert parse_file(path) == parse_file(path) == parse(SOURCE, str(path))
+    assert folder.read_text() == "hi\n"
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == [f"phasing: running without the parse cache: {where} is not a folder"
+                     + (" (a part of its path is a file)" if below else "")]
