@@ -671,7 +671,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command; its exit status. A reader that goes away before the output is all
-    written (`phasing show | head -2`) ends the command with status 0: nothing more to say."""
+    written (`phasing show | head -2`) ends the command with status 0: nothing more to say.
+    Ctrl-C ends it with `phasing: error: interrupted` and status 130."""
     try:
         status = _command(argv)
         sys.stdout.flush()  # (what print left in the buffer: a closed pipe is found here, not at exit)
@@ -679,6 +680,23 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # (nor at exit)
         return 0
+    except KeyboardInterrupt:  # before the command's own handler could take it (reading the options)
+        return _interrupted(False)
+
+
+INTERRUPTED = Diagnostic("error", "interrupted", Span("phasing", 0, 0, 0, 0))
+INTERRUPTED_STATUS = 130  # 128 + SIGINT, as shells report a command Ctrl-C stopped
+
+
+def _interrupted(as_json: bool) -> int:
+    """Ctrl-C: one line on stderr (and under --json the same error as JSON on stdout), status 130."""
+    try:
+        report([INTERRUPTED])
+        if as_json:
+            _emit_errors([INTERRUPTED])
+    except (BrokenPipeError, KeyboardInterrupt):
+        pass  # (a second Ctrl-C, or no one left to read: the status says it)
+    return INTERRUPTED_STATUS
 
 
 def _emit_errors(diagnostics: list[Diagnostic]) -> None:
@@ -718,7 +736,7 @@ def _command(argv: list[str] | None) -> int:
             _emit_errors(exc.diagnostics)
         return 1
     except KeyboardInterrupt:
-        return 130
+        return _interrupted(getattr(args, "json", False))
     except BrokenPipeError:  # the reader went away (`phasing ... | head`): `main` ends it
         raise
     except OSError as exc:  # a path that cannot be read: bad input, not a bug
