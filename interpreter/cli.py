@@ -13,6 +13,7 @@ import json
 import os
 import re
 import sys
+import unicodedata
 from pathlib import Path
 from typing import Callable, NoReturn
 
@@ -50,20 +51,39 @@ out = _console(width=None if sys.stdout.isatty() else 160)
 err = _console(stderr=True)
 
 
-# control characters but newline and tab, and the invisible marks that reorder or hide text
-CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+# Characters shown as escapes rather than sent to the terminal: every control (Cc) and format
+# (Cf) character but newline and tab (terminal escape sequences; bidirectional, zero-width and
+# tag marks; soft hyphens, byte order marks), line and paragraph separators (Zl, Zp), lone
+# surrogates (Cs, which no terminal can be sent), and the fillers that draw as nothing.
+HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+BLANK_FILLERS = frozenset("\u034f\u115f\u1160\u180e\u3164\uffa0")
+CONTROL = re.compile(r"[^\t\n\x20-\x7e]")  # what may be hidden: `_escape` decides, by category
+
+
+def hidden(ch: str) -> bool:
+    """Whether `ch` is printed as an escape (see HIDDEN_CATEGORIES)."""
+    return ch in BLANK_FILLERS or unicodedata.category(ch) in HIDDEN_CATEGORIES
 
 
 def _escape(match: re.Match) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    ch = match.group()
+    if not hidden(ch):
+        return ch
+    code = ord(ch)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def shown(text: str) -> str:
+    """`text` with every hidden character (see `hidden`) written as \\xNN, \\uNNNN or \\UNNNNNNNN."""
+    return CONTROL.sub(_escape, text)
 
 
 def plain(text: str) -> Text:
     """Text to print as it is written; control characters (a terminal escape sequence in a
-    scenario name, say) and bidirectional or zero-width marks are shown as \\xNN or \\uNNNN
-    escapes rather than sent to the terminal."""
-    return Text(CONTROL.sub(_escape, str(text)))
+    scenario name, say), bidirectional, zero-width and other invisible marks, and line or
+    paragraph separators are shown as \\xNN, \\uNNNN or \\UNNNNNNNN escapes rather than sent to
+    the terminal."""
+    return Text(shown(str(text)))
 
 
 def say(text: str = "") -> None:
@@ -80,11 +100,11 @@ def _escaped_lines(rendered: str) -> str:
     lines = rendered.split("\n")
     for i in range(len(lines) - 1):
         source, caret = lines[i], lines[i + 1]
-        if CARET_LINE.fullmatch(caret) and len(caret) <= len(source) + 1 and CONTROL.search(source[:len(caret)]):
-            widths = [len(CONTROL.sub(_escape, ch)) for ch in source]
+        if CARET_LINE.fullmatch(caret) and len(caret) <= len(source) + 1 and any(map(hidden, source[:len(caret)])):
+            widths = [len(shown(ch)) for ch in source]
             lines[i + 1] = "".join(ch * (widths[k] if k < len(widths) else 1) for k, ch in enumerate(caret))
-        lines[i] = CONTROL.sub(_escape, lines[i])
-    lines[-1] = CONTROL.sub(_escape, lines[-1])
+        lines[i] = shown(lines[i])
+    lines[-1] = shown(lines[-1])
     return "\n".join(lines)
 
 

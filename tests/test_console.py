@@ -9,9 +9,12 @@ to tmp_path and checks that the text comes out exactly as written.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from interpreter import cli
 
@@ -329,3 +332,42 @@ def test_run_and_versions_print_whole_cells_on_a_narrow_terminal(width, capsys, 
     status, out, err = run(capsys, "versions")
     assert status == 0, err
     assert "…" not in out
+
+
+INVISIBLE = ("\u061c", "\u2028", "\u2029", "\ufeff", "\u2060", "\u00ad", "\u034f", "\u3164", "\u180e",
+             "\U000e0041", "\u115f", "\u1160", "\uffa0", "\x85", "\u200b", "\u202e", "\u2066")
+
+
+def test_every_invisible_mark_in_a_name_is_shown_as_an_escape(tmp_path, capsys):
+    """Arabic letter mark, line and paragraph separators, byte order mark, word joiner, soft
+    hyphen, grapheme joiner, Hangul fillers, Mongolian vowel separator and tag characters were
+    printed raw (only some zero-width and bidirectional marks were escaped)."""
+    name = "a" + "".join(f"{mark}{k}" for k, mark in enumerate(INVISIBLE))
+    path = tmp_path / "marks.scenario"
+    path.write_text(f'scenario "{name}" {{\n  players Alice Bob\n}}\n', encoding="utf-8")
+    status, out, err = run(capsys, "test", path, "-v")
+    assert status == 0, err
+    escaped = "a" + "".join(
+        (f"\\x{ord(m):02x}" if ord(m) < 0x100 else f"\\u{ord(m):04x}" if ord(m) < 0x10000 else f"\\U{ord(m):08x}")
+        + str(k) for k, m in enumerate(INVISIBLE))
+    assert f"PASS {escaped} [2026-09-25]" in out
+    assert not any(mark in out for mark in INVISIBLE)
+
+
+HIDDEN = {"Cc", "Cf", "Cs", "Zl", "Zp"}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(codec=None), max_size=40))
+def test_no_control_format_or_separator_character_reaches_the_terminal(text):
+    """Whatever a user wrote, what `plain` prints holds no character of categories Cc, Cf, Zl,
+    Zp (nor lone surrogates or invisible fillers) but newline and tab, and every other
+    character is printed as written."""
+    import unicodedata
+    printed = cli.plain(text).plain
+    assert not [ch for ch in printed if ch not in "\n\t"
+                and (unicodedata.category(ch) in HIDDEN or ch in cli.BLANK_FILLERS)]
+    if "\\" not in text:  # (a backslash the user wrote could be taken for an escape's)
+        unescaped = re.sub(r"\\(x[0-9a-f]{2}|u[0-9a-f]{4}|U[0-9a-f]{8})", "", printed)
+        assert unescaped == "".join(ch for ch in text if ch in "\n\t" or not (
+            unicodedata.category(ch) in HIDDEN or ch in cli.BLANK_FILLERS))
