@@ -4,7 +4,8 @@ Safety: an entry is data read by `dsl.codec`, which builds only syntax tree node
 every field, so a planted or damaged file is at worst a cache miss, never code that runs.
 The folder is `$PHASING_CACHE_DIR` if set, else the user's cache folder from platformdirs;
 it is created with mode 0700, and it is not used (the run goes on without the cache, saying
-so once on stderr) when it is owned by another user or writable by group or others.
+so once on stderr) when it is owned by another user or writable by group or others, or is
+not a folder at all.
 
 Freshness: an entry's name is a sha256 over the package version, the grammar, the source of
 the modules that turn text into trees (tables, parser, AST, codec, limits, this file), the
@@ -12,6 +13,9 @@ path and the file's text, so any change to one of them misses.
 
 Size: an entry larger than MAX_ENTRY_BYTES is not stored; when the folder grows beyond
 MAX_FOLDER_BYTES the least recently used entries (oldest mtime; a hit refreshes it) go.
+
+Reads are bounded: an entry is opened without blocking and without following a symbolic link,
+and anything but a regular file (a FIFO or device planted under an entry's name) is a miss.
 
 Writes are atomic: a temporary file created 0600 in the same folder, then `os.replace`; the
 temporary file is removed on every failure.
@@ -120,9 +124,17 @@ def usable_folder() -> Path | None:
     where = folder()
     try:
         where.mkdir(mode=0o700, parents=True, exist_ok=True)
-        info = os.stat(where)
+    except FileExistsError:
+        pass  # something that is not a folder is there (exist_ok covers only folders): said below
+    except NotADirectoryError:
+        _warn_once(f"{where} is not a folder (a part of its path is a file)")
+        return None
     except OSError:
         return None  # a read-only or missing home: the cache only saves time; say nothing
+    try:
+        info = os.stat(where)
+    except OSError:
+        return None
     if not stat.S_ISDIR(info.st_mode):
         _warn_once(f"{where} is not a folder")
         return None
@@ -144,10 +156,9 @@ def load(path: str, text: str) -> ast.Module | None:
         return None
     entry = where / (key(path, text) + SUFFIX)
     try:
-        with open(entry, "rb") as handle:
-            if os.fstat(handle.fileno()).st_size > MAX_ENTRY_BYTES:
-                return None
-            data = handle.read(MAX_ENTRY_BYTES + 1)
+        data = _read_entry(entry)
+        if data is None:
+            return None
         module = codec.decode(data, frozenset({path}))
     except Exception:  # absent, unreadable, damaged or planted: parse instead
         return None
@@ -156,6 +167,32 @@ def load(path: str, text: str) -> ast.Module | None:
     except OSError:
         pass
     return module
+
+
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _read_entry(entry: Path) -> bytes | None:
+    """The bytes of `entry` if it is a regular file of at most MAX_ENTRY_BYTES, else None.
+
+    Opened without waiting (a FIFO planted under an entry's name would otherwise block the
+    open, and then the read, for ever) and without following a symbolic link (the cache writes
+    only regular files), then checked on the open file, so what is read is what was checked."""
+    descriptor = os.open(entry, _OPEN_FLAGS)
+    try:
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_ENTRY_BYTES:
+            return None
+        chunks, size = [], 0
+        while size <= MAX_ENTRY_BYTES:
+            chunk = os.read(descriptor, MAX_ENTRY_BYTES + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(descriptor)
 
 
 def store(path: str, text: str, module: ast.Module) -> None:

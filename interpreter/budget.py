@@ -105,10 +105,18 @@ class Budget:
                       self.objects if self.objects is not None else made)
 
 
+MAX_OPTION_DIGITS = 18
+"""The most digits a number given to --budget may have (leading zeros aside): 10**18 - 1 is
+far beyond any work a step can do, and a longer number is more likely a slip."""
+
+
 def _number(name: str, text: str) -> int:
     text = text.strip()
-    if not text.isascii() or not text.isdigit() or len(text) > 18:
+    if not text.isascii() or not text.isdigit():
         raise _invalid(f"budget {name} must be a positive whole number, not {text!r}")
+    if len(text.lstrip("0")) > MAX_OPTION_DIGITS:
+        raise _invalid(f"budget {name} must be at most {10 ** MAX_OPTION_DIGITS - 1} "
+                       f"({MAX_OPTION_DIGITS} digits), not {text!r}")
     value = int(text)
     _positive(name, value, False)
     return value

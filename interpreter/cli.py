@@ -13,6 +13,7 @@ import json
 import os
 import re
 import sys
+import unicodedata
 from pathlib import Path
 from typing import Callable, NoReturn
 
@@ -50,20 +51,39 @@ out = _console(width=None if sys.stdout.isatty() else 160)
 err = _console(stderr=True)
 
 
-# control characters but newline and tab, and the invisible marks that reorder or hide text
-CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+# Characters shown as escapes rather than sent to the terminal: every control (Cc) and format
+# (Cf) character but newline and tab (terminal escape sequences; bidirectional, zero-width and
+# tag marks; soft hyphens, byte order marks), line and paragraph separators (Zl, Zp), lone
+# surrogates (Cs, which no terminal can be sent), and the fillers that draw as nothing.
+HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+BLANK_FILLERS = frozenset("\u034f\u115f\u1160\u180e\u3164\uffa0")
+CONTROL = re.compile(r"[^\t\n\x20-\x7e]")  # what may be hidden: `_escape` decides, by category
+
+
+def hidden(ch: str) -> bool:
+    """Whether `ch` is printed as an escape (see HIDDEN_CATEGORIES)."""
+    return ch in BLANK_FILLERS or unicodedata.category(ch) in HIDDEN_CATEGORIES
 
 
 def _escape(match: re.Match) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    ch = match.group()
+    if not hidden(ch):
+        return ch
+    code = ord(ch)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def shown(text: str) -> str:
+    """`text` with every hidden character (see `hidden`) written as \\xNN, \\uNNNN or \\UNNNNNNNN."""
+    return CONTROL.sub(_escape, text)
 
 
 def plain(text: str) -> Text:
     """Text to print as it is written; control characters (a terminal escape sequence in a
-    scenario name, say) and bidirectional or zero-width marks are shown as \\xNN or \\uNNNN
-    escapes rather than sent to the terminal."""
-    return Text(CONTROL.sub(_escape, str(text)))
+    scenario name, say), bidirectional, zero-width and other invisible marks, and line or
+    paragraph separators are shown as \\xNN, \\uNNNN or \\UNNNNNNNN escapes rather than sent to
+    the terminal."""
+    return Text(shown(str(text)))
 
 
 def say(text: str = "") -> None:
@@ -80,11 +100,11 @@ def _escaped_lines(rendered: str) -> str:
     lines = rendered.split("\n")
     for i in range(len(lines) - 1):
         source, caret = lines[i], lines[i + 1]
-        if CARET_LINE.fullmatch(caret) and len(caret) <= len(source) + 1 and CONTROL.search(source[:len(caret)]):
-            widths = [len(CONTROL.sub(_escape, ch)) for ch in source]
+        if CARET_LINE.fullmatch(caret) and len(caret) <= len(source) + 1 and any(map(hidden, source[:len(caret)])):
+            widths = [len(shown(ch)) for ch in source]
             lines[i + 1] = "".join(ch * (widths[k] if k < len(widths) else 1) for k, ch in enumerate(caret))
-        lines[i] = CONTROL.sub(_escape, lines[i])
-    lines[-1] = CONTROL.sub(_escape, lines[-1])
+        lines[i] = shown(lines[i])
+    lines[-1] = shown(lines[-1])
     return "\n".join(lines)
 
 
@@ -164,10 +184,34 @@ def outcome_lines(o: Outcome) -> list[str]:
 
 
 def _table(title: str, columns: tuple[str, ...]) -> Table:
+    """A table whose cells wrap, breaking inside a word when they must, rather than being cut."""
     table = Table(title=plain(title), title_justify="left")
     for col in columns:
-        table.add_column(plain(col))
+        table.add_column(plain(col), overflow="fold")
     return table
+
+
+NARROWEST_CELL = 4
+"""Below this many characters a column (plus its 3 of border and padding) is not worth drawing."""
+
+
+def show_table(table: Table, console: Console | None = None) -> None:
+    """Print `table`; on a console too narrow to give every column NARROWEST_CELL characters,
+    as a list instead (each row's first cell, then its other cells as `column: value`), so that
+    no cell is cut or left empty."""
+    console = console or out
+    columns = table.columns
+    if console.width >= len(columns) * (NARROWEST_CELL + 3) + 1:
+        console.print(table)
+        return
+    if table.title is not None:
+        console.print(table.title)
+    cells = [list(column.cells) for column in columns]
+    for row in range(table.row_count):
+        console.print(cells[0][row])
+        for column, values in zip(columns[1:], cells[1:]):
+            if values[row].plain:
+                console.print(Text.assemble("  ", column.header, ": ", values[row]))
 
 
 def state_table(o: Outcome) -> Table:
@@ -204,7 +248,7 @@ def cmd_run(args) -> int:
             for line in grouped_lines(o.trace, final.get("turn"), final_active=final.get("active")):
                 say("  " + line)
         if o.final:  # (a game that could not be set up, or stopped before it began, has no state to show)
-            out.print(state_table(o))
+            show_table(state_table(o))
         for line in outcome_lines(o):
             say(line)
         report_failures(o.failures)
@@ -283,7 +327,7 @@ def cmd_versions(args) -> int:
             name += " (reconstructed)"
         cells = (name, sections, book.version.extends or "", str(len(book.rules)), origin, " ".join(book.version.notes))
         table.add_row(*(plain(cell) for cell in cells))
-    out.print(table)
+    show_table(table)
     if problems:
         raise DiagnosticError(problems)
     return 0
@@ -680,7 +724,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command; its exit status. A reader that goes away before the output is all
-    written (`phasing show | head -2`) ends the command with status 0: nothing more to say."""
+    written (`phasing show | head -2`) ends the command with status 0: nothing more to say.
+    Ctrl-C ends it with `phasing: error: interrupted` and status 130."""
     try:
         status = _command(argv)
         sys.stdout.flush()  # (what print left in the buffer: a closed pipe is found here, not at exit)
@@ -688,6 +733,23 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # (nor at exit)
         return 0
+    except KeyboardInterrupt:  # before the command's own handler could take it (reading the options)
+        return _interrupted(False)
+
+
+INTERRUPTED = Diagnostic("error", "interrupted", Span("phasing", 0, 0, 0, 0))
+INTERRUPTED_STATUS = 130  # 128 + SIGINT, as shells report a command Ctrl-C stopped
+
+
+def _interrupted(as_json: bool) -> int:
+    """Ctrl-C: one line on stderr (and under --json the same error as JSON on stdout), status 130."""
+    try:
+        report([INTERRUPTED])
+        if as_json:
+            _emit_errors([INTERRUPTED])
+    except (BrokenPipeError, KeyboardInterrupt):
+        pass  # (a second Ctrl-C, or no one left to read: the status says it)
+    return INTERRUPTED_STATUS
 
 
 def _emit_errors(diagnostics: list[Diagnostic]) -> None:
@@ -727,7 +789,7 @@ def _command(argv: list[str] | None) -> int:
             _emit_errors(exc.diagnostics)
         return 1
     except KeyboardInterrupt:
-        return 130
+        return _interrupted(getattr(args, "json", False))
     except BrokenPipeError:  # the reader went away (`phasing ... | head`): `main` ends it
         raise
     except OSError as exc:  # a path that cannot be read: bad input, not a bug

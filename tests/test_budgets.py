@@ -86,6 +86,18 @@ def test_bad_budget_option_is_a_diagnostic_with_a_hint(text):
     assert info.value.diagnostics[0].hint and "iterations=N" in info.value.diagnostics[0].hint
 
 
+@pytest.mark.parametrize("text", ["9" * 29, "writes=" + "1" * 19])
+def test_a_budget_too_large_says_the_largest_one_allowed(text):
+    """A 29-digit --budget was told it "must be a positive whole number", which it is; the
+    message now names the upper limit, and the largest number allowed is taken."""
+    with pytest.raises(DiagnosticError) as info:
+        Budget.from_option(text)
+    message = info.value.diagnostics[0].message
+    assert "at most 999999999999999999 (18 digits)" in message and "positive whole number" not in message
+    assert Budget.from_option("9" * 18) == Budget(scale=10 ** 18 - 1)
+    assert Budget.from_option("writes=000" + "9" * 18) == Budget(writes=10 ** 18 - 1)  # (leading zeros aside)
+
+
 @given(st.text(alphabet=string.printable + "=,١", max_size=30))
 @settings(max_examples=200, deadline=None)
 def test_any_budget_text_gives_a_budget_or_a_diagnostic(text):

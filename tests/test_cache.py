@@ -364,3 +364,51 @@ def test_the_tallest_trees_the_parser_accepts_fit_under_the_codec_bound():
             + " }" * (MAX_BLOCK_DEPTH - 1) + "\n}\n")
     module = parse(text, "tall.rules")
     assert codec.decode(codec.encode(module)) == module
+
+
+def test_a_fifo_planted_as_an_entry_is_a_miss_and_does_not_block(folder, tmp_path):
+    """A FIFO under an entry's name made every command hang in `open`; it is now opened without
+    waiting, found not to be a regular file, and parsed past. Run in a child process with a
+    timeout, so that a hang fails the test instead of stopping the suite."""
+    import subprocess
+    import sys
+    path = write_rules(tmp_path)
+    folder.mkdir(mode=0o700)
+    entry = folder / (cache.key(str(path), SOURCE) + cache.SUFFIX)
+    os.mkfifo(entry)
+    probe = ("import sys; from dsl import cache; from dsl.parser import parse_file\n"
+             "assert cache.load(sys.argv[1], open(sys.argv[1]).read()) is None\n"
+             "parse_file(sys.argv[1]); print('parsed')\n")
+    done = subprocess.run([sys.executable, "-c", probe, str(path)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=60, env={**os.environ, "PHASING_CACHE_DIR": str(folder)})
+    assert (done.returncode, done.stdout.strip()) == (0, "parsed"), done.stderr
+    assert stat.S_ISREG(os.lstat(entry).st_mode)  # the FIFO was replaced by a real entry
+
+
+def test_an_entry_that_is_a_symbolic_link_is_a_miss(folder, tmp_path):
+    """The cache writes only regular files; a symbolic link under an entry's name, even to a
+    good entry, is not followed."""
+    path = write_rules(tmp_path)
+    folder.mkdir(mode=0o700)
+    elsewhere = tmp_path / "elsewhere.json"
+    elsewhere.write_text(codec.encode(parse(SOURCE, str(path))))
+    entry = folder / (cache.key(str(path), SOURCE) + cache.SUFFIX)
+    entry.symlink_to(elsewhere)
+    assert cache.load(str(path), SOURCE) is None
+    assert parse_file(path) == parse(SOURCE, str(path))
+
+
+@pytest.mark.parametrize("below", [False, True])
+def test_a_cache_folder_that_is_a_file_is_not_used_and_says_so_once(folder, tmp_path, capsys, below, monkeypatch):
+    """`PHASING_CACHE_DIR` naming a file (or a folder under a file) was passed over silently:
+    mkdir's FileExistsError was taken for a read-only home. It now gets the notice every other
+    unusable folder gets, once, and the file is left as it was."""
+    folder.write_text("hi\n")
+    where = folder / "sub" if below else folder
+    monkeypatch.setenv("PHASING_CACHE_DIR", str(where))
+    path = write_rules(tmp_path)
+    assert parse_file(path) == parse_file(path) == parse(SOURCE, str(path))
+    assert folder.read_text() == "hi\n"
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == [f"phasing: running without the parse cache: {where} is not a folder"
+                     + (" (a part of its path is a file)" if below else "")]

@@ -335,3 +335,50 @@ def test_an_expect_for_no_rulebook_has_is_a_warning_in_a_scenario_without_rules_
     captured = capsys.readouterr()
     assert "warning" not in captured.err
     assert status == 1 and "FAIL expect bear.power is 3" in captured.out
+
+def _interrupted_after(seconds: float, *argv: str) -> subprocess.CompletedProcess:
+    """Start `python -m interpreter.cli ARGV`, send it SIGINT (Ctrl-C) after `seconds`."""
+    import signal
+    import time
+    child = subprocess.Popen([sys.executable, "-m", "interpreter.cli", *argv], cwd=ROOT, text=True,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(seconds)
+    child.send_signal(signal.SIGINT)
+    out, err = child.communicate(timeout=60)
+    return subprocess.CompletedProcess(child.args, child.returncode, out, err)
+
+
+def test_ctrl_c_during_a_long_command_says_interrupted_and_exits_130():
+    """Ctrl-C during `diff --search` ended it with status 130 and nothing said at all; now one
+    line on stderr says so, and no traceback."""
+    done = _interrupted_after(2, "diff", "2026-09-25", "2026-09-25", "--search", "5000")
+    assert done.returncode == 130, done.stderr
+    assert done.stderr == "phasing: error: interrupted\n"
+    assert done.stdout == ""
+
+
+def test_ctrl_c_under_json_prints_the_error_as_json_too():
+    """Under --json the interruption is also the documented JSON error on stdout."""
+    done = _interrupted_after(2, "diff", "2026-09-25", "2026-09-25", "--search", "5000", "--json")
+    assert done.returncode == 130, done.stderr
+    assert "Traceback" not in done.stderr and "interrupted" in done.stderr
+    assert json.loads(done.stdout) == {"errors": [{"kind": "error", "path": "phasing", "line": 0, "column": 0,
+                                                   "end_line": 0, "end_column": 0, "message": "interrupted",
+                                                   "hint": None}]}
+
+
+def test_ctrl_c_while_the_console_script_imports_the_command_line(monkeypatch, capsys):
+    """The `phasing` script (interpreter.entry) imports interpreter.cli under its own guard, so
+    a Ctrl-C in the imports, before any command handler exists, ends like one during a command."""
+    from interpreter import entry
+
+    class Interrupt:
+        def find_spec(self, name, path=None, target=None):
+            if name == "interpreter.cli":
+                raise KeyboardInterrupt
+            return None
+
+    monkeypatch.delitem(sys.modules, "interpreter.cli")
+    monkeypatch.setattr(sys, "meta_path", [Interrupt(), *sys.meta_path])
+    assert entry.main() == 130
+    assert capsys.readouterr().err == "phasing: error: interrupted\n"

@@ -9,9 +9,12 @@ to tmp_path and checks that the text comes out exactly as written.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from interpreter import cli
 
@@ -275,3 +278,96 @@ def test_many_errors_in_one_file_split_it_into_lines_once(tmp_path, capsys):
     assert "      tap x1999\n          ^^^^^\n" in err
     info = diagnostics._lines.cache_info()
     assert info.misses <= 2 and info.hits >= 1999  # (this file split once; another source at most once)
+
+
+TABLE_CELLS = [("bear", "Grizzly Bears", "battlefield", "Alice", "3/4", "phase=out, phased_indirectly=true"),
+               ("strength", "Holy Strength", "battlefield", "Alice", "", "attached_to=bear")]
+
+
+def _column_texts(rendered: str) -> list[str]:
+    """Each column of a drawn table's body, its pieces joined with the spaces dropped (a wrapped
+    cell is cut into pieces over several lines)."""
+    body = rendered.split("┩", 1)[1].split("└", 1)[0]
+    lines = [line.split("│")[1:-1] for line in body.splitlines() if "│" in line]
+    return ["".join(line[k] for line in lines).replace(" ", "") for k in range(len(lines[0]))]
+
+
+@pytest.mark.parametrize("width", [200, 80, 64, 40, 20, 8])
+def test_a_narrow_console_wraps_table_cells_and_cuts_none(width):
+    """On an 80-column terminal the board table cut cells to `Grizz…` and at 20 columns showed
+    them all empty: now each cell wraps, and below the width every column needs it becomes a
+    list; either way every value is printed whole."""
+    import io
+    stream = io.StringIO()
+    console = cli._console(file=stream, width=width)
+    table = cli._table("Final state", ("permanent", "card", "zone", "controller", "p/t", "statuses"))
+    for row in TABLE_CELLS:
+        table.add_row(*(cli.plain(cell) for cell in row))
+    cli.show_table(table, console)
+    rendered = stream.getvalue()
+    assert "…" not in rendered
+    if "┩" in rendered:
+        columns = _column_texts(rendered)
+        for k, column in enumerate(zip(*TABLE_CELLS)):
+            assert columns[k] == "".join(column).replace(" ", "")
+    else:
+        for first, *rest in TABLE_CELLS:
+            assert f"{first}\n" in rendered
+            for name, cell in zip(("card", "zone", "controller", "p/t", "statuses"), rest):
+                assert (f"  {name}: {cell}\n" in rendered) == bool(cell)
+
+
+@pytest.mark.parametrize("width", [80, 40, 20])
+def test_run_and_versions_print_whole_cells_on_a_narrow_terminal(width, capsys, monkeypatch):
+    """`run`'s board and the `versions` table, drawn on a narrow terminal, cut no name short."""
+    monkeypatch.setattr(cli, "out", cli._console(width=width))
+    status, out, err = run(capsys, "run", "tests/scenarios/tour.scenario")
+    assert status == 0, err  # (tour: CR 702.26a, 702.26d, 702.26e)
+    assert "…" not in out
+    cards = ("Grizzly Bears", "Holy Strength", "Soldier Token", "Breezekeeper")
+    if "┩" in out:
+        assert _column_texts(out)[1] == "".join(cards).replace(" ", "")
+    else:
+        assert all(f"  card: {card}\n" in out for card in cards)
+    status, out, err = run(capsys, "versions")
+    assert status == 0, err
+    assert "…" not in out
+
+
+INVISIBLE = ("\u061c", "\u2028", "\u2029", "\ufeff", "\u2060", "\u00ad", "\u034f", "\u3164", "\u180e",
+             "\U000e0041", "\u115f", "\u1160", "\uffa0", "\x85", "\u200b", "\u202e", "\u2066")
+
+
+def test_every_invisible_mark_in_a_name_is_shown_as_an_escape(tmp_path, capsys):
+    """Arabic letter mark, line and paragraph separators, byte order mark, word joiner, soft
+    hyphen, grapheme joiner, Hangul fillers, Mongolian vowel separator and tag characters were
+    printed raw (only some zero-width and bidirectional marks were escaped)."""
+    name = "a" + "".join(f"{mark}{k}" for k, mark in enumerate(INVISIBLE))
+    path = tmp_path / "marks.scenario"
+    path.write_text(f'scenario "{name}" {{\n  players Alice Bob\n}}\n', encoding="utf-8")
+    status, out, err = run(capsys, "test", path, "-v")
+    assert status == 0, err
+    escaped = "a" + "".join(
+        (f"\\x{ord(m):02x}" if ord(m) < 0x100 else f"\\u{ord(m):04x}" if ord(m) < 0x10000 else f"\\U{ord(m):08x}")
+        + str(k) for k, m in enumerate(INVISIBLE))
+    assert f"PASS {escaped} [2026-09-25]" in out
+    assert not any(mark in out for mark in INVISIBLE)
+
+
+HIDDEN = {"Cc", "Cf", "Cs", "Zl", "Zp"}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(codec=None), max_size=40))
+def test_no_control_format_or_separator_character_reaches_the_terminal(text):
+    """Whatever a user wrote, what `plain` prints holds no character of categories Cc, Cf, Zl,
+    Zp (nor lone surrogates or invisible fillers) but newline and tab, and every other
+    character is printed as written."""
+    import unicodedata
+    printed = cli.plain(text).plain
+    assert not [ch for ch in printed if ch not in "\n\t"
+                and (unicodedata.category(ch) in HIDDEN or ch in cli.BLANK_FILLERS)]
+    if "\\" not in text:  # (a backslash the user wrote could be taken for an escape's)
+        unescaped = re.sub(r"\\(x[0-9a-f]{2}|u[0-9a-f]{4}|U[0-9a-f]{8})", "", printed)
+        assert unescaped == "".join(ch for ch in text if ch in "\n\t" or not (
+            unicodedata.category(ch) in HIDDEN or ch in cli.BLANK_FILLERS))
