@@ -722,13 +722,41 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+_CTRL_C: list[int] = []  # one entry per Ctrl-C this process has had
+
+
+def _on_ctrl_c(_signum, _frame) -> NoReturn:
+    """Ctrl-C: remembered, then a KeyboardInterrupt as Python's own handler raises. Python
+    swallows an exception raised in a weak reference's or the garbage collector's callback
+    (the engine's caches have such callbacks), so a command may go on after one: `main` then
+    still ends it as interrupted."""
+    _CTRL_C.append(1)
+    raise KeyboardInterrupt
+
+
+def _unraisable(unraisable, _default=sys.unraisablehook) -> None:
+    """A Ctrl-C that landed in a callback is said once, by `main`, not as a traceback."""
+    if unraisable.exc_type is not None and issubclass(unraisable.exc_type, KeyboardInterrupt):
+        return
+    _default(unraisable)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one command; its exit status. A reader that goes away before the output is all
     written (`phasing show | head -2`) ends the command with status 0: nothing more to say.
-    Ctrl-C ends it with `phasing: error: interrupted` and status 130."""
+    Ctrl-C ends it with `phasing: error: interrupted` and status 130, even when it landed
+    where Python swallows it and the command ran on."""
+    import signal
+    import threading
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _on_ctrl_c)
+        sys.unraisablehook = _unraisable
+    before = len(_CTRL_C)
     try:
         status = _command(argv)
         sys.stdout.flush()  # (what print left in the buffer: a closed pipe is found here, not at exit)
+        if len(_CTRL_C) > before and status != INTERRUPTED_STATUS:  # (swallowed in a callback)
+            return _interrupted(False)
         return status
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # (nor at exit)

@@ -182,6 +182,13 @@ class Mark(int):
         return (int, (int(self),))
 
 
+def _undone_below(floors: list[tuple[int, int]], mark: Mark) -> int | None:
+    """The lowest position an undo of a journal whose `Store.floors` are `floors` went back
+    to since `mark` was taken, if it is below the mark's (its branch was undone), else None."""
+    k = bisect.bisect_left(floors, mark.undos, key=lambda f: f[0])
+    return floors[k][1] if k < len(floors) and floors[k][1] < mark else None
+
+
 class JournalTrimmed(DiagnosticError):
     """A position the journal no longer holds (`undo` to it, or reading an object back as it
     was then): older than the last checkpoint of a store that keeps the journal only so far."""
@@ -216,7 +223,7 @@ class Store:
         self.keepers: dict[Any, Any] = {}  # key -> what it keeps right as objects change (`kept_for`)
         self.undos = 0  # how many times it was undone (a mark says how many before it was taken)
         # (the n-th undo, the position it went back to), the lowest position of the undos from
-        # each on: positions rising, so the first from undo n on is the lowest since (`undone_below`)
+        # each on: positions rising, so the first from undo n on is the lowest since (`_undone_below`)
         self.floors: list[tuple[int, int]] = []
 
     def kept_for(self, key: Any, make: Callable[[], Any]) -> Any:
@@ -560,13 +567,6 @@ class Store:
         undone (the journal went back before it, and what follows it was replaced)."""
         return Mark(self.base + len(self.entries) + self.extra, self, self.undos)
 
-    def undone_below(self, mark: "Mark") -> int | None:
-        """The lowest position an undo went back to since `mark` was taken, if it is below
-        the mark's (its branch was undone), else None."""
-        floors = self.floors
-        k = bisect.bisect_left(floors, mark.undos, key=lambda f: f[0])
-        return floors[k][1] if k < len(floors) and floors[k][1] < mark else None
-
     def checkpoint(self) -> None:
         """With `keep = "checkpoint"`, forget the journal so far: the game cannot be undone to
         before this point. (With `keep = "game"`, it does nothing.)"""
@@ -661,7 +661,7 @@ class Store:
             raise DiagnosticError(Diagnostic(
                 "error", f"undo(): mark {int(mark)} is a mark of another game's journal", Span("undo()", 0, 0, 0, 0),
                 "take the mark with the store of the game to undo (play.engine.store.mark())"))
-        below = self.undone_below(mark)
+        below = _undone_below(self.floors, mark)
         if below is not None:
             raise DiagnosticError(Diagnostic(
                 "error", f"undo(): mark {int(mark)} is of a branch that was undone: the game went back to "
