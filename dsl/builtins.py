@@ -34,6 +34,9 @@ CARD_TYPES = frozenset({
     "phenomenon", "plane", "planeswalker", "scheme", "sorcery", "tribal", "vanguard",
 })
 SUBTYPES = frozenset({"aura", "curse", "equipment", "fortification", "vehicle", "saga", "shrine", "class", "role"})
+# The card types whose spells become permanents as they resolve (608.3): what the checker
+# holds a card's entries to, and what the actions make a permanent of when it is cast.
+PERMANENT_TYPES = frozenset({"creature", "artifact", "enchantment", "land", "planeswalker"})
 
 
 def card_slug(name: str) -> str:

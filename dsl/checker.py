@@ -15,8 +15,8 @@ from collections import Counter
 from typing import Iterable
 
 from dsl import ast, constant, types
-from dsl.builtins import (CARD_TYPES, CONSTANTS, OBJECT_ATTRS, PERCEPTIONS, PLAYER_ATTRS, STATUS_TYPES, SUBTYPES,
-                          WRITABLE, ZONES, card_slug)
+from dsl.builtins import (CARD_TYPES, CONSTANTS, OBJECT_ATTRS, PERCEPTIONS, PERMANENT_TYPES, PLAYER_ATTRS, STATUS_TYPES,
+                          SUBTYPES, WRITABLE, ZONES, card_slug)
 from dsl.diagnostics import Diagnostic, DiagnosticError, close_names, did_you_mean
 from dsl.parser import keywords
 from dsl.types import Type
@@ -25,9 +25,6 @@ from dsl.types import Type
 # How many times verb bodies are read for what their parameters need (each round follows
 # parameters one call further; verbs seldom call more than two deep).
 NEEDS_ROUNDS = 4
-# The card types whose spells become permanents as they resolve (608.3), as the interpreter
-# casts them (interpreter/actions.py's PERMANENT_TYPES).
-PERMANENT_TYPES = frozenset({"creature", "artifact", "enchantment", "land", "planeswalker"})
 
 
 class _Checker:

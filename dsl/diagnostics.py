@@ -67,6 +67,25 @@ class Diagnostic:
         return "\n".join(lines)
 
 
+def word_span(span: Span, word: str, skip: int = 0) -> Span:
+    """Where `word` stands, as a word of its own, on the first line of `span` (from its column
+    on, after its first `skip` occurrences there), read from the source file: for a name the
+    syntax tree keeps no position of its own (one of a line's names). `span` itself when the
+    file, the line or the word cannot be found."""
+    if span.line < 1:
+        return span
+    try:
+        with open(span.path, encoding="utf-8", errors="replace") as handle:
+            line = _lines(handle.read())[span.line - 1]
+    except (OSError, IndexError):
+        return span
+    found = list(re.finditer(rf"(?<![\w-]){re.escape(word)}(?![\w-])", line[span.column - 1:]))
+    if len(found) <= skip:
+        return span
+    start = span.column + found[skip].start()
+    return Span(span.path, span.line, start, span.line, start + len(word))
+
+
 @functools.lru_cache(maxsize=8)
 def _lines(text: str) -> list[str]:
     """A source's lines (the parser skips a byte-order mark too), split once per text: a file

@@ -272,8 +272,9 @@ def files(paths: Iterable[str | Path]) -> tuple[list[Path], list[Diagnostic]]:
         path = Path(given)
         where = Span(str(path), 0, 0, 0, 0)
         if path.is_dir():
-            inside = sorted(p for p in path.rglob("*") if p.suffix in SUFFIXES and p.is_file())
-            for broken in sorted(p for p in path.rglob("*") if p.suffix in SUFFIXES and p.is_symlink() and not p.exists()):
+            named = [p for p in path.rglob("*") if p.suffix in SUFFIXES]
+            inside = sorted(p for p in named if p.is_file())
+            for broken in sorted(p for p in named if p.is_symlink() and not p.exists()):
                 problems.append(Diagnostic("error", "a link to a file that does not exist", Span(str(broken), 0, 0, 0, 0),
                                            f"it points to {os.readlink(broken)}; mend or remove the link"))
             if not inside:

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import functools
 import inspect
-import weakref
 from typing import Any, Callable, Iterable, Sequence
 
 import attrs
 
 from dsl import ast
-from dsl.builtins import ZONES, card_slug
+from dsl.builtins import PERMANENT_TYPES, ZONES, card_slug
+from dsl.checker import tested_keywords
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean
 from dsl.printer import expr_text
 from interpreter.engine import MISSING, Engine, Obj, PlayerRef, RulesError
@@ -35,7 +35,6 @@ from interpreter.store import SETUP, store_of
 from interpreter.trace import SCRIPT, Cause
 
 TOO_DEEP = "the rules nest too deeply to run: changes, abilities and verbs reach further than Python's stack"
-PERMANENT_TYPES = frozenset({"creature", "artifact", "enchantment", "land", "planeswalker"})
 
 
 def _err(message: str, span: Span, hint: str | None = None) -> DiagnosticError:
@@ -158,26 +157,12 @@ def check_attachments(game: Game, spans: dict[str, Span], attached_at: dict[str,
             current = game.objects[current].attached_to
 
 
-_KEYWORDS: dict[int, tuple[Any, frozenset[str]]] = {}  # id(book) -> (the book, held weakly; its keywords)
-
-
 def known_keywords(book: Rulebook) -> frozenset[str]:
     """The keywords the rulebook and its cards know: those its rules and cards test for
-    (`has K`) or grant, and those its cards are printed with. Worked out once per rulebook."""
-    found = _KEYWORDS.get(id(book))
-    if found is not None and found[0]() is book:
-        return found[1]
-    names: set[str] = set()
-    for node in (*book.rules, *book.cards.values()):
-        for n in node.walk():
-            if isinstance(n, (ast.Has, ast.Grant)):
-                names.add(n.keyword)
-            elif isinstance(n, ast.Keywords):
-                names.update(n.names)
-    for key in [k for k, (ref, _names) in _KEYWORDS.items() if ref() is None]:
-        del _KEYWORDS[key]
-    _KEYWORDS[id(book)] = (weakref.ref(book), frozenset(names))
-    return _KEYWORDS[id(book)][1]
+    (`has K`) or grant (`checker.tested_keywords`), and those its cards are printed with."""
+    printed = {name for card in book.cards.values() for entry in card.entries if isinstance(entry, ast.Keywords)
+               for name in entry.names}
+    return frozenset(tested_keywords(book) | printed)
 
 
 SPEC_FLAGS = ("tapped", "token", "attacking")
@@ -204,7 +189,8 @@ def status_value(decl: ast.StatusDecl, raw: Any, game: Game, span: Span) -> Any:
     raise _err(f"status '{decl.name}' cannot be {raw!r}", span, f"give {wanted}, or None")
 
 
-def permanent_from_spec(spec: Any, game: Game, book: Rulebook, span: Span) -> Permanent:
+def permanent_from_spec(spec: Any, game: Game, book: Rulebook, span: Span,
+                        keywords_known: frozenset[str] | None = None) -> Permanent:
     """A permanent described by a dictionary (see `interpreter.api.new_game`), each entry checked."""
     if not isinstance(spec, dict):
         raise _err(f"a permanent is described by a dict, not {type(spec).__name__}", span,
@@ -243,8 +229,8 @@ def permanent_from_spec(spec: Any, game: Game, book: Rulebook, span: Span) -> Pe
     keywords = spec.get("keywords", ())
     if isinstance(keywords, str) or not isinstance(keywords, (list, tuple)) or not all(isinstance(k, str) for k in keywords):
         raise _err(f"'{name}': keywords is a list of names", span, "e.g. ['phasing']")
+    known = keywords_known if keywords_known is not None or not keywords else known_keywords(book)
     for keyword in keywords:
-        known = known_keywords(book)
         if keyword not in known:
             raise _err(f"'{name}': unknown keyword {keyword!r}: no rule or card of this rulebook knows it", span,
                        did_you_mean(keyword, known, f"Keywords known: {', '.join(sorted(known))}"))
@@ -478,8 +464,7 @@ class Actions:
         if not isinstance(zone, str) or zone not in zones:
             shown = f"'{zone}'" if isinstance(zone, str) else f"{zone!r}: a zone is named by a string"
             listed = f"zones: {', '.join(sorted(zones))}"
-            meant = did_you_mean(zone, zones) if isinstance(zone, str) else ""
-            raise _err(f"unknown zone {shown}", span, f"{meant} {listed[0].upper()}{listed[1:]}" if meant else listed)
+            raise _err(f"unknown zone {shown}", span, did_you_mean(zone, zones, listed) if isinstance(zone, str) else listed)
         self.engine.run(ast.Move(ast.Name(name), zone), {}, SCRIPT)
         self.engine.settle()
         self.engine.resolve_triggers()

@@ -36,7 +36,7 @@ from dsl import ast
 from dsl.checker import check_cards, check_scenario
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean
 from dsl.parser import parse_file
-from interpreter.actions import Actions, check_attachments, guarded, permanent_from_spec
+from interpreter.actions import Actions, check_attachments, guarded, known_keywords, permanent_from_spec
 from interpreter.backends import BACKENDS
 from interpreter.budget import Budget
 from interpreter.engine import Engine  # noqa: F401  (re-exported)
@@ -151,8 +151,9 @@ def new_game(rules: str | Rulebook | None = None, players: list[str] | tuple[str
         raise _bad_argument("new_game", "backend", backend, "'closures', 'generated' or None",
                             "None chooses by the size of the game")
     game = Game({n: Player(n) for n in players}, tuple(players), active or players[0], turn)
+    keywords = known_keywords(book)  # (worked out once for every permanent given)
     for spec in permanents:
-        permanent = permanent_from_spec(spec, game, book, where)
+        permanent = permanent_from_spec(spec, game, book, where, keywords)
         store_of(game).put_object(permanent, SETUP)
     check_attachments(game, {oid: where for oid in game.objects})
     play = Actions(Engine(Program.for_game(book, game, backend), game, _budget("new_game", budget)))

@@ -27,7 +27,7 @@ from dsl.parser import _encoding_diagnostic, parse
 from dsl.printer import item_lines
 from interpreter import ablation, api, compare, reading
 from interpreter import fuzz, why
-from interpreter.budget import Budget
+from interpreter.budget import DEFAULT_SCALE, Budget
 from interpreter.rulebook import files_of, lineage, load_version, rules_path, set_rules_path, sources
 from interpreter.scenario import Outcome
 from interpreter.suite import collect, current_version, plan, run_all, unevaluated_expectations
@@ -440,7 +440,7 @@ def say_budget_stops(stopped) -> None:
     if not stopped:
         return
     say()
-    say(f"Stopped by the budget ({len(stopped)} run{'' if len(stopped) == 1 else 's'}; raise it with --budget N, the scale, default 64):")
+    say(f"Stopped by the budget ({len(stopped)} run{'' if len(stopped) == 1 else 's'}; raise it with --budget N, the scale, default {DEFAULT_SCALE}):")
     for s in stopped:
         say(f"  {s.scenario} ({Path(s.path).name}) under {s.version}: {s.message}")
 
@@ -759,10 +759,16 @@ def main(argv: list[str] | None = None) -> int:
             return _interrupted(False)
         return status
     except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # (nor at exit)
+        _reader_gone()
         return 0
     except KeyboardInterrupt:  # before the command's own handler could take it (reading the options)
         return _interrupted(False)
+
+
+def _reader_gone() -> None:
+    """Standard output's reader went away: what is left in its buffer goes nowhere, so that
+    Python's own flush at exit finds no closed pipe either."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 INTERRUPTED = Diagnostic("error", "interrupted", Span("phasing", 0, 0, 0, 0))
@@ -787,7 +793,7 @@ def _emit_errors(diagnostics: list[Diagnostic]) -> None:
         emit_json(json_errors(diagnostics))
         sys.stdout.flush()
     except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _reader_gone()
 
 
 def _command(argv: list[str] | None) -> int:

@@ -20,7 +20,7 @@ import attrs
 import rules as shipped_rules
 from dsl import ast
 from dsl.checker import check_rulebook
-from dsl.diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean
+from dsl.diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean, word_span
 from dsl.parser import parse_file
 from interpreter.amending import Amendment, apply_amends, stray_amends
 
@@ -354,6 +354,13 @@ def files_of(spec: str, names_only: bool = False) -> list[Path]:
     raise DiagnosticError(_unknown(spec, known))
 
 
+def version_in_force(day: str) -> str | None:
+    """The version in force on `day` (YYYY-MM-DD): the newest dated on or before it; None
+    before the oldest (versions are named by their effective dates)."""
+    older = [v for v in available_versions() if v <= day]
+    return older[-1] if older else None
+
+
 def _unknown(spec: str, known: str) -> Diagnostic:
     """The error for a name that leads nowhere. A name written as a date that is no date
     (2017-13-45) says so; a date between versions names the version in force that day, the
@@ -365,14 +372,14 @@ def _unknown(spec: str, known: str) -> Diagnostic:
         except ValueError as exc:
             return Diagnostic("error", f"'{spec}' is not a valid date ({exc})", where,
                               f"a version is its effective date, written YYYY-MM-DD; known: {known}")
-        before = [v for v in available_versions() if v <= spec]
-        if before and before[-1] == available_versions()[-1]:
+        version = version_in_force(spec)
+        if version is not None and version == available_versions()[-1]:
             return Diagnostic("error", f"unknown rules version or variant '{spec}'", where,
-                              f"known: {known}; the newest, {before[-1]}, is the last version dated on or "
+                              f"known: {known}; the newest, {version}, is the last version dated on or "
                               f"before {spec} (no later release is modelled)")
-        if before:
+        if version is not None:
             return Diagnostic("error", f"unknown rules version or variant '{spec}'", where,
-                              f"{before[-1]} was in force on {spec} (the newest version dated on or before it); "
+                              f"{version} was in force on {spec} (the newest version dated on or before it); "
                               f"known: {known}")
     return Diagnostic("error", f"unknown rules version or variant '{spec}'", where, f"known: {known}")
 
@@ -504,18 +511,6 @@ def _check_inherited_sections(sections: tuple[ast.Section, ...], dropped: dict[s
         raise DiagnosticError(problems)
 
 
-def _name_span(manifest: ast.Version) -> Span:
-    """Where the manifest's name is written (its first line, after the keyword); the manifest's
-    own span when the line cannot be read again."""
-    at = manifest.span
-    try:
-        line = Path(at.path).read_text(encoding="utf-8").splitlines()[at.line - 1]
-    except (OSError, UnicodeDecodeError, IndexError, ValueError):
-        return at
-    column = line.find(manifest.id, at.column - 1 + len(manifest.kind))
-    return at if column < 0 else Span(at.path, at.line, column + 1, at.line, column + 1 + len(manifest.id))
-
-
 def _check_file_name(manifest: ast.Version, modules: list[ast.Module]) -> None:
     """A variant in a folder where variants are found by name (one of the rules path, or the
     shipped rules/variants/) is in the file named after it: `phasing versions` and `--rules`
@@ -531,7 +526,7 @@ def _check_file_name(manifest: ast.Version, modules: list[ast.Module]) -> None:
     if named_here and path.stem != manifest.id:
         raise DiagnosticError(Diagnostic(
             "error", f"variant '{manifest.id}' is in {path.name}: a variant's file is named after it ({manifest.id}.rules)",
-            _name_span(manifest),
+            word_span(manifest.span, manifest.id, skip=1 if manifest.id == manifest.kind else 0),
             f"where variants are found by name (the folders of the rules path, rules/variants/) a variant is known by "
             f"its file's name: rename the file to {manifest.id}.rules, or the variant to {path.stem}"))
 
@@ -620,7 +615,7 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
     elif manifest.kind == "variant":  # a patch over nothing: its blocks would lean on words no rulebook declares
         raise DiagnosticError(Diagnostic("error", f"a variant needs 'extends VERSION': '{manifest.id}' extends nothing",
                                          manifest.span, "a variant is a patch over a version or another variant: add "
-                                         "'extends 2026-09-25' (or the variant it changes) to the manifest; a rulebook "
+                                         f"'extends {available_versions()[-1]}' (or the variant it changes) to the manifest; a rulebook "
                                          "of its own is a version folder (DATE/version.rules)"))
     own = [i for m in modules for i in m.items if isinstance(i, ast.Rule)]
     if manifest.renumbers:

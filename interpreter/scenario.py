@@ -7,7 +7,6 @@ any runtime error point back into the scenario file.
 
 from __future__ import annotations
 
-import re
 from datetime import date
 from pathlib import Path
 from typing import Callable
@@ -15,7 +14,7 @@ from typing import Callable
 import attrs
 
 from dsl import ast
-from dsl.diagnostics import Diagnostic, DiagnosticError, Span, close_names, did_you_mean
+from dsl.diagnostics import Diagnostic, DiagnosticError, Span, close_names, did_you_mean, word_span
 from dsl.parser import parse_file
 from interpreter.amending import stray_amends
 from interpreter.budget import Budget
@@ -23,7 +22,7 @@ from interpreter.actions import Actions, card_named, check_attachments, guarded,
 from interpreter.engine import Engine, Obj, PlayerRef, RulesError
 from interpreter.model import Game, Permanent, Player
 from interpreter.program import Program
-from interpreter.rulebook import Rulebook, available_variants, available_versions, lineage
+from interpreter.rulebook import Rulebook, available_variants, available_versions, lineage, version_in_force
 from interpreter.store import SETUP, store_of
 from interpreter.trace import Event, show_value
 
@@ -65,27 +64,6 @@ def scenario_versions(scn: ast.Scenario) -> tuple[str, ...]:
     return tuple(dict.fromkeys(named))
 
 
-def _word_span(span: Span, word: str, skip: int = 0) -> Span:
-    """Where `word` stands on the first line of `span` (after its first `skip` occurrences),
-    read from the scenario's file; `span` itself when it cannot be found there."""
-    try:
-        with open(span.path, encoding="utf-8", errors="replace") as handle:
-            line = handle.read().removeprefix("\ufeff").splitlines()[span.line - 1]
-    except (OSError, IndexError, ValueError):
-        return span
-    found = list(re.finditer(rf"(?<![\w-]){re.escape(word)}(?![\w-])", line[span.column - 1:]))
-    if len(found) <= skip:
-        return span
-    start = span.column + found[skip].start()
-    return Span(span.path, span.line, start, span.line, start + len(word))
-
-
-def _in_force(day: str, versions: list[str]) -> str:
-    """The version in force on `day` (the newest dated on or before it), else the oldest."""
-    older = [v for v in versions if v <= day]
-    return older[-1] if older else versions[0]
-
-
 def rules_line_problems(scn: ast.Scenario) -> list[Diagnostic]:
     """A `rules from A to B` range that names no version: a date that is no date, a range
     that ends before it begins, or one that no shipped version falls in."""
@@ -99,7 +77,7 @@ def rules_line_problems(scn: ast.Scenario) -> list[Diagnostic]:
                 date.fromisoformat(day)
             except ValueError:
                 bad = True
-                problems.append(Diagnostic("error", f"'{day}' is no date", _word_span(e.span, day, n if dates[0] == day else 0),
+                problems.append(Diagnostic("error", f"'{day}' is no date", word_span(e.span, day, n if dates[0] == day else 0),
                                            "write a date as YEAR-MONTH-DAY, e.g. 2017-07-08"))
         if bad:
             continue
@@ -108,7 +86,7 @@ def rules_line_problems(scn: ast.Scenario) -> list[Diagnostic]:
             problems.append(Diagnostic("error", f"{text}: the range ends before it begins", e.span,
                                        f"write 'rules from {e.last} to {e.first}'"))
         elif versions and not [v for v in versions if e.first <= v and (e.last is None or v <= e.last)]:
-            version = _in_force(e.first, versions)
+            version = version_in_force(e.first) or versions[0]  # (before the oldest: the oldest)
             known = f"{version} was in force on {e.first}" if version <= e.first else f"the oldest version is {version}"
             problems.append(Diagnostic("error", f"{text}: no version is dated in that range", e.span,
                                        f"{known}: write 'rules {version}' or a range that includes it"))
@@ -136,7 +114,7 @@ def unknown_expectation_names(scn: ast.Scenario, book: Rulebook) -> list[Diagnos
                     continue
                 problems.append(Diagnostic(
                     "error", f"'expect for {name}': no version or variant is named '{name}'",
-                    _word_span(step.span, name, step.versions[:n].count(name)),
+                    word_span(step.span, name, step.versions[:n].count(name)),
                     did_you_mean(name, list(home) + sorted(known - set(home)),
                                  f"this scenario runs under {', '.join(home)}; a variant of your own is known by "
                                  "name on the rules path (--rules-path), or by its file given with --rules",

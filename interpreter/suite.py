@@ -9,12 +9,12 @@ import attrs
 
 from dsl import ast
 from dsl.checker import check_scenario
-from dsl.diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean
+from dsl.diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean, word_span
 from interpreter.budget import BUDGET_HINT, Budget
 from interpreter.rulebook import VERSION_RE, Rulebook, available_variants, available_versions, lineage, load_version
 from interpreter.model import Game
 from interpreter.scenario import (Outcome, ScenarioRun, load_scenarios, rules_line_problems, run_scenario, scenario_versions,
-                                 _word_span, under_rules, unknown_expectation_names)
+                                 under_rules, unknown_expectation_names)
 
 SCENARIO_SUFFIX = ".scenario"
 
@@ -71,7 +71,7 @@ def unevaluated_expectations(scn: ast.Scenario, under: str | None = None) -> lis
                 where = f"under {under}" if under else "unless it runs under a rulebook of that name"
                 found[name] = Diagnostic(
                     "warning", f"'expect for {name}': no version or variant is named '{name}', so {what} not evaluated {where}",
-                    _word_span(step.span, name), did_you_mean(name, sorted(known), "a variant of your own is known by name on the rules path "
+                    word_span(step.span, name), did_you_mean(name, sorted(known), "a variant of your own is known by name on the rules path "
                                             "(--rules-path), or by its file given with --rules"))
     return list(found.values())
 

@@ -261,9 +261,11 @@ def joins(cause: Cause) -> bool:
     return cause.role.startswith("as ")
 
 
-def clause_name(cause: Cause) -> str:
-    """An `as` or `after` clause with its block: `as x.A becomes V (702.26a slug)`."""
-    return f"{cause.role} ({cause.id} {cause.label})".replace(" )", ")")
+def clause_name(cause: Cause, credit: bool = False) -> str:
+    """An `as` or `after` clause with its block: `as x.A becomes V (702.26a slug)`; with
+    `credit`, for a clause an `amend` wrote, the amend too: `(702.26g slug, amended by ...)`."""
+    block = f"{cause.id} {cause.label}".strip()
+    return f"{cause.role} ({block}{', ' + cause.origin if credit and cause.origin else ''})"
 
 
 def start_turn(events: Sequence[Event], final_turn: int | None = None, final_active: str | None = None) -> str | None:

@@ -71,14 +71,6 @@ def event_heads(trace: tuple[Event, ...]) -> dict[int, tuple[int, object]]:
     return heads
 
 
-def credited(cause) -> str:
-    """An `as` or `after` clause with its block, as `clause_name` names it, and, for a clause
-    an `amend` wrote, the amend that wrote it, as the trace credits it:
-    `as x.A becomes V (702.26g slug, amended by VARIANT at FILE:LINE)`."""
-    name = clause_name(cause)
-    return name[:-1] + f", {cause.origin})" if cause.origin else name
-
-
 def change_line(e: Event, heads: dict[int, tuple[int, object]]) -> str:
     """One change (or other event) of the object, with its cause and the event it was part of."""
     batch = e.values().get("batch") if e.data else None
@@ -88,11 +80,11 @@ def change_line(e: Event, heads: dict[int, tuple[int, object]]) -> str:
     shown, head = heads[batch]
     where += f", event {shown}"
     if joins(e.cause):
-        return f"{where}: {e.detail}, by {credited(e.cause)}, joining the event caused by {head}"
+        return f"{where}: {e.detail}, by {clause_name(e.cause, credit=True)}, joining the event caused by {head}"
     if e.kind == "settle":
         return f"{where}: {e.detail}, settled by {e.cause}"
     if e.cause.role:  # an `after` clause: a new event, following the one it waited on
-        return f"{where}: {e.detail}, by {credited(e.cause)}"
+        return f"{where}: {e.detail}, by {clause_name(e.cause, credit=True)}"
     return f"{where}: {e.detail}, by {e.cause}"
 
 

@@ -92,6 +92,12 @@ def assert_checks_clean(path: Path) -> None:
     assert result.returncode == 0 and "no problems found" in result.stdout, show(result)
 
 
+def assert_clean_when_mended(path: Path, old: str, new: str) -> None:
+    """`path` with `old` put right as `new` (written beside it) checks clean: the slip the
+    test made was all that was wrong with it."""
+    assert_checks_clean(write(path.with_name("mended-" + path.name), path.read_text(encoding="utf-8").replace(old, new)))
+
+
 def write(path: Path, text: str) -> Path:
     path.write_text(text.lstrip("\n"), encoding="utf-8")
     return path
@@ -269,8 +275,7 @@ variant mine {
                  hint="did you mean '2026-09-25'?")
     itself = write(tmp_path / "itself.rules", mine.read_text(encoding="utf-8").replace("2026-09-52", "mine"))
     assert_error(phasing("check", itself), itself, 3, 3, "'mine' extends itself through mine -> mine")
-    right = write(tmp_path / "right.rules", mine.read_text(encoding="utf-8").replace("2026-09-52", "2026-09-25"))
-    assert_checks_clean(right)
+    assert_clean_when_mended(mine, "2026-09-52", "2026-09-25")
 
 
 def test_variant_drops_without_extending_anything(tmp_path):
@@ -378,8 +383,7 @@ def test_scenario_cites_a_subrule_no_version_it_runs_under_has(tmp_path):
     assert_error(result, scenario, 2, 3, "cites 702.26z, which is no subrule of 702.26 in 2026-09-25",
                  hint="702.26 has subrules a b c d e f g h i j k m n p")
     assert result.stderr.count(": error: ") == 1 and "1 error(s)" in result.stderr, show(result)  # (not 610.3, not 702.26p)
-    fixed = write(tmp_path / "fixed.scenario", scenario.read_text(encoding="utf-8").replace(", 702.26z", ""))
-    assert_checks_clean(fixed)
+    assert_clean_when_mended(scenario, ", 702.26z", "")
 
 
 def test_variant_orders_a_block_its_rulebook_does_not_have(tmp_path):
@@ -410,8 +414,7 @@ variant mine {
 """)
     result = phasing("check", mine)
     assert_error(result, mine, 4, 3, "'renumber 702.62 as 702.25' moves nothing", hint="did you mean '702.26'")
-    right = write(tmp_path / "right.rules", mine.read_text(encoding="utf-8").replace("702.62", "702.26"))
-    assert_checks_clean(right)
+    assert_clean_when_mended(mine, "702.62", "702.26")
     alone = write(tmp_path / "alone.rules", mine.read_text(encoding="utf-8").replace("  extends 2026-09-25\n", ""))
     assert_error(phasing("check", alone), alone, 3, 3, "renumber and drop need an 'extends'")
 
@@ -431,9 +434,8 @@ variant mine {
                  hint="'section 702.26 subrules a b c d e f h i j k m n p'")
     # the hint's section, written in, is all the manifest lacked; and a block of the variant's own
     # for 702.26g, in place of the one dropped, leaves nothing missing either
-    fixed = write(tmp_path / "fixed.rules", mine.read_text(encoding="utf-8").replace(
-        "  drop indirect-phasing\n", "  drop indirect-phasing\n  section 702.26 subrules a b c d e f h i j k m n p\n"))
-    assert_checks_clean(fixed)
+    assert_clean_when_mended(mine, "  drop indirect-phasing\n",
+                             "  drop indirect-phasing\n  section 702.26 subrules a b c d e f h i j k m n p\n")
     own = write(tmp_path / "own.rules", mine.read_text(encoding="utf-8") + """
 rule 702.26g no-indirect-here "In this variant nothing phases along with what it is attached to." {
 }
@@ -1052,7 +1054,7 @@ def test_a_misspelt_keyword_on_a_card_is_an_error_with_the_keyword_meant(tmp_pat
     assert_error(result, path, line, col, "keyword 'phasng' is tested for or granted by no rule or card",
                  "did you mean 'phasing'?")
     assert "keyword 'flying'" not in result.stderr and result.stderr.count("error:") == 1, show(result)
-    assert_checks_clean(write(tmp_path / "kw.rules", path.read_text().replace("phasng", "phasing")))
+    assert_clean_when_mended(path, "phasng", "phasing")
 
 
 def test_a_misspelt_keyword_on_a_scenario_permanent_is_an_error_once(tmp_path):
@@ -1137,7 +1139,7 @@ def test_a_counter_kind_written_as_printed_gets_a_hint_that_it_is_a_name(tmp_pat
                  '  permanent bear = "Grizzly Bears", counter +1/+1 = 1\n}\n')
     line, col = where(path, "+1/+1")
     assert_error(phasing("check", path), path, line, col, "unexpected '+1'", "a counter's kind is a plain name: counter p1p1 = 1")
-    assert_checks_clean(write(tmp_path / "c.scenario", path.read_text().replace("+1/+1", "p1p1")))
+    assert_clean_when_mended(path, "+1/+1", "p1p1")
 
 
 @pytest.mark.parametrize("command", ["run", "test"])

@@ -680,11 +680,3 @@ def test_entries_a_card_s_kind_never_uses_are_rejected_where_written(tmp_path):
     assert_at(static, path, *where(KINDS, "static:"))
     assert "spell: ..." in static.hint
     assert len(found) == 3, found
-
-
-def test_the_checker_s_permanent_types_are_those_the_interpreter_casts_as_permanents():
-    """The checker's idea of a permanent card (608.3) is the interpreter's."""
-    from dsl.checker import PERMANENT_TYPES
-    from interpreter.actions import PERMANENT_TYPES as CAST_AS_PERMANENTS
-
-    assert PERMANENT_TYPES == CAST_AS_PERMANENTS
