@@ -46,6 +46,9 @@ from interpreter.state_checks import StateChecks
 from interpreter.trace import Cause
 
 BOOK = load_version("2026-09-25")
+# 800.4c as 2015-01-23..2017-09-29 have it, a check of what the game sees (from 2018-07-13 it
+# sees phased-out permanents too, and is made on its own): the plans by value are tried on it
+SEEN_ONLY_800_4C = load_version("2017-09-29")
 PLAYERS = ("Alice", "Bob", "Carol")
 CREATURES = ("Grizzly Bears", "Breezekeeper")
 ATTACHMENTS = {"Holy Strength": frozenset({"enchantment", "aura"}), "Bonesplitter": frozenset({"artifact", "equipment"})}
@@ -215,9 +218,10 @@ def left_game(effect: bool) -> Game:
 
 def test_800_4c_a_permanent_whose_controller_left_is_exiled_by_the_first_check():
     """800.4c: a permanent controlled by a player who has left the game is exiled; the first
-    check finds it by its controller's value (Carol, not in the game), the other bear stays."""
+    check finds it by its controller's value (Carol, not in the game), the other bear stays.
+    (800.4c of 2017-09-29, which sees no hidden object; 2026-09-25's is made on its own.)"""
     game = left_game(effect=False)
-    engine = Engine(Program.of(BOOK, "generated"), game)
+    engine = Engine(Program.of(SEEN_ONLY_800_4C, "generated"), game)
     assert [plan(engine) for plan in by_value(engine)] == [{"hers"}]  # (800.4c's: the objects Carol controls)
     engine.settle()
     assert (game.objects["hers"].zone, game.objects["mine"].zone) == ("exile", "battlefield")
@@ -228,7 +232,7 @@ def test_800_4c_under_a_control_effect_the_first_check_reads_the_effect():
     stored controller is Alice), the first check still exiles it: the objects are not
     grouped by stored controller while an effect exists."""
     game = left_game(effect=True)
-    engine = Engine(Program.of(BOOK, "generated"), game)
+    engine = Engine(Program.of(SEEN_ONLY_800_4C, "generated"), game)
     assert [plan(engine) for plan in by_value(engine)] == [None]  # (every object is looked at)
     engine.settle()
     assert game.objects["hers"].zone == "exile"
@@ -275,6 +279,18 @@ def test_a_pass_makes_the_tests_every_check_begins_with_once_and_before_the_hide
     for impure in ("is_same_stored(eng, o.attached_to, 'attached_to', False, name_3)",
                    "(isinstance((compared_4 := o.toughness), int) and compared_4 <= 0)", "eng.keywords(oid)[0]"):
         assert not codegen.pure_test(impure)
+
+
+def test_800_4c_of_today_sees_hidden_objects_and_is_made_on_its_own():
+    """800.4c from 2018-07-13 on sees phased-out permanents (702.26n points it at them): it is
+    no check of the first check's pass, so it has no plan by value; it still exiles Carol's
+    bear, and 2017-09-29's, a check of what the game sees, is in the pass."""
+    engine = Engine(Program.of(BOOK, "generated"), left_game(effect=False))
+    assert by_value(engine) == []
+    older = Engine(Program.of(SEEN_ONLY_800_4C, "generated"), left_game(effect=False))
+    assert len(by_value(older)) == 1
+    engine.settle()
+    assert engine.game.objects["hers"].zone == "exile"
 
 
 def test_a_pass_of_no_checks_chooses_nothing():
