@@ -333,6 +333,19 @@ class Statics:
             return self.first_look(sources)
         return self.look_again(self.in_game_order(sources))
 
+    def gave_unread(self, found: list) -> dict[str, dict[str, list[Contribution]]]:
+        """For each unread object that sources `found` (as `gifts` gives them) reached before
+        or reach now: what the worked sources give it, by source (a copy)."""
+        reached, unread, by_target = self.reached, self.unread, self.by_target
+        targets: set[str] = set()
+        for src, now, one, _given in found:
+            targets.update(reached.get(src, ()))
+            if one is not None:
+                targets.add(one)
+            else:
+                targets.update(t for t, _c in now)
+        return {t: dict(by_target.get(t, {})) for t in targets & unread}
+
     def in_game_order(self, sources: set[str]) -> list[str]:
         """Sources in the game's order (any no longer in the game, which give nothing and
         count nothing, after them): what working them out counts against the step's budget,
@@ -362,12 +375,23 @@ class Statics:
         touched_targets: set[str] = set()
         touch = touched_targets.add
         found = self.gifts(sources)
+        unread = self.unread
+        was_unworked: set[str] = set()
         if self.unworked:  # (worked out now: from here on followed like any other source)
-            self.unworked.difference_update(sources)
+            was_unworked = self.unworked.intersection(sources)
+            self.unworked -= was_unworked
+        # What the worked sources gave each unread object these sources reach, to compare
+        # with what they give it after: an unread object's merged list is made when it is
+        # read, so it changed only if that did (a deferred source, worked out here, gives
+        # what it gave when the first look counted it: `before_changes` saw to that).
+        gave_unread = self.gave_unread(found) if unread else {}
         for src, now, one, given in found:
             before = by_source.get(src)  # (never an empty list: a source that gives nothing is not kept)
             if before is None:
                 if not now:
+                    continue
+                if src in was_unworked:
+                    touched_targets.update(t for t in self.keep(src, now, one, given) if t not in unread)
                     continue
             else:
                 if now == before:
@@ -380,10 +404,12 @@ class Statics:
                     continue
             touched_targets.update(self.keep(src, now, one, given))
         changed = set()
-        order, merged_now, unread = view.indexes.order, self.merged, self.unread
+        order, merged_now = view.indexes.order, self.merged
         for target in touched_targets:
             if target in unread:  # (still `UNWORKED`: merged when read, with its sources not worked out yet)
-                changed.add(target)
+                now_given = {s: cs for s, cs in by_target.get(target, {}).items() if s not in was_unworked}
+                if now_given != gave_unread.get(target, {}):
+                    changed.add(target)
                 continue
             per_source = by_target.get(target)
             if not per_source:
