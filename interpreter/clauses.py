@@ -36,12 +36,14 @@ def waited_change(clause: ast.AsClause | ast.After) -> ast.Change:
 
 @attrs.frozen
 class CheckPass:
-    """The local state checks that see no hidden object (by position in
-    `ClauseTables.state_checks`), as generated Python:
+    """The local state checks (by position in `ClauseTables.state_checks`), as generated
+    Python:
 
     - `one_pass`: all of them in one pass over some objects, for when they are made again
-      for the changed objects the game sees (`codegen.compile_check_pass`: a function
-      `(engine, ids, seen=False)` giving one list per check of the references it chooses);
+      for the changed objects (`codegen.compile_check_pass`: a function `(engine, ids,
+      seen=False)` giving one list per check of the references it chooses); `sees_hidden`:
+      whether one of them sees hidden objects, so that the pass is made over every changed
+      object rather than those the game sees;
     - `bodies`: by position, the check's place in that pass and what runs its body for what
       it chose (`codegen.compile_chosen`);
     - `counts`: by position, what the check's own selection of every object counts against
@@ -57,6 +59,7 @@ class CheckPass:
     """
 
     one_pass: Callable
+    sees_hidden: bool
     bodies: dict[int, tuple[int, Callable]]
     counts: dict[int, Callable]
     shared: dict[int, tuple[int, int]]
@@ -281,13 +284,14 @@ class ClauseTables:
         return self._state_checks
 
     def check_pass(self) -> "CheckPass | None":
-        """The local state checks that see no hidden object, as generated Python
-        (`CheckPass`). None when Python cannot take them: each check is then made on its own."""
+        """The local state checks, as generated Python (`CheckPass`). None when Python cannot
+        take them: each check is then made on its own."""
         if self._check_pass is _UNBUILT:
             hooked = self.program.index.hooks.get("state check", ())
+            checks = self.state_checks()
             fused = [(position, hooked[position][1].body, cause)
-                     for position, (local, sees_hidden, _body, cause) in enumerate(self.state_checks())
-                     if local and not sees_hidden]
+                     for position, (local, _sees_hidden, _body, cause) in enumerate(checks) if local]
+            sees_hidden = any(checks[position][1] for position, _each, _cause in fused)
             compiler = self.compiler
             try:
                 one_pass = codegen.compile_check_pass(compiler, [(each, cause) for _p, each, cause in fused])
@@ -308,7 +312,7 @@ class ClauseTables:
                     passes[lead] = codegen.compile_check_pass(compiler, [(each, cause) for _p, each, cause in members])
                     for place, (position, _each, _cause) in enumerate(members):
                         shared[position] = (lead, place)
-                self._check_pass = CheckPass(one_pass, bodies, counts, shared, passes, by_value)
+                self._check_pass = CheckPass(one_pass, sees_hidden, bodies, counts, shared, passes, by_value)
             except codegen.CannotCompile:  # (nested too deeply for Python: each check runs on its own)
                 self._check_pass = None
         return self._check_pass

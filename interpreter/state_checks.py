@@ -14,8 +14,8 @@ class StateChecks:
     """Makes the state checks (the blocks hooked to state checks, as the program's clause
     tables hold them: `ClauseTables.state_checks`) in rounds, each round one batch, until a
     round changes nothing; a local check is made again only for the objects changed since the
-    last round. With generated Python (`ClauseTables.check_pass`), the local checks that see no
-    hidden object are made in one pass over those objects, and on a game's first check in
+    last round. With generated Python (`ClauseTables.check_pass`), the local checks are made
+    in one pass over those objects, and on a game's first check in
     passes over their own selections' candidates, one pass for the checks whose candidates
     are the same (`first_choice`), each check's own selection still counted against the
     step's budget as if it were made alone.
@@ -79,13 +79,15 @@ class StateChecks:
                 if seen_dirty is None:
                     seen_dirty = eng.hiding.not_hidden(dirty)
                 scope = seen_dirty
-            # made again for the changed objects the game sees, in one pass with the others
-            # like it (each check's choice then put in the game's order); on a first check,
-            # in a pass over its selection's candidates (`first_choice`); each check's own
-            # selection is still counted against the step's budget as if made alone
-            in_one_pass = local and not sees_hidden and fused is not None
+            # made again for the changed objects (those the game sees, unless it sees hidden
+            # ones), in one pass with the others (each check's choice then put in the game's
+            # order); on a first check, in a pass over its selection's candidates
+            # (`first_choice`); each check's own selection is still counted against the
+            # step's budget as if made alone
+            in_one_pass = local and fused is not None
             if in_one_pass and dirty is not None and chosen is None:
-                chosen = [eng.indexes.sort_refs(refs) for refs in fused.one_pass(eng, scope, True)]
+                passed = fused.one_pass(eng, dirty, False) if fused.sees_hidden else fused.one_pass(eng, scope, True)
+                chosen = [eng.indexes.sort_refs(refs) for refs in passed]
             eng.dirty_scope = scope
             try:
                 if in_one_pass:

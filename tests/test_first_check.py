@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -47,7 +48,7 @@ from interpreter.trace import Cause
 
 BOOK = load_version("2026-09-25")
 # 800.4c as 2015-01-23..2017-09-29 have it, a check of what the game sees (from 2018-07-13 it
-# sees phased-out permanents too, and is made on its own): the plans by value are tried on it
+# sees phased-out permanents too)
 SEEN_ONLY_800_4C = load_version("2017-09-29")
 PLAYERS = ("Alice", "Bob", "Carol")
 CREATURES = ("Grizzly Bears", "Breezekeeper")
@@ -201,14 +202,16 @@ def test_a_pass_over_every_object_leaves_out_what_phased_out():
     assert [event.subject for event in engine.trace if event.subject == "c0"] == []  # (not chosen: not even tried)
 
 
-def left_game(effect: bool) -> Game:
+def left_game(effect: bool, phased_out: bool = False) -> Game:
     """Alice's bear and a bear Carol, who has left the game, controls: by what is stored, or
-    (`effect`) by a control effect on a bear stored as Alice's."""
+    (`effect`) by a control effect on a bear stored as Alice's; with `phased_out`, hers
+    phased out under Carol."""
     bears = {
         "mine": Permanent(id="mine", card="Grizzly Bears", owner="Alice", controller="Alice",
                           types=frozenset({"creature"}), power=2, toughness=2, timestamp=1),
         "hers": Permanent(id="hers", card="Grizzly Bears", owner="Alice", controller="Alice" if effect else "Carol",
-                          types=frozenset({"creature"}), power=2, toughness=2, timestamp=2),
+                          types=frozenset({"creature"}), power=2, toughness=2, timestamp=2,
+                          status=(("phase", "out"), ("phased_out_under", "Carol")) if phased_out else ()),
     }
     effects = ({1: Effect(id=1, kind="control", affected=frozenset({"hers"}), value="Carol", duration="forever")}
                if effect else {})
@@ -218,10 +221,9 @@ def left_game(effect: bool) -> Game:
 
 def test_800_4c_a_permanent_whose_controller_left_is_exiled_by_the_first_check():
     """800.4c: a permanent controlled by a player who has left the game is exiled; the first
-    check finds it by its controller's value (Carol, not in the game), the other bear stays.
-    (800.4c of 2017-09-29, which sees no hidden object; 2026-09-25's is made on its own.)"""
+    check finds it by its controller's value (Carol, not in the game), the other bear stays."""
     game = left_game(effect=False)
-    engine = Engine(Program.of(SEEN_ONLY_800_4C, "generated"), game)
+    engine = Engine(Program.of(BOOK, "generated"), game)
     assert [plan(engine) for plan in by_value(engine)] == [{"hers"}]  # (800.4c's: the objects Carol controls)
     engine.settle()
     assert (game.objects["hers"].zone, game.objects["mine"].zone) == ("exile", "battlefield")
@@ -232,7 +234,7 @@ def test_800_4c_under_a_control_effect_the_first_check_reads_the_effect():
     stored controller is Alice), the first check still exiles it: the objects are not
     grouped by stored controller while an effect exists."""
     game = left_game(effect=True)
-    engine = Engine(Program.of(SEEN_ONLY_800_4C, "generated"), game)
+    engine = Engine(Program.of(BOOK, "generated"), game)
     assert [plan(engine) for plan in by_value(engine)] == [None]  # (every object is looked at)
     engine.settle()
     assert game.objects["hers"].zone == "exile"
@@ -281,16 +283,17 @@ def test_a_pass_makes_the_tests_every_check_begins_with_once_and_before_the_hide
         assert not codegen.pure_test(impure)
 
 
-def test_800_4c_of_today_sees_hidden_objects_and_is_made_on_its_own():
-    """800.4c from 2018-07-13 on sees phased-out permanents (702.26n points it at them): it is
-    no check of the first check's pass, so it has no plan by value; it still exiles Carol's
-    bear, and 2017-09-29's, a check of what the game sees, is in the pass."""
-    engine = Engine(Program.of(BOOK, "generated"), left_game(effect=False))
-    assert by_value(engine) == []
-    older = Engine(Program.of(SEEN_ONLY_800_4C, "generated"), left_game(effect=False))
-    assert len(by_value(older)) == 1
-    engine.settle()
-    assert engine.game.objects["hers"].zone == "exile"
+def test_800_4c_of_today_sees_phased_out_permanents_in_the_pass():
+    """800.4c from 2018-07-13 on sees phased-out permanents (702.26n points it at them): Carol
+    has left and her bear is phased out; the first check's pass, which takes a check that
+    sees hidden objects as it takes the others (planned by value: Carol's objects), exiles
+    it. Under 2017-09-29, whose 800.4c sees only what the game sees, it stays phased out."""
+    for book, zone in ((BOOK, "exile"), (SEEN_ONLY_800_4C, "battlefield")):
+        game = left_game(effect=False, phased_out=True)
+        engine = Engine(Program.of(book, "generated"), game)
+        assert [plan(engine) for plan in by_value(engine)] == [{"hers"}]
+        engine.settle()
+        assert (game.objects["hers"].zone, game.objects["mine"].zone) == (zone, "battlefield"), zone
 
 
 def test_a_pass_of_no_checks_chooses_nothing():
