@@ -36,7 +36,8 @@ from interpreter.model import Game, Permanent, Player
 from interpreter.statics import Statics
 from interpreter.trace import Cause
 from test_bounded_checks import CURSED
-from test_game_properties import BOOK, SETTINGS, HypothesisChooser, choose_step, start_game
+from interpreter.scenario import ScenarioRun
+from test_game_properties import BOOK, SETTINGS, HypothesisChooser, choose_step, parse_scenario, parse_step, start_game
 from test_reference_differential import board_text, boards
 
 
@@ -146,3 +147,40 @@ def test_an_aura_that_comes_later_is_worked_out_at_once(defers):
         assert not engine.statics.unworked
     finally:
         Statics.defers = True
+
+
+ANTHEM_AND_WRATH = """scenario "an anthem worked out again, Auras deferred on a phased-out token" {
+  players Alice Bob
+  turn 1 of Alice
+  permanent anthem = "Glorious Anthem", controller Bob
+  permanent soldier = "Soldier Token", controller Bob, token, set phase = out, set phased_out_under = Bob
+  permanent first = "Holy Strength", controller Bob, attached to soldier, set phase = out, set phased_out_under = Bob, set phased_indirectly = true
+  permanent second = "Holy Strength", controller Bob, attached to soldier, set phase = out, set phased_out_under = Bob, set phased_indirectly = true
+  permanent familiar = "Ertai's Familiar", controller Bob
+  script {
+  }
+}
+"""
+
+
+def test_an_anthem_worked_out_again_marks_a_deferred_target_only_if_it_changed():
+    """Wrath of God destroys Bob's Familiar; Glorious Anthem, which gave it +1/+1, is worked
+    out again (613) and still gives the phased-out token +1/+1. The token's Auras were left
+    to work out when it is read: what the anthem gives it is unchanged, so it and its Auras
+    are not checked again. Deferring or not, the step leaves the same trace, the same budget
+    (800.4c's check sees phased-out permanents: checking three more counted three more
+    iterations) and the same marks."""
+    runs = []
+    for defers in (True, False):
+        Statics.defers = defers
+        try:
+            run = ScenarioRun(parse_scenario(ANTHEM_AND_WRATH), BOOK, "<anthem>")
+            run.engine.step = 1
+            run.engine.begin_step()
+            run.do(parse_step('cast "Wrath of God" by Alice'))
+            runs.append(seen(run.engine))
+        finally:
+            Statics.defers = True
+    assert runs[0][0] == runs[1][0]  # (the same trace: the Familiar goes to the graveyard)
+    assert runs[0][1] == runs[1][1]  # (the same budget left)
+    assert runs[0] == runs[1]
