@@ -39,13 +39,14 @@ class CheckPass:
     """The local state checks (by position in `ClauseTables.state_checks`), as generated
     Python:
 
-    - `one_pass`: all of them in one pass over some objects, for when they are made again
-      for the changed objects (`codegen.compile_check_pass`: a function `(engine, ids,
-      seen=False)` giving one list per check of the references it chooses); `sees_hidden`:
-      whether one of them sees hidden objects, so that the pass is made over every changed
-      object rather than those the game sees;
-    - `bodies`: by position, the check's place in that pass and what runs its body for what
-      it chose (`codegen.compile_chosen`);
+    - `one_pass`: those that see no hidden object in one pass over some objects, for when
+      they are made again for the changed objects the game sees
+      (`codegen.compile_check_pass`: a function `(engine, ids, seen=False)` giving one list
+      per check of the references it chooses); `hidden_pass`: likewise those that see hidden
+      objects (`including hidden`, or a condition naming a hiding status), made again for
+      every changed object (None when there is none); `seeing`: their positions;
+    - `bodies`: by position, the check's place in those passes (the first pass's lists, then
+      the second's) and what runs its body for what it chose (`codegen.compile_chosen`);
     - `counts`: by position, what the check's own selection of every object counts against
       the step's budget, giving back the candidates it counted
       (`codegen.compile_selection_count`), for a game's first check;
@@ -59,7 +60,8 @@ class CheckPass:
     """
 
     one_pass: Callable
-    sees_hidden: bool
+    hidden_pass: Callable | None
+    seeing: tuple[int, ...]
     bodies: dict[int, tuple[int, Callable]]
     counts: dict[int, Callable]
     shared: dict[int, tuple[int, int]]
@@ -289,12 +291,16 @@ class ClauseTables:
         if self._check_pass is _UNBUILT:
             hooked = self.program.index.hooks.get("state check", ())
             checks = self.state_checks()
-            fused = [(position, hooked[position][1].body, cause)
-                     for position, (local, _sees_hidden, _body, cause) in enumerate(checks) if local]
-            sees_hidden = any(checks[position][1] for position, _each, _cause in fused)
+            local = [(position, hooked[position][1].body, cause)
+                     for position, (is_local, _sees_hidden, _body, cause) in enumerate(checks) if is_local]
+            seen_only = [check for check in local if not checks[check[0]][1]]
+            seeing = [check for check in local if checks[check[0]][1]]
+            fused = seen_only + seeing  # (the order of the passes' lists)
             compiler = self.compiler
             try:
-                one_pass = codegen.compile_check_pass(compiler, [(each, cause) for _p, each, cause in fused])
+                one_pass = codegen.compile_check_pass(compiler, [(each, cause) for _p, each, cause in seen_only])
+                hidden_pass = codegen.compile_check_pass(
+                    compiler, [(each, cause) for _p, each, cause in seeing], sees_hidden=True) if seeing else None
                 bodies = {position: (k, codegen.compile_chosen(compiler, each, Write, cause))
                           for k, (position, each, cause) in enumerate(fused)}
                 counts = {position: codegen.compile_selection_count(compiler, each, cause)
@@ -309,10 +315,11 @@ class ClauseTables:
                 shared, passes = {}, {}
                 for members in groups.values():
                     lead = members[0][0]
-                    passes[lead] = codegen.compile_check_pass(compiler, [(each, cause) for _p, each, cause in members])
+                    passes[lead] = codegen.compile_check_pass(compiler, [(each, cause) for _p, each, cause in members],
+                                                              sees_hidden=checks[lead][1])
                     for place, (position, _each, _cause) in enumerate(members):
                         shared[position] = (lead, place)
-                self._check_pass = CheckPass(one_pass, sees_hidden, bodies, counts, shared, passes, by_value)
+                self._check_pass = CheckPass(one_pass, hidden_pass, tuple(p for p, _each, _cause in seeing), bodies, counts, shared, passes, by_value)
             except codegen.CannotCompile:  # (nested too deeply for Python: each check runs on its own)
                 self._check_pass = None
         return self._check_pass

@@ -979,16 +979,18 @@ def compile_expander(compiler: Any, keyed: dict[tuple[str, Any], list[tuple]], w
 
 
 @or_cannot
-def compile_check_pass(compiler: Any, checks: list[tuple[ast.Each, Any]]) -> Callable:
+def compile_check_pass(compiler: Any, checks: list[tuple[ast.Each, Any]], sees_hidden: bool = False) -> Callable:
     """State checks of the form `each x where ...`, made again for the changed objects, as
     one pass over those objects: a function `(engine, ids, seen=False) -> one list per check
     of the references it chooses`, in the order of `ids` (nothing changes during the pass, so
-    the order is only the lists' order), of which it passes over those gone from the game;
-    a check whose selection sees no hidden object passes over those a hide rule hides too,
-    one that sees them (`including hidden`, or a condition naming a hiding status) chooses
-    among them as among the others (with `seen`, `ids` are known to be objects of the game
-    that no hide rule hides). Each check's whole condition is written out (no index narrows
-    the objects first), with its block's exemptions; `compile_chosen` runs the bodies."""
+    the order is only the lists' order), of which it passes over those gone from the game
+    and, unless the checks' selections see hidden objects (`sees_hidden`: each has
+    `including hidden`, or a condition naming a hiding status; else none has), those a hide
+    rule hides (with `seen`, `ids` are known to be objects of the game that no hide rule
+    hides). Each check's whole condition is written out (no index narrows the objects
+    first), with its block's exemptions; `compile_chosen` runs the bodies."""
+    if any(compiler.query(each).sees_hidden != sees_hidden for each, _cause in checks):
+        raise ValueError("a pass takes checks that all see hidden objects, or none that does")
     em = Emitter(compiler, None)
     found = [em.fresh("chosen") for _check in checks]
     for local in found:
@@ -997,15 +999,14 @@ def compile_check_pass(compiler: Any, checks: list[tuple[ast.Each, Any]]) -> Cal
     em.line(1, "for oid, o in (objects.items() if ids is objects else zip(ids, map(objects.get, ids))):")
     em.line(2, "if o is None:")
     em.line(3, "continue")
-    chosen = Binding("x", chosen=True, obj="o", oid="oid", sees_hidden=False)
-    exempt = attrs.evolve(chosen, sees_hidden=True)  # (as one named by a hiding status is read)
-    sees = [compiler.query(each).sees_hidden for each, _cause in checks]
+    exempt = Binding("x", chosen=True, obj="o", oid="oid", sees_hidden=True)  # (as one named by a hiding status is read)
+    chosen = exempt if sees_hidden else attrs.evolve(exempt, sees_hidden=False)
     em.memo = {}  # (a characteristic several checks compare is read once per object)
     em.namespace["UNSET"] = UNSET
     tests_of = []
-    for (each, cause), sees_hidden in zip(checks, sees):
+    for each, cause in checks:
         em.cause = cause
-        scope = {each.var: exempt if sees_hidden else chosen}
+        scope = {each.var: chosen}
         tests = [em.in_zone(each)]
         tests += [em.holds(c, scope, "env") for c in ast.conjuncts(each.cond)]
         for ex in em.exemptions(cause):
@@ -1022,25 +1023,20 @@ def compile_check_pass(compiler: Any, checks: list[tuple[ast.Each, Any]]) -> Cal
     if common:
         em.line(2, f"if not ({' and '.join(tests_of[0][:common])}):")
         em.line(3, "continue")
-    # (a hidden object is passed over when no check sees it; with some that do, it is marked)
-    if not all(sees):
-        hidden = "continue" if not any(sees) else "hidden = True"
-        if any(sees):
-            em.line(2, "hidden = False")
+    if not sees_hidden:
         em.line(2, "if not seen:  # (else each is one the game sees: `Hiding.not_hidden`)")
         # (where one hide rule reads one stored status, `hidden_by_status` read off the object, in
         # the order the pass goes, rather than the cache, whose entries lie wherever their ids hash)
         em.line(3, "if hide_status is not None:")
         em.line(4, "if zone == 'battlefield' and o.statuses.get(hide_status, hide_default) == hide_value:")
-        em.line(5, hidden)
+        em.line(5, "continue")
         em.line(3, f"elif {em.hidden('oid')}:")
-        em.line(4, hidden)
+        em.line(4, "continue")
     for memo_local in em.memo.values():
         em.line(2, f"{memo_local} = UNSET")
-    for tests, local, sees_hidden in zip(tests_of, found, sees):
-        seen_only = ["not hidden"] if any(sees) and not sees_hidden else []
-        em.line(2, f"if {' and '.join(seen_only + tests[common:])}:")
-        em.line(3, f"{local}.append({em.ref(exempt if sees_hidden else chosen)})")
+    for tests, local in zip(tests_of, found):
+        em.line(2, f"if {' and '.join(tests[common:])}:")
+        em.line(3, f"{local}.append({em.ref(chosen)})")
     em.memo = None
     em.line(1, f"return ({''.join(local + ', ' for local in found)})")
     return em.function("check_pass", "eng, ids, seen=False", READING + ["env = {}", *ONE_HIDE_TEST])

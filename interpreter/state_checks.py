@@ -15,7 +15,8 @@ class StateChecks:
     tables hold them: `ClauseTables.state_checks`) in rounds, each round one batch, until a
     round changes nothing; a local check is made again only for the objects changed since the
     last round. With generated Python (`ClauseTables.check_pass`), the local checks are made
-    in one pass over those objects, and on a game's first check in
+    in one pass over those objects (those that see hidden objects in a second pass:
+    `made_again`), and on a game's first check in
     passes over their own selections' candidates, one pass for the checks whose candidates
     are the same (`first_choice`), each check's own selection still counted against the
     step's budget as if it were made alone.
@@ -80,14 +81,15 @@ class StateChecks:
                     seen_dirty = eng.hiding.not_hidden(dirty)
                 scope = seen_dirty
             # made again for the changed objects (those the game sees, unless it sees hidden
-            # ones), in one pass with the others (each check's choice then put in the game's
-            # order); on a first check, in a pass over its selection's candidates
+            # ones), in one pass with the others like it (`made_again`; each check's choice
+            # then put in the game's order); on a first check, in a pass over its selection's candidates
             # (`first_choice`); each check's own selection is still counted against the
             # step's budget as if made alone
             in_one_pass = local and fused is not None
             if in_one_pass and dirty is not None and chosen is None:
-                passed = fused.one_pass(eng, dirty, False) if fused.sees_hidden else fused.one_pass(eng, scope, True)
-                chosen = [eng.indexes.sort_refs(refs) for refs in passed]
+                if seen_dirty is None:
+                    seen_dirty = eng.hiding.not_hidden(dirty)
+                chosen = [eng.indexes.sort_refs(refs) for refs in self.made_again(fused, dirty, seen_dirty)]
             eng.dirty_scope = scope
             try:
                 if in_one_pass:
@@ -100,6 +102,25 @@ class StateChecks:
                 k, run_chosen = fused.bodies[position]
                 these = chosen[k] if dirty is not None else self.first_choice(fused, position, candidates, made)
                 run_chosen(eng, these, batch, cause)
+
+    def made_again(self, fused: Any, dirty: set[str], seen_dirty: set[str]) -> list:
+        """What the local checks choose made again for the changed objects (`dirty`), one list
+        per check in the passes' order: those that see no hidden object in one pass over the
+        changed objects the game sees (`seen_dirty`), those that see hidden ones in a pass over
+        every changed object, or, where each has a plan by value (`CheckPass.by_value`: such
+        as 800.4c's, the objects whose controller has left), over the changed objects among
+        those it gives, most often none."""
+        eng = self.eng
+        passed = list(fused.one_pass(eng, seen_dirty, True))
+        if fused.hidden_pass is not None:
+            plans = [fused.by_value[position] for position in fused.seeing]
+            found = [plan(eng) if plan is not None else None for plan in plans]
+            ids = dirty
+            if None not in found:
+                planned = set().union(*found)
+                ids = planned & dirty if len(planned) < len(dirty) else dirty & planned
+            passed += fused.hidden_pass(eng, ids)
+        return passed
 
     def first_choice(self, fused: Any, position: int, candidates: Any, made: dict) -> list:
         """What the check at `position` chooses on a game's first check (every object), in the
