@@ -30,7 +30,7 @@ from interpreter import fuzz, why
 from interpreter.budget import DEFAULT_SCALE, Budget
 from interpreter.rulebook import files_of, lineage, load_version, rules_path, set_rules_path, sources
 from interpreter.scenario import Outcome
-from interpreter.suite import collect, current_version, plan, run_all, unevaluated_expectations
+from interpreter.suite import collect, current_version, plan, run_all, unevaluated_expectations, unmodelled_steps
 from interpreter.trace import grouped_lines, show_value
 
 
@@ -257,10 +257,18 @@ def cmd_run(args) -> int:
 
 
 def unevaluated(cases, o: Outcome) -> list:
-    """Warnings for the `expect for NAME:` lines the run `o` did not evaluate because NAME is no
-    rulebook known by name (its scenario has no rules line; see `suite.unevaluated_expectations`)."""
+    """Warnings for the run `o`: the `expect for NAME:` lines it did not evaluate because NAME
+    is no rulebook known by name (its scenario has no rules line; see
+    `suite.unevaluated_expectations`), and the steps its rulebook has no block for
+    (`suite.unmodelled_steps`)."""
     case = next((c for c in cases if c.path == o.path and c.scenario.name == o.scenario), None)
-    return [] if case is None else unevaluated_expectations(case.scenario, o.version)
+    if case is None:
+        return []
+    try:
+        book = load_version(o.version)
+    except DiagnosticError:  # (its errors are the run's own, reported with it)
+        return unevaluated_expectations(case.scenario, o.version)
+    return unevaluated_expectations(case.scenario, o.version) + unmodelled_steps(case.scenario, book)
 
 
 def cmd_test(args) -> int:

@@ -76,6 +76,21 @@ def unevaluated_expectations(scn: ast.Scenario, under: str | None = None) -> lis
     return list(found.values())
 
 
+def unmodelled_steps(scn: ast.Scenario, book: Rulebook) -> list[Diagnostic]:
+    """Warnings for the script steps whose work is all done by blocks hooked to them, where
+    `book` hooks none there: a player leaving the game (800.4) under a rulebook with no block
+    run `during leaving the game` only stops taking turns. The run goes on (the rulebook may
+    leave that out on purpose: its notes say so); the step is not silently nothing."""
+    hooked = {c.hook.kind for rule in book.rules for c in rule.clauses if isinstance(c, ast.During)}
+    if "leaving the game" in hooked:
+        return []
+    return [Diagnostic("warning", f"no block of {book.version.id} runs when a player leaves the game: {step.player} "
+                                  "takes no more turns, and nothing else changes (what they own and control stays)",
+                       step.span, f"this rulebook does not model leaving the game ('phasing versions' shows its "
+                                  f"notes); run the scenario under a version that does")
+            for e in scn.entries if isinstance(e, ast.Script) for step in e.steps if isinstance(step, ast.PlayerLeaves)]
+
+
 def current_version() -> str:
     return available_versions()[-1]
 

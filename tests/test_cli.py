@@ -308,6 +308,39 @@ UNKNOWN_EXPECT_FOR = """scenario "an expectation for a name no rulebook has" {
 """
 
 
+LEAVING_UNDER = """scenario "Carol leaves" {
+  rules RULES
+  players Alice Bob Carol
+  turn 1 of Alice
+  permanent bear = "Grizzly Bears", controller Carol
+  script {
+    Carol leaves the game
+    expect bear.zone is ZONE
+  }
+}
+"""
+
+
+def test_leaving_the_game_under_a_rulebook_without_a_block_for_it_is_a_warning(tmp_path, capsys):
+    """2005-02-01 has no block run as a player leaves the game (800.4a came later): Carol's
+    bear stays on the battlefield. `check`, `test` and `run` say so at the step, as a warning
+    (exit 0: the rulebook leaves it out on purpose), rather than run it silently; under
+    2026-09-25 the bear leaves the game with its owner (800.4a), and nothing is said."""
+    scenario = tmp_path / "leaving.scenario"
+    scenario.write_text(LEAVING_UNDER.replace("RULES", "2005-02-01").replace("ZONE", "battlefield"))
+    for argv in (["check", str(scenario)], ["test", str(scenario)], ["run", str(scenario)]):
+        status = main(argv)
+        captured = capsys.readouterr()
+        assert status == 0, captured.err
+        assert (f"{scenario}:7:5: warning: no block of 2005-02-01 runs when a player leaves the game: "
+                "Carol takes no more turns") in captured.err, argv
+    scenario.write_text(LEAVING_UNDER.replace("RULES", "2026-09-25").replace("ZONE", "outside"))
+    for argv in (["check", str(scenario)], ["test", str(scenario)], ["run", str(scenario)]):
+        status = main(argv)
+        captured = capsys.readouterr()
+        assert status == 0 and "warning" not in captured.err, captured.err
+
+
 def test_an_expect_for_no_rulebook_has_is_a_warning_in_a_scenario_without_rules_line(tmp_path, capsys):
     """A scenario without a rules line runs under whatever it is given, so `expect for NAME:`
     with a NAME no version or variant has is no error, but its lines are never evaluated:
