@@ -336,8 +336,10 @@ class Actions:
                 raise self._illegal_target(found, decl, name, span)
         cause = Cause("card", found.name)
         self.engine.record("cast", player, f"casts {found.name}", cause)
-        if hold:
-            self.engine.store.add_to("stack", (found, player, names, span), cause)
+        if hold:  # (each target with its incarnation: one that changes zones before it resolves is a new object, 400.7)
+            objects = self.engine.game.objects
+            chosen = tuple(objects[name].incarnation for name in names)
+            self.engine.store.add_to("stack", (found, player, names, span, chosen), cause)
         else:
             self._resolve_spell(found, player, names)
 
@@ -348,8 +350,8 @@ class Actions:
         stack = self.engine.game.stack
         if not stack:
             raise _err("there is nothing on the stack to resolve", span, "put a spell there with 'hold'")
-        card, player, targets, _cast_at = self.engine.store.remove_at("stack", -1, Cause("card", stack[-1][0].name))
-        self._resolve_spell(card, player, targets)
+        card, player, targets, _cast_at, chosen = self.engine.store.remove_at("stack", -1, Cause("card", stack[-1][0].name))
+        self._resolve_spell(card, player, targets, chosen)
 
     @_action
     def choose_targets(self, card: str, targets: Sequence[str], *, span: Span) -> None:
@@ -387,14 +389,21 @@ class Actions:
                         "scenario a 'permanent' line")
             raise _err(f"\"{card.name}\" cannot be cast: casting {what} is not supported", span, hint)
 
-    def _resolve_spell(self, card: ast.Card, player: str, targets: tuple[str, ...]) -> None:
+    def _resolve_spell(self, card: ast.Card, player: str, targets: tuple[str, ...],
+                       chosen: tuple[int, ...] | None = None) -> None:
+        """`card` resolves, its targets checked again (608.2b): each must still be the object
+        it was when chosen (`chosen`: its incarnation then; one that has changed zones since
+        is a new object, 400.7) and still fit."""
         e = self.engine
         cause = Cause("card", card.name)
         env: dict = {"you": PlayerRef(player)}
         decls = targets_of(card)
         legal = 0
-        for decl, name in zip(decls, targets):
-            if e.legal_target(decl, name, env):
+        for position, (decl, name) in enumerate(zip(decls, targets)):
+            if chosen is not None and e.game.objects[name].incarnation != chosen[position]:
+                env[decl.var] = MISSING
+                e.record("fails", name, "is no longer a legal target: it changed zones, a new object (400.7)", cause)
+            elif e.legal_target(decl, name, env):
                 env[decl.var] = Obj(name)
                 legal += 1
             else:
