@@ -88,8 +88,10 @@ def change_line(e: Event, heads: dict[int, tuple[int, object]]) -> str:
     return f"{where}: {e.detail}, by {e.cause}"
 
 
-def answer(case: Case, oid: str, at: int | None, version: str | None = None) -> Answer | None:
-    """Why for object `oid` in one scenario (None: the scenario has no such object), under
+def answer(case: Case, oid: str, at: int | None, version: str | None = None,
+           names: set[str] | None = None) -> Answer | None:
+    """Why for object `oid` in one scenario (None: the scenario has no such object, and the
+    names of the objects it has, those made in play too, are added to `names`), under
     `version` (default: the newest version it names), at script step `at` only (None: all)."""
     book = load_version(version or home_versions(case)[-1]).with_cards(case.cards)
     problems = check_scenario(case.scenario, book)
@@ -102,6 +104,8 @@ def answer(case: Case, oid: str, at: int | None, version: str | None = None) -> 
     trace = tuple(engine.trace)
     known = oid in engine.game.objects or any(e.subject == oid for e in trace)
     if not known:
+        if names is not None:
+            names.update(engine.game.objects)
         return None
     skips = []
     for skip in engine.skips:
@@ -175,7 +179,7 @@ def explain(cases: list[Case], oid: str, at: int | None, version: str | None = N
 def guarded_answer(case: Case, oid: str, at: int | None, version: str | None, names: set[str]) -> Answer | None:
     """`answer`, also gathering the object names the scenario knows into `names`."""
     result: list[Answer | None] = []
-    guarded(lambda: result.append(answer(case, oid, at, version)))
+    guarded(lambda: result.append(answer(case, oid, at, version, names)))
     if result[0] is None:
         names.update(e.name for e in case.scenario.entries if isinstance(e, ast.PermanentDecl))
     return result[0]

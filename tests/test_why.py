@@ -182,3 +182,17 @@ scenario "an Aura goes along with the creature it enchants" {
             "amended by mine at mine.rules:10), joining the event caused by 702.26a untap-step-phasing") in out
     assert ("phased_out_under: none -> Alice, by as x.phase becomes out (702.26a untap-step-phasing), "
             "joining") in out  # (702.26a's clause is its own)
+
+
+def test_an_unknown_object_hint_lists_the_objects_made_in_play(tmp_path, capsys):
+    """The objects a scenario makes in play (a permanent spell that resolves: Banisher Priest)
+    can be asked about as the declared ones can, so the hint for an unknown name lists them too."""
+    scenario = tmp_path / "made.scenario"
+    scenario.write_text('scenario "made in play" {\n  players Alice Bob\n  turn 1 of Alice\n'
+                        '  permanent bear = "Grizzly Bears", controller Bob\n'
+                        '  script {\n    cast "Banisher Priest" by Alice targeting bear\n  }\n}\n')
+    status, _, err = why(capsys, str(scenario), "priest")
+    assert status == 1
+    assert "no object 'priest'" in err and "objects here: banisher_priest, bear" in err
+    status, out, _ = why(capsys, str(scenario), "banisher_priest")
+    assert status == 0 and "banisher_priest" in out
