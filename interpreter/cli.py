@@ -354,14 +354,16 @@ def cmd_show(args) -> int:
     book = reading.version_to_show(args.version)
     blocks = reading.select_blocks(book, args.blocks) if args.blocks else None
     cr = reading.read_cr(args.cr) if args.cr else None
-    if cr is not None:
-        reading.matching_cr(book, cr)
+    cr_note = reading.matching_cr(book, cr) if cr is not None else None
     if args.json:
         rules = blocks if blocks is not None else list(book.rules)
         emit_json({"version": book.version.id, "title": book.version.title, "cr": cr and cr.date,
+                   **({"cr_note": cr_note} if cr_note else {}),
                    "reconstructed": book.version.reconstructed, **reading.declarations_json(book),
                    "blocks": [{**reading.block_json(r, book), **({"cr": cr.text(r.id)} if cr else {})} for r in rules]})
         return 0
+    if cr_note:
+        say(f"# {cr_note}")
     if blocks is None:
         say(f"# {book.version.title or book.version.id}")
         if book.version.reconstructed is not None:

@@ -21,7 +21,7 @@ from dsl import ast
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span, close_names, did_you_mean
 from dsl.printer import item_lines
 from interpreter import compare
-from interpreter.rulebook import Rulebook, available_versions, load_version
+from interpreter.rulebook import Rulebook, available_versions, load_version, version_in_force
 
 
 # ------------------------------------------------------------------ blocks of one version
@@ -343,15 +343,26 @@ def version_date(book: Rulebook) -> str:
     return book.version.id
 
 
-def matching_cr(book: Rulebook, cr: CrText) -> None:
-    """An error unless the file is the release of the rulebook's version (or, for a variant,
-    of the version it is built on)."""
+def matching_cr(book: Rulebook, cr: CrText) -> str | None:
+    """An error unless the file is a release in force while the rulebook's version (or, for a
+    variant, the version it is built on) is this model's newest: its own release, or one
+    dated after it and before the next version (no version of this model is dated then: the
+    version stands for it). For such a later release, a note saying so; else None."""
     date = version_date(book)
     if date == cr.date:
-        return
+        return None
+    in_force = version_in_force(cr.date)
+    if in_force == date:
+        return (f"the Comprehensive Rules file is the release of {cr.date}; no version of this model is "
+                f"dated then, and {date}, the newest before it, stands for it")
     same = [v for v in available_versions() if v == cr.date]
-    hint = (f"that file goes with version {same[0]}: phasing show {same[0]} ... --cr {cr.path}" if same
-            else f"give the Comprehensive Rules file effective as of {date}")
+    if same:
+        hint = f"that file goes with version {same[0]}: phasing show {same[0]} ... --cr {cr.path}"
+    elif in_force is not None:
+        hint = (f"no version of this model is dated {cr.date}; {in_force}, the newest before it, stands "
+                f"for it: phasing show {in_force} ... --cr {cr.path}")
+    else:
+        hint = f"give the Comprehensive Rules file effective as of {date}"
     what = book.version.id if date == book.version.id else f"{book.version.id} (built on {date})"
     raise DiagnosticError(Diagnostic(
         "error", f"the Comprehensive Rules file is the release of {cr.date}, not of {what}",

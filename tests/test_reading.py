@@ -227,6 +227,25 @@ def test_cr_of_another_release_is_an_error_naming_both_dates(capsys):
     assert "phasing show 2026-09-25" in err  # the version that file goes with
 
 
+def test_cr_of_a_release_no_version_is_dated_goes_with_the_version_in_force(capsys, tmp_path):
+    """A release dated between two versions (2026-08-07: no version of this model has that
+    date) was in force while the older one (2025-02-07) was the newest: `show 2025-02-07 --cr`
+    takes it, with a line saying so; `show 2026-09-25 --cr` refuses it and names 2025-02-07."""
+    path = tmp_path / "cr.txt"
+    path.write_text("These rules are effective as of August 7, 2026.\n\n702.26g Made up.\n", encoding="utf-8")
+    status, out, err = run(capsys, "show", "2025-02-07", "702.26g", "--cr", str(path))
+    assert status == 0, err
+    assert out.startswith("# the Comprehensive Rules file is the release of 2026-08-07; no version of this model "
+                          "is dated then, and 2025-02-07, the newest before it, stands for it\n")
+    assert "  CR 702.26g: Made up." in out
+    status, out, err = run(capsys, "show", "2026-09-25", "702.26g", "--cr", str(path))
+    assert status == 1 and out == ""
+    assert "the Comprehensive Rules file is the release of 2026-08-07, not of 2026-09-25" in err
+    assert f"phasing show 2025-02-07 ... --cr {path}" in err
+    status, out, err = run(capsys, "show", "2025-02-07", "702.26g", "--cr", str(path), "--json")
+    assert status == 0 and '"cr_note": "the Comprehensive Rules file is the release of 2026-08-07;' in out
+
+
 def test_cr_with_a_variant_matches_the_version_it_is_built_on(capsys):
     # end-step-no-indirect extends end-step-phasing, which extends 2026-09-25
     status, out, err = run(capsys, "show", "end-step-no-indirect", "502.3", "--cr", str(CR))
