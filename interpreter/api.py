@@ -47,7 +47,8 @@ from interpreter.program import Program
 from interpreter.store import SETUP, store_of
 from interpreter.scenario import Outcome, build_game, scenario_versions, unknown_expectation_names
 from interpreter.trace import trace_json
-from interpreter.suite import SCENARIO_SUFFIX, Case, collect, current_version, run_all, unevaluated_expectations, unmodelled_steps
+from interpreter.suite import (SCENARIO_SUFFIX, Case, collect, current_version, expectations_off_the_rules_line, run_all,
+                               unevaluated_expectations, unmodelled_steps)
 
 __all__ = ["load", "new_game", "Actions", "run_file", "game_from_scenario", "check_paths", "default_suite", "outcome_json",
            "diagnostic_json", "files_without_scenarios", "os_error_diagnostic", "Engine", "DiagnosticError"]
@@ -343,6 +344,7 @@ def _check_scenarios(path: Path) -> list[Diagnostic]:
             problems.extend(d for d in unmodelled_steps(case.scenario, book) if d not in problems)  # (warnings)
         problems.extend(unknown_subrules_cited(case.scenario, books))
         problems.extend(unevaluated_expectations(case.scenario))  # (warnings)
+        problems.extend(expectations_off_the_rules_line(case.scenario))
     return problems + _unused_cards(cases)
 
 

@@ -76,6 +76,69 @@ def unevaluated_expectations(scn: ast.Scenario, under: str | None = None) -> lis
     return list(found.values())
 
 
+def expectations_off_the_rules_line(scn: ast.Scenario) -> list[Diagnostic]:
+    """For a scenario with a `rules` line, its `expect for NAME:` lines whose NAME is a
+    version or variant known by name but none of its rules (a name known by none is
+    `scenario.unknown_expectation_names`'s). Such lines judge only the runs of `--rules X`
+    that `judge_under` gives them: a version's, under `--rules NAME`; a variant's, under
+    NAME or a variant built on it. A version, or a variant judged only under variants built
+    on it, is a warning naming those runs (`phasing test` alone never evaluates the lines),
+    once, at the name on its first line. A variant the scenario runs under (its lineage
+    meets the rules line) is what `--rules NAME` is for, and nothing is said. A NAME no run
+    is judged by is an error at the name on every line: the lines are never evaluated."""
+    home = scenario_versions(scn)
+    if not home:
+        return []
+    case = Case(scn, "", ())
+    versions, variants = set(available_versions()), set(available_variants())
+    lines = [step for e in scn.entries if isinstance(e, ast.Script) for step in e.steps if isinstance(step, ast.Expect)]
+    rules = f"the rules line of this scenario names {', '.join(home)}"
+    problems: list[Diagnostic] = []
+    reached: dict[str, tuple[str, ...] | None] = {}
+    for step in lines:
+        for n, name in enumerate(step.versions):
+            if name in home or not (name in versions or name in variants):
+                continue
+            first = name not in reached
+            if first:
+                reached[name] = _judged_under(case, name, variants)
+            under = reached[name]
+            at = word_span(step.span, name, step.versions[:n].count(name))
+            if under is None:
+                continue
+            if not under:
+                base = lineage(name)[-1]
+                problems.append(Diagnostic(
+                    "error", f"'expect for {name}': never evaluated: no run of this scenario is judged by the expectations "
+                             f"for {name} ({name} is built on {base}, which its rules line does not name)",
+                    at, f"{rules}; add {name} to it, or remove the expectation"))
+            elif first:
+                count = sum(name in s.versions for s in lines)
+                what = "its expectation is" if count == 1 else f"its {count} expectations are"
+                problems.append(Diagnostic(
+                    "warning", f"'expect for {name}': {name} is not in the rules line of this scenario, so {what} "
+                               f"evaluated only when the scenario is run with {' or '.join(f'--rules {x}' for x in under)}",
+                    at, f"{rules}; add {name} to it to have 'phasing test' evaluate {'it' if count == 1 else 'them'}"))
+    return problems
+
+
+def _judged_under(case: Case, name: str, variants: set[str]) -> tuple[str, ...] | None:
+    """The rulebooks known by name whose `--rules` run of `case` is judged by the
+    expectations for `name` (`judge_under`); None when `name` is a variant the scenario runs
+    under by `--rules name`, or when a lineage does not load (its own errors say so)."""
+    chains: dict[str, tuple[str, ...]] = {}
+    for x in sorted(variants):
+        try:
+            chains[x] = lineage(x)
+        except DiagnosticError:
+            if x == name:
+                return None
+    if name in chains and judge_under(case, chains[name], "variant") == name:
+        return None
+    under = [name] if name not in chains and judge_under(case, (name,), "version") == name else []
+    return tuple(under + [x for x, chain in chains.items() if name in chain[1:] and judge_under(case, chain, "variant") == name])
+
+
 def unmodelled_steps(scn: ast.Scenario, book: Rulebook) -> list[Diagnostic]:
     """Warnings for the script steps whose work is all done by blocks hooked to them, where
     `book` hooks none there: a player leaving the game (800.4) under a rulebook with no block
@@ -86,8 +149,8 @@ def unmodelled_steps(scn: ast.Scenario, book: Rulebook) -> list[Diagnostic]:
         return []
     return [Diagnostic("warning", f"no block of {book.version.id} runs when a player leaves the game: {step.player} "
                                   "takes no more turns, and nothing else changes (what they own and control stays)",
-                       step.span, f"this rulebook does not model leaving the game ('phasing versions' shows its "
-                                  f"notes); run the scenario under a version that does")
+                       step.span, "this rulebook does not model leaving the game ('phasing versions' shows its "
+                                  "notes); run the scenario under a version that does")
             for e in scn.entries if isinstance(e, ast.Script) for step in e.steps if isinstance(step, ast.PlayerLeaves)]
 
 
@@ -168,16 +231,18 @@ def judge_under(case: Case, chain: tuple[str, ...], kind: str) -> str | None:
     Under a variant X built on version V, a scenario runs when its home versions include X,
     V or a variant between them; it is judged by the expectations for the first of
     X, ..., V it has `expect for` lines for, else by the first of them that is a home version.
-    Under a version X, every scenario runs: judged by X when X is a home version, else by its
-    nearest home version (the newest one older than X, else the oldest)."""
+    Under a version X, every scenario runs: judged by X when X is a home version or the
+    scenario has `expect for X` lines (they are written for X: X's own expectations are
+    those and the lines without `for`), else by its nearest home version (the newest one
+    older than X, else the oldest)."""
     home = home_versions(case)
     target = chain[0]
+    written = expected_for(case.scenario)
     if kind == "variant":
         if not set(chain) & set(home):
             return None
-        written = expected_for(case.scenario)
         return next((v for v in chain if v in written), None) or next(v for v in chain if v in home)
-    if target in home:
+    if target in home or target in written:
         return target
     dated = sorted(v for v in home if _dated(v))
     if not dated:
@@ -219,7 +284,8 @@ def run_case(case: Case, book: Rulebook, budget: Budget | None = None, judge: st
     the whole rulebook, and a scenario's check reads the declarations and cards, which
     deleting a block leaves as they are), so it is not checked again."""
     full = book.with_cards(case.cards)
-    problems = () if checked else check_scenario(case.scenario, full) + unknown_expectation_names(case.scenario, full)
+    problems = () if checked else check_scenario(case.scenario, full) + unknown_expectation_names(case.scenario, full) + [
+        d for d in expectations_off_the_rules_line(case.scenario) if d.kind == "error"]
     if problems:
         problems = under_rules(problems, book.version.id, home_versions(case))
         return Outcome(case.scenario.name, case.path, book.version.id, False, tuple(problems), (), (), {})

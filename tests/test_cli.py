@@ -372,6 +372,58 @@ def test_an_expect_for_no_rulebook_has_is_a_warning_in_a_scenario_without_rules_
     assert "warning" not in captured.err
     assert status == 1 and "FAIL expect bear.power is 3" in captured.out
 
+OFF_THE_RULES_LINE = """scenario "a phased-out token before and after the Commander 2017 update" {
+  cites 702.26d
+  rules RULES
+  players Alice Bob
+  permanent soldier = "Soldier Token", controller Alice, token
+  script {
+    cast "Slip Away" by Alice targeting soldier
+    expect for NAME: soldier.zone is nowhere
+    expect for NAME: soldier.phase is out
+  }
+}
+"""
+
+
+def test_an_expect_for_a_known_name_off_the_rules_line_is_a_warning_or_an_error(tmp_path, capsys):
+    """`expect for 2017-07-08` in a scenario whose rules line is 2017-08-25, 2026-09-25 is
+    evaluated only under --rules 2017-07-08 (702.26d: a phased-out token ceases to exist before
+    the Commander 2017 update): `check` warns at the name (exit 0), where it said "no problems
+    found". A variant built on none of the scenario's rules (end-step-phasing, on 2026-09-25,
+    for a scenario of 2017-08-25) would never be evaluated: an error at the name, in `check`
+    and in `test`. A variant built on one of them is what --rules runs it under: nothing is
+    said; one that only a variant of the line built on it is judged by is a warning naming it."""
+    scenario = tmp_path / "history.scenario"
+    scenario.write_text(OFF_THE_RULES_LINE.replace("RULES", "2017-08-25, 2026-09-25").replace("NAME", "2017-07-08"))
+    status = main(["check", str(scenario)])
+    captured = capsys.readouterr()
+    assert status == 0 and "no errors; 1 warning(s)" in captured.out, captured.err
+    assert (f"{scenario}:8:16: warning: 'expect for 2017-07-08': 2017-07-08 is not in the rules line of this "
+            "scenario, so its 2 expectations are evaluated only when the scenario is run with --rules 2017-07-08") in captured.err
+    assert "add 2017-07-08 to it" in captured.err
+    from interpreter import api
+
+    assert [(d.kind, d.span.line, d.span.column, d.span.end_column) for d in api.check_paths(str(scenario))] == [("warning", 8, 16, 26)]
+    scenario.write_text(OFF_THE_RULES_LINE.replace("RULES", "2017-08-25").replace("NAME", "end-step-phasing"))
+    for argv in (["check", str(scenario)], ["test", str(scenario)]):
+        status = main(argv)
+        captured = capsys.readouterr()
+        assert status == 1, argv
+        for line in (8, 9):
+            assert (f"{scenario}:{line}:16: error: 'expect for end-step-phasing': never evaluated: no run of this "
+                    "scenario is judged by the expectations for end-step-phasing (end-step-phasing is built on "
+                    "2026-09-25, which its rules line does not name)") in captured.err, argv
+    scenario.write_text(OFF_THE_RULES_LINE.replace("RULES", "2026-09-25").replace("NAME", "tokens-cease-again"))
+    status, out = run(capsys, "check", str(scenario))
+    assert status == 0 and "no problems found" in out
+    scenario.write_text(OFF_THE_RULES_LINE.replace("RULES", "end-step-no-indirect").replace("NAME", "end-step-phasing"))
+    status = main(["check", str(scenario)])
+    captured = capsys.readouterr()
+    assert status == 0 and "no errors; 1 warning(s)" in captured.out, captured.err
+    assert "evaluated only when the scenario is run with --rules end-step-no-indirect" in captured.err
+
+
 def _interrupted_after(seconds: float, *argv: str) -> subprocess.CompletedProcess:
     """Start `python -m interpreter.cli ARGV`, send it SIGINT (Ctrl-C) after `seconds`."""
     import signal

@@ -129,6 +129,39 @@ def test_under_a_version_every_scenario_runs_judged_by_its_nearest_home_version(
     assert "expectations of 2005-02-01" in out + err or "expectations of 2011-02-04" in out + err
 
 
+OFF_THE_RULES_LINE = """scenario "a phased-out token before and after the Commander 2017 update" {
+  cites 702.26d
+  rules 2017-08-25, 2026-09-25
+  players Alice Bob
+  permanent soldier = "Soldier Token", controller Alice, token
+  script {
+    cast "Slip Away" by Alice targeting soldier
+    expect for 2017-07-08: soldier.zone is nowhere
+    expect for 2017-08-25, 2026-09-25: soldier.zone is battlefield
+  }
+}
+"""
+
+
+def test_expectations_for_a_version_off_the_rules_line_judge_a_run_under_it(tmp_path, capsys):
+    """A scenario written for 2017-08-25 and 2026-09-25 with a line for 2017-07-08, where a
+    phased-out token ceases to exist (702.26d before the Commander 2017 update): under
+    --rules 2017-07-08 the line for 2017-07-08 judges it, and it passes. It used to be judged
+    by 2017-08-25's lines ("changed by 2017-07-08") with the line for 2017-07-08 never read.
+    A version it has no lines for is still judged by its nearest home version."""
+    path = tmp_path / "token.scenario"
+    path.write_text(OFF_THE_RULES_LINE, encoding="utf-8")
+    status, out, err = run(capsys, "test", path, "--rules", "2017-07-08", "-v")
+    assert status == 0, out + err
+    assert "PASS a phased-out token before and after the Commander 2017 update [2017-07-08]" in out
+    [outcome] = api.run_file(path, rules="2017-07-08")
+    assert (outcome.judge, outcome.expectations) == ("", (("soldier.zone is nowhere", True),))
+    status, out, err = run(capsys, "test", path, "--rules", "2016-07-22", "-v")
+    assert status == 1
+    assert "[2016-07-22, expectations of 2017-08-25]" in out
+    assert "(expected under 2017-08-25, changed by 2016-07-22)" in err
+
+
 def test_run_under_a_version_folder(capsys):
     status, out, err = run(capsys, "run", TOUR, "--rules", RULES_ROOT / "2026-09-25")
     assert status == 0, err
