@@ -101,6 +101,18 @@ def test_800_4c_arrives_after_2011():
     assert load_version("2011-02-04").rule("default-controller-left") is None
 
 
+def test_800_4c_names_the_default_controller_only_from_2020():
+    """CR 800.4c of 2015-01-23..2018-07-13 exiles an object that entered the battlefield under
+    a player who has left; 2020-08-07 first words it as the player who controlled it by
+    default. The same player in this model, so 2020-08-07 rewords the block and nothing else."""
+    for older in ("2015-01-23", "2017-09-29", "2018-07-13"):
+        summary = load_version(older).rule("default-controller-left").summary
+        assert "default" not in summary and "came onto the battlefield under" in summary, older
+    assert "default controller" in load_version("2020-08-07").rule("default-controller-left").summary
+    assert kinds("2018-07-13", "2020-08-07")["default-controller-left"] == ("reworded",)
+    assert "changed" in kinds("2017-09-29", "2018-07-13")["default-controller-left"]  # 702.25m's pointer
+
+
 def test_diff_command_prints_the_support_renumbering(capsys):
     from interpreter.cli import main
 
