@@ -101,6 +101,32 @@ def test_800_4c_arrives_after_2011():
     assert load_version("2011-02-04").rule("default-controller-left") is None
 
 
+def test_800_4c_names_the_default_controller_only_from_2020():
+    """CR 800.4c of 2015-01-23..2018-07-13 exiles an object that entered the battlefield under
+    a player who has left; 2020-08-07 first words it as the player who controlled it by
+    default. The same player in this model, so 2020-08-07 rewords the block and nothing else."""
+    for older in ("2015-01-23", "2017-09-29", "2018-07-13"):
+        summary = load_version(older).rule("default-controller-left").summary
+        assert "default" not in summary and "came onto the battlefield under" in summary, older
+    assert "default controller" in load_version("2020-08-07").rule("default-controller-left").summary
+    assert kinds("2018-07-13", "2020-08-07")["default-controller-left"] == ("reworded",)
+    assert "changed" in kinds("2017-09-29", "2018-07-13")["default-controller-left"]  # 702.25m's pointer
+
+
+def test_2005_support_rules_keep_their_slugs_into_2009():
+    """2005's 216.3 (a token outside play ceases to exist) is the rule 704.5d became, and its
+    418.3a (a resolved effect lasts as long as it says) is 611.2a's subject (610.2a in the
+    reconstructed 2009-07-10): one slug each, so diff reports a renumbering, not a removal and
+    an addition."""
+    found = {c.slug: c for c in rulebook_diff(load_version("2005-02-01"), load_version("2009-07-10"))}
+    for slug, old, new in (("token-outside-battlefield", "216.3", "704.5d"), ("stated-duration", "418.3a", "610.2a")):
+        assert "renumbered" in found[slug].kinds and "added" not in found[slug].kinds, slug
+        assert (found[slug].a_id, found[slug].b_id) == (old, new)
+    assert "token-outside-play" not in found and "until-your-next-turn" not in found
+    rule = load_version("2011-02-04").rule("611.2a")
+    assert rule.slug == "stated-duration" and rule.summary.startswith("An effect from a resolved spell or ability lasts as long as it says")
+
+
 def test_diff_command_prints_the_support_renumbering(capsys):
     from interpreter.cli import main
 
