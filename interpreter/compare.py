@@ -271,7 +271,29 @@ class ScenarioDiff:
 def playable(o: Outcome) -> bool:
     """False when a scenario could not be played at all under a version (it names a status,
     zone or action that version does not have): that is not a difference in behaviour."""
-    return not any(" (at step " not in f.message and not f.message.startswith("expected") for f in o.failures)
+    return cannot_run(o) is None
+
+
+@attrs.frozen
+class NotRun:
+    """A scenario that could not be played at all under one rulebook (its cards or script use
+    a status, verb or zone that rulebook does not have): the first error that stopped it from
+    running. Such a scenario is compared with nothing: it is left out of the count and listed."""
+
+    scenario: str
+    path: str
+    version: str
+    message: str
+
+    def to_json(self) -> dict:
+        return {"scenario": self.scenario, "file": self.path, "version": self.version, "error": self.message}
+
+
+def cannot_run(o: Outcome) -> NotRun | None:
+    """Why a scenario could not be played under a version, if it could not (an error not met
+    at a step of its script, and no expectation): None when it was played."""
+    found = next((f for f in o.failures if " (at step " not in f.message and not f.message.startswith("expected")), None)
+    return None if found is None else NotRun(o.scenario, o.path, o.version, found.message)
 
 
 def _check(book: Rulebook) -> bool:
@@ -348,11 +370,14 @@ def candidates_of(a: Rulebook, b: Rulebook, blocks: list[BlockChange] | None = N
 
 
 def behaviour_diff(a: Rulebook, b: Rulebook, cases: list[Case], budget: Budget | None = None,
-                   explain: bool = True, stopped: list[BudgetStop] | None = None) -> list[ScenarioDiff]:
+                   explain: bool = True, stopped: list[BudgetStop] | None = None,
+                   not_run: list[NotRun] | None = None) -> list[ScenarioDiff]:
     """The scenarios that end differently under `a` and `b`, each step within `budget`; with
     `explain`, each names the changes of `b` that account for it (see `account`). A run the
     budget stopped tells nothing of either rulebook: it is no difference and no sameness, and
-    is added to `stopped` (when given) for the caller to report."""
+    is added to `stopped` (when given) for the caller to report. A scenario that cannot be
+    played under one of them (or either) is not compared either: why, under each that cannot
+    play it, is added to `not_run` (when given)."""
     common = set(a.statuses) & set(b.statuses)
     candidates = None
     found = []
@@ -363,7 +388,10 @@ def behaviour_diff(a: Rulebook, b: Rulebook, cases: list[Case], budget: Budget |
             if stopped is not None:
                 stopped.extend(stops)
             continue
-        if not (playable(oa) and playable(ob)):
+        failed = [n for o in (oa, ob) if (n := cannot_run(o)) is not None]
+        if failed:
+            if not_run is not None:
+                not_run.extend(failed)
             continue
         fa, fb = comparable(oa, common), comparable(ob, common)
         fields = differences(fa, fb)
