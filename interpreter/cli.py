@@ -392,6 +392,7 @@ def cmd_history(args) -> int:
         else:
             words = {"renumbered": f"renumbered {stage.since_id} -> {stage.rule.id}",
                      "reworded": "summary reworded", "changed": "MEANING CHANGED",
+                     "follows": f"order follows {', '.join(stage.follows)} (same meaning)",
                      reading.REFERENCES: "only the ids it refers to renumbered (same meaning)"}
             change = ", ".join(words.get(k, k) for k in stage.changes) or "printed the same"
             if "reworded" in stage.changes and "changed" not in stage.changes:
@@ -522,14 +523,16 @@ def cmd_diff(args) -> int:
         say("  no block differs")
     for c in blocks:
         ids = f"{c.a_id or '-'} -> {c.b_id or '-'}" if c.a_id or c.b_id else ""
-        say(f"  {c.slug:<34} {', '.join(c.kinds):<28} {ids}")
+        shown = [f"order follows {', '.join(c.follows)}" if k == "follows" else k for k in c.kinds]
+        say(f"  {c.slug:<34} {', '.join(shown):<28} {ids}")
         if "reworded" in c.kinds or c.kinds in (("added",), ("removed",)) and c.a_summary != c.b_summary:
             if c.a_summary:
                 say(f"      {A}: {c.a_summary}")
             if c.b_summary:
                 say(f"      {B}: {c.b_summary}")
         for clause in c.clauses:
-            say(f"      clause {clause.kind}: {clause.name}")
+            kind = f"changed to follow {', '.join(clause.follows)}" if clause.kind == "follows" else clause.kind
+            say(f"      clause {kind}: {clause.name}")
             for mark, text in (("-", clause.a_text), ("+", clause.b_text)):
                 for line in (text or "").splitlines():
                     say(f"        {mark} {line}")
