@@ -394,6 +394,7 @@ def cmd_history(args) -> int:
         else:
             words = {"renumbered": f"renumbered {stage.since_id} -> {stage.rule.id}",
                      "reworded": "summary reworded", "changed": "MEANING CHANGED",
+                     "follows": f"order follows {', '.join(stage.follows)} (same meaning)",
                      reading.REFERENCES: "only the ids it refers to renumbered (same meaning)"}
             change = ", ".join(words.get(k, k) for k in stage.changes) or "printed the same"
             if "reworded" in stage.changes and "changed" not in stage.changes:
@@ -455,6 +456,41 @@ def say_budget_stops(stopped) -> None:
         say(f"  {s.scenario} ({Path(s.path).name}) under {s.version}: {s.message}")
 
 
+def _not_run_groups(not_run, a: str, b: str) -> dict[tuple[str | None, str], list[tuple[str, str]]]:
+    """The scenarios `a` or `b` (or each) cannot play, grouped by the one that plays them (None:
+    neither) and why the other cannot (the first error, and the rulebook it comes from):
+    {(plays them, why): [(scenario, file)]}, groups and scenarios in the order met."""
+    by_case: dict[tuple[str, str], dict[str, str]] = {}
+    for n in not_run:
+        by_case.setdefault((n.scenario, n.path), {})[n.version] = n.message
+    groups: dict[tuple[str | None, str], list[tuple[str, str]]] = {}
+    for case, errors in by_case.items():
+        if len(errors) == 1 and a != b:
+            (version, message), = errors.items()
+            key = (b if version == a else a, f"under {version}: {message}")
+        elif len(set(errors.values())) == 1:
+            key = (None, f"under each: {next(iter(errors.values()))}")
+        else:
+            key = (None, "; ".join(f"under {v}: {m}" for v, m in errors.items()))
+        groups.setdefault(key, []).append(case)
+    return groups
+
+
+def say_not_run(groups) -> None:
+    """The scenarios a diff could not compare because one rulebook (or each) cannot play them,
+    by the one that can and why the other cannot: written for other rules, they are no failure."""
+    if not groups:
+        return
+    total = sum(len(g) for g in groups.values())
+    say()
+    say(f"Not compared, as a rulebook cannot play them ({total} scenario{'' if total == 1 else 's'}):")
+    for (only, reason), group in groups.items():
+        head = f"only under {only}" if only is not None else "under neither"
+        say(f"  {len(group)} run {head}; {reason}")
+        for scenario, path in group:
+            say(f"    {scenario} ({Path(path).name})")
+
+
 def cmd_diff(args) -> int:
     a, b = load_version(args.a), load_version(args.b)
     paths = args.paths or [api.default_suite()]
@@ -464,16 +500,21 @@ def cmd_diff(args) -> int:
         raise DiagnosticError(problems)
     blocks = compare.rulebook_diff(a, b)
     stopped: list = []  # runs the budget stopped: they compare nothing, and make the diff fail
-    scenarios = compare.behaviour_diff(a, b, cases, budget=args.budget, stopped=stopped)
+    not_run: list = []  # scenarios one of them (or each) cannot play: written for other rules, no failure
+    scenarios = compare.behaviour_diff(a, b, cases, budget=args.budget, stopped=stopped, not_run=not_run)
     witness = compare.search_witness(a, b, args.search, budget=args.budget) if args.search else None
+    A, B = a.version.id, b.version.id
+    groups = _not_run_groups(not_run, A, B)
     differs = bool(blocks or scenarios or witness)
     status = 1 if stopped or (args.exit_code and differs) else 0
+    left_out = {(s.path, s.scenario) for s in stopped} | {(n.path, n.scenario) for n in not_run}
+    compared = len(cases) - len(left_out)
     if args.json:
         emit_json({"rules": [c.to_json() for c in blocks], "scenarios": [s.to_json() for s in scenarios],
+                   "compared": compared, "cannot_run": [n.to_json() for n in not_run],
                    "witness": witness, "differs": differs,
                    **({"stopped_by_budget": [s.to_json() for s in stopped]} if stopped else {})})
         return status
-    A, B = a.version.id, b.version.id
     kinds = {c.slug: [k for k in c.kinds if k in ("added", "removed", "changed")] for c in blocks}
 
     def change_of(slug: str) -> str:
@@ -484,23 +525,29 @@ def cmd_diff(args) -> int:
         say("  no block differs")
     for c in blocks:
         ids = f"{c.a_id or '-'} -> {c.b_id or '-'}" if c.a_id or c.b_id else ""
-        say(f"  {c.slug:<34} {', '.join(c.kinds):<28} {ids}")
+        shown = [f"order follows {', '.join(c.follows)}" if k == "follows" else k for k in c.kinds]
+        say(f"  {c.slug:<34} {', '.join(shown):<28} {ids}")
         if "reworded" in c.kinds or c.kinds in (("added",), ("removed",)) and c.a_summary != c.b_summary:
             if c.a_summary:
                 say(f"      {A}: {c.a_summary}")
             if c.b_summary:
                 say(f"      {B}: {c.b_summary}")
         for clause in c.clauses:
-            say(f"      clause {clause.kind}: {clause.name}")
+            kind = f"changed to follow {', '.join(clause.follows)}" if clause.kind == "follows" else clause.kind
+            say(f"      clause {kind}: {clause.name}")
             for mark, text in (("-", clause.a_text), ("+", clause.b_text)):
                 for line in (text or "").splitlines():
                     say(f"        {mark} {line}")
     if any(c.clauses for c in blocks):
         say(f"  (clause lines: - as in {A}, + as in {B})")
     say()
-    played = len(cases) - len({(s.path, s.scenario) for s in stopped})
-    say(f"Behaviour: {len(scenarios)} of {played} scenarios end differently"
-        + (f" ({len(cases) - played} not compared: stopped by the budget)" if stopped else ""))
+    parts = {"stopped by the budget": len({(s.path, s.scenario) for s in stopped})} if stopped else {}
+    for (only, _reason), group in groups.items():
+        words = f"run only under {only}" if only is not None else "run under neither"
+        parts[words] = parts.get(words, 0) + len(group)
+    reasons = next(iter(parts)) if len(parts) == 1 else ", ".join(f"{n} {words}" for words, n in parts.items())
+    say(f"Behaviour: {len(scenarios)} of {compared} scenarios end differently"
+        + (f" ({len(left_out)} not compared: {reasons})" if left_out else ""))
     for s in scenarios:
         say(f"  {s.scenario} ({Path(s.path).name})")
         for key, va, vb in s.fields:
@@ -514,6 +561,7 @@ def cmd_diff(args) -> int:
             say(f"      also changed by: {', '.join(map(change_of, s.changed_by))}: made alone in {A}, "
                 "changes its outcome, but not to " + B + "'s")
     say_budget_stops(stopped)
+    say_not_run(groups)
     if args.search:
         say()
         if witness is None:

@@ -38,11 +38,14 @@ class ClauseChange:
     under each rulebook (None where it has none). `key` says what the clause is about (its
     kind and hook or pattern), which is how the clauses of the two blocks are aligned."""
 
-    kind: str  # added, removed, changed (or reordered: the same clauses in another order)
+    kind: str  # added, removed, changed, follows (or reordered: the same clauses in another order)
     key: str
     a_text: str | None
     b_text: str | None
     label: str | None = None  # the clause's label (`clause NAME: ...`), where it has one
+    # for an `order` clause that only takes in blocks added in B or drops blocks removed from
+    # A (kind `follows`): those blocks, `added ID` (B's id) and `removed ID` (A's id)
+    follows: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -53,7 +56,7 @@ class ClauseChange:
 @attrs.frozen
 class BlockChange:
     slug: str
-    kinds: tuple[str, ...]  # added, removed, renumbered, reworded, changed
+    kinds: tuple[str, ...]  # added, removed, renumbered, reworded, changed, follows
     a_id: str | None
     b_id: str | None
     a_summary: str | None = None
@@ -62,8 +65,14 @@ class BlockChange:
 
     @property
     def of_meaning(self) -> bool:
-        """Does this change alter what the rules do (not only a block's number or summary)?"""
+        """Does this change alter what the rules do (not only a block's number or summary, or
+        an `order` that follows blocks added or removed)?"""
         return bool({"added", "removed", "changed"} & set(self.kinds))
+
+    @property
+    def follows(self) -> tuple[str, ...]:
+        """The blocks added or removed that this block's `order` clauses follow (`added ID`, `removed ID`)."""
+        return tuple(f for c in self.clauses for f in c.follows)
 
     def to_json(self) -> dict:
         return attrs.asdict(self)
@@ -124,21 +133,53 @@ def clause_key(clause: ast.Node) -> str:
     return type(clause).__name__
 
 
+def order_follows(ca: ast.Node, a: Rulebook, cb: ast.Node, b: Rulebook) -> tuple[str, ...]:
+    """When two versions of an `order` clause (the same hook) differ only in that B's takes in
+    blocks B adds (A has no block with their slug) and drops blocks B removes, the others
+    listed in the same order: those blocks, `added ID` (B's id) and `removed ID` (A's id).
+    Such an order follows the blocks that came or went; the block that holds it means the
+    same. () for any other change."""
+    if not (isinstance(ca, ast.Order) and isinstance(cb, ast.Order) and ca.hook == cb.hook):
+        return ()
+    slugs_a, slugs_b = {r.id: r.slug for r in a.rules}, {r.id: r.slug for r in b.rules}
+    listed_a = [(r, slugs_a.get(r, r)) for r in ca.rules]
+    listed_b = [(r, slugs_b.get(r, r)) for r in cb.rules]
+    taken = [(r, s) for r, s in listed_b if s not in {s for _r, s in listed_a}]
+    dropped = [(r, s) for r, s in listed_a if s not in {s for _r, s in listed_b}]
+    if not (taken or dropped):
+        return ()
+    new = {s for _r, s in taken}
+    gone = {s for _r, s in dropped}
+    if new & set(slugs_a.values()) or not new <= set(slugs_b.values()):  # a block A has too, or none of B's
+        return ()
+    if gone & set(slugs_b.values()) or not gone <= set(slugs_a.values()):
+        return ()
+    if [s for _r, s in listed_a if s not in gone] != [s for _r, s in listed_b if s not in new]:
+        return ()  # the blocks both have are listed in another order
+    return tuple(f"added {r}" for r, _s in taken) + tuple(f"removed {r}" for r, _s in dropped)
+
+
 def clause_diff(rule_a: ast.Rule, a: Rulebook, rule_b: ast.Rule, b: Rulebook) -> tuple[ClauseChange, ...]:
     """The clauses of two versions of a block that differ. Clauses with the same label on both
     sides are each other's versions; the rest are aligned by `clause_key` (references to
     other blocks compared by slug, so renumbering alone is no change); among clauses with the
     same key, identical ones pair first, then the rest in order. A label takes no part in
-    what a clause means: a clause only labelled, or relabelled, is no change."""
+    what a clause means: a clause only labelled, or relabelled, is no change. An `order`
+    clause changed only to take in blocks added in B, or to drop blocks removed, is of kind
+    `follows` (see `order_follows`), not `changed`."""
     plain_a, plain_b = _by_slug(a), _by_slug(b)
     found, removed, added = [], [], []
+
+    def changed(key: str, ca: ast.Node, cb: ast.Node, label: str | None) -> ClauseChange:
+        blocks = order_follows(ca, a, cb, b)
+        return ClauseChange("follows" if blocks else "changed", key, _text(ca), _text(cb), label, blocks)
+
     by_label = {c.label: c for c in rule_b.clauses if c.label is not None}
     paired = [(ca, by_label[ca.label]) for ca in rule_a.clauses if ca.label is not None and ca.label in by_label]
     for ca, cb in paired:
         if clause_lines(plain_a(ca)) != clause_lines(plain_b(cb)):
             key_a, key_b = clause_key(plain_a(ca)), clause_key(plain_b(cb))
-            found.append(ClauseChange("changed", key_a if key_a == key_b else f"{key_a} -> {key_b}",
-                                      _text(ca), _text(cb), cb.label))
+            found.append(changed(key_a if key_a == key_b else f"{key_a} -> {key_b}", ca, cb, cb.label))
     rest_a = [c for c in rule_a.clauses if not any(c is p for p, _q in paired)]
     rest_b = [c for c in rule_b.clauses if not any(c is q for _p, q in paired)]
 
@@ -158,7 +199,7 @@ def clause_diff(rule_a: ast.Rule, a: Rulebook, rule_b: ast.Rule, b: Rulebook) ->
                 left.remove(entry)
                 right.remove(match)
         for (_la, ca), (_lb, cb) in zip(left, right):
-            found.append(ClauseChange("changed", key, _text(ca), _text(cb), cb.label or ca.label))
+            found.append(changed(key, ca, cb, cb.label or ca.label))
         removed += [(key, c) for _lines, c in left[len(right):]]
         added += [(key, c) for _lines, c in right[len(left):]]
     # A clause whose hook or pattern changed: the one clause of its kind left on each side.
@@ -201,10 +242,11 @@ def rulebook_diff(a: Rulebook, b: Rulebook) -> list[BlockChange]:
             kinds.append("reworded")
         clauses = ()
         if _meaning(rule_a, a) != _meaning(rule_b, b):
-            kinds.append("changed")
             clauses = clause_diff(rule_a, a, rule_b, b) or (  # the same clauses, in another order
                 ClauseChange("reordered", "the order of its clauses", "\n".join(clause_lines(c)[0] for c in rule_a.clauses),
                              "\n".join(clause_lines(c)[0] for c in rule_b.clauses)),)
+            # only an `order` that takes in blocks added (or drops blocks removed): the same meaning
+            kinds.append("follows" if all(c.kind == "follows" for c in clauses) else "changed")
         if kinds:
             changes.append(BlockChange(slug, tuple(kinds), rule_a.id, rule_b.id, rule_a.summary, rule_b.summary, clauses))
     for kind, table_a, table_b in (("status", a.statuses, b.statuses), ("verb", a.verbs, b.verbs), ("zone", a.zones, b.zones)):
@@ -271,7 +313,29 @@ class ScenarioDiff:
 def playable(o: Outcome) -> bool:
     """False when a scenario could not be played at all under a version (it names a status,
     zone or action that version does not have): that is not a difference in behaviour."""
-    return not any(" (at step " not in f.message and not f.message.startswith("expected") for f in o.failures)
+    return cannot_run(o) is None
+
+
+@attrs.frozen
+class NotRun:
+    """A scenario that could not be played at all under one rulebook (its cards or script use
+    a status, verb or zone that rulebook does not have): the first error that stopped it from
+    running. Such a scenario is compared with nothing: it is left out of the count and listed."""
+
+    scenario: str
+    path: str
+    version: str
+    message: str
+
+    def to_json(self) -> dict:
+        return {"scenario": self.scenario, "file": self.path, "version": self.version, "error": self.message}
+
+
+def cannot_run(o: Outcome) -> NotRun | None:
+    """Why a scenario could not be played under a version, if it could not (an error not met
+    at a step of its script, and no expectation): None when it was played."""
+    found = next((f for f in o.failures if " (at step " not in f.message and not f.message.startswith("expected")), None)
+    return None if found is None else NotRun(o.scenario, o.path, o.version, found.message)
 
 
 def _check(book: Rulebook) -> bool:
@@ -348,11 +412,14 @@ def candidates_of(a: Rulebook, b: Rulebook, blocks: list[BlockChange] | None = N
 
 
 def behaviour_diff(a: Rulebook, b: Rulebook, cases: list[Case], budget: Budget | None = None,
-                   explain: bool = True, stopped: list[BudgetStop] | None = None) -> list[ScenarioDiff]:
+                   explain: bool = True, stopped: list[BudgetStop] | None = None,
+                   not_run: list[NotRun] | None = None) -> list[ScenarioDiff]:
     """The scenarios that end differently under `a` and `b`, each step within `budget`; with
     `explain`, each names the changes of `b` that account for it (see `account`). A run the
     budget stopped tells nothing of either rulebook: it is no difference and no sameness, and
-    is added to `stopped` (when given) for the caller to report."""
+    is added to `stopped` (when given) for the caller to report. A scenario that cannot be
+    played under one of them (or either) is not compared either: why, under each that cannot
+    play it, is added to `not_run` (when given)."""
     common = set(a.statuses) & set(b.statuses)
     candidates = None
     found = []
@@ -363,7 +430,10 @@ def behaviour_diff(a: Rulebook, b: Rulebook, cases: list[Case], budget: Budget |
             if stopped is not None:
                 stopped.extend(stops)
             continue
-        if not (playable(oa) and playable(ob)):
+        failed = [n for o in (oa, ob) if (n := cannot_run(o)) is not None]
+        if failed:
+            if not_run is not None:
+                not_run.extend(failed)
             continue
         fa, fb = comparable(oa, common), comparable(ob, common)
         fields = differences(fa, fb)

@@ -155,6 +155,7 @@ class Stage:
     changes: tuple[str, ...]  # from the stage before: renumbered, reworded, changed, ...; () for the first
     since: str | None  # the version compared with (the last one before this stage that had the block)
     since_id: str | None  # the block's id there
+    follows: tuple[str, ...] = ()  # with the change `follows`: the blocks added or removed its `order` follows
 
     @property
     def dates(self) -> str:
@@ -163,6 +164,7 @@ class Stage:
     def to_json(self) -> dict:
         return {"versions": list(self.versions), "from": self.versions[0], "to": self.versions[-1],
                 "changes": list(self.changes), "since": self.since, "since_id": self.since_id,
+                "follows": list(self.follows),
                 **block_json(self.rule)}
 
 
@@ -212,6 +214,7 @@ def history(slug: str, versions: list[str] | None = None) -> History:
             stages[-1] = attrs.evolve(stages[-1], versions=stages[-1].versions + (version,))
         else:
             changes: tuple[str, ...] = ()
+            change = None
             if previous is not None:
                 change = next((c for c in compare.rulebook_diff(previous[0], book) if c.slug == slug), None)
                 changes = change.kinds if change else (
@@ -219,7 +222,7 @@ def history(slug: str, versions: list[str] | None = None) -> History:
                 if _labels(rule) != _labels(previous[1]) and "changed" not in changes:  # (else: said already)
                     changes += (LABELS,)
             since = (previous[0].version.id, previous[1].id) if previous else (None, None)
-            stages.append(Stage((version,), rule, changes, *since))
+            stages.append(Stage((version,), rule, changes, *since, follows=change.follows if change else ()))
         previous, gap = (book, rule), False
     return History(slug, tuple(stages), tuple(absent))
 

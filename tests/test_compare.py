@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from dsl.parser import parse
@@ -142,3 +143,90 @@ def test_diff_shows_a_zone_declared_in_one_version_only():
     found = {c.slug: c for c in rulebook_diff(load_version("2005-02-01"), load_version("2011-02-04"))}
     assert found["zone phased_out"].kinds == ("removed",)
     assert found["zone phased_out"].a_summary == "zone phased_out keeps all"
+
+
+# ------------------------------------------------------------------ scenarios a rulebook cannot play
+
+OUBLIETTE = """\
+scenario "Oubliette phases a creature out until it leaves" {
+  cites 610.4
+  rules 2018-07-13, 2020-08-07
+  players Alice Bob
+  turn 1 of Alice
+  permanent bear = "Grizzly Bears", controller Bob
+  script {
+    cast "Oubliette" by Alice targeting bear
+    expect bear.phase is out
+  }
+}
+"""
+
+
+def test_a_scenario_one_rulebook_cannot_play_is_not_counted_as_compared(tmp_path):
+    """Oubliette phases out until it leaves (610.4, from CR 2020-08-07): 2018-07-13 has no such
+    action, so the scenario cannot run there. It is left out of the comparison and reported,
+    with the rulebook that cannot play it and why."""
+    path = tmp_path / "oubliette.scenario"
+    path.write_text(OUBLIETTE)
+    not_run: list = []
+    found = behaviour_diff(load_version("2018-07-13"), load_version("2020-08-07"), load_cases([path]), not_run=not_run)
+    assert found == []
+    assert [(n.scenario, n.version, n.message) for n in not_run] == [
+        ("Oubliette phases a creature out until it leaves", "2018-07-13", "unknown action 'phase_out_until'")]
+
+
+def test_diff_counts_only_what_it_compared_and_lists_what_one_side_cannot_play(tmp_path, capsys):
+    """`diff 2018-07-13 2020-08-07` on an Oubliette scenario (610.4) said `0 of 1 scenarios end
+    differently`: the scenario never ran under 2018-07-13. It is now out of the count and listed
+    as running only under 2020-08-07; being written for later rules is no failure (exit 0), but
+    the rulebooks that part them differ in text, which --exit-code counts."""
+    from interpreter.cli import main
+
+    path = tmp_path / "oubliette.scenario"
+    path.write_text(OUBLIETTE)
+    assert main(["diff", "2018-07-13", "2020-08-07", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "Behaviour: 0 of 0 scenarios end differently (1 not compared: run only under 2020-08-07)" in out
+    assert "Not compared, as a rulebook cannot play them (1 scenario):" in out
+    assert "  1 run only under 2020-08-07; under 2018-07-13: unknown action 'phase_out_until'" in out
+    assert "    Oubliette phases a creature out until it leaves (oubliette.scenario)" in out
+    assert main(["diff", "2018-07-13", "2020-08-07", str(path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["compared"] == 0 and data["scenarios"] == []
+    assert data["cannot_run"] == [{"scenario": "Oubliette phases a creature out until it leaves", "file": str(path),
+                                   "version": "2018-07-13", "error": "unknown action 'phase_out_until'"}]
+    assert main(["diff", "2018-07-13", "2020-08-07", str(path), "--exit-code"]) == 1  # (their rule text differs)
+    capsys.readouterr()
+    # the same scenario under two rulebooks that both play it is compared (and ends the same)
+    assert main(["diff", "2020-08-07", "2021-04-22", str(path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["compared"] == 1 and data["cannot_run"] == []
+
+
+def test_the_610_4_scenarios_of_the_suite_run_only_from_2020(capsys):
+    """2020-08-07's main new rule, phasing out until an object leaves (610.4), shows in the
+    suite's comparison with 2018-07-13 as the scenarios only 2020-08-07 can play; the 2005
+    scenarios (a phased-out zone) run under neither and are listed as such."""
+    from interpreter.cli import main
+
+    assert main(["diff", "2018-07-13", "2020-08-07"]) == 0
+    out = capsys.readouterr().out
+    assert "Behaviour: 3 of 110 scenarios end differently (15 not compared: 7 run only under 2020-08-07, " \
+           "8 run under neither)" in out
+    group = out.split("  7 run only under 2020-08-07; under 2018-07-13: unknown action 'phase_out_until'\n")[1]
+    assert "a permanent phased out until Oubliette leaves skips untap steps and returns when it leaves" in group
+    assert "8 run under neither; under each: unknown name 'phased_out'" in out
+
+
+def test_a_scenario_neither_side_plays_is_no_difference(tmp_path, capsys):
+    """An Oubliette scenario (610.4, from CR 2020-08-07) compared between 2018-07-13 and itself:
+    neither plays it, so nothing differs (--exit-code gives 0), and it is listed as run under
+    neither, not counted as compared."""
+    from interpreter.cli import main
+
+    path = tmp_path / "oubliette.scenario"
+    path.write_text(OUBLIETTE)
+    assert main(["diff", "2018-07-13", "2018-07-13", str(path), "--exit-code"]) == 0
+    out = capsys.readouterr().out
+    assert "Behaviour: 0 of 0 scenarios end differently (1 not compared: run under neither)" in out
+    assert "1 run under neither; under each: unknown action 'phase_out_until'" in out

@@ -187,6 +187,57 @@ def test_renumbering_alone_shows_no_clause():
     assert all(c.clauses == () for c in rulebook_diff(load_version("2011-02-04"), load_version("2011-09-30")))
 
 
+REORDERED = """\
+variant untap-reordered {
+  title "Absent controllers' permanents return before the others phase"
+  extends 2026-09-25
+}
+
+rule 502.1 untap-step-order "The untap step begins with phasing, before anything untaps." {
+  order untap step: 702.26n, 702.26a, 502.3
+}
+"""
+
+
+def test_an_order_that_only_takes_in_an_added_block_follows_it(capsys):
+    """CR 2018-07-13 adds 702.25m (absent-controller); 502.1's and 800.4a's texts stay as they
+    were, and their `order` clauses only list the new block among the others. That follows
+    the added block and is no change of their meaning (before: `changed`); the clause lines
+    still show it. 800.4c (default-controller-left) really changed."""
+    found = {c.slug: c for c in rulebook_diff(load_version("2017-09-29"), load_version("2018-07-13"))}
+    for slug in ("untap-step-order", "leaving-player"):
+        assert found[slug].kinds == ("follows",) and not found[slug].of_meaning
+        [clause] = found[slug].clauses
+        assert (clause.kind, clause.follows) == ("follows", ("added 702.25m",))
+        assert "702.25m" in clause.b_text and "702.25m" not in clause.a_text
+    assert "changed" in found["default-controller-left"].kinds
+    status, out = run(capsys, "diff", "2017-09-29", "2018-07-13", SUITE / "untap_step.scenario")
+    assert status == 0
+    assert any(line.split()[:5] == ["untap-step-order", "order", "follows", "added", "702.25m"] for line in out.splitlines())
+    assert "      clause changed to follow added 702.25m: order untap step" in out
+    assert "        + order untap step: 702.25a, 702.25m, 502.2" in out
+    assert "      clause changed to follow added 702.25m: order-of-leaving (order leaving the game)" in out
+    status, out = run(capsys, "diff", "2017-09-29", "2018-07-13", SUITE / "untap_step.scenario", "--json")
+    [block] = [b for b in json.loads(out)["rules"] if b["slug"] == "untap-step-order"]
+    assert block["kinds"] == ["follows"] and block["clauses"][0]["follows"] == ["added 702.25m"]
+
+
+def test_an_order_that_only_drops_a_removed_block_follows_it():
+    """Read backwards, 2018-07-13 -> 2017-09-29 removes 702.25m, and 502.1's order drops it."""
+    found = {c.slug: c for c in rulebook_diff(load_version("2018-07-13"), load_version("2017-09-29"))}
+    assert found["untap-step-order"].kinds == ("follows",)
+    assert found["untap-step-order"].follows == ("removed 702.25m",)
+
+
+def test_any_other_order_change_is_a_change(tmp_path):
+    """502.1 listing the same blocks in another order (702.26n before 702.26a) changes what the
+    untap step does first: a change of meaning, not a block followed."""
+    variant = write(tmp_path, "untap-reordered.rules", REORDERED)
+    found = {c.slug: c for c in rulebook_diff(load_version("2026-09-25"), load_version(str(variant)))}
+    assert found["untap-step-order"].kinds == ("changed",)
+    assert [(c.kind, c.follows) for c in found["untap-step-order"].clauses] == [("changed", ())]
+
+
 # ------------------------------------------------------------------ witnesses
 
 

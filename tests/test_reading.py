@@ -140,6 +140,23 @@ def test_history_marks_a_block_only_reworded():
     assert [s.versions[0] for s in reworded] == ["2017-08-25"]  # summary reworded, clauses the same
 
 
+def test_history_says_an_order_follows_a_block_added_not_a_change_of_meaning(capsys):
+    """502.1 (untap-step-order) and 800.4a (leaving-player) read the same in CR 2018-07-13 as
+    in 2017-09-29 (800.4a only "he or she" -> "they"); their `order` clauses take in 702.25m,
+    the block 2018-07-13 adds. History said MEANING CHANGED; it says the order follows it."""
+    for slug in ("untap-step-order", "leaving-player"):
+        [stage] = [s for s in reading.history(slug).stages if s.versions[0] == "2018-07-13"]
+        assert stage.since == "2017-09-29" and "changed" not in stage.changes
+        assert "follows" in stage.changes and stage.follows == ("added 702.25m",)
+    status, out, _ = run(capsys, "history", "untap-step-order")
+    assert status == 0 and "MEANING CHANGED" not in out
+    assert "== 2018-07-13 (1 version); since 2017-09-29: order follows added 702.25m (same meaning)" in out
+    assert "  order untap step: 702.25a, 702.25m, 502.2" in out  # the new order is printed in full
+    status, out, _ = run(capsys, "history", "leaving-player", "--json")
+    [stage] = [s for s in json.loads(out)["stages"] if s["from"] == "2018-07-13"]
+    assert stage["changes"] == ["follows", "clause labels changed"] and stage["follows"] == ["added 702.25m"]
+
+
 def test_history_lists_the_versions_without_the_block():
     found = reading.history("phase-out-until")
     assert found.absent and set(found.absent).isdisjoint(v for s in found.stages for v in s.versions)
