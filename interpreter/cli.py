@@ -237,8 +237,9 @@ def cmd_run(args) -> int:
         raise DiagnosticError(problems)
     # one run per scenario: the newest version it names (`phasing test` runs them all), or under each --rules
     outcomes = list(run_all(cases, args.rules, newest_only=not args.rules, budget=args.budget))
-    if args.json:
-        emit_json([api.outcome_json(o) for o in outcomes])
+    if args.json:  # (the warnings the text output shows after each run: `unevaluated`)
+        emit_json([{**api.outcome_json(o), "warnings": [api.diagnostic_json(d) for d in unevaluated(cases, o)]}
+                   for o in outcomes])
         return 0 if all(o.passed for o in outcomes) else 1
     report_failures = Reporter()
     for o in outcomes:

@@ -335,6 +335,11 @@ def test_leaving_the_game_under_a_rulebook_without_a_block_for_it_is_a_warning(t
         assert status == 0, captured.err
         assert (f"{scenario}:7:5: warning: no block of 2005-02-01 runs when a player leaves the game: "
                 "Carol takes no more turns") in captured.err, argv
+    status = main(["run", str(scenario), "--json"])
+    (outcome,) = json.loads(capsys.readouterr().out)
+    assert status == 0 and outcome["passed"]
+    assert [(w["kind"], w["line"], w["column"]) for w in outcome["warnings"]] == [("warning", 7, 5)]
+    assert outcome["warnings"][0]["message"].startswith("no block of 2005-02-01 runs when a player leaves the game")
     scenario.write_text(LEAVING_UNDER.replace("RULES", "2026-09-25").replace("ZONE", "outside"))
     for argv in (["check", str(scenario)], ["test", str(scenario)], ["run", str(scenario)]):
         status = main(argv)
