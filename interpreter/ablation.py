@@ -20,7 +20,7 @@ from interpreter.scenario import Outcome
 from interpreter.budget import Budget
 from interpreter.scenario import build_game
 from interpreter.store import store_of
-from interpreter.suite import BudgetStop, Case, budget_stop, collect, plan, run_case
+from interpreter.suite import StoppedRun, Case, budget_stop, collect, plan, run_case
 
 
 @attrs.frozen
@@ -41,7 +41,7 @@ class Result:
     rows: tuple[Row, ...]
     base: str | None = None  # for a variant, the version or variant it extends
     own: frozenset[str] | None = None  # for a variant, the slugs of the blocks it writes or changes
-    stopped: tuple[BudgetStop, ...] = ()  # runs of the whole rulebook the budget stopped
+    stopped: tuple[StoppedRun, ...] = ()  # runs of the whole rulebook the budget stopped
 
     @property
     def all_load_bearing(self) -> bool:

@@ -28,7 +28,7 @@ from dsl.printer import clause_lines, expr_text, item_lines
 from interpreter.budget import Budget
 from interpreter.rulebook import Rulebook, rule_key, with_rule_refs
 from interpreter.scenario import Outcome, run_scenario
-from interpreter.suite import BudgetStop, Case, budget_stop, collect, run_case
+from interpreter.suite import Case, StoppedRun, budget_stop, collect, run_case
 from interpreter.trace import show_value
 
 
@@ -144,16 +144,13 @@ def order_follows(ca: ast.Node, a: Rulebook, cb: ast.Node, b: Rulebook) -> tuple
     slugs_a, slugs_b = {r.id: r.slug for r in a.rules}, {r.id: r.slug for r in b.rules}
     listed_a = [(r, slugs_a.get(r, r)) for r in ca.rules]
     listed_b = [(r, slugs_b.get(r, r)) for r in cb.rules]
-    taken = [(r, s) for r, s in listed_b if s not in {s for _r, s in listed_a}]
-    dropped = [(r, s) for r, s in listed_a if s not in {s for _r, s in listed_b}]
-    if not (taken or dropped):
-        return ()
-    new = {s for _r, s in taken}
-    gone = {s for _r, s in dropped}
-    if new & set(slugs_a.values()) or not new <= set(slugs_b.values()):  # a block A has too, or none of B's
-        return ()
-    if gone & set(slugs_b.values()) or not gone <= set(slugs_a.values()):
-        return ()
+    in_a, in_b = {s for _r, s in listed_a}, {s for _r, s in listed_b}
+    taken = [(r, s) for r, s in listed_b if s not in in_a]
+    dropped = [(r, s) for r, s in listed_a if s not in in_b]
+    new, gone = in_b - in_a, in_a - in_b
+    all_a, all_b = set(slugs_a.values()), set(slugs_b.values())
+    if not (new or gone) or new & all_a or not new <= all_b or gone & all_b or not gone <= all_a:
+        return ()  # (no change, or a block listed or left out that both versions have)
     if [s for _r, s in listed_a if s not in gone] != [s for _r, s in listed_b if s not in new]:
         return ()  # the blocks both have are listed in another order
     return tuple(f"added {r}" for r, _s in taken) + tuple(f"removed {r}" for r, _s in dropped)
@@ -316,26 +313,13 @@ def playable(o: Outcome) -> bool:
     return cannot_run(o) is None
 
 
-@attrs.frozen
-class NotRun:
-    """A scenario that could not be played at all under one rulebook (its cards or script use
-    a status, verb or zone that rulebook does not have): the first error that stopped it from
-    running. Such a scenario is compared with nothing: it is left out of the count and listed."""
-
-    scenario: str
-    path: str
-    version: str
-    message: str
-
-    def to_json(self) -> dict:
-        return {"scenario": self.scenario, "file": self.path, "version": self.version, "error": self.message}
-
-
-def cannot_run(o: Outcome) -> NotRun | None:
-    """Why a scenario could not be played under a version, if it could not (an error not met
-    at a step of its script, and no expectation): None when it was played."""
+def cannot_run(o: Outcome) -> StoppedRun | None:
+    """Why a scenario could not be played at all under a version, if it could not (an error
+    not met at a step of its script, and no expectation: its cards or script use a status,
+    verb or zone that rulebook does not have): None when it was played. Such a scenario is
+    compared with nothing: it is left out of the count and listed."""
     found = next((f for f in o.failures if " (at step " not in f.message and not f.message.startswith("expected")), None)
-    return None if found is None else NotRun(o.scenario, o.path, o.version, found.message)
+    return None if found is None else StoppedRun(o.scenario, o.path, o.version, found.message)
 
 
 def _check(book: Rulebook) -> bool:
@@ -412,8 +396,8 @@ def candidates_of(a: Rulebook, b: Rulebook, blocks: list[BlockChange] | None = N
 
 
 def behaviour_diff(a: Rulebook, b: Rulebook, cases: list[Case], budget: Budget | None = None,
-                   explain: bool = True, stopped: list[BudgetStop] | None = None,
-                   not_run: list[NotRun] | None = None) -> list[ScenarioDiff]:
+                   explain: bool = True, stopped: list[StoppedRun] | None = None,
+                   not_run: list[StoppedRun] | None = None) -> list[ScenarioDiff]:
     """The scenarios that end differently under `a` and `b`, each step within `budget`; with
     `explain`, each names the changes of `b` that account for it (see `account`). A run the
     budget stopped tells nothing of either rulebook: it is no difference and no sameness, and

@@ -115,11 +115,7 @@ class StateChecks:
         if fused.hidden_pass is not None:
             plans = [fused.by_value[position] for position in fused.seeing]
             found = [plan(eng) if plan is not None else None for plan in plans]
-            ids = dirty
-            if None not in found:
-                planned = set().union(*found)
-                ids = planned & dirty if len(planned) < len(dirty) else dirty & planned
-            passed += fused.hidden_pass(eng, ids)
+            passed += fused.hidden_pass(eng, dirty if None in found else dirty & set().union(*found))
         return passed
 
     def first_choice(self, fused: Any, position: int, candidates: Any, made: dict) -> list:

@@ -29,9 +29,10 @@ class Case:
 
 
 @attrs.frozen
-class BudgetStop:
-    """A run the budget stopped: which scenario, under which rulebook, and the error (it names
-    the block that went over and the limit)."""
+class StoppedRun:
+    """A run that says nothing of how the rules play: which scenario, under which rulebook,
+    and the error that stopped it (the budget's, naming the block that went over and the
+    limit: `budget_stop`; or one that kept it from being played at all: `compare.cannot_run`)."""
 
     scenario: str
     path: str
@@ -42,11 +43,11 @@ class BudgetStop:
         return {"scenario": self.scenario, "file": self.path, "version": self.version, "error": self.message}
 
 
-def budget_stop(o: Outcome) -> BudgetStop | None:
+def budget_stop(o: Outcome) -> StoppedRun | None:
     """The budget error that stopped a run, if it was stopped by one (its hint says to raise the
     budget): such a run says nothing of how the rules play, so it must not count as a result."""
     found = next((f for f in o.failures if f.hint == BUDGET_HINT), None)
-    return None if found is None else BudgetStop(o.scenario, o.path, o.version, found.message)
+    return None if found is None else StoppedRun(o.scenario, o.path, o.version, found.message)
 
 
 def unevaluated_expectations(scn: ast.Scenario, under: str | None = None) -> list[Diagnostic]:
