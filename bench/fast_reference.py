@@ -51,7 +51,7 @@ from __future__ import annotations
 import gc
 from typing import Any
 
-from interpreter.model import Game
+from interpreter.model import Game, earlier_name
 
 BATTLEFIELD = "battlefield"
 GRAVEYARD = "graveyard"
@@ -66,7 +66,7 @@ class Perm:
 
     __slots__ = ("id", "owner", "controller", "zone", "tapped", "attacking", "token", "phasing", "aura",
                  "equipment", "shuns_auras", "shuns_equipment", "out", "indirect", "under", "attached_to",
-                 "host", "children")
+                 "host", "children", "incarnation")
 
     def __init__(self, o) -> None:
         keywords = o.keywords
@@ -98,6 +98,7 @@ class Perm:
         self.attached_to = o.attached_to
         self.host = None
         self.children: list[Perm] | tuple = ()  # a list from the first attachment on
+        self.incarnation = o.incarnation  # (what is left attached to it names it by this, 400.7)
 
 
 class Board:
@@ -273,9 +274,9 @@ class Board:
             candidates = []
             for o in moves:
                 if o.zone == BATTLEFIELD:  # (listed twice when it was a candidate twice)
-                    self._to_graveyard(o)
                     candidates.append(o)
                     candidates.extend(o.children)
+                    self._to_graveyard(o)
             for o in unattach:
                 if o.attached_to is not None:
                     host = o.host
@@ -288,7 +289,8 @@ class Board:
 
     def _to_graveyard(self, o: Perm) -> None:
         """A new object in its owner's graveyard (400.7): none of its battlefield state stays.
-        What is attached to it stays attached (the state checks see to it)."""
+        What is attached to it stays attached to the object it was, which is gone (named as
+        `interpreter.model.earlier_name` names it); the state checks see to them."""
         controller = o.controller
         if o.phasing:
             self.phasing[controller].discard(o)
@@ -300,6 +302,13 @@ class Board:
             host.children.remove(o)
             o.host = None
         o.attached_to = None
+        if o.children:
+            gone = earlier_name(o.id, o.incarnation)
+            for child in o.children:
+                child.host = None
+                child.attached_to = gone
+            o.children = ()
+        o.incarnation += 1
         o.zone = GRAVEYARD
         o.attacking = False
         o.out = False

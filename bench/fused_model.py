@@ -71,7 +71,7 @@ if __name__ == "__main__":
 
 from bench.fast_reference import Board as FastBoard
 from bench.in_turn import run_in_turn, timed
-from interpreter.model import Game
+from interpreter.model import Game, earlier_name
 
 BATTLEFIELD, GRAVEYARD, EXILE, NOWHERE = "battlefield", "graveyard", "exile", "nowhere"
 # toughness each card's static ability gives what its source is attached to (rules/cards/library.rules)
@@ -98,7 +98,8 @@ class Obj:
 
     __slots__ = ("id", "card", "owner", "controller", "zone", "tapped", "attacking", "token", "damage",
                  "toughness", "creature", "aura", "equipment", "phasing", "shuns_auras", "shuns_equipment",
-                 "gives", "attached_to", "host", "children", "out", "indirect", "under", "until", "returns")
+                 "gives", "attached_to", "host", "children", "out", "indirect", "under", "until", "returns",
+                 "incarnation")
 
     def __init__(self, o: Any) -> None:
         types, keywords = o.types, o.keywords
@@ -120,12 +121,13 @@ class Obj:
         self.under = o.get_status("phased_out_under", None)
         self.until = o.get_status("phase_until", None)
         self.returns = o.get_status("returns_after_absence", False)
+        self.incarnation = o.incarnation  # (400.7: one more each time it becomes a new object)
 
 
 # The slot of each attribute a journal entry names (`phase` is `out`, true when phased out).
 SLOT = {"phase": "out", "phased_indirectly": "indirect", "phased_out_under": "under", "phase_until": "until",
         "returns_after_absence": "returns", "tapped": "tapped", "attacking": "attacking", "zone": "zone",
-        "attached_to": "attached_to", "controller": "controller"}
+        "attached_to": "attached_to", "controller": "controller", "incarnation": "incarnation"}
 
 
 class FusedGame:
@@ -409,8 +411,15 @@ class FusedGame:
                 self.write("zone", cease, NOWHERE, "704.5d token-outside-battlefield")
 
     def new_object(self, o: Obj, zone: str, cause: str) -> None:
-        """A new object in another zone (400.7): none of its battlefield state stays."""
+        """A new object in another zone (400.7): none of its battlefield state stays, and what
+        was attached to it stays attached to the object it was (`earlier_name`), gone now."""
         one = [o]
+        if o.children:
+            children = list(o.children)
+            self.write("attached_to", children, earlier_name(o.id, o.incarnation), cause)
+            for c in children:
+                self.rehost(c)
+        self.write("incarnation", one, o.incarnation + 1, cause)
         for attr, value in (("zone", zone), ("attached_to", None), ("tapped", False), ("attacking", False),
                             ("controller", o.owner)):
             if getattr(o, SLOT[attr]) != value:

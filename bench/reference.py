@@ -37,7 +37,7 @@ players, so the other state-based actions of the rulebook never apply and are no
 from __future__ import annotations
 
 from collections import defaultdict
-from interpreter.model import Game, Permanent, merge_status
+from interpreter.model import Game, Permanent, earlier_name, merge_status
 
 PHASE = "phase"
 UNDER = "phased_out_under"
@@ -171,7 +171,12 @@ def _state_based_actions(game: Game, objects: dict[str, Permanent], children: di
         for o in moves:
             objects[o.id] = _to_graveyard(o)
             candidates.append(o.id)
-            candidates.extend(c.id for c in children.get(o.id, ()))
+            gone = earlier_name(o.id, o.incarnation)  # (what stays attached to the object it was: 400.7)
+            for c in children.get(o.id, ()):
+                candidates.append(c.id)
+                now = objects[c.id]
+                if now.zone == BATTLEFIELD and now.attached_to == o.id:
+                    objects[c.id] = now.replace(attached_to=gone)
         for o in unattach:
             objects[o.id] = o.replace(attached_to=None)
         for o in cease:

@@ -202,6 +202,9 @@ def permanent_from_spec(spec: Any, game: Game, book: Rulebook, span: Span,
     if not isinstance(name, str) or not name or name in game.players or name in game.objects:
         raise _err(f"a permanent needs a name of its own, not {name!r}", span,
                    "give every permanent a distinct name that is not a player's")
+    if "@" in name:  # (kept for an object as it was before a zone change: `model.earlier_name`)
+        raise _err(f"a permanent's name cannot hold '@', as {name!r} does", span,
+                   "'@' names an object as it was before it changed zones (bear@0); use another name")
     card = card_named(book, spec.get("card"), span)
     people = {}
     for key in ("owner", "controller"):

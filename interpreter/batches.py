@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterable
 
 import attrs
 
-from interpreter.model import Permanent
+from interpreter.model import Permanent, earlier_name
 from interpreter.store import FIELD_NAMES, Bulk
 from interpreter.trace import Cause, Event, rule_cause, show_value
 from interpreter.errors import RulesError
@@ -278,6 +278,7 @@ class Committer:
 
     def __init__(self, eng: Any):
         self.eng = eng  # the engine it is part of
+        self.renamed: list = []  # journal entries of attachments left on an object that changed zones
 
     def commit(self, batch: Batch) -> bool:
         """Expand, settle conflicts, apply, then let everything that watches the changes react."""
@@ -351,6 +352,9 @@ class Committer:
         self.apply_writes(by_object, attrs_written)
         changed = bool(changes)
         self.trace_changes(journaled)
+        if self.renamed:  # (after the zone changes that left them attached to objects gone: 400.7)
+            self.trace_changes(self.renamed)
+            self.renamed = []
         for subject, text, cause in settled:  # (after the changes it settled)
             eng.record("settle", subject, text, cause)
         self.count_in_step(attrs_written, lambda attr: [w.obj for w in changes if w.attr == attr])
@@ -656,4 +660,11 @@ class Committer:
                            controlled_since=self.eng.game.turn, controller=o.owner)
         else:
             changes = dict(zone=zone)
+        attached = self.eng.indexes.attached(o.id) if o.zone == "battlefield" else ()
+        attached = self.eng.indexes.sort(attached) if attached else ()
         self.eng.writer.put(store.new_incarnation(o, **{**changes, **(kept_fields or {})}), cause)
+        if attached:  # (still attached to the object it left as, not to the new one: 400.7)
+            gone = earlier_name(o.id, o.incarnation)
+            for oid in attached:
+                self.eng.writer.set(oid, cause, False, attached_to=gone)
+                self.renamed.append(store.entries[-1])

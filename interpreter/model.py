@@ -50,6 +50,14 @@ PLAIN_FIELDS = frozenset(OBJECT_ATTRS) - {"controller", "owner", "attached_to", 
                                           "entered_this_turn", "summoning_sick", "counters", "stickers"}
 
 
+def earlier_name(oid: str, incarnation: int) -> str:
+    """The name of object `oid` as it was in incarnation `incarnation`, once a zone change has
+    made it a new object (400.7). What was attached to it stays attached to that object, which
+    is no longer in the game, rather than to the new one; no object is ever given such a name
+    (a permanent's name cannot hold '@')."""
+    return f"{oid}@{incarnation}"
+
+
 class Permanent:
     """One object, changed in place (only through `interpreter.store`). `id` is the scenario's
     name for it; `card` names its card.

@@ -126,6 +126,8 @@ def test_bad_actions_are_diagnostics_named_after_the_call(call, message):
     ({"permanents": [{"name": "bear", "card": "Grizzly Bears", "controller": "Zed"}]}, "not a player"),
     ({"permanents": [{"name": "bear", "card": "Grizzly Bears", "attached_to": "ghost"}]}, "which does not exist"),
     ({"permanents": [{"name": "Alice", "card": "Grizzly Bears"}]}, "name of its own"),
+    # '@' names an object as it was before a zone change made it a new object (400.7)
+    ({"permanents": [{"name": "bear@0", "card": "Grizzly Bears"}]}, "cannot hold '@'"),
     ({"rules": "1999-01-01"}, "1999-01-01"),
     ({"backend": "fast"}, "the backend argument must be 'closures', 'generated' or None"),
     ({"backend": True}, "the backend argument"),

@@ -245,6 +245,19 @@ def status(o: Permanent, name: str) -> Any:
     return o.get_status(name, default)
 
 
+def attachment(snapshot: "Snapshot", value: Any) -> Any:
+    """What `attached_to` means in `snapshot`: a player's name, None, or (id, incarnation) of the
+    object, which is the object under that name then, or one it was before a zone change made
+    it a new object (400.7; named `id@incarnation`, `interpreter.model.earlier_name`)."""
+    if value is None or value in snapshot.in_game:
+        return value
+    oid, at, incarnation = value.partition("@")
+    if at:
+        return (oid, int(incarnation))
+    o = snapshot.objects.get(oid)
+    return (oid, o.incarnation if o is not None else None)
+
+
 @dataclass
 class StepResult:
     line: str
@@ -372,15 +385,16 @@ def check_indirect_hosts(game: GeneratedGame, r: StepResult) -> None:
     for oid, o in objs.items():
         if o.zone != "battlefield" or status(o, "phase") != "out" or not status(o, "phased_indirectly"):
             continue
-        host = objs.get(o.attached_to) if o.attached_to else None
-        assert host is not None, (
-            f"702.26g: {oid} is phased out indirectly but attached to {o.attached_to!r}, "
-            "which is not a permanent" + _where(game, r))
-        if host.id in game.taken_by_leaving_players:
+        meant = attachment(r.after, o.attached_to)
+        host = objs.get(meant[0]) if isinstance(meant, tuple) else None
+        if host is not None and host.id in game.taken_by_leaving_players:
             # Pinned by test_indirect_attachment_whose_host_left_with_a_player_stays_phased_out:
             # the host left with a player (702.26k, 702.26n, 800.4a) and 702.26g gives this
             # attachment no other way back.
             continue
+        assert host is not None and host.incarnation == meant[1], (
+            f"702.26g: {oid} is phased out indirectly but attached to {o.attached_to!r}, "
+            "which is not a permanent" + _where(game, r))
         assert host.zone == "battlefield" and status(host, "phase") == "out", (
             f"702.26g: {oid} is phased out indirectly, but its host {host.id} is "
             f"{'phased ' + status(host, 'phase') if host.zone == 'battlefield' else 'in zone ' + host.zone}; "
@@ -477,8 +491,10 @@ def check_phased_out_untouched(game: GeneratedGame, r: StepResult) -> None:
             continue
         if leaving_step and o.zone != "battlefield":
             continue  # 702.26k / 702.26n / 800.4a: a leaving player takes it along or exiles it
-        fields = ("zone", "tapped", "attached_to", "controller", "owner", "counters", "stickers", "attacking")
+        fields = ("zone", "tapped", "controller", "owner", "counters", "stickers", "attacking")
         changed = [f for f in fields if getattr(b, f) != getattr(o, f)]
+        if attachment(r.before, b.attached_to) != attachment(r.after, o.attached_to):
+            changed.append("attached_to")  # (still attached to the same object though its host left: 400.7)
         assert not changed, (
             f"702.26b: {oid} stayed phased out through the step, yet its {', '.join(changed)} changed "
             f"({[(getattr(b, f), getattr(o, f)) for f in changed]})" + _where(game, r))
@@ -723,3 +739,4 @@ def test_indirect_attachment_whose_host_left_with_a_player_stays_phased_out(book
     assert run.game.objects["p1"].zone == zone, "the host left as the leaving-player rules say"
     assert aura.zone == "battlefield" and status(aura, "phase") == "out" and status(aura, "phased_indirectly"), (
         f"702.26g: p2 should still be phased out indirectly, attached to the departed p1 (zone {zone})")
+    assert aura.attached_to == "p1@0", "400.7: attached to the object p1 was, not to p1's new object"
