@@ -416,6 +416,16 @@ def _renumbered(rule_id: str, renumbers: tuple[ast.Renumber, ...]) -> str:
     return rule_id
 
 
+def _moved_away(rule_id: str, renumbers: tuple[ast.Renumber, ...], base: Rulebook) -> tuple[ast.Renumber, str] | None:
+    """The renumber that moves `rule_id`, a block of `base`, to another number, and the
+    block's slug; None when no renumber moves a block of that number."""
+    r = next((r for r in renumbers if _renumbers(r, rule_id)), None)
+    block = base.rule(rule_id)
+    if r is None or block is None or block.id != rule_id:
+        return None
+    return r, block.slug
+
+
 def _renumbers(r: ast.Renumber, rule_id: str) -> bool:
     """Does `r` move `rule_id`: the block numbered so, or one of the section it numbers?"""
     return rule_id == r.old or (rule_id.startswith(r.old) and rule_id[len(r.old):].isalpha())
@@ -642,6 +652,17 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
                 twice.append(Diagnostic(
                     "error", f"'{dropped}' is dropped twice; the first is at line {first.span.line}", drop.span,
                     f"keep one: the first drop ('drop {first.name}', at {first.span}) already removes it"))
+            elif (moved := _moved_away(dropped, manifest.renumbers, base)) is not None:
+                r, slug = moved
+                now = _renumbered(dropped, manifest.renumbers)
+                raise DiagnosticError(Diagnostic(
+                    "error", f"'{dropped}' numbers no block here: this {manifest.kind}'s own 'renumber {r.old} as "
+                             f"{r.new}' (line {r.span.line}) moves {slug} ({dropped} in {manifest.extends}) to {now}",
+                    drop.span,
+                    f"drop it by its new number ('drop {now}') or by its slug ('drop {slug}'): drops are made after the "
+                    f"renumbers; a block dropped needs no renumber, so the renumber at {r.span} can go too"
+                    if now not in gone else
+                    f"the drop at line {gone[now].span.line} ('drop {gone[now].name}') already removes it: keep one"))
             else:
                 names = list(rules) + [r.id for r in rules.values()] + list(verbs) + list(statuses)
                 raise DiagnosticError(Diagnostic(
@@ -668,7 +689,12 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
         _check_renumbered_sections(manifest, sections, base, rules, own)
     amends = [i for m in modules for i in m.items if isinstance(i, ast.Amend)]
     if amends:  # made on the inherited blocks, before the rulebook's own blocks take their places
-        made = apply_amends(rules, amends, manifest, {r.slug: r for r in own})
+        moved = {}  # each number of the extended rulebook a renumber moves a block from -> (that renumber, its new number)
+        for rule in base.rules if manifest.extends_clause is not None else ():
+            r = next((r for r in manifest.renumbers if _renumbers(r, rule.id)), None)
+            if r is not None:
+                moved[rule.id] = (r, _renumbered(rule.id, manifest.renumbers))
+        made = apply_amends(rules, amends, manifest, {r.slug: r for r in own}, moved)
         for slug, amendment in made.items():
             amendments[slug] = amendments.get(slug, ()) + (amendment,)
     for module in modules:

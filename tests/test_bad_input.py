@@ -366,6 +366,21 @@ def test_a_block_dropped_twice_is_said_to_be_dropped_twice(tmp_path):
     assert_checks_clean(once)
 
 
+def test_a_drop_by_the_number_a_renumber_moved_a_block_from_names_the_renumber(tmp_path):
+    """The variant's own renumber moves 702.26h (indirect-wins) to 702.26q, so 'drop 702.26h'
+    then named nothing; the error said '702.26h' was no block of 2026-09-25, which it is. It
+    names the renumber and its line, and the number and slug to drop it by."""
+    rd = write(tmp_path / "rd.rules", "variant rd {\n  extends 2026-09-25\n  renumber 702.26h as 702.26q\n"
+                                      "  drop 702.26h\n  section 702.26 subrules a b c d e f g i j k m n p\n}\n")
+    result = phasing("check", rd)
+    assert_error(result, rd, 4, 3, "'702.26h' numbers no block here: this variant's own 'renumber 702.26h as 702.26q' "
+                                   "(line 3) moves indirect-wins (702.26h in 2026-09-25) to 702.26q",
+                 hint="drop it by its new number ('drop 702.26q') or by its slug ('drop indirect-wins')")
+    assert "is not a block, verb or status" not in result.stderr and "1 error(s)" in result.stderr, show(result)
+    assert_clean_when_mended(rd, "drop 702.26h", "drop 702.26q")
+    assert_clean_when_mended(rd, "drop 702.26h", "drop indirect-wins")
+
+
 SHIPPED_AT = re.compile(r"^\S*rules/2026-09-25/\S+: error: ", re.M)  # an error positioned in a shipped file
 
 
