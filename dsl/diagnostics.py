@@ -28,16 +28,31 @@ NOWHERE = Span("<none>", 0, 0, 0, 0)
 
 
 @attrs.frozen
+class Note:
+    """Another place a diagnostic concerns (what still refers to something a variant took
+    away, say), shown under it as `note: path:line:col: message`."""
+
+    message: str
+    span: Span
+
+    def render(self) -> str:
+        return f"  note: {self.span}: {self.message}" if self.span.line else f"  note: {self.span.path}: {self.message}"
+
+
+@attrs.frozen
 class Diagnostic:
-    """An error or warning about user input, pointing into the source it came from."""
+    """An error or warning about user input, pointing into the source it came from, with
+    the other places it concerns, if any, as notes."""
 
     kind: str  # "error" or "warning"
     message: str
     span: Span = NOWHERE
     hint: str | None = None
+    notes: tuple[Note, ...] = ()
 
     def render(self, sources: dict[str, str] | None = None) -> str:
-        """`path:line:col: kind: message`, then the source line, a caret, and the hint."""
+        """`path:line:col: kind: message`, then the source line, a caret, the hint, and a line
+        `note: path:line:col: ...` for each note."""
         message = _shortened(self.message)
         head = f"{self.span}: {self.kind}: {message}" if self.span.line else f"{self.span.path}: {self.kind}: {message}"
         lines = [head]
@@ -64,6 +79,7 @@ class Diagnostic:
                 lines.append("    " + before + "^" * max(1, width))
         if self.hint:
             lines.append(f"  hint: {_shortened(self.hint)}")
+        lines.extend(note.render() for note in self.notes)
         return "\n".join(lines)
 
 

@@ -100,10 +100,13 @@ def amend_block(rule: ast.Rule, amend: ast.Amend, problems: list[Diagnostic]) ->
 
 
 def apply_amends(rules: dict[str, ast.Rule], amends: list[ast.Amend], manifest: ast.Version,
-                 restated: dict[str, ast.Rule]) -> dict[str, Amendment]:
+                 restated: dict[str, ast.Rule],
+                 moved: dict[str, tuple[ast.Renumber, str]] | None = None) -> dict[str, Amendment]:
     """Make each amend in `rules` (the inherited blocks by slug, changed in place). `restated`:
-    the blocks the rulebook writes out itself, by slug. Returns what was amended, by slug;
-    raises DiagnosticError listing every amend that cannot be made."""
+    the blocks the rulebook writes out itself, by slug; `moved`: the numbers the manifest's
+    renumbers move blocks from, each with the renumber and the block's new number. Returns
+    what was amended, by slug; raises DiagnosticError listing every amend that cannot be made."""
+    moved = moved or {}
     problems: list[Diagnostic] = []
     done: dict[str, Amendment] = {}
     for amend in amends:
@@ -113,6 +116,20 @@ def apply_amends(rules: dict[str, ast.Rule], amends: list[ast.Amend], manifest: 
                 "an amend changes an inherited block: only a variant or a version with 'extends' can amend one"))
             continue
         slug = next((s for s, r in rules.items() if amend.block in (s, r.id)), None)
+        if slug is None and amend.block in moved:
+            renumber, now = moved[amend.block]
+            slug = next((s for s, r in rules.items() if r.id == now), None)
+            said = (f"'{amend.block}' numbers no block {manifest.id} inherits: its own 'renumber {renumber.old} as "
+                    f"{renumber.new}' (line {renumber.span.line}) moves ")
+            if slug is None:  # (and a drop then takes it away)
+                problems.append(Diagnostic("error", said + f"the block to {now}, which its manifest drops", amend.span,
+                                           "drop it or amend it, not both"))
+            else:
+                problems.append(Diagnostic(
+                    "error", said + f"{slug} ({amend.block} in {manifest.extends}) to {now}", amend.span,
+                    f"amend it by its new number ('amend {now}') or by its slug ('amend {slug}'): the renumbers are "
+                    "made before the amends"))
+            continue
         if slug is None:
             dropped = any(amend.block == d.name for d in manifest.drops)
             names = list(rules) + [r.id for r in rules.values()]

@@ -438,8 +438,13 @@ def outcome_json(o: Outcome, with_trace: bool = True) -> dict:
 
 
 def diagnostic_json(d: Diagnostic) -> dict:
-    """A diagnostic as plain data: path, line, column (0 when it points at no line), message, hint."""
+    """A diagnostic as plain data: path, line, column (0 when it points at no line), message, hint, and
+    its notes (each path, line, column, message) when it has any."""
     if not isinstance(d, Diagnostic):
         raise _bad_argument("diagnostic_json", "d", d, "a Diagnostic", "take one from DiagnosticError.diagnostics")
-    return {"kind": d.kind, "path": d.span.path, "line": d.span.line, "column": d.span.column,
-            "end_line": d.span.end_line, "end_column": d.span.end_column, "message": d.message, "hint": d.hint}
+    found = {"kind": d.kind, "path": d.span.path, "line": d.span.line, "column": d.span.column,
+             "end_line": d.span.end_line, "end_column": d.span.end_column, "message": d.message, "hint": d.hint}
+    if d.notes:  # (the other places it concerns, when it names any)
+        found["notes"] = [{"path": n.span.path, "line": n.span.line, "column": n.span.column, "message": n.message}
+                          for n in d.notes]
+    return found

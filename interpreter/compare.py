@@ -532,7 +532,12 @@ def _search(a: Rulebook, b: Rulebook, examples: int, budget: Budget | None) -> s
 
     blocks = rulebook_diff(a, b)
     accounted, _changed = account(fa, fb, candidates_of(a, b, blocks), play)
-    cites = witness_cites(a, b, accounted, oa, ob, fields)
+    cited = witness_cites(a, b, accounted, oa, ob, fields)
+    cites = [n for n in cited if citable(n, a)]  # (the witness names `a`'s rules: `check` holds its cites to them)
+    if len(cites) < len(cited):
+        left = ", ".join(n for n in cited if n not in cites)
+        comments.insert(0, f"not cited: {left}, numbered so in {b.version.id} only ({a.version.id}, "
+                           f"whose rules this scenario names, has no such subrule)")
     if accounted:
         done = {c.slug: next(k for k in c.kinds if k in ("added", "removed", "changed")) for c in blocks if c.of_meaning}
         made = ", ".join(f"{slug} ({done[slug]})" for slug in accounted)
@@ -575,6 +580,13 @@ def witness_cites(a: Rulebook, b: Rulebook, accounted: tuple[str, ...], oa: Outc
                 if event.cause.kind == "rule" and event.subject in objects and (n := number(event.cause.label)):
                     cited.add(n)
     return sorted(cited, key=rule_key)
+
+
+def citable(number: str, book: Rulebook) -> bool:
+    """May a scenario run under `book` cite `number`: a subrule one of its sections lists, or
+    a rule outside every section it models (what `phasing check` holds a scenario's cites to)?"""
+    listing = [s for s in book.version.sections if number.startswith(s.rule) and number[len(s.rule):].isalpha()]
+    return not listing or any(number[len(s.rule):] in s.letters for s in listing)
 
 
 def load_cases(paths) -> list[Case]:

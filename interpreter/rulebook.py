@@ -23,6 +23,7 @@ from dsl.checker import check_rulebook
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean, word_span
 from dsl.parser import parse_file
 from interpreter.amending import Amendment, apply_amends, stray_amends
+from interpreter.dropping import Holder, Removal, dangling, within
 
 RULES_ROOT = Path(shipped_rules.__file__).parent
 CARDS_DIR = RULES_ROOT / "cards"
@@ -415,6 +416,16 @@ def _renumbered(rule_id: str, renumbers: tuple[ast.Renumber, ...]) -> str:
     return rule_id
 
 
+def _moved_away(rule_id: str, renumbers: tuple[ast.Renumber, ...], base: Rulebook) -> tuple[ast.Renumber, str] | None:
+    """The renumber that moves `rule_id`, a block of `base`, to another number, and the
+    block's slug; None when no renumber moves a block of that number."""
+    r = next((r for r in renumbers if _renumbers(r, rule_id)), None)
+    block = base.rule(rule_id)
+    if r is None or block is None or block.id != rule_id:
+        return None
+    return r, block.slug
+
+
 def _renumbers(r: ast.Renumber, rule_id: str) -> bool:
     """Does `r` move `rule_id`: the block numbered so, or one of the section it numbers?"""
     return rule_id == r.old or (rule_id.startswith(r.old) and rule_id[len(r.old):].isalpha())
@@ -511,6 +522,43 @@ def _check_inherited_sections(sections: tuple[ast.Section, ...], dropped: dict[s
         raise DiagnosticError(problems)
 
 
+def _check_renumbered_sections(manifest: ast.Version, sections: tuple[ast.Section, ...], base: Rulebook,
+                               inherited: dict[str, ast.Rule], own: list[ast.Rule]) -> None:
+    """A manifest that lists no sections inherits them as the extended version lists them; a
+    `renumber` of one block that moves it off a subrule they list, or onto one they do not,
+    leaves them out of step with the blocks: said at the renumber, with the sections written
+    out as the blocks now are for the manifest to list instead (rather than as a block of the
+    extended version's file that no section lists)."""
+    before = {rule.slug: rule.id for rule in base.rules}
+    own_slugs = {r.slug for r in own}
+    ids = {r.id for slug, r in inherited.items() if slug not in own_slugs} | {r.id for r in own}
+    problems, told = [], set()
+    for section in sections:
+        listed = {section.rule + letter for letter in section.letters}
+        have = {i for i in ids if i.startswith(section.rule) and i[len(section.rule):].isalpha()}
+        if listed == have:
+            continue
+        letters = " ".join(sorted(i[len(section.rule):] for i in have))
+        for r in manifest.renumbers:
+            for slug, rule in inherited.items():
+                old = before.get(slug)
+                if slug in own_slugs or old is None or old == rule.id or not _renumbers(r, old) or id(r) in told:
+                    continue
+                if old in listed - have:
+                    said = f"but the sections inherited from {manifest.extends} still list {old}"
+                elif rule.id in have - listed:
+                    said = f"which the sections inherited from {manifest.extends} do not list"
+                else:
+                    continue
+                told.add(id(r))
+                problems.append(Diagnostic(
+                    "error", f"'renumber {r.old} as {r.new}' moves {slug} ({old}) to {rule.id}, {said}", r.span,
+                    f"give the manifest its sections as the blocks now are: 'section {section.rule} subrules {letters}'; "
+                    f"or renumber it to a subrule they list"))
+    if problems:
+        raise DiagnosticError(sorted(problems, key=lambda d: (d.span.line, d.span.column)))
+
+
 def _check_file_name(manifest: ast.Version, modules: list[ast.Module]) -> None:
     """A variant in a folder where variants are found by name (one of the rules path, or the
     shipped rules/variants/) is in the file named after it: `phasing versions` and `--rules`
@@ -553,6 +601,7 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
     rules: dict[str, ast.Rule] = {}
     amendments: dict[str, tuple[Amendment, ...]] = {}
     dropped_blocks: dict[str, ast.Drop] = {}  # rule id -> the drop that took its inherited block away
+    removals: list[Removal] = []  # what each drop took away
     sections = manifest.sections
     if manifest.extends_clause is not None:
         where = manifest.extends_clause.span
@@ -589,17 +638,31 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
                 block = rules.pop(victim)
                 dropped_blocks[block.id] = drop
                 gone.update({block.slug: drop, block.id: drop})
+                removals.append(Removal(drop, "block", block.id, block.slug))
             elif dropped in verbs:
                 del verbs[dropped]
                 gone[dropped] = drop
+                removals.append(Removal(drop, "verb", dropped))
             elif dropped in statuses:
                 del statuses[dropped]
                 gone[dropped] = drop
+                removals.append(Removal(drop, "status", dropped))
             elif dropped in gone:
                 first = gone[dropped]
                 twice.append(Diagnostic(
                     "error", f"'{dropped}' is dropped twice; the first is at line {first.span.line}", drop.span,
                     f"keep one: the first drop ('drop {first.name}', at {first.span}) already removes it"))
+            elif (moved := _moved_away(dropped, manifest.renumbers, base)) is not None:
+                r, slug = moved
+                now = _renumbered(dropped, manifest.renumbers)
+                raise DiagnosticError(Diagnostic(
+                    "error", f"'{dropped}' numbers no block here: this {manifest.kind}'s own 'renumber {r.old} as "
+                             f"{r.new}' (line {r.span.line}) moves {slug} ({dropped} in {manifest.extends}) to {now}",
+                    drop.span,
+                    f"drop it by its new number ('drop {now}') or by its slug ('drop {slug}'): drops are made after the "
+                    f"renumbers; a block dropped needs no renumber, so the renumber at {r.span} can go too"
+                    if now not in gone else
+                    f"the drop at line {gone[now].span.line} ('drop {gone[now].name}') already removes it: keep one"))
             else:
                 names = list(rules) + [r.id for r in rules.values()] + list(verbs) + list(statuses)
                 raise DiagnosticError(Diagnostic(
@@ -622,9 +685,16 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
         _check_renumbered_into_place(manifest, base, rules, {r.slug for r in own})
     if dropped_blocks and not manifest.sections:
         _check_inherited_sections(sections, dropped_blocks, {r.id for r in own}, manifest.extends)
+    if manifest.renumbers and not manifest.sections:
+        _check_renumbered_sections(manifest, sections, base, rules, own)
     amends = [i for m in modules for i in m.items if isinstance(i, ast.Amend)]
     if amends:  # made on the inherited blocks, before the rulebook's own blocks take their places
-        made = apply_amends(rules, amends, manifest, {r.slug: r for r in own})
+        moved = {}  # each number of the extended rulebook a renumber moves a block from -> (that renumber, its new number)
+        for rule in base.rules if manifest.extends_clause is not None else ():
+            r = next((r for r in manifest.renumbers if _renumbers(r, rule.id)), None)
+            if r is not None:
+                moved[rule.id] = (r, _renumbered(rule.id, manifest.renumbers))
+        made = apply_amends(rules, amends, manifest, {r.slug: r for r in own}, moved)
         for slug, amendment in made.items():
             amendments[slug] = amendments.get(slug, ()) + (amendment,)
     for module in modules:
@@ -647,8 +717,30 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
     resolved = attrs.evolve(manifest, sections=sections)
     kept = {slug: amendments[slug] for slug in rules if slug in amendments and slug not in own_slugs}
     book = Rulebook(resolved, statuses, verbs, ordered, dict(cards), folder, zones, kept)
-    check_rulebook(book, modules, declared=declared)
+    left, explained = _dangling(removals, rules, verbs, own_slugs, modules, manifest.extends)
+    try:
+        check_rulebook(book, modules, declared=declared)
+    except DiagnosticError as exc:
+        if not left:
+            raise
+        # (what the drops left behind is said at them, not again where the version extended has it)
+        left += [d for d in exc.diagnostics if not any(within(d.span, outer) for outer in explained)]
+    if left:
+        raise DiagnosticError(left)
     return book
+
+
+def _dangling(removals: list[Removal], rules: dict[str, ast.Rule], verbs: dict[str, ast.VerbDecl],
+              own_slugs: set[str], modules: list[ast.Module], extended: str | None) -> tuple[list[Diagnostic], list[Span]]:
+    """The errors for what the manifest's drops took away and the blocks and verbs it goes on
+    inheriting still name (`interpreter.dropping`), and the spans those are in."""
+    if not removals:
+        return [], []
+    own_paths = {m.span.path for m in modules} | {i.span.path for m in modules for i in m.items}
+    holders = [Holder(f"{rule.id} {rule.slug}", rule, rule.slug, False)
+               for slug, rule in rules.items() if slug not in own_slugs]
+    holders += [Holder(f"verb {name}", decl, name, True) for name, decl in verbs.items() if decl.span.path not in own_paths]
+    return dangling(removals, holders, own_paths, extended or "")
 
 
 def _resolve(spec: str, chain: tuple[str, ...] = ()) -> Rulebook:

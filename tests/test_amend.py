@@ -249,6 +249,25 @@ amend indirect-wins {
     assert problem.span.line == 7 and "since its manifest drops it" in problem.message
 
 
+def test_amending_a_block_by_the_number_a_renumber_moved_it_from_names_the_renumber(tmp_path):
+    """702.26g renumbered as 702.26z is no longer 702.26g: the error said '702.26g' was no
+    block and hinted to amend a rule id of 2026-09-25 (which 702.26g is). It names the
+    variant's own renumber, its line, and the block's new number and slug; amending by
+    either is clean."""
+    head = ("variant mine {\n  extends 2026-09-25\n  renumber 702.26g as 702.26z\n"
+            "  section 702.26 subrules a b c d e f h i j k m n p z\n}\n\n")
+    path = write(tmp_path, "mine.rules", head + 'amend 702.26g {\n  summary "x"\n}\n')
+    [problem] = load_error(path)
+    assert (problem.span.path, problem.span.line) == (str(path), 7)
+    assert problem.message == ("'702.26g' numbers no block mine inherits: its own 'renumber 702.26g as 702.26z' "
+                               "(line 3) moves indirect-phasing (702.26g in 2026-09-25) to 702.26z")
+    assert "'amend 702.26z'" in problem.hint and "'amend indirect-phasing'" in problem.hint, problem.hint
+    for name in ("702.26z", "indirect-phasing"):
+        fixed = write(tmp_path, f"fixed-{name}.rules", head.replace("variant mine", "variant fixed")
+                      + f'amend {name} {{\n  summary "x"\n}}\n')
+        assert load_version(str(fixed)).rule("indirect-phasing").summary == "x"
+
+
 def test_every_mistake_is_reported_at_once(tmp_path):
     path = write(tmp_path, "mine.rules", HEAD + "amend nope {\n}\namend 702.26g {\n  drop clause nope\n}\n")
     assert [p.span.line for p in load_error(path)] == [5, 8]

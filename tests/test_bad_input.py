@@ -14,6 +14,7 @@ made in tmp_path, so nothing under rules/ is touched.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -363,6 +364,84 @@ def test_a_block_dropped_twice_is_said_to_be_dropped_twice(tmp_path):
     once = write(tmp_path / "once.rules", dd.read_text(encoding="utf-8").replace(
         "variant dd", "variant once").replace("  drop indirect-wins\n  drop indirect-wins", "  drop indirect-wins"))
     assert_checks_clean(once)
+
+
+def test_a_drop_by_the_number_a_renumber_moved_a_block_from_names_the_renumber(tmp_path):
+    """The variant's own renumber moves 702.26h (indirect-wins) to 702.26q, so 'drop 702.26h'
+    then named nothing; the error said '702.26h' was no block of 2026-09-25, which it is. It
+    names the renumber and its line, and the number and slug to drop it by."""
+    rd = write(tmp_path / "rd.rules", "variant rd {\n  extends 2026-09-25\n  renumber 702.26h as 702.26q\n"
+                                      "  drop 702.26h\n  section 702.26 subrules a b c d e f g i j k m n p\n}\n")
+    result = phasing("check", rd)
+    assert_error(result, rd, 4, 3, "'702.26h' numbers no block here: this variant's own 'renumber 702.26h as 702.26q' "
+                                   "(line 3) moves indirect-wins (702.26h in 2026-09-25) to 702.26q",
+                 hint="drop it by its new number ('drop 702.26q') or by its slug ('drop indirect-wins')")
+    assert "is not a block, verb or status" not in result.stderr and "1 error(s)" in result.stderr, show(result)
+    assert_clean_when_mended(rd, "drop 702.26h", "drop 702.26q")
+    assert_clean_when_mended(rd, "drop 702.26h", "drop indirect-wins")
+
+
+SHIPPED_AT = re.compile(r"^\S*rules/2026-09-25/\S+: error: ", re.M)  # an error positioned in a shipped file
+
+
+def test_a_drop_that_an_inherited_block_still_refers_to_is_an_error_at_the_drop(tmp_path):
+    """502.1's order names 502.3 (CR 502.1: the untap step begins with phasing, then 502.3's
+    untapping): dropping 502.3 used to be reported only in the shipped support.rules, with a
+    hint to change it. The error is at the drop, names 502.1, notes where 502.1 refers to it,
+    and says how to mend it in the variant; restating 502.1 without it, or dropping it too, is
+    clean."""
+    du = write(tmp_path / "du.rules", "variant du {\n  extends 2026-09-25\n  drop untap-permanents\n}\n")
+    result = phasing("check", du)
+    lines = assert_error(result, du, 3, 3, "'drop untap-permanents' takes away block 502.3 untap-permanents, which "
+                                           "502.1 untap-step-order still refers to", hint="restate 502.1 untap-step-order")
+    assert "drop untap-step-order too" in lines[3], show(result)
+    support = CURRENT / "support.rules"
+    line, col = where(support, "order untap step")
+    assert f"  note: {support}:{line}:{col}: 502.1 untap-step-order lists 502.3" in result.stderr, show(result)
+    assert not SHIPPED_AT.search(result.stderr) and "1 error(s)" in result.stderr, show(result)
+    notes = json.loads(phasing("show", du, "--json").stdout)["errors"][0]["notes"]
+    assert [(n["path"], n["line"], n["column"]) for n in notes] == [(str(support), line, col)]
+    assert_clean_when_mended(du, "  drop untap-permanents\n", "  drop untap-permanents\n  drop untap-step-order\n")
+    assert_clean_when_mended(du, "}\n", '}\nrule 502.1 untap-step-order "phasing only" {\n  order untap step: 702.26a, 702.26n\n}\n')
+
+
+@pytest.mark.parametrize("name, kind, users, places", [
+    ("phase_in", "verb", "610.4 phase-out-until, 702.26a untap-step-phasing, 702.26g indirect-phasing and "
+                         "702.26n absent-controller still use", 4),
+    ("phased_indirectly", "status", "702.26a untap-step-phasing, 702.26g indirect-phasing, 702.26h indirect-wins, "
+                                    "702.26n absent-controller and verb phase_out still use", 7),
+])
+def test_a_dropped_verb_or_status_still_used_is_an_error_at_the_drop(tmp_path, name, kind, users, places):
+    """The blocks of 702.26 (702.26a's untap step, 702.26g's attachments, ...) and the verbs that
+    phase permanents use these words: a drop of one was 4 or 6 errors in the shipped files.
+    It is one, at the drop, with each place as a note, and a hint to amend the labelled clauses
+    in the variant (never to change a shipped file)."""
+    mine = write(tmp_path / "mine.rules", f"variant mine {{\n  extends 2026-09-25\n  drop {name}\n}}\n")
+    result = phasing("check", mine)
+    lines = assert_error(result, mine, 3, 3, f"'drop {name}' takes away {kind} {name}, which {users}",
+                         hint="untap-step-phasing (clause phase-out-and-in)")
+    assert "  hint: in mine.rules: amend " in lines[3], show(result)
+    assert not SHIPPED_AT.search(result.stderr) and "1 error(s)" in result.stderr, show(result)
+    assert result.stderr.count("\n  note: ") == places, show(result)
+    assert "remove the block" not in lines[3] and "replacing or dropping those clauses" in lines[3], show(result)
+
+
+def test_renumber_off_a_subrule_the_inherited_sections_list_is_an_error_at_the_renumber(tmp_path):
+    """702.26 lists subrules a to p (CR 702.26); renumbering 702.26g as 702.26z without a
+    section line of the variant's own used to be reported at the shipped block 702.26g as
+    'block 702.26z is not a subrule this version lists', hinting to remove it. It is said at the
+    renumber, with the section line to give."""
+    moved = write(tmp_path / "moved.rules", "variant moved {\n  extends 2026-09-25\n  renumber 702.26g as 702.26z\n}\n")
+    result = phasing("check", moved)
+    assert_error(result, moved, 3, 3, "'renumber 702.26g as 702.26z' moves indirect-phasing (702.26g) to 702.26z, but "
+                                      "the sections inherited from 2026-09-25 still list 702.26g",
+                 hint="'section 702.26 subrules a b c d e f h i j k m n p z'")
+    assert not SHIPPED_AT.search(result.stderr) and "1 error(s)" in result.stderr, show(result)
+    assert_clean_when_mended(moved, "  renumber 702.26g as 702.26z\n",
+                             "  renumber 702.26g as 702.26z\n  section 702.26 subrules a b c d e f h i j k m n p z\n")
+    into = write(tmp_path / "into.rules", "variant into {\n  extends 2026-09-25\n  renumber 502.3 as 702.26q\n}\n")
+    assert_error(phasing("check", into), into, 3, 3, "moves untap-permanents (502.3) to 702.26q, which the sections "
+                 "inherited from 2026-09-25 do not list", hint="'section 702.26 subrules a b c d e f g h i j k m n p q'")
 
 
 def test_a_file_with_two_manifests_is_an_error_at_the_second(tmp_path):

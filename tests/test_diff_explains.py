@@ -287,6 +287,52 @@ def test_without_exit_code_a_difference_exits_0(capsys):
     assert run(capsys, "diff", "2017-07-08", "2017-08-25", TOKENS[0])[0] == 0
 
 
+# A variant that adds a subrule 702.26q (a designer's house rule), and a scenario it changes.
+GAINS_LIFE = """\
+variant gains {
+  extends 2026-09-25
+  section 702.26 subrules a b c d e f g h i j k m n p q
+}
+
+rule 702.26q phase-in-gains-life "When a permanent phases in, its controller gains 1 life." {
+  after x.phase becomes in: x.controller gains 1 life
+}
+"""
+
+SLIPPED = """\
+scenario "a bear slips away and comes back" {
+  cites 702.26a
+  players Alice Bob
+  turn 1 of Alice
+  permanent bear = "Grizzly Bears", controller Alice
+  script {
+    cast "Slip Away" by Alice targeting bear
+    next turn
+    next turn
+    expect bear.phase is in
+  }
+}
+"""
+
+
+def test_a_witness_saved_from_diff_passes_check(tmp_path, capsys):
+    """The guide says a witness is ready to add to your scenarios. One accounted for by a block
+    only B has (702.26q, added by the variant) cited 702.26q under `rules 2026-09-25`, and
+    `phasing check` rejected it: 2026-09-25's 702.26 has no subrule q. It cites only what the
+    rules it names number, says in a comment what it leaves out, and checks clean; it passes
+    under A (CR 702.26c: the bear phases in; no life is gained)."""
+    variant = write(tmp_path, "gains.rules", GAINS_LIFE)
+    scenario = write(tmp_path, "slipped.scenario", SLIPPED)
+    status, out = run(capsys, "diff", "2026-09-25", variant, scenario, "--search", "20")
+    assert status == 0 and 'scenario "witness: 2026-09-25 and gains part here"' in out, out
+    witness = write(tmp_path, "witness.scenario", out[out.index('scenario "witness'):])
+    text = witness.read_text()
+    assert "  rules 2026-09-25\n" in text and "cites 702.26q" not in text, text
+    assert "# not cited: 702.26q, numbered so in gains only" in text, text
+    assert run(capsys, "check", witness) == (0, "no problems found\n")
+    assert run(capsys, "test", witness)[0] == 0
+
+
 def test_without_an_accounting_block_a_witness_cites_the_blocks_that_changed_what_differs(tmp_path):
     """When no single change accounts for a game, the blocks cited are those that changed an
     object ending differently after the two games part: 702.26a phased the Breezekeeper out
