@@ -26,6 +26,7 @@ from dsl.builtins import PERMANENT_TYPES, ZONES, card_slug
 from dsl.checker import tested_keywords
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean
 from dsl.printer import expr_text
+from interpreter.calls import call_span, checked, refused_call
 from interpreter.engine import MISSING, Engine, Obj, PlayerRef, RulesError
 from interpreter.triggers import LEGAL_TARGET_HINT, TargetChoice, targets_of
 from interpreter.model import Game, Permanent
@@ -39,11 +40,6 @@ TOO_DEEP = "the rules nest too deeply to run: changes, abilities and verbs reach
 
 def _err(message: str, span: Span, hint: str | None = None) -> DiagnosticError:
     return DiagnosticError(Diagnostic("error", message, span, hint))
-
-
-def call_span(name: str) -> Span:
-    """Where an error of a Python call is reported: the call's name, line 0."""
-    return Span(f"{name}()", 0, 0, 0, 0)
 
 
 def guarded(action: Callable, *args, **kwargs) -> Any:
@@ -64,10 +60,6 @@ def _action(method: Callable) -> Callable:
     budget afresh (`Engine.begin_step`); and if it raises, the game, the trace and the step
     number are set back to what they were before it (through the journal: `Store.undo`)."""
     signature = inspect.signature(method)
-    shown = [p.replace(annotation=inspect.Parameter.empty) for p in signature.parameters.values()
-             if p.name not in ("self", "span")]
-    public = signature.replace(parameters=shown, return_annotation=inspect.Signature.empty)
-    by_keyword = " (what follows * by keyword only)" if any(p.kind is p.KEYWORD_ONLY for p in shown) else ""
 
     @functools.wraps(method)
     def run(self: "Actions", *args, span: Span | None = None, **kwargs):
@@ -75,8 +67,7 @@ def _action(method: Callable) -> Callable:
         try:
             signature.bind(self, *args, span=span, **kwargs)
         except TypeError as exc:  # (a call Python would refuse: said as the action's own error)
-            raise _err(f"{method.__name__}() cannot take these arguments: {exc}", span,
-                       f"call it as {method.__name__}{public}{by_keyword}") from None
+            raise refused_call(method.__name__, method, signature, kwargs, exc, span) from None
         if not self.steps:
             return guarded(method, self, *args, span=span, **kwargs)
         e = self.engine
@@ -260,6 +251,7 @@ def permanent_from_spec(spec: Any, game: Game, book: Rulebook, span: Span,
 class Actions:
     """The actions of one game in progress, each an operation on `engine`."""
 
+    @checked(name="Actions")
     def __init__(self, engine: Engine, steps: bool = True):
         """`steps`: each action is a step of its own, undone if it raises (see `_action`);
         False for a caller that begins the steps itself and keeps what a failed one did (the
@@ -367,6 +359,7 @@ class Actions:
         _decls, names = self._targets(found, targets, span)
         self.engine.store.add_to("choices", (found.name, TargetChoice(names, span)), SCRIPT)
 
+    @checked
     def unused_target_choices(self) -> list[Diagnostic]:
         """Targets chosen for abilities that never triggered: a script that says more than happened."""
         return [Diagnostic("error", f"targets chosen for \"{card}\" were never used: no ability of it triggered with "
@@ -523,6 +516,7 @@ class Actions:
 
     # ------------------------------------------------------------------ reading
 
+    @checked
     def state(self) -> dict:
         """The game as plain data: turn, active player, players, and every object with its
         zone; a permanent on the battlefield with its controller, characteristics after

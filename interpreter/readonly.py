@@ -9,12 +9,14 @@ changes only through the engine's actions (its store, `interpreter.store`).
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Mapping, Sequence
 from typing import Any, Callable, Iterator
 
 import attrs
 
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
+from interpreter.calls import checked
 from interpreter.model import Game, Permanent
 
 
@@ -60,6 +62,8 @@ class ReadOnlyObject:
             return ReadOnlyMapping(value, _same, "statuses")
         if name == "previous" and value is not None:
             return ReadOnlyObject(value)
+        if inspect.ismethod(value):  # (get_status, copy, ...: a call they do not take is a DiagnosticError)
+            return checked(value, name=name)
         return value
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -135,7 +139,8 @@ class ReadOnlyGame:
             return tuple(attrs.evolve(t, env=dict(t.env)) for t in game.pending)
         if name == "store":
             raise _refuse("the game's store")
-        return getattr(game, name)  # order, active, turn, clock, cleanup_done; copy(), fingerprint(), ...
+        value = getattr(game, name)  # order, active, turn, clock, cleanup_done; copy(), fingerprint(), ...
+        return checked(value, name=name) if inspect.ismethod(value) else value
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise _refuse("the game")

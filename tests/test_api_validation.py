@@ -8,6 +8,7 @@ AttributeError or KeyError from deep inside. `check_paths` reads only the paths 
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 
 import pytest
@@ -257,3 +258,76 @@ def test_cast_names_a_player_given_as_a_target_and_keeps_its_python_hint_for_an_
     d = rejects(lambda: play.cast("Holy Strength", "Alice", ["bear"]), "Holy Strength", "cannot be cast")
     assert "new_game(permanents=" in d.hint
     assert not play.game.stack and len(play.trace) == 0
+
+
+# ---------------------------------------------------------------------------- calls Python would refuse
+
+
+def _public_api_functions():
+    """Every function `interpreter.api` offers (its `__all__`), and the classes it re-exports."""
+    return [getattr(api, name) for name in api.__all__ if callable(getattr(api, name))
+            and getattr(api, name) is not DiagnosticError]
+
+
+def _public_methods(value):
+    """The public methods of an object the API hands out (bound, so `self` is given)."""
+    return [getattr(value, name) for name in dir(value) if not name.startswith("_")
+            and inspect.ismethod(getattr(value, name, None))]
+
+
+def _methods_of_a_game():
+    play = a_game()
+    view = play.game.objects["bear"]
+    methods = _public_methods(play)
+    methods += [getattr(play.game, name) for name in ("copy", "fingerprint", "next_player")]
+    methods += [getattr(view, name) for name in ("get_status", "copy", "with_status", "counter", "values")]
+    return methods
+
+
+def _name(function) -> str:
+    return getattr(function, "__name__", None) or type(function).__name__
+
+
+def _too_many(function) -> tuple:
+    parameters = inspect.signature(function).parameters.values()
+    return (None,) * (1 + sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in parameters))
+
+
+@pytest.mark.parametrize("function", _public_api_functions() + _methods_of_a_game(), ids=_name)
+def test_a_call_with_an_unknown_keyword_is_a_diagnostic_showing_how_to_call_it(function):
+    """docs/api.md: a call with arguments a function or action does not take is a
+    DiagnosticError at the call's name whose hint is its signature, never a TypeError."""
+    d = rejects(lambda: function(no_such_argument=1), "cannot take these arguments", "no_such_argument")
+    assert d.span.path == f"{_name(function)}()" and "call it as " in d.hint
+
+
+@pytest.mark.parametrize("function", _public_api_functions() + _methods_of_a_game(), ids=_name)
+def test_a_call_with_too_many_positional_arguments_is_a_diagnostic_showing_how_to_call_it(function):
+    d = rejects(lambda: function(*_too_many(function)), "cannot take these arguments", "too many positional")
+    assert d.span.path == f"{_name(function)}()" and "call it as " in d.hint
+
+
+@pytest.mark.parametrize("call", [
+    lambda: a_game().state(1),
+    lambda: api.new_game(seed=1),
+    lambda: api.new_game("2026-09-25", ["Alice", "Bob"], [], None, 1, None, None, 5),
+    lambda: api.load(x=1),
+    lambda: api.run_file(TOUR, foo=1),
+    lambda: api.game_from_scenario(None),
+])
+def test_the_calls_the_tester_found_are_diagnostics(call):
+    rejects(call, "cannot take these arguments")
+
+
+def test_a_misspelt_keyword_gets_the_likeliest_parameter():
+    d = rejects(lambda: api.load(verison="2026-09-25"), "load()", "verison")
+    assert "did you mean 'version'?" in d.hint and "load(version=None)" in d.hint
+
+
+def test_a_type_error_raised_inside_a_function_is_not_taken_for_a_bad_call(monkeypatch):
+    """Only a failure to bind the arguments is reported as a bad call."""
+    def broken(version=None):
+        raise TypeError("inside")
+    monkeypatch.setattr(api, "load_version", broken)
+    with pytest.raises(TypeError, match="inside"):
+        api.load("2026-09-25")
