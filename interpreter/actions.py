@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterable, Sequence
 import attrs
 
 from dsl import ast
-from dsl.builtins import PERMANENT_TYPES, ZONES, card_slug
+from dsl.builtins import KIND_NAME, PERMANENT_TYPES, PT_COUNTER_SPELLINGS, ZONES, card_slug
 from dsl.checker import tested_keywords
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean
 from dsl.printer import expr_text
@@ -156,6 +156,8 @@ def known_keywords(book: Rulebook) -> frozenset[str]:
     return frozenset(tested_keywords(book) | printed)
 
 
+COUNTERS_EXAMPLE = ("e.g. {'p1p1': 2}: p1p1 (+1/+1) and m1m1 (-1/-1) counters change power and toughness, "
+                    "other kinds are counted for the rules to read")
 SPEC_FLAGS = ("tapped", "token", "attacking")
 SPEC_NUMBERS = ("damage", "entered_turn")
 SPEC_KEYS = ("name", "card", "owner", "controller", "attached_to", "keywords", "counters", "stickers", "statuses",
@@ -231,9 +233,16 @@ def permanent_from_spec(spec: Any, game: Game, book: Rulebook, span: Span,
     tallies = {}
     for key in ("counters", "stickers"):
         given = spec.get(key, {})
+        example = COUNTERS_EXAMPLE if key == "counters" else "e.g. {'name': 1}"
         if not isinstance(given, dict) or not all(isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool)
                                                   and v >= 0 for k, v in given.items()):
-            raise _err(f"'{name}': {key} maps a kind to a whole number", span, "e.g. {'+1/+1': 2}")
+            raise _err(f"'{name}': {key} maps a kind to a whole number", span, example)
+        for kind in given:
+            if not KIND_NAME.fullmatch(kind):  # (a kind the rules could not name: X.counters.KIND reads a name)
+                meant = PT_COUNTER_SPELLINGS.get(kind.replace(" ", ""))
+                hint = f"did you mean '{meant}'? {COUNTERS_EXAMPLE}" if meant and key == "counters" else \
+                    f"a kind is a plain name (letters, digits, _ and -), as rules read it: X.{key}.KIND; {example}"
+                raise _err(f"'{name}': {kind!r} is not a {key[:-1]} kind the rules can name", span, hint)
         tallies[key] = given
     statuses = spec.get("statuses", {})
     if not isinstance(statuses, dict):

@@ -131,7 +131,8 @@ def new_game(rules: str | Rulebook | None = None, players: list[str] | tuple[str
     newest. `players`: their names, in turn order. `permanents`: one dict each, with `name`
     and `card` (a card of the rulebook's library) and any of `owner`, `controller`,
     `attached_to`, `tapped`, `token`, `attacking`, `damage`, `entered_turn`, `keywords` (a
-    list), `counters` and `stickers` (kind -> number) and `statuses` (status -> value, e.g.
+    list), `counters` and `stickers` (kind -> number; counters p1p1 and m1m1 change power and
+    toughness) and `statuses` (status -> value, e.g.
     `{"phase": "out"}`). `active` (default the first player) and `turn` say whose turn it is.
     `backend`: how the rules run, "closures" or "generated" (Python written from the rules);
     None chooses by the size of the game (`interpreter.program.backend_for`).

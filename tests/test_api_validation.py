@@ -331,3 +331,37 @@ def test_a_type_error_raised_inside_a_function_is_not_taken_for_a_bad_call(monke
     monkeypatch.setattr(api, "load_version", broken)
     with pytest.raises(TypeError, match="inside"):
         api.load("2026-09-25")
+
+
+# ---------------------------------------------------------------------------- counters and stickers
+
+
+def _bear(**extra):
+    return api.new_game(permanents=[{"name": "bear", "card": "Grizzly Bears", "controller": "Alice", **extra}])
+
+
+@pytest.mark.parametrize("printed, name", [("+1/+1", "p1p1"), ("-1/-1", "m1m1")])
+def test_a_counter_kind_spelt_as_printed_is_refused_and_the_working_name_offered(printed, name):
+    """A kind the rules cannot name (X.counters.KIND reads a plain name) is an error, not a
+    counter that silently changes nothing; the hint names the kind that counts (122.1a)."""
+    d = rejects(lambda: _bear(counters={printed: 2}), "new_game", repr(printed))
+    assert f"did you mean '{name}'?" in d.hint
+
+
+def test_the_hint_for_a_bad_counters_value_names_a_kind_that_works():
+    d = rejects(lambda: _bear(counters={"p1p1": "two"}), "counters maps a kind to a whole number")
+    assert "{'p1p1': 2}" in d.hint and "+1/+1" not in d.hint.split(":")[0]
+
+
+def test_the_counter_kinds_the_hints_name_change_power_and_toughness():
+    """613.4c (layer 7c): two +1/+1 counters make a 2/2 a 4/4, a -1/-1 counter a 1/1; any other
+    kind is only counted."""
+    assert (_bear(counters={"p1p1": 2}).state()["permanents"]["bear"]["power"]) == 4
+    bear = _bear(counters={"m1m1": 1}).state()["permanents"]["bear"]
+    assert (bear["power"], bear["toughness"]) == (1, 1)
+    bear = _bear(counters={"charge": 3}).state()["permanents"]["bear"]
+    assert (bear["power"], bear["counters"]) == (2, {"charge": 3})
+
+
+def test_a_sticker_kind_is_a_plain_name_too():
+    rejects(lambda: _bear(stickers={"a name": 1}), "not a sticker kind")
