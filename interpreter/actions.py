@@ -159,6 +159,9 @@ def known_keywords(book: Rulebook) -> frozenset[str]:
 COUNTERS_EXAMPLE = ("e.g. {'p1p1': 2}: p1p1 (+1/+1) and m1m1 (-1/-1) counters change power and toughness, "
                     "other kinds are counted for the rules to read")
 SPEC_FLAGS = ("tapped", "token", "attacking")
+# The keys of every object in `Actions.state()` (and `Outcome.final`, `run --json`'s `final`).
+STATE_KEYS = ("card", "zone", "owner", "controller", "token", "tapped", "attached_to", "power", "toughness", "keywords",
+              "damage", "counters", "stickers", "attacking", "entered_turn", "visible", "statuses")
 SPEC_NUMBERS = ("damage", "entered_turn")
 SPEC_KEYS = ("name", "card", "owner", "controller", "attached_to", "keywords", "counters", "stickers", "statuses",
              *SPEC_FLAGS, *SPEC_NUMBERS)
@@ -527,23 +530,28 @@ class Actions:
 
     @checked
     def state(self) -> dict:
-        """The game as plain data: turn, active player, players, and every object with its
-        zone; a permanent on the battlefield with its controller, characteristics after
-        effects, statuses, and whether the game sees it."""
+        """The game as plain data: turn, active player, players, and every object, each with
+        the same keys wherever it is (`STATE_KEYS`): its zone, owner and controller, its
+        characteristics as the rules read them (after effects on the battlefield), its flags,
+        counters, stickers, damage and attachment, every declared status (its value, or the
+        default), and whether the game sees it (only a permanent on the battlefield no rule
+        hides is seen)."""
         e, book = self.engine, self.book
-        out = {"turn": self.engine.game.turn, "active": self.engine.game.active, "players": {}, "permanents": {},
-               "status_defaults": {name: e.status_default(name) for name in book.statuses}}
-        for name, p in self.engine.game.players.items():
+        game = e.game
+        defaults = {name: e.status_default(name) for name in book.statuses}
+        out = {"turn": game.turn, "active": game.active, "players": {}, "permanents": {}, "status_defaults": defaults}
+        for name, p in game.players.items():
             out["players"][name] = {"life": p.life, "hand": p.hand, "in_game": p.in_game}
-        for oid, o in self.engine.game.objects.items():
-            entry = {"card": o.card, "zone": o.zone, "owner": o.owner}
-            if o.zone == "battlefield":
-                c = e.chars(oid)
-                entry.update(controller=c["controller"], tapped=o.tapped, attached_to=o.attached_to,
-                             power=c["power"], toughness=c["toughness"], damage=o.damage,
-                             counters=dict(o.counters), attacking=o.attacking, visible=e.visible(oid))
-                entry["statuses"] = {name: o.get_status(name, e.status_default(name)) for name in book.statuses}
-            out["permanents"][oid] = entry
+        for oid, o in game.objects.items():
+            c = e.chars(oid)
+            out["permanents"][oid] = {
+                "card": o.card, "zone": o.zone, "owner": o.owner, "controller": c["controller"],
+                "token": o.token, "tapped": o.tapped, "attached_to": o.attached_to, "power": c["power"],
+                "toughness": c["toughness"], "keywords": list(c["keywords"]), "damage": o.damage,
+                "counters": dict(o.counters), "stickers": dict(o.stickers), "attacking": o.attacking,
+                "entered_turn": o.entered_turn, "visible": e.visible(oid),
+                "statuses": {name: o.get_status(name, default) for name, default in defaults.items()},
+            }
         return out
 
     @property

@@ -437,13 +437,15 @@ def outcome_json(o: Outcome, with_trace: bool = True) -> dict:
         raise _bad_argument("outcome_json", "o", o, "an Outcome", "take one from api.run_file(path)")
     if not isinstance(with_trace, bool):
         raise _bad_argument("outcome_json", "with_trace", with_trace, "True or False", "leave it out for True")
+    checked = o.checked if len(o.checked) == len(o.expectations) else ()
     data = {
         "scenario": o.scenario,
         "file": o.path,
         "rules": o.version,
+        "expectations_of": o.judge or o.version,  # (the text's `[X, expectations of V]`: V, else X)
         "passed": o.passed,
-        "expectations": [{"expect": text, "ok": ok} for text, ok in o.expectations],
-        "failures": [{"message": d.message, "at": str(d.span), "hint": d.hint} for d in o.failures],
+        "expectations": [c.to_json() for c in checked] or [{"expect": text, "ok": ok} for text, ok in o.expectations],
+        "failures": [{**diagnostic_json(d), "at": str(d.span)} for d in o.failures],
         "final": o.final,
     }
     if with_trace:

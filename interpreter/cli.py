@@ -221,6 +221,8 @@ def state_table(o: Outcome) -> Table:
                    ("permanent", "card", "zone", "controller", "p/t", "tapped", "attached to", "counters", "statuses"))
     defaults = o.final.get("status_defaults", {})
     for oid, p in o.final.get("permanents", {}).items():
+        if p["zone"] != "battlefield":  # (a card elsewhere: where it is, its other keys in --json)
+            p = {"card": p["card"], "zone": p["zone"]}
         pt = f"{p.get('power')}/{p.get('toughness')}" if p.get("power") is not None else ""
         counters = ", ".join(f"{k} {v}" for k, v in (p.get("counters") or {}).items())
         statuses = ", ".join(f"{k}={v}" for k, v in p.get("statuses", {}).items() if defaults.get(k) != v)
