@@ -279,7 +279,7 @@ class Actions:
     @property
     def game(self) -> ReadOnlyGame:
         """The game, read-only (`interpreter.readonly`): it changes only through these actions."""
-        return ReadOnlyGame(self.engine.game)
+        return ReadOnlyGame(self.engine.game, self.engine.defaults)
 
     @property
     def book(self) -> Rulebook:
