@@ -28,7 +28,7 @@ from dsl.printer import item_lines
 from interpreter import ablation, api, compare, reading
 from interpreter import fuzz, why
 from interpreter.budget import DEFAULT_SCALE, Budget
-from interpreter.rulebook import files_of, lineage, load_version, rules_path, set_rules_path, sources
+from interpreter.rulebook import files_of, lineage, load_version, rules_path, set_rules_path, shipped_sources, sources
 from interpreter.scenario import Outcome
 from interpreter.suite import collect, current_version, plan, run_all, unevaluated_expectations, unmodelled_steps
 from interpreter.trace import grouped_lines, show_value
@@ -703,8 +703,37 @@ def _budget_option(p: argparse.ArgumentParser) -> None:
                         "iterations=N,writes=N,objects=N,scale=N")
 
 
+def version_lines() -> list[str]:
+    """What `phasing --version` prints: the package's version, then the versions and variants
+    of the rules it ships (a rules path's own folders are not the package's)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        package = version("phasing-rules")
+    except PackageNotFoundError:  # (run from a checkout that was never installed)
+        package = "unknown (not installed)"
+    shipped = shipped_sources()
+    return [f"phasing {package}",
+            f"rules: {', '.join(s.name for s in shipped if s.kind == 'version')}",
+            f"variants: {', '.join(s.name for s in shipped if s.kind == 'variant')}"]
+
+
+class ShowVersion(argparse.Action):
+    """`--version`: print `version_lines()` and stop (status 0)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        for line in version_lines():
+            say(line)
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="phasing", description="Magic's phasing rules (CR 702.26) as data.")
+    parser.add_argument("--version", action=ShowVersion,
+                        help="print the package's version and the rules versions it ships, and stop")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     p = sub.add_parser("check", help="parse and check rule files, versions and scenarios")
     p.add_argument("paths", nargs="*", type=path_text)

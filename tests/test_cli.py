@@ -566,3 +566,12 @@ def test_run_json_final_gives_every_object_the_same_keys(capsys):
     stickers = next(o for o in json.loads(out) if o["scenario"].startswith("counters and stickers"))
     djinn = stickers["final"]["permanents"]["djinn"]
     assert (djinn["counters"], djinn["stickers"], djinn["keywords"]) == ({"p1p1": 2}, {"name": 1}, ["flying", "phasing"])
+
+
+def test_version_prints_the_package_and_the_rules_it_ships(capsys):
+    """`phasing --version` (docs/commands.md) says which package and which rules versions and
+    variants it ships, exit 0."""
+    status, out = run(capsys, "--version")
+    lines = out.strip().splitlines()
+    assert status == 0 and lines[0].startswith("phasing ")
+    assert "2026-09-25" in lines[1] and "2005-02-01" in lines[1] and "end-step-phasing" in lines[2]
