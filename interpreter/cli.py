@@ -280,6 +280,8 @@ def cmd_test(args) -> int:
     problems += api.files_without_scenarios(paths, cases, problems)
     if args.rules and (cases or not problems):  # what runs under each --rules is known first: nothing is an error
         plan(cases, args.rules)
+    if args.json:
+        return test_json(cases, problems, args)
     report_failures = Reporter()
     report_failures(problems)
     passed = failed = 0
@@ -296,6 +298,18 @@ def cmd_test(args) -> int:
         report_failures(unevaluated(cases, o))
     failed += len(problems)
     say(f"{passed} passed, {failed} failed")
+    return 1 if failed or not passed else 0
+
+
+def test_json(cases, problems: list[Diagnostic], args) -> int:
+    """`test --json`: every run `test` plays, each as `run --json` gives it without its trace,
+    the problems that stopped a file from running, and the counts; the same exit status."""
+    runs = [{**api.outcome_json(o, with_trace=False), "warnings": [api.diagnostic_json(d) for d in unevaluated(cases, o)]}
+            for o in (run_all(cases, args.rules or None, budget=args.budget) if cases else ())]
+    passed = sum(r["passed"] for r in runs)
+    failed = len(runs) - passed + len(problems)
+    emit_json({"passed": passed, "failed": failed, "problems": [api.diagnostic_json(d) for d in problems],
+               "runs": runs})
     return 1 if failed or not passed else 0
 
 
@@ -751,6 +765,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rules", action="append", type=rules_text,
                    help="run under this version, variant or folder (repeatable: under each)")
     p.add_argument("-v", "--verbose", action="store_true", help="also print PASS for each run that passed")
+    p.add_argument("--json", action="store_true",
+                   help="machine-readable output: every run (as run --json gives it, without the trace) and the counts")
     _budget_option(p)
     p.set_defaults(func=cmd_test)
     p = sub.add_parser("why", help="why did (or did not) something happen to an object in a scenario")

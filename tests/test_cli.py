@@ -575,3 +575,23 @@ def test_version_prints_the_package_and_the_rules_it_ships(capsys):
     lines = out.strip().splitlines()
     assert status == 0 and lines[0].startswith("phasing ")
     assert "2026-09-25" in lines[1] and "2005-02-01" in lines[1] and "end-step-phasing" in lines[2]
+
+
+def test_test_json_gives_every_run_and_the_counts(capsys, tmp_path):
+    """`test --json` is what `test` plays as data: each run of the tour under each of its
+    versions (as run --json gives it, without the trace), a file that cannot run among the
+    problems, counted as a failure as the text counts it."""
+    broken = tmp_path / "broken.scenario"
+    broken.write_text('scenario "x" {\n  players Alice Bob\n  permanent bear = \n}\n', encoding="utf-8")
+    status, out = run(capsys, "test", str(TOUR), "--json")
+    data = json.loads(out)
+    assert status == 0 and (data["passed"], data["failed"], data["problems"]) == (8, 0, [])
+    assert len(data["runs"]) == 8 and all("trace" not in r and r["expectations"][0]["step"] for r in data["runs"])
+    assert {r["rules"] for r in data["runs"]} >= {"2017-08-25", "2026-09-25"}
+    status, out = run(capsys, "test", str(TOUR), str(broken), "--json")
+    data = json.loads(out)
+    assert status == 1 and (data["passed"], data["failed"], len(data["runs"])) == (8, 1, 8)
+    (problem,) = data["problems"]
+    assert (problem["path"], problem["line"]) == (str(broken), 4)
+    text_status, text = run(capsys, "test", str(TOUR), str(broken))
+    assert text.strip().splitlines()[-1] == f"{data['passed']} passed, {data['failed']} failed" and text_status == 1
