@@ -16,6 +16,13 @@ OBJECT_ATTR_KINDS = {
     "entered_turn": "number", "controlled_since": "number", "entered_this_turn": "bool", "summoning_sick": "bool", "attacking": "bool",
     "counters": "counters", "stickers": "counters", "card": "text", "types": "names", "keywords": "names",
 }
+# The counter kinds the game model gives a meaning (CR 122.1a, layer 7c of 613.4c): each of
+# these counters adds its amount to power and toughness (`interpreter.characteristics`).
+# Every other kind (charge, feather, ...) is only counted: rules and cards read it as
+# X.counters.KIND. A kind is a plain name, as the scenario language writes one (`NAME`).
+PT_COUNTERS = {"p1p1": 1, "m1m1": -1}
+PT_COUNTER_SPELLINGS = {"+1/+1": "p1p1", "-1/-1": "m1m1"}  # (as printed on cards)
+KIND_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
 PLAYER_ATTR_KINDS = {"life": "number", "hand": "number", "in_game": "bool"}
 OBJECT_ATTRS = frozenset(OBJECT_ATTR_KINDS)
 PLAYER_ATTRS = frozenset(PLAYER_ATTR_KINDS)

@@ -22,10 +22,11 @@ from typing import Any, Callable, Iterable, Sequence
 import attrs
 
 from dsl import ast
-from dsl.builtins import PERMANENT_TYPES, ZONES, card_slug
+from dsl.builtins import KIND_NAME, PERMANENT_TYPES, PT_COUNTER_SPELLINGS, ZONES, card_slug
 from dsl.checker import tested_keywords
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean
 from dsl.printer import expr_text
+from interpreter.calls import call_span, checked, refused_call
 from interpreter.engine import MISSING, Engine, Obj, PlayerRef, RulesError
 from interpreter.triggers import LEGAL_TARGET_HINT, TargetChoice, targets_of
 from interpreter.model import Game, Permanent
@@ -39,11 +40,6 @@ TOO_DEEP = "the rules nest too deeply to run: changes, abilities and verbs reach
 
 def _err(message: str, span: Span, hint: str | None = None) -> DiagnosticError:
     return DiagnosticError(Diagnostic("error", message, span, hint))
-
-
-def call_span(name: str) -> Span:
-    """Where an error of a Python call is reported: the call's name, line 0."""
-    return Span(f"{name}()", 0, 0, 0, 0)
 
 
 def guarded(action: Callable, *args, **kwargs) -> Any:
@@ -64,10 +60,6 @@ def _action(method: Callable) -> Callable:
     budget afresh (`Engine.begin_step`); and if it raises, the game, the trace and the step
     number are set back to what they were before it (through the journal: `Store.undo`)."""
     signature = inspect.signature(method)
-    shown = [p.replace(annotation=inspect.Parameter.empty) for p in signature.parameters.values()
-             if p.name not in ("self", "span")]
-    public = signature.replace(parameters=shown, return_annotation=inspect.Signature.empty)
-    by_keyword = " (what follows * by keyword only)" if any(p.kind is p.KEYWORD_ONLY for p in shown) else ""
 
     @functools.wraps(method)
     def run(self: "Actions", *args, span: Span | None = None, **kwargs):
@@ -75,8 +67,7 @@ def _action(method: Callable) -> Callable:
         try:
             signature.bind(self, *args, span=span, **kwargs)
         except TypeError as exc:  # (a call Python would refuse: said as the action's own error)
-            raise _err(f"{method.__name__}() cannot take these arguments: {exc}", span,
-                       f"call it as {method.__name__}{public}{by_keyword}") from None
+            raise refused_call(method.__name__, method, signature, kwargs, exc, span) from None
         if not self.steps:
             return guarded(method, self, *args, span=span, **kwargs)
         e = self.engine
@@ -165,7 +156,12 @@ def known_keywords(book: Rulebook) -> frozenset[str]:
     return frozenset(tested_keywords(book) | printed)
 
 
+COUNTERS_EXAMPLE = ("e.g. {'p1p1': 2}: p1p1 (+1/+1) and m1m1 (-1/-1) counters change power and toughness, "
+                    "other kinds are counted for the rules to read")
 SPEC_FLAGS = ("tapped", "token", "attacking")
+# The keys of every object in `Actions.state()` (and `Outcome.final`, `run --json`'s `final`).
+STATE_KEYS = ("card", "zone", "owner", "controller", "token", "tapped", "attached_to", "power", "toughness", "keywords",
+              "damage", "counters", "stickers", "attacking", "entered_turn", "visible", "statuses")
 SPEC_NUMBERS = ("damage", "entered_turn")
 SPEC_KEYS = ("name", "card", "owner", "controller", "attached_to", "keywords", "counters", "stickers", "statuses",
              *SPEC_FLAGS, *SPEC_NUMBERS)
@@ -240,9 +236,16 @@ def permanent_from_spec(spec: Any, game: Game, book: Rulebook, span: Span,
     tallies = {}
     for key in ("counters", "stickers"):
         given = spec.get(key, {})
+        example = COUNTERS_EXAMPLE if key == "counters" else "e.g. {'name': 1}"
         if not isinstance(given, dict) or not all(isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool)
                                                   and v >= 0 for k, v in given.items()):
-            raise _err(f"'{name}': {key} maps a kind to a whole number", span, "e.g. {'+1/+1': 2}")
+            raise _err(f"'{name}': {key} maps a kind to a whole number", span, example)
+        for kind in given:
+            if not KIND_NAME.fullmatch(kind):  # (a kind the rules could not name: X.counters.KIND reads a name)
+                meant = PT_COUNTER_SPELLINGS.get(kind.replace(" ", ""))
+                hint = f"did you mean '{meant}'? {COUNTERS_EXAMPLE}" if meant and key == "counters" else \
+                    f"a kind is a plain name (letters, digits, _ and -), as rules read it: X.{key}.KIND; {example}"
+                raise _err(f"'{name}': {kind!r} is not a {key[:-1]} kind the rules can name", span, hint)
         tallies[key] = given
     statuses = spec.get("statuses", {})
     if not isinstance(statuses, dict):
@@ -260,6 +263,7 @@ def permanent_from_spec(spec: Any, game: Game, book: Rulebook, span: Span,
 class Actions:
     """The actions of one game in progress, each an operation on `engine`."""
 
+    @checked(name="Actions")
     def __init__(self, engine: Engine, steps: bool = True):
         """`steps`: each action is a step of its own, undone if it raises (see `_action`);
         False for a caller that begins the steps itself and keeps what a failed one did (the
@@ -275,7 +279,7 @@ class Actions:
     @property
     def game(self) -> ReadOnlyGame:
         """The game, read-only (`interpreter.readonly`): it changes only through these actions."""
-        return ReadOnlyGame(self.engine.game)
+        return ReadOnlyGame(self.engine.game, self.engine.defaults)
 
     @property
     def book(self) -> Rulebook:
@@ -367,6 +371,7 @@ class Actions:
         _decls, names = self._targets(found, targets, span)
         self.engine.store.add_to("choices", (found.name, TargetChoice(names, span)), SCRIPT)
 
+    @checked
     def unused_target_choices(self) -> list[Diagnostic]:
         """Targets chosen for abilities that never triggered: a script that says more than happened."""
         return [Diagnostic("error", f"targets chosen for \"{card}\" were never used: no ability of it triggered with "
@@ -523,24 +528,30 @@ class Actions:
 
     # ------------------------------------------------------------------ reading
 
+    @checked
     def state(self) -> dict:
-        """The game as plain data: turn, active player, players, and every object with its
-        zone; a permanent on the battlefield with its controller, characteristics after
-        effects, statuses, and whether the game sees it."""
+        """The game as plain data: turn, active player, players, and every object, each with
+        the same keys wherever it is (`STATE_KEYS`): its zone, owner and controller, its
+        characteristics as the rules read them (after effects on the battlefield), its flags,
+        counters, stickers, damage and attachment, every declared status (its value, or the
+        default), and whether the game sees it (only a permanent on the battlefield no rule
+        hides is seen)."""
         e, book = self.engine, self.book
-        out = {"turn": self.engine.game.turn, "active": self.engine.game.active, "players": {}, "permanents": {},
-               "status_defaults": {name: e.status_default(name) for name in book.statuses}}
-        for name, p in self.engine.game.players.items():
+        game = e.game
+        defaults = {name: e.status_default(name) for name in book.statuses}
+        out = {"turn": game.turn, "active": game.active, "players": {}, "permanents": {}, "status_defaults": defaults}
+        for name, p in game.players.items():
             out["players"][name] = {"life": p.life, "hand": p.hand, "in_game": p.in_game}
-        for oid, o in self.engine.game.objects.items():
-            entry = {"card": o.card, "zone": o.zone, "owner": o.owner}
-            if o.zone == "battlefield":
-                c = e.chars(oid)
-                entry.update(controller=c["controller"], tapped=o.tapped, attached_to=o.attached_to,
-                             power=c["power"], toughness=c["toughness"], damage=o.damage,
-                             counters=dict(o.counters), attacking=o.attacking, visible=e.visible(oid))
-                entry["statuses"] = {name: o.get_status(name, e.status_default(name)) for name in book.statuses}
-            out["permanents"][oid] = entry
+        for oid, o in game.objects.items():
+            c = e.chars(oid)
+            out["permanents"][oid] = {
+                "card": o.card, "zone": o.zone, "owner": o.owner, "controller": c["controller"],
+                "token": o.token, "tapped": o.tapped, "attached_to": o.attached_to, "power": c["power"],
+                "toughness": c["toughness"], "keywords": list(c["keywords"]), "damage": o.damage,
+                "counters": dict(o.counters), "stickers": dict(o.stickers), "attacking": o.attacking,
+                "entered_turn": o.entered_turn, "visible": e.visible(oid),
+                "statuses": {name: o.get_status(name, default) for name, default in defaults.items()},
+            }
         return out
 
     @property

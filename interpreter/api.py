@@ -19,7 +19,9 @@ of the wrong type): `dsl.diagnostics.DiagnosticError`. Its `.diagnostics` is a l
 argument, the path is the function's name, e.g. `run_file(path)`, and the line is 0) and a
 hint; `Diagnostic.render()` writes one as `path:line:col: error: message`, the source line,
 a caret and the hint. `diagnostic_json(d)` gives one as a dictionary. No TypeError,
-AttributeError or KeyError escapes for a bad argument.
+AttributeError or KeyError escapes for a bad argument; a call with arguments a function does
+not take (too many, an unknown keyword, a missing one) is a DiagnosticError at the call's name
+whose hint is the function's signature (`interpreter.calls.checked`, on every function here).
 
 Paths. `check_paths` and `run_file` read the paths they are given and nothing else: a
 folder is searched below itself, and a single path may be given as a `str` or `Path` as
@@ -39,6 +41,7 @@ from dsl.parser import parse_file
 from interpreter.actions import Actions, check_attachments, guarded, known_keywords, permanent_from_spec
 from interpreter.backends import BACKENDS
 from interpreter.budget import Budget
+from interpreter.calls import checked
 from interpreter.engine import Engine  # noqa: F401  (re-exported)
 from interpreter.rulebook import (RULES_ROOT, VARIANTS_DIR, Rulebook, available_variants, available_versions,
                                   lineage, load_cards, load_version, rules_path, shipped_sources)
@@ -112,11 +115,13 @@ def _budget(function: str, value: Any) -> Budget | None:
 # ---------------------------------------------------------------------------- the API
 
 
+@checked
 def load(version: str | None = None) -> Rulebook:
     """A version by date (default: the newest) or by folder, parsed, checked and indexed."""
     return load_version(_version("load", "version", version) or current_version())
 
 
+@checked
 def new_game(rules: str | Rulebook | None = None, players: list[str] | tuple[str, ...] = ("Alice", "Bob"),
              permanents: list[dict] | tuple[dict, ...] = (), active: str | None = None, turn: int = 1,
              budget: Budget | str | None = None, backend: str | None = None) -> Actions:
@@ -126,7 +131,8 @@ def new_game(rules: str | Rulebook | None = None, players: list[str] | tuple[str
     newest. `players`: their names, in turn order. `permanents`: one dict each, with `name`
     and `card` (a card of the rulebook's library) and any of `owner`, `controller`,
     `attached_to`, `tapped`, `token`, `attacking`, `damage`, `entered_turn`, `keywords` (a
-    list), `counters` and `stickers` (kind -> number) and `statuses` (status -> value, e.g.
+    list), `counters` and `stickers` (kind -> number; counters p1p1 and m1m1 change power and
+    toughness) and `statuses` (status -> value, e.g.
     `{"phase": "out"}`). `active` (default the first player) and `turn` say whose turn it is.
     `backend`: how the rules run, "closures" or "generated" (Python written from the rules);
     None chooses by the size of the game (`interpreter.program.backend_for`).
@@ -162,6 +168,7 @@ def new_game(rules: str | Rulebook | None = None, players: list[str] | tuple[str
     return play
 
 
+@checked
 def game_from_scenario(scenario: ast.Scenario, book: Rulebook):
     """The initial state a scenario describes, built under `book` (a `model.Game`)."""
     if not isinstance(scenario, ast.Scenario):
@@ -172,6 +179,7 @@ def game_from_scenario(scenario: ast.Scenario, book: Rulebook):
     return build_game(scenario, book)
 
 
+@checked
 def run_file(path: str | Path, rules: str | list[str] | tuple[str, ...] | None = None,
              budget: Budget | str | None = None) -> list[Outcome]:
     """Every scenario in a file (or under a folder), each under the versions it names; or,
@@ -199,6 +207,7 @@ def run_file(path: str | Path, rules: str | list[str] | tuple[str, ...] | None =
         raise DiagnosticError(os_error_diagnostic(exc, target)) from None
 
 
+@checked
 def default_suite() -> Path:
     """The conformance scenarios shipped with the command: the checkout's tests/scenarios (for
     an editable install), or the installed copy (the package `phasing_conformance`). Which
@@ -215,6 +224,7 @@ def default_suite() -> Path:
     return Path(list(spec.submodule_search_locations)[0])
 
 
+@checked
 def check_paths(paths: str | Path | list[str | Path] | tuple[str | Path, ...] | None = None,
                 parsed_only: list[Path] | None = None) -> list[Diagnostic]:
     """Every problem in the given rule files, version folders, card files and scenarios, as a
@@ -248,6 +258,7 @@ def check_paths(paths: str | Path | list[str | Path] | tuple[str | Path, ...] | 
     return problems
 
 
+@checked
 def os_error_diagnostic(exc: OSError, path: str | Path | None = None) -> Diagnostic:
     """A file that cannot be read (no permission, a name too long, ...) as a diagnostic."""
     where = str(exc.filename if exc.filename is not None else path if path is not None else "phasing")
@@ -373,6 +384,7 @@ def _unused_cards(cases: list[Case]) -> list[Diagnostic]:
     return problems
 
 
+@checked
 def unknown_subrules_cited(scenario: ast.Scenario, books: list[Rulebook]) -> list[Diagnostic]:
     """A cite of a subrule of a section the rulebooks model (`section 702.26 subrules a b ...`)
     that none of those modelling it lists: 702.26z, or 702.26l where no version has an l. A
@@ -399,6 +411,7 @@ def unknown_subrules_cited(scenario: ast.Scenario, books: list[Rulebook]) -> lis
     return problems
 
 
+@checked
 def files_without_scenarios(paths, cases: list[Case], problems: list[Diagnostic]) -> list[Diagnostic]:
     """An error for each scenario file among `paths` (files, or folders searched below
     themselves) that parsed but holds no scenario, and for each folder with no scenario file:
@@ -417,19 +430,22 @@ def files_without_scenarios(paths, cases: list[Case], problems: list[Diagnostic]
     return found
 
 
+@checked
 def outcome_json(o: Outcome, with_trace: bool = True) -> dict:
     """An outcome as plain data (what `phasing run --json` prints), with its trace unless told not to."""
     if not isinstance(o, Outcome):
         raise _bad_argument("outcome_json", "o", o, "an Outcome", "take one from api.run_file(path)")
     if not isinstance(with_trace, bool):
         raise _bad_argument("outcome_json", "with_trace", with_trace, "True or False", "leave it out for True")
+    checked = o.checked if len(o.checked) == len(o.expectations) else ()
     data = {
         "scenario": o.scenario,
         "file": o.path,
         "rules": o.version,
+        "expectations_of": o.judge or o.version,  # (the text's `[X, expectations of V]`: V, else X)
         "passed": o.passed,
-        "expectations": [{"expect": text, "ok": ok} for text, ok in o.expectations],
-        "failures": [{"message": d.message, "at": str(d.span), "hint": d.hint} for d in o.failures],
+        "expectations": [c.to_json() for c in checked] or [{"expect": text, "ok": ok} for text, ok in o.expectations],
+        "failures": [{**diagnostic_json(d), "at": str(d.span)} for d in o.failures],
         "final": o.final,
     }
     if with_trace:
@@ -437,6 +453,7 @@ def outcome_json(o: Outcome, with_trace: bool = True) -> dict:
     return data
 
 
+@checked
 def diagnostic_json(d: Diagnostic) -> dict:
     """A diagnostic as plain data: path, line, column (0 when it points at no line), message, hint, and
     its notes (each path, line, column, message) when it has any."""

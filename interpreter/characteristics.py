@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence as SequenceABC
 from typing import Any, Iterable, Iterator, Sequence
 
+from dsl.builtins import PT_COUNTERS
 from interpreter.model import FIELDS, Effect, Permanent, read_fields
 from interpreter.store import Recorded
 
@@ -68,7 +69,7 @@ def characteristics(o: Permanent, effects: Sequence[Effect], contributions: Sequ
             dp, dt = dp + value[0], dt + value[1]
         elif kind == "grant":
             keywords.append(value)
-    counters = o.counter("p1p1") - o.counter("m1m1") if o.counters else 0
+    counters = sum(o.counter(kind) * sign for kind, sign in PT_COUNTERS.items()) if o.counters else 0
     if power is not None:
         power += dp + counters
     if toughness is not None:

@@ -28,7 +28,7 @@ from dsl.printer import item_lines
 from interpreter import ablation, api, compare, reading
 from interpreter import fuzz, why
 from interpreter.budget import DEFAULT_SCALE, Budget
-from interpreter.rulebook import files_of, lineage, load_version, rules_path, set_rules_path, sources
+from interpreter.rulebook import files_of, lineage, load_version, rules_path, set_rules_path, shipped_sources, sources
 from interpreter.scenario import Outcome
 from interpreter.suite import collect, current_version, plan, run_all, unevaluated_expectations, unmodelled_steps
 from interpreter.trace import grouped_lines, show_value
@@ -221,6 +221,8 @@ def state_table(o: Outcome) -> Table:
                    ("permanent", "card", "zone", "controller", "p/t", "tapped", "attached to", "counters", "statuses"))
     defaults = o.final.get("status_defaults", {})
     for oid, p in o.final.get("permanents", {}).items():
+        if p["zone"] != "battlefield":  # (a card elsewhere: where it is, its other keys in --json)
+            p = {"card": p["card"], "zone": p["zone"]}
         pt = f"{p.get('power')}/{p.get('toughness')}" if p.get("power") is not None else ""
         counters = ", ".join(f"{k} {v}" for k, v in (p.get("counters") or {}).items())
         statuses = ", ".join(f"{k}={v}" for k, v in p.get("statuses", {}).items() if defaults.get(k) != v)
@@ -278,6 +280,8 @@ def cmd_test(args) -> int:
     problems += api.files_without_scenarios(paths, cases, problems)
     if args.rules and (cases or not problems):  # what runs under each --rules is known first: nothing is an error
         plan(cases, args.rules)
+    if args.json:
+        return test_json(cases, problems, args)
     report_failures = Reporter()
     report_failures(problems)
     passed = failed = 0
@@ -294,6 +298,18 @@ def cmd_test(args) -> int:
         report_failures(unevaluated(cases, o))
     failed += len(problems)
     say(f"{passed} passed, {failed} failed")
+    return 1 if failed or not passed else 0
+
+
+def test_json(cases, problems: list[Diagnostic], args) -> int:
+    """`test --json`: every run `test` plays, each as `run --json` gives it without its trace,
+    the problems that stopped a file from running, and the counts; the same exit status."""
+    runs = [{**api.outcome_json(o, with_trace=False), "warnings": [api.diagnostic_json(d) for d in unevaluated(cases, o)]}
+            for o in (run_all(cases, args.rules or None, budget=args.budget) if cases else ())]
+    passed = sum(r["passed"] for r in runs)
+    failed = len(runs) - passed + len(problems)
+    emit_json({"passed": passed, "failed": failed, "problems": [api.diagnostic_json(d) for d in problems],
+               "runs": runs})
     return 1 if failed or not passed else 0
 
 
@@ -701,8 +717,37 @@ def _budget_option(p: argparse.ArgumentParser) -> None:
                         "iterations=N,writes=N,objects=N,scale=N")
 
 
+def version_lines() -> list[str]:
+    """What `phasing --version` prints: the package's version, then the versions and variants
+    of the rules it ships (a rules path's own folders are not the package's)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        package = version("phasing-rules")
+    except PackageNotFoundError:  # (run from a checkout that was never installed)
+        package = "unknown (not installed)"
+    shipped = shipped_sources()
+    return [f"phasing {package}",
+            f"rules: {', '.join(s.name for s in shipped if s.kind == 'version')}",
+            f"variants: {', '.join(s.name for s in shipped if s.kind == 'variant')}"]
+
+
+class ShowVersion(argparse.Action):
+    """`--version`: print `version_lines()` and stop (status 0)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        for line in version_lines():
+            say(line)
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="phasing", description="Magic's phasing rules (CR 702.26) as data.")
+    parser.add_argument("--version", action=ShowVersion,
+                        help="print the package's version and the rules versions it ships, and stop")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     p = sub.add_parser("check", help="parse and check rule files, versions and scenarios")
     p.add_argument("paths", nargs="*", type=path_text)
@@ -720,6 +765,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rules", action="append", type=rules_text,
                    help="run under this version, variant or folder (repeatable: under each)")
     p.add_argument("-v", "--verbose", action="store_true", help="also print PASS for each run that passed")
+    p.add_argument("--json", action="store_true",
+                   help="machine-readable output: every run (as run --json gives it, without the trace) and the counts")
     _budget_option(p)
     p.set_defaults(func=cmd_test)
     p = sub.add_parser("why", help="why did (or did not) something happen to an object in a scenario")

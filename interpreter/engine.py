@@ -34,6 +34,7 @@ from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from interpreter.assertions import Assertions
 from interpreter.batches import Batch, Committer
 from interpreter.budget import Budget
+from interpreter.calls import checked
 from interpreter.effects import ContinuousEffects
 from interpreter.model import Game
 from interpreter.perception import Perception
@@ -98,6 +99,7 @@ class Engine(GameView):
     bounded in long runs.
     """
 
+    @checked(name="Engine")
     def __init__(self, rulebook: Rulebook | Program, game: Game, budget: Budget | None = None, journal: str = "game"):
         check_arguments(rulebook, game, budget, journal)
         program = rulebook if isinstance(rulebook, Program) else Program.for_game(rulebook, game)

@@ -9,12 +9,14 @@ changes only through the engine's actions (its store, `interpreter.store`).
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Mapping, Sequence
 from typing import Any, Callable, Iterator
 
 import attrs
 
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
+from interpreter.calls import checked
 from interpreter.model import Game, Permanent
 
 
@@ -34,14 +36,20 @@ class ReadOnlyObject:
     """An object of a game, read-only. Taken from `game.objects[name]`, it follows the name: it
     reads the object the game holds under that name now, so after a zone change it reads the
     new object (400.7: a new object, whose `previous` is the one before) rather than keep
-    showing the old one. An earlier incarnation (`previous`) is read as it was left."""
+    showing the old one. An earlier incarnation (`previous`) is read as it was left.
 
-    __slots__ = ("_game", "_id", "_fixed")
+    `statuses` is every status the rules declare (`defaults`: name -> default, as the
+    engine's rulebook gives them) with its value, or its default when it was never written, as
+    `Actions.state()` gives them; `get_status(name, default)` reads one of them, and gives
+    `default` only for a name that is no declared status."""
 
-    def __init__(self, o: Permanent, game: Game | None = None):
+    __slots__ = ("_game", "_id", "_fixed", "_defaults")
+
+    def __init__(self, o: Permanent, game: Game | None = None, defaults: Mapping[str, Any] | None = None):
         object.__setattr__(self, "_game", game)  # (None: this incarnation, not the name)
         object.__setattr__(self, "_id", o.id)
         object.__setattr__(self, "_fixed", o)
+        object.__setattr__(self, "_defaults", defaults or {})
 
     def _live(self) -> Permanent:
         game = object.__getattribute__(self, "_game")
@@ -54,12 +62,23 @@ class ReadOnlyObject:
                 "read play.game.objects again"))
         return o
 
+    def _statuses(self) -> dict[str, Any]:
+        return {**object.__getattribute__(self, "_defaults"), **self._live().statuses}
+
+    @checked
+    def get_status(self, name: str, default: Any = None) -> Any:
+        """A status's value (its declared default when never written); `default` for a name
+        that is no status of the rules."""
+        return self._statuses().get(name, default)
+
     def __getattr__(self, name: str) -> Any:
-        value = getattr(self._live(), name)
         if name == "statuses":
-            return ReadOnlyMapping(value, _same, "statuses")
+            return ReadOnlyMapping(self._statuses(), _same, "statuses")
+        value = getattr(self._live(), name)
         if name == "previous" and value is not None:
-            return ReadOnlyObject(value)
+            return ReadOnlyObject(value, None, object.__getattribute__(self, "_defaults"))
+        if inspect.ismethod(value):  # (get_status, copy, ...: a call they do not take is a DiagnosticError)
+            return checked(value, name=name)
         return value
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -118,15 +137,19 @@ class ReadOnlyGame:
     """A game, read-only: its fields as they are now; `objects` read-only objects; `copy()` an
     independent game of one's own, which may be changed."""
 
-    __slots__ = ("_game",)
+    __slots__ = ("_game", "_defaults")
 
-    def __init__(self, game: Game):
+    def __init__(self, game: Game, defaults: Mapping[str, Any] | None = None):
+        """`defaults`: each declared status's default (what an object's `statuses` shows for
+        one never written); `Actions.game` gives its rulebook's."""
         object.__setattr__(self, "_game", game)
+        object.__setattr__(self, "_defaults", dict(defaults or {}))
 
     def __getattr__(self, name: str) -> Any:
         game = object.__getattribute__(self, "_game")
         if name == "objects":
-            return ReadOnlyMapping(game.objects, lambda o: ReadOnlyObject(o, game), "objects")
+            defaults = object.__getattribute__(self, "_defaults")
+            return ReadOnlyMapping(game.objects, lambda o: ReadOnlyObject(o, game, defaults), "objects")
         if name in ("players", "effects", "lki"):
             return ReadOnlyMapping(getattr(game, name), _same, name)
         if name in ("watchers", "delayed", "stack", "choices"):
@@ -135,7 +158,8 @@ class ReadOnlyGame:
             return tuple(attrs.evolve(t, env=dict(t.env)) for t in game.pending)
         if name == "store":
             raise _refuse("the game's store")
-        return getattr(game, name)  # order, active, turn, clock, cleanup_done; copy(), fingerprint(), ...
+        value = getattr(game, name)  # order, active, turn, clock, cleanup_done; copy(), fingerprint(), ...
+        return checked(value, name=name) if inspect.ismethod(value) else value
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise _refuse("the game")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import date
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import attrs
 
@@ -43,10 +43,45 @@ class Outcome:
     trace: tuple[Event, ...]
     final: dict
     judge: str = ""  # whose expectations it was judged by, when not its own version's
+    checked: tuple["Checked", ...] = ()  # the expectations again, each with where it is and what was found
+
 
     def signature(self) -> tuple:
         """What ablation and diff compare: which expectations held, and the error if any."""
         return (self.expectations, tuple(f.message for f in self.failures if not f.message.startswith("expected")))
+
+
+@attrs.frozen
+class Checked:
+    """One expectation as a run judged it: its text, whether it held, where it is written, the
+    step of the script it is (1 the first), and for one that failed what was found instead
+    (`found`: the value, a 1-tuple, or empty when there is no single value to show: a failed
+    `expect error` found the error's message, or None when there was no error)."""
+
+    text: str
+    ok: bool
+    span: Span
+    step: int
+    found: tuple = ()
+
+    def to_json(self) -> dict:
+        data = {"expect": self.text, "ok": self.ok, "at": str(self.span), "path": self.span.path,
+                "line": self.span.line, "column": self.span.column, "step": self.step}
+        if self.found:
+            data["actual"] = plain_value(self.found[0])
+        return data
+
+
+def plain_value(value: Any) -> Any:
+    """A value an expression gave, as JSON holds it: a table of counts (pairs) an object, a set
+    of names a sorted list, a tuple a list."""
+    if isinstance(value, (set, frozenset)):
+        return sorted(map(str, value))
+    if isinstance(value, tuple):
+        if value and all(isinstance(i, tuple) and len(i) == 2 for i in value):
+            return {str(k): plain_value(v) for k, v in value}
+        return [plain_value(v) for v in value]
+    return value
 
 
 def entries(scn: ast.Scenario, kind) -> list:
@@ -255,6 +290,7 @@ class ScenarioRun:
             raise DiagnosticError(diag) from None
         self.failures: list[Diagnostic] = []
         self.expectations: list[tuple[str, bool]] = []
+        self.checked: list[Checked] = []  # (the same, with where each is and what it found)
         self.held: set[Span] = set()  # the expectation steps that held
 
     def play(self) -> None:
@@ -266,6 +302,8 @@ class ScenarioRun:
             if isinstance(step, ast.ExpectError):
                 ok = pending_error is not None and step.message in pending_error.message
                 self.expectations.append((f"error \"{step.message}\"", ok))
+                self.checked.append(Checked(f"error \"{step.message}\"", ok, step.span, index,
+                                            () if ok else (pending_error.message if pending_error else None,)))
                 if ok:
                     self.held.add(step.span)
                 else:
@@ -323,10 +361,13 @@ class ScenarioRun:
         except RulesError as exc:
             raise _err(exc.diagnostics[0].message, step.span) from None
         self.expectations.append((text, ok))
+        found = () if ok else self.found(cond)
+        self.checked.append(Checked(text, ok, step.span, e.step, found))
         if ok:
             self.held.add(step.span)
         else:
-            self.failures.append(Diagnostic("error", f"expected {text}{self.actual(cond)}{self.whose(step.span)}", step.span))
+            actual = f", but {render_expr(cond.left)} is {show_value(found[0])}" if found else ""
+            self.failures.append(Diagnostic("error", f"expected {text}{actual}{self.whose(step.span)}", step.span))
 
     def whose(self, at: Span) -> str:
         """Under a rulebook judged by another's expectations, whose the expectation at `at` was,
@@ -338,16 +379,17 @@ class ScenarioRun:
             return f" (expected under {self.judge}, where it does not hold either)"
         return f" (expected under {self.judge}, changed by {own})"
 
-    def actual(self, cond: ast.Node) -> str:
-        """For a failed `a is b`, say what `a` was."""
+    def found(self, cond: ast.Node) -> tuple:
+        """For a failed `a is b` (or `a < b`, ...), what `a` was, as plain data (an object or a
+        player by its name, a table of counts as a dict), a 1-tuple; else empty."""
         if isinstance(cond, (ast.Is, ast.Compare)) and not isinstance(cond.left, ast.Number):
             try:
                 value = self.engine.eval(cond.left, {})
             except DiagnosticError:
-                return ""
+                return ()
             shown = value.id if isinstance(value, Obj) else value.name if isinstance(value, PlayerRef) else value
-            return f", but {render_expr(cond.left)} is {show_value(shown)}"
-        return ""
+            return (shown,)
+        return ()
 
     def final_state(self) -> dict:
         return self.actions.state()
@@ -383,4 +425,4 @@ def run_scenario(scn: ast.Scenario, book: Rulebook, path: str, cards=(), budget:
         return Outcome(scn.name, path, book.version.id, False, tuple(exc.diagnostics), (), (), {}, own)
     run.play()
     return Outcome(scn.name, path, book.version.id, not run.failures, tuple(run.failures),
-                   tuple(run.expectations), tuple(run.engine.trace), run.final_state(), own)
+                   tuple(run.expectations), tuple(run.engine.trace), run.final_state(), own, tuple(run.checked))

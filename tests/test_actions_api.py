@@ -332,3 +332,18 @@ def test_undo_takes_only_marks_of_the_branch_the_game_is_on():
     other = api.new_game("2026-09-25", players=["Alice", "Bob"])
     with pytest.raises(DiagnosticError, match="another game"):
         play.engine.writer.undo(other.engine.store.mark())
+
+
+def test_state_gives_an_object_off_the_battlefield_the_same_keys_as_one_on_it():
+    """A card put into the graveyard (a new object, 400.7) is listed with every key a
+    permanent has, read as the rules read it; only a permanent on the battlefield is visible."""
+    play = api.new_game("2026-09-25", players=["Alice", "Bob"], permanents=[
+        {"name": "bear", "card": "Grizzly Bears", "controller": "Alice", "stickers": {"name": 1}},
+        {"name": "soldier", "card": "Soldier Token", "controller": "Bob", "token": True, "entered_turn": 1}])
+    play.move("bear", "graveyard")
+    board = play.state()["permanents"]
+    assert set(board["bear"]) == set(board["soldier"])
+    bear, soldier = board["bear"], board["soldier"]
+    assert (bear["zone"], bear["power"], bear["visible"], bear["token"]) == ("graveyard", 2, False, False)
+    assert (soldier["token"], soldier["entered_turn"], soldier["stickers"], soldier["visible"]) == (True, 1, {}, True)
+    assert bear["statuses"]["phase"] == soldier["statuses"]["phase"] == "in"

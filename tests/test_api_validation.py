@@ -8,6 +8,7 @@ AttributeError or KeyError from deep inside. `check_paths` reads only the paths 
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 
 import pytest
@@ -257,3 +258,110 @@ def test_cast_names_a_player_given_as_a_target_and_keeps_its_python_hint_for_an_
     d = rejects(lambda: play.cast("Holy Strength", "Alice", ["bear"]), "Holy Strength", "cannot be cast")
     assert "new_game(permanents=" in d.hint
     assert not play.game.stack and len(play.trace) == 0
+
+
+# ---------------------------------------------------------------------------- calls Python would refuse
+
+
+def _public_api_functions():
+    """Every function `interpreter.api` offers (its `__all__`), and the classes it re-exports."""
+    return [getattr(api, name) for name in api.__all__ if callable(getattr(api, name))
+            and getattr(api, name) is not DiagnosticError]
+
+
+def _public_methods(value):
+    """The public methods of an object the API hands out (bound, so `self` is given)."""
+    return [getattr(value, name) for name in dir(value) if not name.startswith("_")
+            and inspect.ismethod(getattr(value, name, None))]
+
+
+def _methods_of_a_game():
+    play = a_game()
+    view = play.game.objects["bear"]
+    methods = _public_methods(play)
+    methods += [getattr(play.game, name) for name in ("copy", "fingerprint", "next_player")]
+    methods += [getattr(view, name) for name in ("get_status", "copy", "with_status", "counter", "values")]
+    return methods
+
+
+def _name(function) -> str:
+    return getattr(function, "__name__", None) or type(function).__name__
+
+
+def _too_many(function) -> tuple:
+    parameters = inspect.signature(function).parameters.values()
+    return (None,) * (1 + sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in parameters))
+
+
+@pytest.mark.parametrize("function", _public_api_functions() + _methods_of_a_game(), ids=_name)
+def test_a_call_with_an_unknown_keyword_is_a_diagnostic_showing_how_to_call_it(function):
+    """docs/api.md: a call with arguments a function or action does not take is a
+    DiagnosticError at the call's name whose hint is its signature, never a TypeError."""
+    d = rejects(lambda: function(no_such_argument=1), "cannot take these arguments", "no_such_argument")
+    assert d.span.path == f"{_name(function)}()" and "call it as " in d.hint
+
+
+@pytest.mark.parametrize("function", _public_api_functions() + _methods_of_a_game(), ids=_name)
+def test_a_call_with_too_many_positional_arguments_is_a_diagnostic_showing_how_to_call_it(function):
+    d = rejects(lambda: function(*_too_many(function)), "cannot take these arguments", "too many positional")
+    assert d.span.path == f"{_name(function)}()" and "call it as " in d.hint
+
+
+@pytest.mark.parametrize("call", [
+    lambda: a_game().state(1),
+    lambda: api.new_game(seed=1),
+    lambda: api.new_game("2026-09-25", ["Alice", "Bob"], [], None, 1, None, None, 5),
+    lambda: api.load(x=1),
+    lambda: api.run_file(TOUR, foo=1),
+    lambda: api.game_from_scenario(None),
+])
+def test_the_calls_the_tester_found_are_diagnostics(call):
+    rejects(call, "cannot take these arguments")
+
+
+def test_a_misspelt_keyword_gets_the_likeliest_parameter():
+    d = rejects(lambda: api.load(verison="2026-09-25"), "load()", "verison")
+    assert "did you mean 'version'?" in d.hint and "load(version=None)" in d.hint
+
+
+def test_a_type_error_raised_inside_a_function_is_not_taken_for_a_bad_call(monkeypatch):
+    """Only a failure to bind the arguments is reported as a bad call."""
+    def broken(version=None):
+        raise TypeError("inside")
+    monkeypatch.setattr(api, "load_version", broken)
+    with pytest.raises(TypeError, match="inside"):
+        api.load("2026-09-25")
+
+
+# ---------------------------------------------------------------------------- counters and stickers
+
+
+def _bear(**extra):
+    return api.new_game(permanents=[{"name": "bear", "card": "Grizzly Bears", "controller": "Alice", **extra}])
+
+
+@pytest.mark.parametrize("printed, name", [("+1/+1", "p1p1"), ("-1/-1", "m1m1")])
+def test_a_counter_kind_spelt_as_printed_is_refused_and_the_working_name_offered(printed, name):
+    """A kind the rules cannot name (X.counters.KIND reads a plain name) is an error, not a
+    counter that silently changes nothing; the hint names the kind that counts (122.1a)."""
+    d = rejects(lambda: _bear(counters={printed: 2}), "new_game", repr(printed))
+    assert f"did you mean '{name}'?" in d.hint
+
+
+def test_the_hint_for_a_bad_counters_value_names_a_kind_that_works():
+    d = rejects(lambda: _bear(counters={"p1p1": "two"}), "counters maps a kind to a whole number")
+    assert "{'p1p1': 2}" in d.hint and "+1/+1" not in d.hint.split(":")[0]
+
+
+def test_the_counter_kinds_the_hints_name_change_power_and_toughness():
+    """613.4c (layer 7c): two +1/+1 counters make a 2/2 a 4/4, a -1/-1 counter a 1/1; any other
+    kind is only counted."""
+    assert (_bear(counters={"p1p1": 2}).state()["permanents"]["bear"]["power"]) == 4
+    bear = _bear(counters={"m1m1": 1}).state()["permanents"]["bear"]
+    assert (bear["power"], bear["toughness"]) == (1, 1)
+    bear = _bear(counters={"charge": 3}).state()["permanents"]["bear"]
+    assert (bear["power"], bear["counters"]) == (2, {"charge": 3})
+
+
+def test_a_sticker_kind_is_a_plain_name_too():
+    rejects(lambda: _bear(stickers={"a name": 1}), "not a sticker kind")

@@ -509,3 +509,89 @@ def _with_func(parser, command, func):
     for action in parser._subparsers._group_actions:
         action.choices[command].set_defaults(func=func)
     return parser
+
+
+FAILING = '''scenario "a bear with a counter" {
+  cites 702.26d
+  rules 2026-09-25
+  players Alice Bob
+  turn 1 of Alice
+  permanent bear = "Grizzly Bears", controller Alice, counter p1p1 = 1
+  script {
+    expect bear.power is 3
+    next turn
+    expect bear.power is 4
+    expect bear.controller is Bob
+  }
+}
+'''
+
+
+def test_run_json_expectations_say_where_which_step_and_what_was_found(capsys, tmp_path):
+    """An expectation entry is located as `errors` are (path, line, column), with its step of
+    the script and, when it failed, the value found; a failure is shaped as an error too."""
+    path = tmp_path / "f.scenario"
+    path.write_text(FAILING, encoding="utf-8")
+    status, out = run(capsys, "run", str(path), "--json")
+    (data,) = json.loads(out)
+    held, power, controller = data["expectations"]
+    assert status == 1 and held == {"expect": "bear.power is 3", "ok": True, "at": f"{path}:8:5", "path": str(path),
+                                     "line": 8, "column": 5, "step": 1}
+    assert (power["ok"], power["line"], power["step"], power["actual"]) == (False, 10, 3, 3)
+    assert (controller["step"], controller["actual"]) == (4, "Alice")
+    failure = data["failures"][0]
+    assert (failure["path"], failure["line"], failure["column"], failure["at"]) == (str(path), 10, 5, f"{path}:10:5")
+    assert {"kind", "end_line", "end_column", "message", "hint"} <= set(failure)
+
+
+def test_run_json_says_whose_expectations_judged_the_run(capsys):
+    """`[end-step-no-indirect, expectations of 2026-09-25]` in the text is `rules` and
+    `expectations_of` in the JSON."""
+    status, out = run(capsys, "run", str(TOUR), "--rules", "end-step-no-indirect", "--json")
+    data = json.loads(out)
+    assert {(d["rules"], d["expectations_of"]) for d in data} == {("end-step-no-indirect", "2026-09-25")}
+    status, out = run(capsys, "run", str(TOUR), "--json")
+    assert [(d["rules"], d["expectations_of"]) for d in json.loads(out)] == [("2026-09-25", "2026-09-25")]
+
+
+def test_run_json_final_gives_every_object_the_same_keys(capsys):
+    """702.26d: counters and stickers stay on a phased-out permanent, which `final` can now
+    show; every object has the same keys (docs/commands.md lists them)."""
+    status, out = run(capsys, "run", str(ROOT / "tests" / "scenarios" / "no_zone_change.scenario"), "--json")
+    keys = {"card", "zone", "owner", "controller", "token", "tapped", "attached_to", "power", "toughness", "keywords",
+            "damage", "counters", "stickers", "attacking", "entered_turn", "visible", "statuses"}
+    for outcome in json.loads(out):
+        for name, entry in outcome["final"]["permanents"].items():
+            assert set(entry) == keys, (outcome["scenario"], name)
+    stickers = next(o for o in json.loads(out) if o["scenario"].startswith("counters and stickers"))
+    djinn = stickers["final"]["permanents"]["djinn"]
+    assert (djinn["counters"], djinn["stickers"], djinn["keywords"]) == ({"p1p1": 2}, {"name": 1}, ["flying", "phasing"])
+
+
+def test_version_prints_the_package_and_the_rules_it_ships(capsys):
+    """`phasing --version` (docs/commands.md) says which package and which rules versions and
+    variants it ships, exit 0."""
+    status, out = run(capsys, "--version")
+    lines = out.strip().splitlines()
+    assert status == 0 and lines[0].startswith("phasing ")
+    assert "2026-09-25" in lines[1] and "2005-02-01" in lines[1] and "end-step-phasing" in lines[2]
+
+
+def test_test_json_gives_every_run_and_the_counts(capsys, tmp_path):
+    """`test --json` is what `test` plays as data: each run of the tour under each of its
+    versions (as run --json gives it, without the trace), a file that cannot run among the
+    problems, counted as a failure as the text counts it."""
+    broken = tmp_path / "broken.scenario"
+    broken.write_text('scenario "x" {\n  players Alice Bob\n  permanent bear = \n}\n', encoding="utf-8")
+    status, out = run(capsys, "test", str(TOUR), "--json")
+    data = json.loads(out)
+    assert status == 0 and (data["passed"], data["failed"], data["problems"]) == (8, 0, [])
+    assert len(data["runs"]) == 8 and all("trace" not in r and r["expectations"][0]["step"] for r in data["runs"])
+    assert {r["rules"] for r in data["runs"]} >= {"2017-08-25", "2026-09-25"}
+    status, out = run(capsys, "test", str(TOUR), str(broken), "--json")
+    data = json.loads(out)
+    assert status == 1 and (data["passed"], data["failed"], len(data["runs"])) == (8, 1, 8)
+    (problem,) = data["problems"]
+    assert (problem["path"], problem["line"]) == (str(broken), 4)
+    text_status, text = run(capsys, "test", str(TOUR), str(broken))
+    assert text.strip().splitlines()[-1] == f"{data['passed']} passed, {data['failed']} failed" and text_status == 1

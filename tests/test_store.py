@@ -326,6 +326,24 @@ def test_the_game_the_api_hands_out_is_read_only():
     assert copy.objects["bear"].tapped and not bear.tapped
 
 
+
+def test_a_views_statuses_are_every_declared_status_as_state_gives_them():
+    """A permanent never phased out reads phase `in` through its view (702.26a's default, in
+    the vocabulary), as `state()` says; `get_status` gives its own default only for a name
+    that is no status of the rules."""
+    from interpreter import api
+
+    play = api.new_game("2026-09-25", players=["Alice", "Bob"], permanents=[
+        {"name": "bear", "card": "Grizzly Bears", "controller": "Alice"}])
+    bear = play.game.objects["bear"]
+    assert dict(bear.statuses) == play.state()["permanents"]["bear"]["statuses"]
+    assert bear.statuses["phase"] == "in" and bear.get_status("phase", "?") == "in"
+    assert bear.get_status("no_such_status", "?") == "?"
+    play.cast("Slip Away", "Alice", ["bear"])
+    assert dict(bear.statuses) == play.state()["permanents"]["bear"]["statuses"]
+    assert (bear.get_status("phase"), bear.statuses["phased_out_under"]) == ("out", "Alice")
+
+
 # ============================================================== incarnations (400.7)
 
 
