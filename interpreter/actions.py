@@ -34,11 +34,19 @@ from interpreter.rulebook import Rulebook
 from interpreter.store import SETUP, store_of
 from interpreter.trace import SCRIPT, Cause
 
+# The tap of a declared attacker (508.1f), as the trace names its cause.
+ATTACKERS_TAP = Cause("engine", "508.1f", "declared attackers become tapped (508.1f)")
+
 TOO_DEEP = "the rules nest too deeply to run: changes, abilities and verbs reach further than Python's stack"
 
 
 def _err(message: str, span: Span, hint: str | None = None) -> DiagnosticError:
     return DiagnosticError(Diagnostic("error", message, span, hint))
+
+
+def _refused(message: str, span: Span, hint: str | None = None) -> RulesError:
+    """An action the rules do not allow in the game as it is (not a bad argument)."""
+    return RulesError(Diagnostic("error", message, span, hint))
 
 
 def call_span(name: str) -> Span:
@@ -439,7 +447,8 @@ class Actions:
 
     @_action
     def attack(self, names: Sequence[str], *, span: Span) -> None:
-        """The permanents named attack."""
+        """The permanents named attack (508.1a), and those without vigilance become tapped
+        as they are declared (508.1f)."""
         if isinstance(names, str) or not isinstance(names, (list, tuple)) or not names:
             raise _err("attack() takes a non-empty list of permanent names", span, "e.g. attack(['bear'])")
         self._game_on(span)
@@ -447,26 +456,41 @@ class Actions:
             self._can_attack(self._known(name, span), span)
         if len(set(names)) != len(names):
             raise _err("a creature is named twice among the attackers", span, "name each attacking creature once")
+        e = self.engine
+        tapping = [name for name in names if "vigilance" not in e.chars(name)["keywords"]]
         for name in names:
-            self.engine.run(ast.AttackWith(ast.Name(name)), {}, SCRIPT)
-        self.engine.settle()
+            e.run(ast.AttackWith(ast.Name(name)), {}, SCRIPT)
+        for name in tapping:
+            e.run(ast.Tap(ast.Name(name)), {}, ATTACKERS_TAP)
+        e.settle()
 
     def _can_attack(self, name: str, span: Span) -> None:
         """The active player declares attackers among the untapped creatures they control
-        (508.1a), which the game must see: one it treats as not existing cannot attack."""
+        (508.1a), which the game must see: one it treats as not existing cannot attack. A
+        creature attacks only if it has haste or its controller has controlled it
+        continuously since their most recent turn began (508.1a, 302.6), and one already
+        attacking is not declared again. Each refusal is a `RulesError` (a script can
+        `expect error` it)."""
         e = self.engine
         o = e.game.objects[name]
         if not e.visible(name):
             where = f"is in the {o.zone}" if o.zone != "battlefield" else "is treated by the game as not existing"
-            raise _err(f"'{name}' cannot attack: it {where}", span, "only a creature on the battlefield the game sees attacks")
+            raise _refused(f"'{name}' cannot attack: it {where}", span, "only a creature on the battlefield the game sees attacks")
         if "creature" not in o.types:
-            raise _err(f"'{name}' cannot attack: it is not a creature (508.1a)", span, "only creatures attack")
+            raise _refused(f"'{name}' cannot attack: it is not a creature (508.1a)", span, "only creatures attack")
         controller = e.chars(name)["controller"]
         if controller != e.game.active:
-            raise _err(f"'{name}' cannot attack: {controller} controls it, and it is {e.game.active}'s turn (508.1a)",
-                       span, "only creatures the active player controls attack; play on to their controller's turn")
+            raise _refused(f"'{name}' cannot attack: {controller} controls it, and it is {e.game.active}'s turn (508.1a)",
+                           span, "only creatures the active player controls attack; play on to their controller's turn")
+        if o.attacking:
+            raise _refused(f"'{name}' cannot attack: it is already attacking (508.1a)", span,
+                           "a creature is declared as an attacker once; remove it from this step")
         if o.tapped:
-            raise _err(f"'{name}' cannot attack: it is tapped (508.1a)", span, "only untapped creatures attack")
+            raise _refused(f"'{name}' cannot attack: it is tapped (508.1a)", span, "only untapped creatures attack")
+        if e.truthy(e.eval(ast.Attr(ast.Name(name), "summoning_sick"), {})):
+            raise _refused(f"'{name}' cannot attack: it is summoning sick, under {controller}'s control only since this "
+                           "turn began, and it has no haste (508.1a, 302.6)", span,
+                           f"play on to {controller}'s next turn, or attack with a creature that has haste")
 
     @_action
     def move(self, name: str, zone: str, *, span: Span) -> None:

@@ -228,6 +228,7 @@ def test_casting_an_aura_is_refused_not_done_as_nothing(card):
     ({"card": "Holy Strength", "controller": "Alice", "attached_to": "bear"}, "not a creature"),
     ({"card": "Grizzly Bears", "controller": "Bob"}, "Bob controls it, and it is Alice's turn"),
     ({"card": "Grizzly Bears", "controller": "Alice", "tapped": True}, "it is tapped"),
+    ({"card": "Grizzly Bears", "controller": "Alice", "entered_turn": 1}, "it is summoning sick"),
     ({"card": "Grizzly Bears", "controller": "Alice", "statuses": {"phase": "out", "phased_out_under": "Alice"}},
      "treated by the game as not existing"),
 ])
@@ -242,6 +243,25 @@ def test_attack_refuses_what_cannot_attack(spec, message):
     assert not any(p.get("attacking") for p in play.state()["permanents"].values())
     play.attack(["bear"])
     assert play.state()["permanents"]["bear"]["attacking"] is True
+
+
+def test_declared_attackers_become_tapped_unless_they_have_vigilance():
+    """508.1f: the active player taps the creatures declared as attackers, except those with
+    vigilance; the trace names 508.1f as the tap's cause. A creature with haste attacks the
+    turn it came under its controller's control (508.1a, 302.6). Once attacking, a creature is
+    not declared again (508.1a)."""
+    play = api.new_game("2026-09-25", permanents=[
+        {"name": "bear", "card": "Grizzly Bears", "controller": "Alice"},
+        {"name": "angel", "card": "Serra Angel", "controller": "Alice"},
+        {"name": "goblin", "card": "Raging Goblin", "controller": "Alice", "entered_turn": 1}])
+    play.attack(["bear", "angel", "goblin"])
+    board = play.state()["permanents"]
+    assert all(board[name]["attacking"] for name in ("bear", "angel", "goblin"))
+    assert board["bear"]["tapped"] and board["goblin"]["tapped"] and not board["angel"]["tapped"]
+    taps = [event for event in play.trace if "tapped" in str(event) and "508.1f" in str(event.cause)]
+    assert sorted(event.subject for event in taps) == ["bear", "goblin"]
+    with pytest.raises(DiagnosticError, match="'angel' cannot attack: it is already attacking"):
+        play.attack(["angel"])
 
 
 def test_attack_refuses_a_creature_that_left_the_battlefield():

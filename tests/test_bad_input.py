@@ -691,6 +691,29 @@ scenario "attack with a bear, mistyped" {
   }
 }
 """, 5, 5, "unknown permanent 'baer'", "did you mean 'bear'? Name a permanent declared"),
+    # 508.1a: without haste, a creature attacks only if its controller has controlled it
+    # continuously since their most recent turn began (302.6).
+    "attack-with-a-summoning-sick-creature": ("""
+scenario "attack with a bear that came this turn" {
+  players Alice Bob
+  turn 1 of Alice
+  permanent bear = "Grizzly Bears", controller Alice, entered turn 1
+  script {
+    attack with bear
+  }
+}
+""", 6, 5, "'bear' cannot attack: it is summoning sick", "haste"),
+    # 508.1a: attackers are declared once; one already attacking is not declared again.
+    "attack-twice": ("""
+scenario "attack with the same bear twice" {
+  players Alice Bob
+  permanent bear = "Grizzly Bears", controller Alice
+  script {
+    attack with bear
+    attack with bear
+  }
+}
+""", 6, 5, "'bear' cannot attack: it is already attacking", "declared as an attacker once"),
 }
 
 # Diagnostics that come without a hint today (interpreter/scenario.py gives none).
