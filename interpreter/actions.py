@@ -335,11 +335,16 @@ class Actions:
         """`player` casts `card` targeting `targets` (checked now: 601.2c). It resolves at
         once, or with `hold` waits on the stack for `resolve` (so something can happen first)."""
         found = card_named(self.book, card, span)
-        if not isinstance(player, str) or player not in self.engine.game.players or not self.engine.game.players[player].in_game:
-            raise _err(f"'{player}' cannot cast anything", span, "name a player still in the game")
+        players = self.engine.game.players
+        if not isinstance(player, str) or player not in players:
+            listed = f"players are: {', '.join(self.engine.game.order)}"
+            raise _err(f"'{player}' is not a player of the game", span,
+                       did_you_mean(player, players, listed) if isinstance(player, str) else listed)
+        if not players[player].in_game:
+            raise _err(f"'{player}' has left the game and cannot cast anything", span, "name a player still in the game")
         if not isinstance(hold, bool):
             raise _err(f"hold is True or False, not {hold!r}", span, "hold=True leaves the spell on the stack for resolve()")
-        self._castable(found, span)
+        self.castable(found, span)
         decls, names = self._targets(found, targets, span)
         env = {"you": PlayerRef(player)}
         for decl, name in zip(decls, names):
@@ -382,7 +387,7 @@ class Actions:
                 for card, choice in self.engine.game.choices]
 
     @staticmethod
-    def _castable(card: ast.Card, span: Span) -> None:
+    def castable(card: ast.Card, span: Span) -> None:
         """A card whose resolving the game models: a spell with a spell ability, or a
         permanent spell that becomes a permanent attached to nothing. An Aura spell would
         become a permanent attached to what it targets (303.4a, 608.3b), which is not modelled; a card

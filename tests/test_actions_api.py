@@ -92,7 +92,7 @@ def test_a_phased_out_permanent_is_not_a_legal_target_when_cast():
 
 @pytest.mark.parametrize("call, message", [
     (lambda p: p.cast("No Such Card", "Alice"), 'unknown card "No Such Card"'),
-    (lambda p: p.cast("Shock", "Carol", ["bear"]), "'Carol' cannot cast anything"),
+    (lambda p: p.cast("Shock", "Carol", ["bear"]), "'Carol' is not a player of the game"),
     (lambda p: p.cast("Shock", "Alice", []), "needs 1 target(s), 0 given"),
     (lambda p: p.cast("Shock", "Alice", "bear"), "targets are a list of permanent names"),
     (lambda p: p.cast("Shock", "Alice", ["ghost"]), "unknown permanent 'ghost'"),
