@@ -499,13 +499,18 @@ class Actions:
 
     @_action
     def move(self, name: str, zone: str, *, span: Span) -> None:
-        """Put the permanent named into `zone` (a zone of the game or one the rulebook declares)."""
+        """Put the permanent named into `zone` (a zone of the game or one the rulebook declares).
+        A permanent on the battlefield that a rule hides (the game treats it as not existing)
+        cannot be moved: that is a `RulesError`, as attacking with it is."""
         self._known(name, span)
         zones = set(ZONES) | set(self.book.zones)
         if not isinstance(zone, str) or zone not in zones:
             shown = f"'{zone}'" if isinstance(zone, str) else f"{zone!r}: a zone is named by a string"
             listed = f"zones: {', '.join(sorted(zones))}"
             raise _err(f"unknown zone {shown}", span, did_you_mean(zone, zones, listed) if isinstance(zone, str) else listed)
+        if self.engine.game.objects[name].zone == "battlefield" and not self.engine.visible(name):
+            raise _refused(f"'{name}' cannot be moved: it is treated by the game as not existing", span,
+                           "a rule hides it: move it once the game sees it again, or not at all")
         self.engine.run(ast.Move(ast.Name(name), zone), {}, SCRIPT)
         self.engine.settle()
         self.engine.resolve_triggers()

@@ -264,6 +264,25 @@ def test_declared_attackers_become_tapped_unless_they_have_vigilance():
         play.attack(["angel"])
 
 
+def test_move_refuses_a_permanent_the_game_does_not_see():
+    """702.26b: a phased-out permanent is treated as though it does not exist, so it cannot
+    be moved to another zone: a DiagnosticError, and it stays where it was, phased out and
+    still enchanted by its Aura (702.26d, 702.26i); once phased in it can be moved."""
+    play = api.new_game("2026-09-25", permanents=[
+        {"name": "bear", "card": "Grizzly Bears", "controller": "Alice"},
+        {"name": "strength", "card": "Holy Strength", "controller": "Alice", "attached_to": "bear"}])
+    play.cast("Slip Away", "Alice", ["bear"])
+    with pytest.raises(DiagnosticError, match="'bear' cannot be moved: it is treated by the game as not existing"):
+        play.move("bear", "graveyard")
+    board = play.state()["permanents"]
+    assert board["bear"]["zone"] == "battlefield" and board["bear"]["statuses"]["phase"] == "out"
+    assert board["strength"]["attached_to"] == "bear"
+    play.next_turn()
+    play.next_turn()
+    play.move("bear", "graveyard")
+    assert play.state()["permanents"]["bear"]["zone"] == "graveyard"
+
+
 def test_attack_refuses_a_creature_that_left_the_battlefield():
     """A creature in the graveyard is not on the battlefield to attack (508.1a)."""
     play = board()

@@ -714,6 +714,17 @@ scenario "attack with the same bear twice" {
   }
 }
 """, 6, 5, "'bear' cannot attack: it is already attacking", "declared as an attacker once"),
+    # 702.26b: a phased-out permanent is treated as though it does not exist; the script
+    # cannot move what the game does not see.
+    "move-a-phased-out-permanent": ("""
+scenario "move a bear that is phased out" {
+  players Alice Bob
+  permanent bear = "Grizzly Bears", controller Alice, set phase = out, set phased_out_under = Alice
+  script {
+    move bear to graveyard
+  }
+}
+""", 5, 5, "'bear' cannot be moved: it is treated by the game as not existing", "once the game sees it again"),
 }
 
 # Diagnostics that come without a hint today (interpreter/scenario.py gives none).
