@@ -104,10 +104,13 @@ def _action(method: Callable) -> Callable:
 
 def card_named(book: Rulebook, name: str, span: Span) -> ast.Card:
     """The card called `name` in the rulebook's card library (and a scenario's own cards)."""
-    card = book.cards.get(name) if isinstance(name, str) else None
+    if not isinstance(name, str):
+        raise _err(f"a card is named by a string, its name, not {name!r}", span,
+                   "give the card's name as written in rules/cards/ or the scenario file, e.g. \"Grizzly Bears\"")
+    card = book.cards.get(name)
     if card is None:
-        hint = "cards live in rules/cards/ or in the scenario file"
-        raise _err(f"unknown card \"{name}\"", span, did_you_mean(name, book.cards, hint) if isinstance(name, str) else hint)
+        raise _err(f"unknown card \"{name}\"", span,
+                   did_you_mean(name, book.cards, "cards live in rules/cards/ or in the scenario file"))
     return card
 
 
@@ -213,7 +216,10 @@ def permanent_from_spec(spec: Any, game: Game, book: Rulebook, span: Span,
     if "@" in name:  # (kept for an object as it was before a zone change: `model.earlier_name`)
         raise _err(f"a permanent's name cannot hold '@', as {name!r} does", span,
                    "'@' names an object as it was before it changed zones (bear@0); use another name")
-    card = card_named(book, spec.get("card"), span)
+    if "card" not in spec:
+        raise _err(f"'{name}': a permanent needs a 'card', the name of its card", span,
+                   "e.g. {'name': 'bear', 'card': 'Grizzly Bears'}")
+    card = card_named(book, spec["card"], span)
     people = {}
     for key in ("owner", "controller"):
         who = spec.get(key)
