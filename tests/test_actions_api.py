@@ -265,6 +265,25 @@ def test_declared_attackers_become_tapped_unless_they_have_vigilance():
         play.attack(["angel"])
 
 
+def test_a_creature_whose_control_changed_this_turn_cannot_attack_without_haste():
+    """508.1a, 302.6: a creature attacks only if its controller has controlled it
+    continuously since their most recent turn began (or it has haste). One Alice takes with
+    Act of Treason (which, as the library paraphrases it, gives no haste) came under her
+    control this turn: it is summoning sick and cannot attack. When the effect ends in the
+    cleanup step it goes back to Bob, who has it from the start of his next turn and attacks."""
+    play = api.new_game("2026-09-25", turn=2, permanents=[
+        {"name": "bear", "card": "Grizzly Bears", "controller": "Bob"}])
+    play.cast("Act of Treason", "Alice", ["bear"])
+    assert play.state()["permanents"]["bear"]["controller"] == "Alice"
+    assert play.game.objects["bear"].controlled_since == 2
+    with pytest.raises(DiagnosticError, match="'bear' cannot attack: it is summoning sick"):
+        play.attack(["bear"])
+    play.next_turn()
+    assert play.state()["active"] == "Bob" and play.state()["permanents"]["bear"]["controller"] == "Bob"
+    play.attack(["bear"])
+    assert play.state()["permanents"]["bear"]["attacking"] is True
+
+
 def test_move_refuses_a_permanent_the_game_does_not_see():
     """702.26b: a phased-out permanent is treated as though it does not exist, so it cannot
     be moved to another zone: a DiagnosticError, and it stays where it was, phased out and
