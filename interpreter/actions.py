@@ -35,11 +35,19 @@ from interpreter.rulebook import Rulebook
 from interpreter.store import SETUP, store_of
 from interpreter.trace import SCRIPT, Cause
 
+# The tap of a declared attacker (508.1f), as the trace names its cause.
+ATTACKERS_TAP = Cause("engine", "508.1f", "declared attackers become tapped (508.1f)")
+
 TOO_DEEP = "the rules nest too deeply to run: changes, abilities and verbs reach further than Python's stack"
 
 
 def _err(message: str, span: Span, hint: str | None = None) -> DiagnosticError:
     return DiagnosticError(Diagnostic("error", message, span, hint))
+
+
+def _refused(message: str, span: Span, hint: str | None = None) -> RulesError:
+    """An action the rules do not allow in the game as it is (not a bad argument)."""
+    return RulesError(Diagnostic("error", message, span, hint))
 
 
 def guarded(action: Callable, *args, **kwargs) -> Any:
@@ -87,10 +95,13 @@ def _action(method: Callable) -> Callable:
 
 def card_named(book: Rulebook, name: str, span: Span) -> ast.Card:
     """The card called `name` in the rulebook's card library (and a scenario's own cards)."""
-    card = book.cards.get(name) if isinstance(name, str) else None
+    if not isinstance(name, str):
+        raise _err(f"a card is named by a string, its name, not {name!r}", span,
+                   "give the card's name as written in rules/cards/ or the scenario file, e.g. \"Grizzly Bears\"")
+    card = book.cards.get(name)
     if card is None:
-        hint = "cards live in rules/cards/ or in the scenario file"
-        raise _err(f"unknown card \"{name}\"", span, did_you_mean(name, book.cards, hint) if isinstance(name, str) else hint)
+        raise _err(f"unknown card \"{name}\"", span,
+                   did_you_mean(name, book.cards, "cards live in rules/cards/ or in the scenario file"))
     return card
 
 
@@ -201,7 +212,10 @@ def permanent_from_spec(spec: Any, game: Game, book: Rulebook, span: Span,
     if "@" in name:  # (kept for an object as it was before a zone change: `model.earlier_name`)
         raise _err(f"a permanent's name cannot hold '@', as {name!r} does", span,
                    "'@' names an object as it was before it changed zones (bear@0); use another name")
-    card = card_named(book, spec.get("card"), span)
+    if "card" not in spec:
+        raise _err(f"'{name}': a permanent needs a 'card', the name of its card", span,
+                   "e.g. {'name': 'bear', 'card': 'Grizzly Bears'}")
+    card = card_named(book, spec["card"], span)
     people = {}
     for key in ("owner", "controller"):
         who = spec.get(key)
@@ -331,11 +345,16 @@ class Actions:
         """`player` casts `card` targeting `targets` (checked now: 601.2c). It resolves at
         once, or with `hold` waits on the stack for `resolve` (so something can happen first)."""
         found = card_named(self.book, card, span)
-        if not isinstance(player, str) or player not in self.engine.game.players or not self.engine.game.players[player].in_game:
-            raise _err(f"'{player}' cannot cast anything", span, "name a player still in the game")
+        players = self.engine.game.players
+        if not isinstance(player, str) or player not in players:
+            listed = f"players are: {', '.join(self.engine.game.order)}"
+            raise _err(f"'{player}' is not a player of the game", span,
+                       did_you_mean(player, players, listed) if isinstance(player, str) else listed)
+        if not players[player].in_game:
+            raise _err(f"'{player}' has left the game and cannot cast anything", span, "name a player still in the game")
         if not isinstance(hold, bool):
             raise _err(f"hold is True or False, not {hold!r}", span, "hold=True leaves the spell on the stack for resolve()")
-        self._castable(found, span)
+        self.castable(found, span)
         decls, names = self._targets(found, targets, span)
         env = {"you": PlayerRef(player)}
         for decl, name in zip(decls, names):
@@ -379,7 +398,7 @@ class Actions:
                 for card, choice in self.engine.game.choices]
 
     @staticmethod
-    def _castable(card: ast.Card, span: Span) -> None:
+    def castable(card: ast.Card, span: Span) -> None:
         """A card whose resolving the game models: a spell with a spell ability, or a
         permanent spell that becomes a permanent attached to nothing. An Aura spell would
         become a permanent attached to what it targets (303.4a, 608.3b), which is not modelled; a card
@@ -444,7 +463,8 @@ class Actions:
 
     @_action
     def attack(self, names: Sequence[str], *, span: Span) -> None:
-        """The permanents named attack."""
+        """The permanents named attack (508.1a), and those without vigilance become tapped
+        as they are declared (508.1f)."""
         if isinstance(names, str) or not isinstance(names, (list, tuple)) or not names:
             raise _err("attack() takes a non-empty list of permanent names", span, "e.g. attack(['bear'])")
         self._game_on(span)
@@ -452,36 +472,56 @@ class Actions:
             self._can_attack(self._known(name, span), span)
         if len(set(names)) != len(names):
             raise _err("a creature is named twice among the attackers", span, "name each attacking creature once")
+        e = self.engine
+        tapping = [name for name in names if "vigilance" not in e.chars(name)["keywords"]]
         for name in names:
-            self.engine.run(ast.AttackWith(ast.Name(name)), {}, SCRIPT)
-        self.engine.settle()
+            e.run(ast.AttackWith(ast.Name(name)), {}, SCRIPT)
+        for name in tapping:
+            e.run(ast.Tap(ast.Name(name)), {}, ATTACKERS_TAP)
+        e.settle()
 
     def _can_attack(self, name: str, span: Span) -> None:
         """The active player declares attackers among the untapped creatures they control
-        (508.1a), which the game must see: one it treats as not existing cannot attack."""
+        (508.1a), which the game must see: one it treats as not existing cannot attack. A
+        creature attacks only if it has haste or its controller has controlled it
+        continuously since their most recent turn began (508.1a, 302.6), and one already
+        attacking is not declared again. Each refusal is a `RulesError` (a script can
+        `expect error` it)."""
         e = self.engine
         o = e.game.objects[name]
         if not e.visible(name):
             where = f"is in the {o.zone}" if o.zone != "battlefield" else "is treated by the game as not existing"
-            raise _err(f"'{name}' cannot attack: it {where}", span, "only a creature on the battlefield the game sees attacks")
+            raise _refused(f"'{name}' cannot attack: it {where}", span, "only a creature on the battlefield the game sees attacks")
         if "creature" not in o.types:
-            raise _err(f"'{name}' cannot attack: it is not a creature (508.1a)", span, "only creatures attack")
+            raise _refused(f"'{name}' cannot attack: it is not a creature (508.1a)", span, "only creatures attack")
         controller = e.chars(name)["controller"]
         if controller != e.game.active:
-            raise _err(f"'{name}' cannot attack: {controller} controls it, and it is {e.game.active}'s turn (508.1a)",
-                       span, "only creatures the active player controls attack; play on to their controller's turn")
+            raise _refused(f"'{name}' cannot attack: {controller} controls it, and it is {e.game.active}'s turn (508.1a)",
+                           span, "only creatures the active player controls attack; play on to their controller's turn")
+        if o.attacking:
+            raise _refused(f"'{name}' cannot attack: it is already attacking (508.1a)", span,
+                           "a creature is declared as an attacker once; remove it from this step")
         if o.tapped:
-            raise _err(f"'{name}' cannot attack: it is tapped (508.1a)", span, "only untapped creatures attack")
+            raise _refused(f"'{name}' cannot attack: it is tapped (508.1a)", span, "only untapped creatures attack")
+        if e.truthy(e.eval(ast.Attr(ast.Name(name), "summoning_sick"), {})):
+            raise _refused(f"'{name}' cannot attack: it is summoning sick, under {controller}'s control only since this "
+                           "turn began, and it has no haste (508.1a, 302.6)", span,
+                           f"play on to {controller}'s next turn, or attack with a creature that has haste")
 
     @_action
     def move(self, name: str, zone: str, *, span: Span) -> None:
-        """Put the permanent named into `zone` (a zone of the game or one the rulebook declares)."""
+        """Put the permanent named into `zone` (a zone of the game or one the rulebook declares).
+        A permanent on the battlefield that a rule hides (the game treats it as not existing)
+        cannot be moved: that is a `RulesError`, as attacking with it is."""
         self._known(name, span)
         zones = set(ZONES) | set(self.book.zones)
         if not isinstance(zone, str) or zone not in zones:
             shown = f"'{zone}'" if isinstance(zone, str) else f"{zone!r}: a zone is named by a string"
             listed = f"zones: {', '.join(sorted(zones))}"
             raise _err(f"unknown zone {shown}", span, did_you_mean(zone, zones, listed) if isinstance(zone, str) else listed)
+        if self.engine.game.objects[name].zone == "battlefield" and not self.engine.visible(name):
+            raise _refused(f"'{name}' cannot be moved: it is treated by the game as not existing", span,
+                           "a rule hides it: move it once the game sees it again, or not at all")
         self.engine.run(ast.Move(ast.Name(name), zone), {}, SCRIPT)
         self.engine.settle()
         self.engine.resolve_triggers()

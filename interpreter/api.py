@@ -48,7 +48,7 @@ from interpreter.rulebook import (RULES_ROOT, VARIANTS_DIR, Rulebook, available_
 from interpreter.model import Game, Player
 from interpreter.program import Program
 from interpreter.store import SETUP, store_of
-from interpreter.scenario import Outcome, build_game, scenario_versions, unknown_expectation_names
+from interpreter.scenario import Outcome, build_game, scenario_versions, script_problems, unknown_expectation_names
 from interpreter.trace import trace_json
 from interpreter.suite import (SCENARIO_SUFFIX, Case, collect, current_version, expectations_off_the_rules_line, run_all,
                                unevaluated_expectations, unmodelled_steps)
@@ -349,6 +349,7 @@ def _check_scenarios(path: Path) -> list[Diagnostic]:
             books.append(book)
             found = check_scenario(case.scenario, book)
             found += [d for d in unknown_expectation_names(case.scenario, book) if d not in problems]
+            found += [d for d in script_problems(case.scenario, book) if d not in found]
             problems.extend(d for d in found if d not in problems)  # (what every version finds, once)
             if not found:
                 problems.extend(_guard(lambda: build_game(case.scenario, book)))

@@ -77,10 +77,14 @@ class ContinuousEffects:
 
         def make() -> bool:
             eid = self.eng.store.tick(cause)
+            before = self.controllers([ref.id]) if kind == "control" else None
             self.eng.store.set_effect(eid, Effect(
                 eid, kind, frozenset([ref.id]), value, duration, player, condition, bindings, tracked,
                 source.id if isinstance(source, Obj) else None, eid, str(cause), until,
             ), cause)
+            if before:
+                self.eng.invalidate()
+                self.came_under_control(before, cause)
             return True
 
         text = {"pump": f"gets {value[0]:+d}/{value[1]:+d}" if kind == "pump" else "",
@@ -93,10 +97,26 @@ class ContinuousEffects:
         if not self.eng.game.effects:
             return False
         ending = [e for e in self.eng.game.effects.values() if which(e)]
+        before = self.controllers(oid for e in ending if e.kind == "control" for oid in e.affected)
         for e in ending:
             self.eng.store.remove_effect(e.id, cause)
             subject = ", ".join(sorted(e.affected))
             self.eng.record("effect-ends", subject, f"effect from {e.cause} ends ({e.kind}, {e.duration})", cause)
         if ending:
             self.eng.invalidate()
+        if before:
+            self.came_under_control(before, cause)
         return bool(ending)
+
+    def controllers(self, oids) -> dict[str, str]:
+        """Who controls each of the objects `oids` on the battlefield now."""
+        objects = self.eng.game.objects
+        return {oid: self.eng.controller(oid) for oid in oids
+                if oid in objects and objects[oid].zone == "battlefield"}
+
+    def came_under_control(self, before: dict[str, str], cause: Cause) -> None:
+        """An object whose controller a control effect's start or end changed has been under
+        its new controller's control only since this turn (`controlled_since`, 302.6)."""
+        for oid, was in before.items():
+            if self.eng.controller(oid) != was:
+                self.eng.writer.set(oid, cause, controlled_since=self.eng.game.turn)

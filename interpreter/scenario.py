@@ -18,7 +18,9 @@ from dsl.diagnostics import Diagnostic, DiagnosticError, Span, close_names, did_
 from dsl.parser import parse_file
 from interpreter.amending import stray_amends
 from interpreter.budget import Budget
-from interpreter.actions import Actions, card_named, check_attachments, guarded, new_permanent
+from dsl.builtins import PERMANENT_TYPES, card_slug
+from interpreter.actions import Actions, card_named, card_types, check_attachments, guarded, new_permanent
+from interpreter.triggers import targets_of
 from interpreter.engine import Engine, Obj, PlayerRef, RulesError
 from interpreter.model import Game, Permanent, Player
 from interpreter.program import Program
@@ -154,6 +156,67 @@ def unknown_expectation_names(scn: ast.Scenario, book: Rulebook) -> list[Diagnos
                                  f"this scenario runs under {', '.join(home)}; a variant of your own is known by "
                                  "name on the rules path (--rules-path), or by its file given with --rules",
                                  first=next(iter(close_names(name, home)), None))))
+    return problems
+
+
+def script_problems(scn: ast.Scenario, book: Rulebook) -> list[Diagnostic]:
+    """The steps of a scenario's script that can only fail, found without playing it, each at
+    its step: a card the rulebook and the scenario file do not have, or one that cannot be
+    cast this way (an Aura) or is given the wrong number of targets; a player who is not one
+    of the game's; a permanent that is neither declared nor made by an earlier step (a cast
+    permanent spell makes one named after its card: `grizzly_bears`, then `grizzly_bears_2`)."""
+    players = next((e.names for e in entries(scn, ast.Players)), ())
+    known = {d.name: None for d in entries(scn, ast.PermanentDecl)}
+    problems: list[Diagnostic] = []
+
+    def add(exc: DiagnosticError) -> None:
+        problems.extend(exc.diagnostics)
+
+    def player(name: str, span: Span) -> None:
+        if name not in players:
+            add(_err(f"'{name}' is not a player of the game", span,
+                     did_you_mean(name, players, f"players are: {', '.join(players)}")))
+
+    def permanent(name: str, span: Span) -> None:
+        if name not in known and name not in players:
+            add(_err(f"unknown permanent '{name}'", span,
+                     did_you_mean(name, known, "name a permanent declared in this game, or one an earlier step makes")))
+
+    for step in (s for e in entries(scn, ast.Script) for s in e.steps):
+        match step:
+            case ast.Cast(card=name, targets=targets) | ast.Choose(card=name, targets=targets):
+                if isinstance(step, ast.Cast):
+                    player(step.player, step.span)
+                for target in targets:
+                    permanent(target, step.span)
+                try:
+                    card = card_named(book, name, step.span)
+                except DiagnosticError as exc:
+                    add(exc)
+                    continue
+                if not isinstance(step, ast.Cast):
+                    continue
+                try:
+                    Actions.castable(card, step.span)
+                except DiagnosticError as exc:
+                    add(exc)
+                    continue
+                wanted = len(targets_of(card))
+                if wanted != len(targets):
+                    add(_err(f"\"{card.name}\" needs {wanted} target(s), {len(targets)} given", step.span,
+                             "name its targets with 'targeting A, B'" if wanted else "drop the 'targeting' part"))
+                elif card_types(card) & PERMANENT_TYPES:  # (it makes a permanent named after the card)
+                    made, n = card_slug(card.name), 2
+                    while made in known:
+                        made, n = f"{card_slug(card.name)}_{n}", n + 1
+                    known[made] = None
+            case ast.AttackStep(names=names):
+                for name in names:
+                    permanent(name, step.span)
+            case ast.MoveStep(name=name):
+                permanent(name, step.span)
+            case ast.PlayerLeaves(player=who):
+                player(who, step.span)
     return problems
 
 

@@ -92,7 +92,7 @@ def test_a_phased_out_permanent_is_not_a_legal_target_when_cast():
 
 @pytest.mark.parametrize("call, message", [
     (lambda p: p.cast("No Such Card", "Alice"), 'unknown card "No Such Card"'),
-    (lambda p: p.cast("Shock", "Carol", ["bear"]), "'Carol' cannot cast anything"),
+    (lambda p: p.cast("Shock", "Carol", ["bear"]), "'Carol' is not a player of the game"),
     (lambda p: p.cast("Shock", "Alice", []), "needs 1 target(s), 0 given"),
     (lambda p: p.cast("Shock", "Alice", "bear"), "targets are a list of permanent names"),
     (lambda p: p.cast("Shock", "Alice", ["ghost"]), "unknown permanent 'ghost'"),
@@ -118,7 +118,8 @@ def test_bad_actions_are_diagnostics_named_after_the_call(call, message):
     ({"active": "Zed"}, "active"),
     ({"turn": 0}, "turn"),
     ({"permanents": {"name": "bear"}}, "permanents"),
-    ({"permanents": [{"name": "bear"}]}, 'unknown card "None"'),
+    ({"permanents": [{"name": "bear"}]}, "'bear': a permanent needs a 'card'"),
+    ({"permanents": [{"name": "bear", "card": None}]}, "a card is named by a string, its name, not None"),
     ({"permanents": [{"name": "bear", "card": "Grizzly Bears", "colour": "green"}]}, "unknown key"),
     ({"permanents": [{"name": "bear", "card": "Grizzly Bears", "statuses": {"phase": 7}}]}, "status 'phase' cannot be 7"),
     ({"permanents": [{"name": "bear", "card": "Grizzly Bears", "statuses": {"phaze": "out"}}]}, "unknown status"),
@@ -228,6 +229,7 @@ def test_casting_an_aura_is_refused_not_done_as_nothing(card):
     ({"card": "Holy Strength", "controller": "Alice", "attached_to": "bear"}, "not a creature"),
     ({"card": "Grizzly Bears", "controller": "Bob"}, "Bob controls it, and it is Alice's turn"),
     ({"card": "Grizzly Bears", "controller": "Alice", "tapped": True}, "it is tapped"),
+    ({"card": "Grizzly Bears", "controller": "Alice", "entered_turn": 1}, "it is summoning sick"),
     ({"card": "Grizzly Bears", "controller": "Alice", "statuses": {"phase": "out", "phased_out_under": "Alice"}},
      "treated by the game as not existing"),
 ])
@@ -242,6 +244,63 @@ def test_attack_refuses_what_cannot_attack(spec, message):
     assert not any(p.get("attacking") for p in play.state()["permanents"].values())
     play.attack(["bear"])
     assert play.state()["permanents"]["bear"]["attacking"] is True
+
+
+def test_declared_attackers_become_tapped_unless_they_have_vigilance():
+    """508.1f: the active player taps the creatures declared as attackers, except those with
+    vigilance; the trace names 508.1f as the tap's cause. A creature with haste attacks the
+    turn it came under its controller's control (508.1a, 302.6). Once attacking, a creature is
+    not declared again (508.1a)."""
+    play = api.new_game("2026-09-25", permanents=[
+        {"name": "bear", "card": "Grizzly Bears", "controller": "Alice"},
+        {"name": "angel", "card": "Serra Angel", "controller": "Alice"},
+        {"name": "goblin", "card": "Raging Goblin", "controller": "Alice", "entered_turn": 1}])
+    play.attack(["bear", "angel", "goblin"])
+    board = play.state()["permanents"]
+    assert all(board[name]["attacking"] for name in ("bear", "angel", "goblin"))
+    assert board["bear"]["tapped"] and board["goblin"]["tapped"] and not board["angel"]["tapped"]
+    taps = [event for event in play.trace if "tapped" in str(event) and "508.1f" in str(event.cause)]
+    assert sorted(event.subject for event in taps) == ["bear", "goblin"]
+    with pytest.raises(DiagnosticError, match="'angel' cannot attack: it is already attacking"):
+        play.attack(["angel"])
+
+
+def test_a_creature_whose_control_changed_this_turn_cannot_attack_without_haste():
+    """508.1a, 302.6: a creature attacks only if its controller has controlled it
+    continuously since their most recent turn began (or it has haste). One Alice takes with
+    Act of Treason (which, as the library paraphrases it, gives no haste) came under her
+    control this turn: it is summoning sick and cannot attack. When the effect ends in the
+    cleanup step it goes back to Bob, who has it from the start of his next turn and attacks."""
+    play = api.new_game("2026-09-25", turn=2, permanents=[
+        {"name": "bear", "card": "Grizzly Bears", "controller": "Bob"}])
+    play.cast("Act of Treason", "Alice", ["bear"])
+    assert play.state()["permanents"]["bear"]["controller"] == "Alice"
+    assert play.game.objects["bear"].controlled_since == 2
+    with pytest.raises(DiagnosticError, match="'bear' cannot attack: it is summoning sick"):
+        play.attack(["bear"])
+    play.next_turn()
+    assert play.state()["active"] == "Bob" and play.state()["permanents"]["bear"]["controller"] == "Bob"
+    play.attack(["bear"])
+    assert play.state()["permanents"]["bear"]["attacking"] is True
+
+
+def test_move_refuses_a_permanent_the_game_does_not_see():
+    """702.26b: a phased-out permanent is treated as though it does not exist, so it cannot
+    be moved to another zone: a DiagnosticError, and it stays where it was, phased out and
+    still enchanted by its Aura (702.26d, 702.26i); once phased in it can be moved."""
+    play = api.new_game("2026-09-25", permanents=[
+        {"name": "bear", "card": "Grizzly Bears", "controller": "Alice"},
+        {"name": "strength", "card": "Holy Strength", "controller": "Alice", "attached_to": "bear"}])
+    play.cast("Slip Away", "Alice", ["bear"])
+    with pytest.raises(DiagnosticError, match="'bear' cannot be moved: it is treated by the game as not existing"):
+        play.move("bear", "graveyard")
+    board = play.state()["permanents"]
+    assert board["bear"]["zone"] == "battlefield" and board["bear"]["statuses"]["phase"] == "out"
+    assert board["strength"]["attached_to"] == "bear"
+    play.next_turn()
+    play.next_turn()
+    play.move("bear", "graveyard")
+    assert play.state()["permanents"]["bear"]["zone"] == "graveyard"
 
 
 def test_attack_refuses_a_creature_that_left_the_battlefield():

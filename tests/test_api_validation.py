@@ -215,6 +215,20 @@ def test_move_names_its_zone_by_a_string():
     assert play.state()["permanents"]["bear"]["zone"] == "battlefield"
 
 
+@pytest.mark.parametrize("call", [
+    lambda play: play.cast(None, "Alice", ["bear"]),
+    lambda play: play.cast(["Shock"], "Alice", ["bear"]),
+    lambda play: play.choose_targets(None, ["bear"]),
+])
+def test_a_card_is_named_by_a_string(call):
+    """A card given as something other than its name is said to be so (not an 'unknown card
+    "None"', as though a card could be called that), and nothing is cast."""
+    play = a_game()
+    d = rejects(lambda: call(play), "a card is named by a string, its name")
+    assert "unknown card" not in d.message and "Grizzly Bears" in d.hint
+    assert not [event for event in play.trace if event.kind == "cast"]
+
+
 def test_hold_is_true_or_false():
     """hold='no' is not taken as true: the spell is not left on the stack."""
     play = a_game()

@@ -666,7 +666,7 @@ scenario "Carol casts after leaving" {
     cast "Giant Growth" by Carol targeting bears
   }
 }
-""", 7, 5, "'Carol' cannot cast anything", "name a player still in the game"),
+""", 7, 5, "'Carol' has left the game and cannot cast anything", "name a player still in the game"),
     "cast-by-unknown-player": ("""
 scenario "Dave was never here" {
   players Alice Bob
@@ -675,7 +675,7 @@ scenario "Dave was never here" {
     cast "Giant Growth" by Dave targeting bears
   }
 }
-""", 5, 5, "'Dave' cannot cast anything", "name a player still in the game"),
+""", 5, 5, "'Dave' is not a player of the game", "players are: Alice, Bob"),
     "unknown-player-leaves": ("""
 scenario "Dave leaves" {
   players Alice Bob
@@ -770,6 +770,40 @@ scenario "attack with a bear, mistyped" {
   }
 }
 """, 5, 5, "unknown permanent 'baer'", "did you mean 'bear'? Name a permanent declared"),
+    # 508.1a: without haste, a creature attacks only if its controller has controlled it
+    # continuously since their most recent turn began (302.6).
+    "attack-with-a-summoning-sick-creature": ("""
+scenario "attack with a bear that came this turn" {
+  players Alice Bob
+  turn 1 of Alice
+  permanent bear = "Grizzly Bears", controller Alice, entered turn 1
+  script {
+    attack with bear
+  }
+}
+""", 6, 5, "'bear' cannot attack: it is summoning sick", "haste"),
+    # 508.1a: attackers are declared once; one already attacking is not declared again.
+    "attack-twice": ("""
+scenario "attack with the same bear twice" {
+  players Alice Bob
+  permanent bear = "Grizzly Bears", controller Alice
+  script {
+    attack with bear
+    attack with bear
+  }
+}
+""", 6, 5, "'bear' cannot attack: it is already attacking", "declared as an attacker once"),
+    # 702.26b: a phased-out permanent is treated as though it does not exist; the script
+    # cannot move what the game does not see.
+    "move-a-phased-out-permanent": ("""
+scenario "move a bear that is phased out" {
+  players Alice Bob
+  permanent bear = "Grizzly Bears", controller Alice, set phase = out, set phased_out_under = Alice
+  script {
+    move bear to graveyard
+  }
+}
+""", 5, 5, "'bear' cannot be moved: it is treated by the game as not existing", "once the game sees it again"),
 }
 
 # Diagnostics that come without a hint today (interpreter/scenario.py gives none).
@@ -1234,3 +1268,66 @@ def test_a_scenario_path_that_is_no_regular_file_is_an_error_not_a_wait(command,
     result = phasing(command, folder)  # (within the helper's timeout: a wait would fail it)
     assert result.returncode == 1, show(result)
     assert f"not a scenario file: {folder / 'pipe.scenario'} is not a regular file" in result.stderr, show(result)
+
+
+# Script steps that can only fail, which `phasing check` finds without playing the script:
+# each reported at its step, as a run would report it.
+CHECKED_STEPS = {
+    "unknown-card": ('cast "Grizly Bears" by Alice', 'unknown card "Grizly Bears"', "did you mean 'Grizzly Bears'?"),
+    "unknown-caster": ('cast "Slip Away" by Dave targeting bear', "'Dave' is not a player of the game",
+                       "players are: Alice, Bob"),
+    # 601.2c: a spell's targets are chosen as it is cast, one for each it asks for.
+    "targets-missing": ('cast "Giant Growth" by Alice', '"Giant Growth" needs 1 target(s), 0 given', "targeting"),
+    "targets-to-spare": ('cast "Wrath of God" by Alice targeting bear', '"Wrath of God" needs 0 target(s), 1 given',
+                         "drop the 'targeting' part"),
+    # 303.4a, 608.3b: an Aura spell becomes a permanent attached to its target, not modelled.
+    "aura-cast": ('cast "Holy Strength" by Alice targeting bear', "casting an Aura spell is not supported",
+                  "permanent NAME"),
+    "unknown-target": ('cast "Giant Growth" by Alice targeting baer', "unknown permanent 'baer'", "did you mean 'bear'?"),
+    "unknown-attacker": ("attack with nosuch", "unknown permanent 'nosuch'", "an earlier step makes"),
+    "unknown-moved": ("move nosuch to graveyard", "unknown permanent 'nosuch'", "an earlier step makes"),
+    "unknown-leaver": ("Dave leaves the game", "'Dave' is not a player of the game", "players are: Alice, Bob"),
+    "unknown-chosen-card": ('choose "Phase Wardn" targeting bear', 'unknown card "Phase Wardn"', "Phase Warden"),
+}
+
+
+@pytest.mark.parametrize("case", list(CHECKED_STEPS))
+def test_check_reports_a_script_step_that_can_only_fail(case, tmp_path):
+    """`phasing check` reports a step that fails whatever happens before it, at the step."""
+    step, message, hint = CHECKED_STEPS[case]
+    scenario = write(tmp_path / f"{case}.scenario", f"""
+scenario "a step that can only fail" {{
+  players Alice Bob
+  turn 1 of Alice
+  permanent bear = "Grizzly Bears", controller Alice
+  script {{
+    {step}
+  }}
+}}
+""")
+    assert_error(phasing("check", scenario), scenario, 6, 5, message, hint=hint)
+
+
+def test_check_counts_the_permanents_a_script_makes(tmp_path):
+    """A permanent spell that resolves makes a permanent named after its card (a second one
+    with _2): a later step may name it, and `check` does not call it unknown."""
+    scenario = write(tmp_path / "made.scenario", """
+scenario "steps name what casting made" {
+  cites 508.1a
+  players Alice Bob
+  turn 1 of Alice
+  script {
+    cast "Grizzly Bears" by Alice
+    cast "Grizzly Bears" by Alice
+    next turn
+    next turn
+    attack with grizzly_bears, grizzly_bears_2
+    move grizzly_bears to graveyard
+  }
+}
+""")
+    assert_checks_clean(scenario)
+    result = phasing("check", write(tmp_path / "three.scenario", scenario.read_text().replace(
+        "move grizzly_bears to", "move grizzly_bears_3 to")))
+    assert_error(result, tmp_path / "three.scenario", 11, 5, "unknown permanent 'grizzly_bears_3'",
+                 "did you mean 'grizzly_bears_2'")
