@@ -30,7 +30,8 @@ from interpreter import fuzz, why
 from interpreter.budget import DEFAULT_SCALE, Budget
 from interpreter.rulebook import files_of, lineage, load_version, rules_path, set_rules_path, shipped_sources, sources
 from interpreter.scenario import Outcome
-from interpreter.suite import collect, current_version, plan, run_all, unevaluated_expectations, unmodelled_steps
+from interpreter.suite import (collect, current_version, expectations_off_the_rules_line, home_versions, plan, run_all,
+                               unevaluated_expectations, unmodelled_steps)
 from interpreter.trace import grouped_lines, show_value
 
 
@@ -259,19 +260,30 @@ def cmd_run(args) -> int:
     return 0 if all(o.passed for o in outcomes) else 1
 
 
+OFF_THE_LINE: dict[tuple[str, str], list] = {}  # a scenario's off-the-rules-line warnings, once worked out
+
+
 def unevaluated(cases, o: Outcome) -> list:
     """Warnings for the run `o`: the `expect for NAME:` lines it did not evaluate because NAME
     is no rulebook known by name (its scenario has no rules line; see
-    `suite.unevaluated_expectations`), and the steps its rulebook has no block for
-    (`suite.unmodelled_steps`)."""
+    `suite.unevaluated_expectations`), the steps its rulebook has no block for
+    (`suite.unmodelled_steps`), and, for a run under one of the scenario's own versions,
+    its `expect for` lines that only some `--rules` run evaluates
+    (`suite.expectations_off_the_rules_line`'s warnings, which `check` gives too)."""
     case = next((c for c in cases if c.path == o.path and c.scenario.name == o.scenario), None)
     if case is None:
         return []
+    found = unevaluated_expectations(case.scenario, o.version)
+    if o.version in home_versions(case):
+        key = (case.path, case.scenario.name)
+        if key not in OFF_THE_LINE:  # (once per scenario, however many runs it has)
+            OFF_THE_LINE[key] = [d for d in expectations_off_the_rules_line(case.scenario) if d.kind == "warning"]
+        found += OFF_THE_LINE[key]
     try:
         book = load_version(o.version)
     except DiagnosticError:  # (its errors are the run's own, reported with it)
-        return unevaluated_expectations(case.scenario, o.version)
-    return unevaluated_expectations(case.scenario, o.version) + unmodelled_steps(case.scenario, book)
+        return found
+    return found + unmodelled_steps(case.scenario, book)
 
 
 def cmd_test(args) -> int:

@@ -430,6 +430,26 @@ def test_an_expect_for_a_known_name_off_the_rules_line_is_a_warning_or_an_error(
     assert "evaluated only when the scenario is run with --rules end-step-no-indirect" in captured.err
 
 
+def test_test_and_run_give_the_off_the_rules_line_warning_too(tmp_path, capsys):
+    """`phasing test` and `phasing run` of that scenario (rules line 2017-08-25, 2026-09-25,
+    `expect for 2017-07-08` lines: 702.26d, a phased-out token ceases to exist before the
+    Commander 2017 update) say what `check` says, that those lines were not evaluated, once
+    however many runs there are; under `--rules 2017-07-08`, which evaluates them, nothing is
+    said of them."""
+    scenario = tmp_path / "history.scenario"
+    scenario.write_text(OFF_THE_RULES_LINE.replace("RULES", "2017-08-25, 2026-09-25").replace("NAME", "2017-07-08"))
+    warning = (f"{scenario}:8:16: warning: 'expect for 2017-07-08': 2017-07-08 is not in the rules line of this "
+               "scenario, so its 2 expectations are evaluated only when the scenario is run with --rules 2017-07-08")
+    for argv in (["test", str(scenario)], ["run", str(scenario)]):
+        status = main(argv)
+        captured = capsys.readouterr()
+        assert status == 0, captured.err
+        assert captured.err.count(warning) == 1, (argv, captured.err)
+    main(["test", str(scenario), "--rules", "2017-07-08"])
+    captured = capsys.readouterr()
+    assert "not in the rules line" not in captured.err, captured.err
+
+
 def _interrupted_after(seconds: float, *argv: str) -> subprocess.CompletedProcess:
     """Start `python -m interpreter.cli ARGV`, send it SIGINT (Ctrl-C) after `seconds`."""
     import signal
