@@ -654,6 +654,7 @@ def check_rulebook(book, modules: list[ast.Module], allow_missing: frozenset[str
         ids.setdefault(rule.id, rule)
         slugs.setdefault(rule.slug, rule)
         checker.rule(rule)
+    prefers_twice(checker, rules, modules)
     for section in book.version.sections:
         wanted = {f"{section.rule}{letter}" for letter in section.letters}
         for letter, n in Counter(section.letters).items():
@@ -668,6 +669,38 @@ def check_rulebook(book, modules: list[ast.Module], allow_missing: frozenset[str
                           f"add its letter to 'section {section.rule} subrules ...' or remove the block")
     if problems:
         raise DiagnosticError(problems)
+
+
+def prefers_twice(checker: _Checker, rules: list[ast.Rule], modules: list[ast.Module]) -> None:
+    """A rulebook has at most one `prefer` clause per status: with two, which value settles a
+    conflict would depend on the order the blocks are read in, and with the same value twice
+    one of them says nothing. The second is reported (a clause of the rulebook's own files
+    after one it inherits), naming the first."""
+    own_files = {item.span.path for m in modules for item in m.items}
+    found = [(rule, c) for rule in rules for c in rule.clauses if isinstance(c, ast.Prefer)]
+    found.sort(key=lambda rc: (rc[1].span.path in own_files, rc[1].span.path, rc[1].span.line, rc[1].span.column))
+    first: dict[str, tuple[ast.Rule, ast.Prefer]] = {}
+    for rule, clause in found:
+        if clause.attr not in first:
+            first[clause.attr] = (rule, clause)
+            continue
+        other_rule, other = first[clause.attr]
+        where = f"{other_rule.id} {other_rule.slug}, at {other.span}"
+        if ast_text(other.value) == ast_text(clause.value):
+            checker.error(f"'prefer {clause.attr} = {ast_text(clause.value)}' is said twice: {where} already says it", clause,
+                          f"a status has one 'prefer' clause in a rulebook: drop this one ({other_rule.slug} settles "
+                          f"conflicts of {clause.attr} already)")
+        else:
+            if other.span.path in own_files:
+                other_way = "remove the other"
+            elif other.label:
+                other_way = f"take the other away with 'amend {other_rule.slug} {{ drop clause {other.label} }}'"
+            else:
+                other_way = (f"take the other away with 'drop {other_rule.slug}' in the manifest, or by a block "
+                             f"of its slug in its place")
+            checker.error(f"'prefer {clause.attr} = {ast_text(clause.value)}' contradicts 'prefer {clause.attr} = "
+                          f"{ast_text(other.value)}' of {where}", clause,
+                          f"one 'prefer' per status: drop this one, or {other_way}")
 
 
 def check_cards(cards: Iterable[ast.Card], book) -> list[Diagnostic]:

@@ -243,6 +243,61 @@ rule 702.26q not-a-subrule "There is no 702.26q in this version's list." {
     assert_error(result, extra, 1, 1, "block 702.26q is not a subrule this version lists", hint="subrules")
 
 
+# ---------------------------------------------------------------------------- rule files: one prefer per status
+
+
+def test_a_prefer_that_contradicts_an_inherited_one_is_an_error_naming_it(tmp_path):
+    """702.26h's `prefer phased_indirectly = true` settles conflicts of that status; a
+    variant adding `prefer phased_indirectly = false` to another block would make the winner
+    depend on the order blocks are read in. The later clause is an error naming the first."""
+    mine = write(tmp_path / "mine.rules", """
+variant mine {
+  extends 2026-09-25
+}
+amend untap-step-phasing {
+  add clause p2: prefer phased_indirectly = false
+}
+""")
+    result = phasing("check", mine)
+    lines = assert_error(result, mine, 5, 3, "'prefer phased_indirectly = false' contradicts 'prefer phased_indirectly = true' "
+                         "of 702.26h indirect-wins, at ", hint="'drop indirect-wins' in the manifest")
+    assert "702.26.rules:46:3" in lines[0], show(result)
+    assert_clean_when_mended(mine, "add clause p2: prefer phased_indirectly = false", 'summary "unchanged"')
+
+
+def test_two_prefers_for_one_status_in_one_block_are_an_error(tmp_path):
+    """Two contradicting `prefer` clauses in one file: the second is the error, naming the first."""
+    mine = write(tmp_path / "mine.rules", """
+variant mine {
+  extends 2026-09-25
+}
+amend indirect-phasing {
+  add clause p2: prefer phase = in
+  add clause p3: prefer phase = out
+}
+""")
+    result = phasing("check", mine)
+    lines = assert_error(result, mine, 6, 3, "'prefer phase = out' contradicts 'prefer phase = in' of 702.26g "
+                         "indirect-phasing", hint="drop this one, or remove the other")
+    assert f"{mine}:5:3" in lines[0], show(result)
+
+
+def test_a_prefer_said_twice_is_an_error(tmp_path):
+    """The same `prefer` twice says nothing the first does not (reference.md, `prefer`): an
+    error at the second, so that a later edit of one cannot silently set the two apart."""
+    mine = write(tmp_path / "mine.rules", """
+variant mine {
+  extends 2026-09-25
+}
+amend untap-step-phasing {
+  add clause p2: prefer phased_indirectly = true
+}
+""")
+    result = phasing("check", mine)
+    assert_error(result, mine, 5, 3, "'prefer phased_indirectly = true' is said twice: 702.26h indirect-wins",
+                 hint="drop this one")
+
+
 # ---------------------------------------------------------------------------- variants: what a manifest drops
 
 
