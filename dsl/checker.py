@@ -17,7 +17,7 @@ from typing import Iterable
 from dsl import ast, constant, types
 from dsl.builtins import (CARD_TYPES, CONSTANTS, OBJECT_ATTRS, PERCEPTIONS, PERMANENT_TYPES, PLAYER_ATTRS, STATUS_TYPES,
                           SUBTYPES, WRITABLE, ZONES, card_slug)
-from dsl.diagnostics import Diagnostic, DiagnosticError, close_names, did_you_mean
+from dsl.diagnostics import Diagnostic, DiagnosticError, close_names, did_you_mean, word_span
 from dsl.parser import keywords
 from dsl.types import Type
 
@@ -589,8 +589,10 @@ def verb_cycles(verbs: dict[str, ast.VerbDecl]) -> list[tuple[ast.Call, list[str
 
 
 def check_rulebook(book, modules: list[ast.Module], allow_missing: frozenset[str] = frozenset(),
-                   declared: list[ast.Rule] | None = None) -> None:
-    """Raise DiagnosticError listing every problem in a version's files and its cards."""
+                   declared: list[ast.Rule] | None = None, composed: bool = False) -> None:
+    """Raise DiagnosticError listing every problem in a version's files and its cards.
+    `composed`: the rulebook is put together from two others' blocks (by `diff`), and its
+    `order` clauses are not written for it (orders_of_nothing is not asked of them)."""
     checker = _checker(book, allow_missing=allow_missing)
     problems = checker.problems
     seen_status: dict[str, ast.StatusDecl] = {}
@@ -655,7 +657,16 @@ def check_rulebook(book, modules: list[ast.Module], allow_missing: frozenset[str
         slugs.setdefault(rule.slug, rule)
         checker.rule(rule)
     prefers_twice(checker, rules, modules)
+    if not composed:
+        orders_of_nothing(checker, rules, modules, allow_missing)
+    sections_seen: dict[str, ast.Section] = {}
     for section in book.version.sections:
+        if section.rule in sections_seen:
+            first = sections_seen[section.rule]
+            checker.error(f"section {section.rule} is listed twice; the first is at {first.span}", section,
+                          f"list the subrules of {section.rule} on one 'section {section.rule} subrules ...' line")
+            continue
+        sections_seen[section.rule] = section
         wanted = {f"{section.rule}{letter}" for letter in section.letters}
         for letter, n in Counter(section.letters).items():
             if n > 1 or len(letter) != 1 or not letter.isalpha():
@@ -701,6 +712,34 @@ def prefers_twice(checker: _Checker, rules: list[ast.Rule], modules: list[ast.Mo
             checker.error(f"'prefer {clause.attr} = {ast_text(clause.value)}' contradicts 'prefer {clause.attr} = "
                           f"{ast_text(other.value)}' of {where}", clause,
                           f"one 'prefer' per status: drop this one, or {other_way}")
+
+
+def orders_of_nothing(checker: _Checker, rules: list[ast.Rule], modules: list[ast.Module],
+                      allow_missing: frozenset[str]) -> None:
+    """An `order HOOK: ...` puts in order the blocks that act at HOOK: a block listed twice, or
+    one with no `during HOOK` clause, would be an order of nothing, so each is an error in the
+    order clauses the rulebook's own files write. (An inherited order may name a block a
+    variant has put another in the place of, one acting elsewhere: end-step-phasing's 702.26a
+    acts in the end step, and the untap step's order has nothing of it to order, harmlessly.)"""
+    own_files = {item.span.path for m in modules for item in m.items}
+    by_id = {r.id: r for r in rules}
+    for rule in rules:
+        for clause in rule.clauses:
+            if not isinstance(clause, ast.Order) or clause.span.path not in own_files:
+                continue
+            acting = [r.id for r in rules if any(isinstance(c, ast.During) and c.hook.kind == clause.hook for c in r.clauses)]
+            for rid in repeated(clause.rules):
+                checker.problems.append(Diagnostic(
+                    "error", f"{rid} is listed twice in 'order {clause.hook}'", word_span(clause.span, rid, skip=1),
+                    f"name each block once: order {clause.hook}: {', '.join(dict.fromkeys(clause.rules))}"))
+            for rid in dict.fromkeys(clause.rules):
+                target = by_id.get(rid)
+                if target is None or rid in acting or rid in allow_missing:
+                    continue  # (a block this version has not: known_rule says so)
+                checker.problems.append(Diagnostic(
+                    "error", f"{rid} {target.slug} has no 'during {clause.hook}' clause, so 'order {clause.hook}' "
+                    "has nothing of it to put in order", word_span(clause.span, rid),
+                    f"list the blocks acting at {clause.hook}: {', '.join(acting) or 'none'}"))
 
 
 def check_cards(cards: Iterable[ast.Card], book) -> list[Diagnostic]:

@@ -325,11 +325,12 @@ def cannot_run(o: Outcome) -> StoppedRun | None:
 def _check(book: Rulebook) -> bool:
     """Does a rulebook put together here hold together (every status, verb and block it
     refers to is there, and the checker accepts it)? Which subrules the manifest lists is
-    left out: a block added or deleted here is not a text to be complete."""
+    left out: a block added or deleted here is not a text to be complete; so is whether an
+    `order` names blocks acting at its hook (one taken from the other rulebook may act elsewhere)."""
     items = tuple(book.statuses.values()) + tuple(book.verbs.values()) + tuple(book.zones.values()) + book.rules
     unlisted = attrs.evolve(book, version=attrs.evolve(book.version, sections=()))
     try:
-        check_rulebook(unlisted, [ast.Module(items=items)], declared=list(book.rules))
+        check_rulebook(unlisted, [ast.Module(items=items)], declared=list(book.rules), composed=True)
     except DiagnosticError:
         return False
     return True

@@ -298,6 +298,62 @@ amend untap-step-phasing {
                  hint="drop this one")
 
 
+# ---------------------------------------------------------------------------- rule files: constructs that mean nothing
+
+
+def test_an_amend_that_drops_every_clause_of_a_block_is_an_error(tmp_path):
+    """An amend that drops all four clauses of 702.26n would leave a block doing nothing,
+    which `ablate` would call a definition: an error at the last drop, pointing to `drop`."""
+    mine = write(tmp_path / "mine.rules", """
+variant mine {
+  extends 2026-09-25
+}
+amend absent-controller {
+  drop clause exile-controlled-not-owned
+  drop clause mark-for-return
+  drop clause return-at-next-untap
+  drop clause clear-return-mark
+}
+""")
+    result = phasing("check", mine)
+    assert_error(result, mine, 8, 3, "this amend drops every clause of 702.26n absent-controller",
+                 hint="'drop absent-controller' in the manifest")
+    assert_clean_when_mended(mine, "  drop clause clear-return-mark\n", "")
+
+
+def test_an_order_listing_a_block_twice_or_one_not_at_its_hook_is_an_error(tmp_path):
+    """502.1 orders the blocks acting in the untap step: 702.26b acts at no hook, and 502.3
+    named twice says nothing; each is an error at the id."""
+    mine = write(tmp_path / "mine.rules", """
+variant mine {
+  extends 2026-09-25
+}
+rule 502.1 untap-step-order "Bad order." {
+  order untap step: 702.26b, 502.3, 502.3
+}
+""")
+    result = phasing("check", mine)
+    assert_error(result, mine, 5, 37, "502.3 is listed twice in 'order untap step'", hint="order untap step: 702.26b, 502.3")
+    assert_error(result, mine, 5, 21, "702.26b treated-as-nonexistent has no 'during untap step' clause",
+                 hint="502.3, 702.26a, 702.26n")
+    assert_clean_when_mended(mine, "702.26b, 502.3, 502.3", "702.26a, 702.26n, 502.3")
+
+
+def test_a_section_listed_twice_in_a_manifest_is_an_error(tmp_path):
+    """Two `section 702.26 subrules` lines in different orders: which letters the version
+    has would depend on which is read; the second is an error naming the first."""
+    mine = write(tmp_path / "mine.rules", """
+variant mine {
+  extends 2026-09-25
+  section 702.26 subrules p n m k j i h g f e d c b a
+  section 702.26 subrules a b c d e f g h i j k m n p
+}
+""")
+    result = phasing("check", mine)
+    lines = assert_error(result, mine, 4, 3, "section 702.26 is listed twice", hint="on one 'section 702.26 subrules")
+    assert f"{mine}:3:3" in lines[0], show(result)
+
+
 # ---------------------------------------------------------------------------- variants: what a manifest drops
 
 
