@@ -485,7 +485,10 @@ class _Checker:
             match e:
                 case ast.Target(var=v, cond=c):
                     self.cond(c, {"this": types.OBJECT, "you": types.PLAYER, v: types.REF})
-                case ast.Static(body=b) | ast.Spell(body=b):
+                case ast.Static(body=b):
+                    self.stmt(b, env)
+                    self.static_body(b)
+                case ast.Spell(body=b):
                     self.stmt(b, env)
                 case ast.Triggered(trigger=t, body=b):
                     inner = dict(env)
@@ -495,6 +498,12 @@ class _Checker:
                         inner[t.var] = types.OBJECT
                     self.stmt(b, inner)
 
+
+    def static_body(self, s: ast.Node) -> None:
+        """A static ability changes characteristics while its source is there (611.3a): it can
+        only hold what `static_statement_problems` allows; each other statement is an error."""
+        for node, message in static_statement_problems(s):
+            self.error(message, node, STATIC_HINT)
 
     def card_kind(self, card: ast.Card) -> None:
         """An entry the card's kind never uses: a permanent spell becomes a permanent as it
@@ -521,6 +530,35 @@ class _Checker:
                                f"write what the {kind} does as it resolves with 'spell: ...'; static and triggered "
                                f"abilities belong to permanent cards (types {', '.join(sorted(PERMANENT_TYPES))})")
             return
+
+
+STATIC_HINT = ("a static ability can hold 'X gets +N/+N' and 'X gains KEYWORD' (no duration), "
+               "inside 'each x where ...:', 'if COND:' and '{ ... }'")
+
+
+def static_statement_problems(s: ast.Node) -> list[tuple[ast.Node, str]]:
+    """Each statement of a static ability's body that a static ability cannot hold, with what
+    is wrong with it (none when all can). A static ability adds to power and toughness (`X
+    gets +N/+N`) and grants keywords (`X gains K`) while its source is on the battlefield
+    (611.3a), to the objects an `each` selects and under an `if`; anything else (setting power
+    and toughness, a status, control, a one-shot action such as gaining life) is not something
+    it can apply."""
+    match s:
+        case ast.Block(stmts=stmts):
+            return [found for inner in stmts for found in static_statement_problems(inner)]
+        case ast.Each(body=body) | ast.If(body=body):
+            return static_statement_problems(body)
+        case ast.Pump(duration=d) | ast.Grant(duration=d):
+            if d is None:
+                return []
+            from dsl.printer import duration_text
+
+            return [(s, f"a static ability cannot last '{duration_text(d).strip()}': what it gives lasts while "
+                        "its source is on the battlefield (611.3a)")]
+    from dsl.printer import stmt_lines
+
+    text = stmt_lines(s)[0].rstrip(" {")
+    return [(s, f"a static ability cannot '{text}': it can only add to power and toughness and grant keywords")]
 
 
 def repeated(names: Iterable[str]) -> list[str]:

@@ -1146,6 +1146,58 @@ def test_a_scenario_file_s_own_card_is_checked_though_no_script_casts_it(tmp_pat
     assert result.stderr.count("unknown action 'phase_outt'") == 1, show(result)
 
 
+STATIC_MISTAKES = """
+card "Giant Curse" {
+  types enchantment aura
+  static: each x where this.attached_to is x: x becomes 5/5
+}
+card "Charm of Life" {
+  types enchantment
+  static: you gain 1 life
+}
+card "Charm of Theft" {
+  types enchantment
+  static: {
+    each x where x is a creature: x gets +1/+1 until end of turn
+    each x where x is a creature: if x.tapped: you gain control of x
+  }
+}
+scenario "s" {
+  cites 702.26b
+  players Alice Bob
+  permanent bear = "Grizzly Bears", controller Alice
+  permanent big = "Giant Curse", controller Alice, attached to bear
+  script {
+    expect bear.power is 5
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("command", ["check", "test"])
+def test_a_static_ability_holding_what_it_cannot_apply_is_an_error_at_the_statement(command, tmp_path):
+    """A static ability adds to power and toughness and grants keywords while its source is
+    on the battlefield (611.3a): setting power and toughness, gaining life, gaining control
+    and a duration cannot be applied by one. Each is an error at the statement, with a hint
+    saying what a static ability can hold, from `check` (every card of the file) and from
+    `test` (the card its scenario uses)."""
+    path = write(tmp_path / "statics.scenario", STATIC_MISTAKES)
+    result = phasing(command, path)
+    hint = "a static ability can hold 'X gets +N/+N' and 'X gains KEYWORD'"
+    line, col = where(path, "x becomes 5/5")
+    assert_error(result, path, line, col, "a static ability cannot 'x becomes 5/5': it can only add to power "
+                 "and toughness and grant keywords", hint=hint)
+    assert "can only modify characteristics" not in result.stderr, show(result)
+    if command == "test":
+        return
+    line, col = where(path, "you gain 1 life")
+    assert_error(result, path, line, col, "a static ability cannot 'you gain 1 life'", hint=hint)
+    line, col = where(path, "x gets +1/+1 until end of turn")
+    assert_error(result, path, line, col, "a static ability cannot last 'until end of turn'", hint=hint)
+    line, col = where(path, "you gain control of x")
+    assert_error(result, path, line, col, "a static ability cannot 'you gain control of x'", hint=hint)
+
+
 def test_a_card_in_a_variant_file_is_an_error_that_names_a_variant(tmp_path):
     """Cards do not belong in a variant's file; the message says a variant's file (not a
     version's folder) and where cards go."""
