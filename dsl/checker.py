@@ -467,6 +467,8 @@ class _Checker:
                 case ast.AssertAfter(event=ev, cond=cond):
                     env = self.change(ev, {}) if isinstance(ev, ast.Change) else {ev.var: obj}
                     self.cond(cond, env)
+                case ast.AssertAlways(var=v, cond=cond):
+                    self.cond(cond, {v: obj})
                 case ast.AssertOnce(attr=a) | ast.AssertSkipped(attr=a):
                     if a not in self.statuses and a not in OBJECT_ATTRS:
                         self.error(f"unknown status '{a}'", c, self._attr_hint())

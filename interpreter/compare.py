@@ -130,6 +130,8 @@ def clause_key(clause: ast.Node) -> str:
             return f"assert during {h.kind}: {a}"
         case ast.AssertSkipped(hook=h, attr=a):
             return f"assert during skipped {h.kind}: {a}"
+        case ast.AssertAlways(var=v):
+            return f"assert always {v}"
     return type(clause).__name__
 
 

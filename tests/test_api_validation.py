@@ -257,3 +257,17 @@ def test_cast_names_a_player_given_as_a_target_and_keeps_its_python_hint_for_an_
     d = rejects(lambda: play.cast("Holy Strength", "Alice", ["bear"]), "Holy Strength", "cannot be cast")
     assert "new_game(permanents=" in d.hint
     assert not play.game.stack and len(play.trace) == 0
+
+
+def test_new_game_rejects_a_permanent_phased_out_under_no_one():
+    """702.26a: a permanent phases out under its controller and phases in at that player's
+    untap step; given phased out with no `phased_out_under`, it would never phase in. The
+    rulebook's `assert always` in 702.26a makes new_game a DiagnosticError naming it."""
+    d = rejects(lambda: api.new_game("2026-09-25", permanents=[
+        {"name": "bear", "card": "Grizzly Bears", "controller": "Alice", "statuses": {"phase": "out"}}]),
+        "'bear'", "702.26a untap-step-phasing", "new_game()")
+    assert "phased_out_under = none" in d.hint
+    play = api.new_game("2026-09-25", permanents=[
+        {"name": "bear", "card": "Grizzly Bears", "controller": "Alice",
+         "statuses": {"phase": "out", "phased_out_under": "Alice"}}])
+    assert play.state()["permanents"]["bear"]["statuses"]["phase"] == "out"

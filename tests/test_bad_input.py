@@ -261,7 +261,8 @@ amend untap-step-phasing {
     result = phasing("check", mine)
     lines = assert_error(result, mine, 5, 3, "'prefer phased_indirectly = false' contradicts 'prefer phased_indirectly = true' "
                          "of 702.26h indirect-wins, at ", hint="'drop indirect-wins' in the manifest")
-    assert "702.26.rules:46:3" in lines[0], show(result)
+    line, col = where(CURRENT / RULES_FILE, "prefer phased_indirectly = true")
+    assert f"702.26.rules:{line}:{col}" in lines[0], show(result)
     assert_clean_when_mended(mine, "add clause p2: prefer phased_indirectly = false", 'summary "unchanged"')
 
 
@@ -352,6 +353,70 @@ variant mine {
     result = phasing("check", mine)
     lines = assert_error(result, mine, 4, 3, "section 702.26 is listed twice", hint="on one 'section 702.26 subrules")
     assert f"{mine}:3:3" in lines[0], show(result)
+
+
+# ---------------------------------------------------------------------------- scenarios: starting states the rules never make
+
+
+@pytest.mark.parametrize("command", ["check", "test"])
+def test_a_permanent_starting_phased_out_under_no_one_breaks_702_26a_s_invariant(command, tmp_path):
+    """702.26a: a permanent phases out under its controller, and phases in at that player's
+    untap step; one set phased out with no `phased_out_under` would never phase in. The
+    rulebook's `assert always` of 702.26a says so, at the permanent's line, naming the block."""
+    path = write(tmp_path / "start.scenario", """
+scenario "phased out under no one" {
+  cites 702.26a
+  players Alice Bob
+  turn 2 of Bob
+  permanent bear = "Grizzly Bears", controller Alice, set phase = out
+  script {
+    next turn
+    expect bear.phase is in
+  }
+}
+""")
+    result = phasing(command, path)
+    lines = assert_error(result, path, 5, 3, "'bear' starts in a state the rules never make: 702.26a untap-step-phasing "
+                         "asserts 'x.phase is in or x.phased_out_under is not none'",
+                         hint="(it has phase = out, phased_out_under = none)")
+    assert "702.26.rules:" in lines[0], show(result)
+    assert_clean_when_mended(path, "set phase = out", "set phase = out, set phased_out_under = Alice")
+
+
+def test_an_aura_starting_phased_out_indirectly_on_a_phased_in_host_breaks_702_26g_s_invariant(tmp_path):
+    """702.26g: an Aura phased out indirectly phases in with its host; on a phased-in host it
+    would stay out for ever. 702.26g's `assert always` reports it at the Aura's line."""
+    path = write(tmp_path / "start.scenario", """
+scenario "indirect aura on a phased-in host" {
+  cites 702.26g
+  players Alice Bob
+  permanent bear = "Grizzly Bears", controller Alice
+  permanent s = "Holy Strength", controller Alice, attached to bear, set phase = out, set phased_indirectly = true, set phased_out_under = Alice
+  script {
+    expect s.phase is out
+  }
+}
+""")
+    result = phasing("check", path)
+    assert_error(result, path, 5, 3, "'s' starts in a state the rules never make: 702.26g indirect-phasing asserts",
+                 hint="phased_indirectly = true")
+    assert "'bear'" not in result.stderr, show(result)
+    mended = path.read_text(encoding="utf-8").replace("  permanent bear = \"Grizzly Bears\", controller Alice\n",
+                                                      "  permanent bear = \"Grizzly Bears\", controller Alice, set phase = out, "
+                                                      "set phased_out_under = Alice\n")
+    assert_checks_clean(write(tmp_path / "mended.scenario", mended))
+
+
+def test_only_the_versions_with_the_blocks_have_the_start_state_invariants():
+    """702.26a and 702.26g of 2026-09-25 carry the `assert always` clauses; 2005-02-01
+    (phasing as a zone, 502.15) writes its blocks itself and has none, so its scenarios are
+    not judged by invariants on statuses it does not have."""
+    from dsl import ast
+    from interpreter.rulebook import load_version
+
+    assert [r.id for r in load_version("2026-09-25").rules if any(isinstance(c, ast.AssertAlways) for c in r.clauses)] \
+        == ["702.26a", "702.26g"]
+    assert not [r.id for r in load_version("2005-02-01").rules if any(isinstance(c, ast.AssertAlways) for c in r.clauses)]
 
 
 # ---------------------------------------------------------------------------- variants: what a manifest drops
