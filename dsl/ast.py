@@ -513,8 +513,18 @@ class AssertSkipped(Node):
     attr: str
 
 
-Clause = Union[Hide, During, AsClause, After, Prefer, NotPerceived, Exempt, Exclude, Lookback, Order, AssertAfter, AssertOnce, AssertSkipped]
-ASSERTIONS = (AssertAfter, AssertOnce, AssertSkipped)
+@clause
+class AssertAlways(Node):
+    """`assert always x: COND`: every permanent x on the battlefield, seen or not, meets COND
+    in every state of a game; a state a game starts from (which no rule made) is checked."""
+
+    var: str
+    cond: Expr
+
+
+Clause = Union[Hide, During, AsClause, After, Prefer, NotPerceived, Exempt, Exclude, Lookback, Order, AssertAfter, AssertOnce,
+               AssertSkipped, AssertAlways]
+ASSERTIONS = (AssertAfter, AssertOnce, AssertSkipped, AssertAlways)
 
 
 @node

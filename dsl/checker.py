@@ -17,7 +17,7 @@ from typing import Iterable
 from dsl import ast, constant, types
 from dsl.builtins import (CARD_TYPES, CONSTANTS, OBJECT_ATTRS, PERCEPTIONS, PERMANENT_TYPES, PLAYER_ATTRS, STATUS_TYPES,
                           SUBTYPES, WRITABLE, ZONES, card_slug)
-from dsl.diagnostics import Diagnostic, DiagnosticError, close_names, did_you_mean
+from dsl.diagnostics import Diagnostic, DiagnosticError, close_names, did_you_mean, word_span
 from dsl.parser import keywords
 from dsl.types import Type
 
@@ -467,6 +467,8 @@ class _Checker:
                 case ast.AssertAfter(event=ev, cond=cond):
                     env = self.change(ev, {}) if isinstance(ev, ast.Change) else {ev.var: obj}
                     self.cond(cond, env)
+                case ast.AssertAlways(var=v, cond=cond):
+                    self.cond(cond, {v: obj})
                 case ast.AssertOnce(attr=a) | ast.AssertSkipped(attr=a):
                     if a not in self.statuses and a not in OBJECT_ATTRS:
                         self.error(f"unknown status '{a}'", c, self._attr_hint())
@@ -485,7 +487,10 @@ class _Checker:
             match e:
                 case ast.Target(var=v, cond=c):
                     self.cond(c, {"this": types.OBJECT, "you": types.PLAYER, v: types.REF})
-                case ast.Static(body=b) | ast.Spell(body=b):
+                case ast.Static(body=b):
+                    self.stmt(b, env)
+                    self.static_body(b)
+                case ast.Spell(body=b):
                     self.stmt(b, env)
                 case ast.Triggered(trigger=t, body=b):
                     inner = dict(env)
@@ -495,6 +500,12 @@ class _Checker:
                         inner[t.var] = types.OBJECT
                     self.stmt(b, inner)
 
+
+    def static_body(self, s: ast.Node) -> None:
+        """A static ability changes characteristics while its source is there (611.3a): it can
+        only hold what `static_statement_problems` allows; each other statement is an error."""
+        for node, message in static_statement_problems(s):
+            self.error(message, node, STATIC_HINT)
 
     def card_kind(self, card: ast.Card) -> None:
         """An entry the card's kind never uses: a permanent spell becomes a permanent as it
@@ -521,6 +532,35 @@ class _Checker:
                                f"write what the {kind} does as it resolves with 'spell: ...'; static and triggered "
                                f"abilities belong to permanent cards (types {', '.join(sorted(PERMANENT_TYPES))})")
             return
+
+
+STATIC_HINT = ("a static ability can hold 'X gets +N/+N' and 'X gains KEYWORD' (no duration), "
+               "inside 'each x where ...:', 'if COND:' and '{ ... }'")
+
+
+def static_statement_problems(s: ast.Node) -> list[tuple[ast.Node, str]]:
+    """Each statement of a static ability's body that a static ability cannot hold, with what
+    is wrong with it (none when all can). A static ability adds to power and toughness (`X
+    gets +N/+N`) and grants keywords (`X gains K`) while its source is on the battlefield
+    (611.3a), to the objects an `each` selects and under an `if`; anything else (setting power
+    and toughness, a status, control, a one-shot action such as gaining life) is not something
+    it can apply."""
+    match s:
+        case ast.Block(stmts=stmts):
+            return [found for inner in stmts for found in static_statement_problems(inner)]
+        case ast.Each(body=body) | ast.If(body=body):
+            return static_statement_problems(body)
+        case ast.Pump(duration=d) | ast.Grant(duration=d):
+            if d is None:
+                return []
+            from dsl.printer import duration_text
+
+            return [(s, f"a static ability cannot last '{duration_text(d).strip()}': what it gives lasts while "
+                        "its source is on the battlefield (611.3a)")]
+    from dsl.printer import stmt_lines
+
+    text = stmt_lines(s)[0].rstrip(" {")
+    return [(s, f"a static ability cannot '{text}': it can only add to power and toughness and grant keywords")]
 
 
 def repeated(names: Iterable[str]) -> list[str]:
@@ -589,8 +629,10 @@ def verb_cycles(verbs: dict[str, ast.VerbDecl]) -> list[tuple[ast.Call, list[str
 
 
 def check_rulebook(book, modules: list[ast.Module], allow_missing: frozenset[str] = frozenset(),
-                   declared: list[ast.Rule] | None = None) -> None:
-    """Raise DiagnosticError listing every problem in a version's files and its cards."""
+                   declared: list[ast.Rule] | None = None, composed: bool = False) -> None:
+    """Raise DiagnosticError listing every problem in a version's files and its cards.
+    `composed`: the rulebook is put together from two others' blocks (by `diff`), and its
+    `order` clauses are not written for it (orders_of_nothing is not asked of them)."""
     checker = _checker(book, allow_missing=allow_missing)
     problems = checker.problems
     seen_status: dict[str, ast.StatusDecl] = {}
@@ -654,7 +696,17 @@ def check_rulebook(book, modules: list[ast.Module], allow_missing: frozenset[str
         ids.setdefault(rule.id, rule)
         slugs.setdefault(rule.slug, rule)
         checker.rule(rule)
+    prefers_twice(checker, rules, modules)
+    if not composed:
+        orders_of_nothing(checker, rules, modules, allow_missing)
+    sections_seen: dict[str, ast.Section] = {}
     for section in book.version.sections:
+        if section.rule in sections_seen:
+            first = sections_seen[section.rule]
+            checker.error(f"section {section.rule} is listed twice; the first is at {first.span}", section,
+                          f"list the subrules of {section.rule} on one 'section {section.rule} subrules ...' line")
+            continue
+        sections_seen[section.rule] = section
         wanted = {f"{section.rule}{letter}" for letter in section.letters}
         for letter, n in Counter(section.letters).items():
             if n > 1 or len(letter) != 1 or not letter.isalpha():
@@ -668,6 +720,66 @@ def check_rulebook(book, modules: list[ast.Module], allow_missing: frozenset[str
                           f"add its letter to 'section {section.rule} subrules ...' or remove the block")
     if problems:
         raise DiagnosticError(problems)
+
+
+def prefers_twice(checker: _Checker, rules: list[ast.Rule], modules: list[ast.Module]) -> None:
+    """A rulebook has at most one `prefer` clause per status: with two, which value settles a
+    conflict would depend on the order the blocks are read in, and with the same value twice
+    one of them says nothing. The second is reported (a clause of the rulebook's own files
+    after one it inherits), naming the first."""
+    own_files = {item.span.path for m in modules for item in m.items}
+    found = [(rule, c) for rule in rules for c in rule.clauses if isinstance(c, ast.Prefer)]
+    found.sort(key=lambda rc: (rc[1].span.path in own_files, rc[1].span.path, rc[1].span.line, rc[1].span.column))
+    first: dict[str, tuple[ast.Rule, ast.Prefer]] = {}
+    for rule, clause in found:
+        if clause.attr not in first:
+            first[clause.attr] = (rule, clause)
+            continue
+        other_rule, other = first[clause.attr]
+        where = f"{other_rule.id} {other_rule.slug}, at {other.span}"
+        if ast_text(other.value) == ast_text(clause.value):
+            checker.error(f"'prefer {clause.attr} = {ast_text(clause.value)}' is said twice: {where} already says it", clause,
+                          f"a status has one 'prefer' clause in a rulebook: drop this one ({other_rule.slug} settles "
+                          f"conflicts of {clause.attr} already)")
+        else:
+            if other.span.path in own_files:
+                other_way = "remove the other"
+            elif other.label:
+                other_way = f"take the other away with 'amend {other_rule.slug} {{ drop clause {other.label} }}'"
+            else:
+                other_way = (f"take the other away with 'drop {other_rule.slug}' in the manifest, or by a block "
+                             f"of its slug in its place")
+            checker.error(f"'prefer {clause.attr} = {ast_text(clause.value)}' contradicts 'prefer {clause.attr} = "
+                          f"{ast_text(other.value)}' of {where}", clause,
+                          f"one 'prefer' per status: drop this one, or {other_way}")
+
+
+def orders_of_nothing(checker: _Checker, rules: list[ast.Rule], modules: list[ast.Module],
+                      allow_missing: frozenset[str]) -> None:
+    """An `order HOOK: ...` puts in order the blocks that act at HOOK: a block listed twice, or
+    one with no `during HOOK` clause, would be an order of nothing, so each is an error in the
+    order clauses the rulebook's own files write. (An inherited order may name a block a
+    variant has put another in the place of, one acting elsewhere: end-step-phasing's 702.26a
+    acts in the end step, and the untap step's order has nothing of it to order, harmlessly.)"""
+    own_files = {item.span.path for m in modules for item in m.items}
+    by_id = {r.id: r for r in rules}
+    for rule in rules:
+        for clause in rule.clauses:
+            if not isinstance(clause, ast.Order) or clause.span.path not in own_files:
+                continue
+            acting = [r.id for r in rules if any(isinstance(c, ast.During) and c.hook.kind == clause.hook for c in r.clauses)]
+            for rid in repeated(clause.rules):
+                checker.problems.append(Diagnostic(
+                    "error", f"{rid} is listed twice in 'order {clause.hook}'", word_span(clause.span, rid, skip=1),
+                    f"name each block once: order {clause.hook}: {', '.join(dict.fromkeys(clause.rules))}"))
+            for rid in dict.fromkeys(clause.rules):
+                target = by_id.get(rid)
+                if target is None or rid in acting or rid in allow_missing:
+                    continue  # (a block this version has not: known_rule says so)
+                checker.problems.append(Diagnostic(
+                    "error", f"{rid} {target.slug} has no 'during {clause.hook}' clause, so 'order {clause.hook}' "
+                    "has nothing of it to put in order", word_span(clause.span, rid),
+                    f"list the blocks acting at {clause.hook}: {', '.join(acting) or 'none'}"))
 
 
 def check_cards(cards: Iterable[ast.Card], book) -> list[Diagnostic]:

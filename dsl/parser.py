@@ -249,6 +249,9 @@ class _Clauses(_Callbacks):
     def assert_skipped(self, meta, c):
         return ast.AssertSkipped(c[0], str(c[1]), **self._at(meta))
 
+    def assert_always(self, meta, c):
+        return ast.AssertAlways(str(c[0]), c[1], **self._at(meta))
+
     def hook(self, meta, c):
         var = str(c[1]) if len(c) > 1 else None
         return ast.Hook(c[0], var, **self._at(meta))

@@ -232,6 +232,8 @@ def clause_lines(c: ast.Node) -> list[str]:
             return [f"assert during {_hook(h)}: {a} changes at most once"]
         case ast.AssertSkipped(hook=h, attr=a):
             return [f"assert during skipped {_hook(h)}: no change of {a}"]
+        case ast.AssertAlways(var=v, cond=cond):
+            return [f"assert always {v}: {expr_text(cond)}"]
     raise TypeError(f"not a clause: {type(c).__name__}")
 
 

@@ -11,7 +11,8 @@ rulebook amended a block, where, and what it changed, for `show`, the trace and 
 
 Every mistake is a positioned error at the amend or the entry: a block no inherited block
 is, one the same rulebook also restates or drops, one amended twice, a label the block does
-not have (or, for `add`, already has), a summary given twice, an amend with no entry.
+not have (or, for `add`, already has), a summary given twice, an amend with no entry, an
+amend that drops every clause of a block that had some (a block that does nothing).
 """
 
 from __future__ import annotations
@@ -96,6 +97,12 @@ def amend_block(rule: ast.Rule, amend: ast.Amend, problems: list[Diagnostic]) ->
                 at = position(label, entry)
                 if at is not None:
                     del clauses[at]
+    drops = [e for e in amend.entries if isinstance(e, ast.DropClause)]
+    if rule.clauses and not clauses and drops:
+        problems.append(Diagnostic(
+            "error", f"this amend drops every clause of {rule.id} {rule.slug}, leaving a block that does nothing",
+            drops[-1].span, f"to take the block away, 'drop {rule.slug}' in the manifest (and its letter from the "
+                            "section line); to change what it does, replace a clause instead of dropping them all"))
     return attrs.evolve(rule, summary=summary, clauses=tuple(clauses))
 
 

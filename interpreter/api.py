@@ -48,7 +48,8 @@ from interpreter.rulebook import (RULES_ROOT, VARIANTS_DIR, Rulebook, available_
 from interpreter.model import Game, Player
 from interpreter.program import Program
 from interpreter.store import SETUP, store_of
-from interpreter.scenario import Outcome, build_game, scenario_versions, script_problems, unknown_expectation_names
+from interpreter.scenario import (Outcome, build_game, scenario_versions, script_problems, start_state_problems,
+                                   unknown_expectation_names)
 from interpreter.trace import trace_json
 from interpreter.suite import (SCENARIO_SUFFIX, Case, collect, current_version, expectations_off_the_rules_line, run_all,
                                unevaluated_expectations, unmodelled_steps)
@@ -137,7 +138,9 @@ def new_game(rules: str | Rulebook | None = None, players: list[str] | tuple[str
     `backend`: how the rules run, "closures" or "generated" (Python written from the rules);
     None chooses by the size of the game (`interpreter.program.backend_for`).
 
-    The initial state is settled (state-based actions, static abilities) before it is handed
+    A permanent that breaks an `assert always` of the rulebook (a state its rules never make)
+    is a DiagnosticError naming it and the block. The
+    initial state is settled (state-based actions, static abilities) before it is handed
     back. The result's methods are the game's actions (`cast`, `resolve`, `choose_targets`,
     `attack`, `move`, `next_turn`, `cleanup`, `leave`), `state()` and `trace`; its `engine`
     is the engine they act on."""
@@ -163,6 +166,9 @@ def new_game(rules: str | Rulebook | None = None, players: list[str] | tuple[str
         permanent = permanent_from_spec(spec, game, book, where, keywords)
         store_of(game).put_object(permanent, SETUP)
     check_attachments(game, {oid: where for oid in game.objects})
+    problems = start_state_problems(game, book, {oid: where for oid in game.objects})  # (the rulebook's `assert always`)
+    if problems:
+        raise DiagnosticError(problems)
     play = Actions(Engine(Program.for_game(book, game, backend), game, _budget("new_game", budget)))
     guarded(play.engine.settle)
     return play

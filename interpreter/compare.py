@@ -130,6 +130,8 @@ def clause_key(clause: ast.Node) -> str:
             return f"assert during {h.kind}: {a}"
         case ast.AssertSkipped(hook=h, attr=a):
             return f"assert during skipped {h.kind}: {a}"
+        case ast.AssertAlways(var=v):
+            return f"assert always {v}"
     return type(clause).__name__
 
 
@@ -325,11 +327,12 @@ def cannot_run(o: Outcome) -> StoppedRun | None:
 def _check(book: Rulebook) -> bool:
     """Does a rulebook put together here hold together (every status, verb and block it
     refers to is there, and the checker accepts it)? Which subrules the manifest lists is
-    left out: a block added or deleted here is not a text to be complete."""
+    left out: a block added or deleted here is not a text to be complete; so is whether an
+    `order` names blocks acting at its hook (one taken from the other rulebook may act elsewhere)."""
     items = tuple(book.statuses.values()) + tuple(book.verbs.values()) + tuple(book.zones.values()) + book.rules
     unlisted = attrs.evolve(book, version=attrs.evolve(book.version, sections=()))
     try:
-        check_rulebook(unlisted, [ast.Module(items=items)], declared=list(book.rules))
+        check_rulebook(unlisted, [ast.Module(items=items)], declared=list(book.rules), composed=True)
     except DiagnosticError:
         return False
     return True

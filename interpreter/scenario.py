@@ -22,6 +22,7 @@ from dsl.builtins import PERMANENT_TYPES, card_slug
 from interpreter.actions import Actions, card_named, card_types, check_attachments, guarded, new_permanent
 from interpreter.triggers import targets_of
 from interpreter.engine import Engine, Obj, PlayerRef, RulesError
+from interpreter.refs import obj_ref
 from interpreter.model import Game, Permanent, Player
 from interpreter.program import Program
 from interpreter.rulebook import Rulebook, available_variants, available_versions, lineage, version_in_force
@@ -257,7 +258,37 @@ def build_game(scn: ast.Scenario, book: Rulebook) -> Game:
         store_of(game).put_object(_permanent(d, card_named(book, d.card, d.span), game, book, names), SETUP)
     attached_at = {d.name: next((p.span for p in d.props if isinstance(p, ast.PropAttached)), d.span) for d in decls}
     check_attachments(game, {d.name: d.span for d in decls}, attached_at)
+    problems = start_state_problems(game, book, {d.name: d.span for d in decls})
+    if problems:
+        raise DiagnosticError(problems)
     return game
+
+
+def start_state_problems(game: Game, book: Rulebook, spans: dict[str, Span]) -> list[Diagnostic]:
+    """The permanents a game starts with (those of `spans`, at their lines) that break an
+    `assert always x: COND` of the rulebook: a state no rule made, so no `assert after`
+    checked it. Each is read as it is, seen or not (a hide rule does not hide it from its
+    own rulebook's invariants)."""
+    always = [(rule, c) for rule in book.rules for c in rule.clauses if isinstance(c, ast.AssertAlways)]
+    if not always:
+        return []
+    engine = Engine(Program.for_game(book, game), game)
+    problems = []
+    for oid, span in spans.items():
+        o = game.objects.get(oid)
+        if o is None or o.zone != "battlefield":
+            continue
+        for rule, clause in always:
+            if engine.truthy(engine.eval(clause.cond, {clause.var: obj_ref((oid, True))})):
+                continue
+            statuses = dict(o.status)
+            shown = ", ".join(f"{name} = {show_value(statuses[name] if name in statuses else engine.status_default(name))}"
+                              for name in sorted(ast.names_in(clause.cond)) if name in book.statuses)
+            problems.append(Diagnostic(
+                "error", f"'{oid}' starts in a state the rules never make: {rule.id} {rule.slug} asserts "
+                         f"'{render_expr(clause.cond)}' of every permanent {clause.var} (at {clause.span})",
+                span, f"give it statuses that meet that{f' (it has {shown})' if shown else ''}"))
+    return problems
 
 
 def _permanent(d: ast.PermanentDecl, card: ast.Card, game: Game, book: Rulebook, names) -> Permanent:

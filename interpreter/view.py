@@ -17,6 +17,7 @@ from typing import Any, Callable, Iterable
 
 from dsl import ast
 from dsl.builtins import PLAYER_ATTRS
+from dsl.checker import STATIC_HINT, static_statement_problems
 from dsl.diagnostics import Diagnostic, Span
 from interpreter.budget import BUDGET_HINT
 from interpreter.characteristics import characteristics, controller_of, granted_keywords
@@ -215,7 +216,8 @@ class GameView:
                 if isinstance(ref, Obj):
                     out[ref.id].append(("grant", stmt.keyword))
             case _:
-                raise self.fail("a static ability can only modify characteristics", stmt.span)
+                _, message = static_statement_problems(stmt)[0]
+                raise self.fail(message, stmt.span, STATIC_HINT)
 
     def controller(self, oid: str) -> str:
         """The controller alone (layer 2), without working out power and toughness."""

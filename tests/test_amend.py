@@ -43,6 +43,7 @@ rule 702.26a untap-step-phasing "In its controller's end step, a phased-in perma
   }
   as x.phase becomes out: set x.phased_out_under = x.controller
   as x.phase becomes in: set x.phased_out_under = none
+  assert always x: x.phase is in or x.phased_out_under is not none
 }
 """
 
@@ -75,7 +76,8 @@ def test_the_amended_block_is_the_restated_block(tmp_path):
     restated = load_version(str(write(tmp_path, "end-step-restated.rules", RESTATED))).rule("untap-step-phasing")
     assert (amended.id, amended.slug, amended.summary) == (restated.id, restated.slug, restated.summary)
     assert unlabelled(amended) == unlabelled(restated)
-    assert [c.label for c in amended.clauses] == ["phase-out-and-in", "remember-controller", "forget-controller"]
+    assert [c.label for c in amended.clauses] == ["phase-out-and-in", "remember-controller", "forget-controller",
+                                                   "out-under-someone"]
     assert amended.span.path.endswith("702.26.rules")  # the block is still 2026-09-25's ...
     assert amended.clauses[0].span.path.endswith("end-step-phasing.rules")  # ... its new clause the variant's
     assert amended.clauses[1].span.path.endswith("702.26.rules")
@@ -146,7 +148,8 @@ def test_each_entry_in_order(tmp_path):
     book = load_version(str(write(tmp_path, "mine.rules", AMEND_ALL)))
     rule = book.rule("indirect-phasing")
     assert (rule.id, rule.summary) == ("702.26g", "Only Auras phase out with their permanent.")
-    assert [c.label for c in rule.clauses] == ["attachments-go-along", "attachments-return-along", "clear-mark-later"]
+    assert [c.label for c in rule.clauses] == ["attachments-go-along", "attachments-return-along", "out-with-its-host",
+                                                   "clear-mark-later"]
     assert "y is an aura" in clause_lines(rule.clauses[0])[0]
     amendment = book.amended_by(rule)
     assert amendment.by == "mine" and amendment.span.line == 5

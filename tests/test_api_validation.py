@@ -379,3 +379,16 @@ def test_the_counter_kinds_the_hints_name_change_power_and_toughness():
 
 def test_a_sticker_kind_is_a_plain_name_too():
     rejects(lambda: _bear(stickers={"a name": 1}), "not a sticker kind")
+
+def test_new_game_rejects_a_permanent_phased_out_under_no_one():
+    """702.26a: a permanent phases out under its controller and phases in at that player's
+    untap step; given phased out with no `phased_out_under`, it would never phase in. The
+    rulebook's `assert always` in 702.26a makes new_game a DiagnosticError naming it."""
+    d = rejects(lambda: api.new_game("2026-09-25", permanents=[
+        {"name": "bear", "card": "Grizzly Bears", "controller": "Alice", "statuses": {"phase": "out"}}]),
+        "'bear'", "702.26a untap-step-phasing", "new_game()")
+    assert "phased_out_under = none" in d.hint
+    play = api.new_game("2026-09-25", permanents=[
+        {"name": "bear", "card": "Grizzly Bears", "controller": "Alice",
+         "statuses": {"phase": "out", "phased_out_under": "Alice"}}])
+    assert play.state()["permanents"]["bear"]["statuses"]["phase"] == "out"

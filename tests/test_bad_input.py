@@ -244,6 +244,182 @@ rule 702.26q not-a-subrule "There is no 702.26q in this version's list." {
     assert_error(result, extra, 1, 1, "block 702.26q is not a subrule this version lists", hint="subrules")
 
 
+# ---------------------------------------------------------------------------- rule files: one prefer per status
+
+
+def test_a_prefer_that_contradicts_an_inherited_one_is_an_error_naming_it(tmp_path):
+    """702.26h's `prefer phased_indirectly = true` settles conflicts of that status; a
+    variant adding `prefer phased_indirectly = false` to another block would make the winner
+    depend on the order blocks are read in. The later clause is an error naming the first."""
+    mine = write(tmp_path / "mine.rules", """
+variant mine {
+  extends 2026-09-25
+}
+amend untap-step-phasing {
+  add clause p2: prefer phased_indirectly = false
+}
+""")
+    result = phasing("check", mine)
+    lines = assert_error(result, mine, 5, 3, "'prefer phased_indirectly = false' contradicts 'prefer phased_indirectly = true' "
+                         "of 702.26h indirect-wins, at ", hint="'drop indirect-wins' in the manifest")
+    line, col = where(CURRENT / RULES_FILE, "prefer phased_indirectly = true")
+    assert f"702.26.rules:{line}:{col}" in lines[0], show(result)
+    assert_clean_when_mended(mine, "add clause p2: prefer phased_indirectly = false", 'summary "unchanged"')
+
+
+def test_two_prefers_for_one_status_in_one_block_are_an_error(tmp_path):
+    """Two contradicting `prefer` clauses in one file: the second is the error, naming the first."""
+    mine = write(tmp_path / "mine.rules", """
+variant mine {
+  extends 2026-09-25
+}
+amend indirect-phasing {
+  add clause p2: prefer phase = in
+  add clause p3: prefer phase = out
+}
+""")
+    result = phasing("check", mine)
+    lines = assert_error(result, mine, 6, 3, "'prefer phase = out' contradicts 'prefer phase = in' of 702.26g "
+                         "indirect-phasing", hint="drop this one, or remove the other")
+    assert f"{mine}:5:3" in lines[0], show(result)
+
+
+def test_a_prefer_said_twice_is_an_error(tmp_path):
+    """The same `prefer` twice says nothing the first does not (reference.md, `prefer`): an
+    error at the second, so that a later edit of one cannot silently set the two apart."""
+    mine = write(tmp_path / "mine.rules", """
+variant mine {
+  extends 2026-09-25
+}
+amend untap-step-phasing {
+  add clause p2: prefer phased_indirectly = true
+}
+""")
+    result = phasing("check", mine)
+    assert_error(result, mine, 5, 3, "'prefer phased_indirectly = true' is said twice: 702.26h indirect-wins",
+                 hint="drop this one")
+
+
+# ---------------------------------------------------------------------------- rule files: constructs that mean nothing
+
+
+def test_an_amend_that_drops_every_clause_of_a_block_is_an_error(tmp_path):
+    """An amend that drops all four clauses of 702.26n would leave a block doing nothing,
+    which `ablate` would call a definition: an error at the last drop, pointing to `drop`."""
+    mine = write(tmp_path / "mine.rules", """
+variant mine {
+  extends 2026-09-25
+}
+amend absent-controller {
+  drop clause exile-controlled-not-owned
+  drop clause mark-for-return
+  drop clause return-at-next-untap
+  drop clause clear-return-mark
+}
+""")
+    result = phasing("check", mine)
+    assert_error(result, mine, 8, 3, "this amend drops every clause of 702.26n absent-controller",
+                 hint="'drop absent-controller' in the manifest")
+    assert_clean_when_mended(mine, "  drop clause clear-return-mark\n", "")
+
+
+def test_an_order_listing_a_block_twice_or_one_not_at_its_hook_is_an_error(tmp_path):
+    """502.1 orders the blocks acting in the untap step: 702.26b acts at no hook, and 502.3
+    named twice says nothing; each is an error at the id."""
+    mine = write(tmp_path / "mine.rules", """
+variant mine {
+  extends 2026-09-25
+}
+rule 502.1 untap-step-order "Bad order." {
+  order untap step: 702.26b, 502.3, 502.3
+}
+""")
+    result = phasing("check", mine)
+    assert_error(result, mine, 5, 37, "502.3 is listed twice in 'order untap step'", hint="order untap step: 702.26b, 502.3")
+    assert_error(result, mine, 5, 21, "702.26b treated-as-nonexistent has no 'during untap step' clause",
+                 hint="502.3, 702.26a, 702.26n")
+    assert_clean_when_mended(mine, "702.26b, 502.3, 502.3", "702.26a, 702.26n, 502.3")
+
+
+def test_a_section_listed_twice_in_a_manifest_is_an_error(tmp_path):
+    """Two `section 702.26 subrules` lines in different orders: which letters the version
+    has would depend on which is read; the second is an error naming the first."""
+    mine = write(tmp_path / "mine.rules", """
+variant mine {
+  extends 2026-09-25
+  section 702.26 subrules p n m k j i h g f e d c b a
+  section 702.26 subrules a b c d e f g h i j k m n p
+}
+""")
+    result = phasing("check", mine)
+    lines = assert_error(result, mine, 4, 3, "section 702.26 is listed twice", hint="on one 'section 702.26 subrules")
+    assert f"{mine}:3:3" in lines[0], show(result)
+
+
+# ---------------------------------------------------------------------------- scenarios: starting states the rules never make
+
+
+@pytest.mark.parametrize("command", ["check", "test"])
+def test_a_permanent_starting_phased_out_under_no_one_breaks_702_26a_s_invariant(command, tmp_path):
+    """702.26a: a permanent phases out under its controller, and phases in at that player's
+    untap step; one set phased out with no `phased_out_under` would never phase in. The
+    rulebook's `assert always` of 702.26a says so, at the permanent's line, naming the block."""
+    path = write(tmp_path / "start.scenario", """
+scenario "phased out under no one" {
+  cites 702.26a
+  players Alice Bob
+  turn 2 of Bob
+  permanent bear = "Grizzly Bears", controller Alice, set phase = out
+  script {
+    next turn
+    expect bear.phase is in
+  }
+}
+""")
+    result = phasing(command, path)
+    lines = assert_error(result, path, 5, 3, "'bear' starts in a state the rules never make: 702.26a untap-step-phasing "
+                         "asserts 'x.phase is in or x.phased_out_under is not none'",
+                         hint="(it has phase = out, phased_out_under = none)")
+    assert "702.26.rules:" in lines[0], show(result)
+    assert_clean_when_mended(path, "set phase = out", "set phase = out, set phased_out_under = Alice")
+
+
+def test_an_aura_starting_phased_out_indirectly_on_a_phased_in_host_breaks_702_26g_s_invariant(tmp_path):
+    """702.26g: an Aura phased out indirectly phases in with its host; on a phased-in host it
+    would stay out for ever. 702.26g's `assert always` reports it at the Aura's line."""
+    path = write(tmp_path / "start.scenario", """
+scenario "indirect aura on a phased-in host" {
+  cites 702.26g
+  players Alice Bob
+  permanent bear = "Grizzly Bears", controller Alice
+  permanent s = "Holy Strength", controller Alice, attached to bear, set phase = out, set phased_indirectly = true, set phased_out_under = Alice
+  script {
+    expect s.phase is out
+  }
+}
+""")
+    result = phasing("check", path)
+    assert_error(result, path, 5, 3, "'s' starts in a state the rules never make: 702.26g indirect-phasing asserts",
+                 hint="phased_indirectly = true")
+    assert "'bear'" not in result.stderr, show(result)
+    mended = path.read_text(encoding="utf-8").replace("  permanent bear = \"Grizzly Bears\", controller Alice\n",
+                                                      "  permanent bear = \"Grizzly Bears\", controller Alice, set phase = out, "
+                                                      "set phased_out_under = Alice\n")
+    assert_checks_clean(write(tmp_path / "mended.scenario", mended))
+
+
+def test_only_the_versions_with_the_blocks_have_the_start_state_invariants():
+    """702.26a and 702.26g of 2026-09-25 carry the `assert always` clauses; 2005-02-01
+    (phasing as a zone, 502.15) writes its blocks itself and has none, so its scenarios are
+    not judged by invariants on statuses it does not have."""
+    from dsl import ast
+    from interpreter.rulebook import load_version
+
+    assert [r.id for r in load_version("2026-09-25").rules if any(isinstance(c, ast.AssertAlways) for c in r.clauses)] \
+        == ["702.26a", "702.26g"]
+    assert not [r.id for r in load_version("2005-02-01").rules if any(isinstance(c, ast.AssertAlways) for c in r.clauses)]
+
+
 # ---------------------------------------------------------------------------- variants: what a manifest drops
 
 
@@ -1146,6 +1322,58 @@ def test_a_scenario_file_s_own_card_is_checked_though_no_script_casts_it(tmp_pat
     result = phasing("check", path)
     assert_error(result, path, line, col, "unknown action 'phase_outt'")
     assert result.stderr.count("unknown action 'phase_outt'") == 1, show(result)
+
+
+STATIC_MISTAKES = """
+card "Giant Curse" {
+  types enchantment aura
+  static: each x where this.attached_to is x: x becomes 5/5
+}
+card "Charm of Life" {
+  types enchantment
+  static: you gain 1 life
+}
+card "Charm of Theft" {
+  types enchantment
+  static: {
+    each x where x is a creature: x gets +1/+1 until end of turn
+    each x where x is a creature: if x.tapped: you gain control of x
+  }
+}
+scenario "s" {
+  cites 702.26b
+  players Alice Bob
+  permanent bear = "Grizzly Bears", controller Alice
+  permanent big = "Giant Curse", controller Alice, attached to bear
+  script {
+    expect bear.power is 5
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("command", ["check", "test"])
+def test_a_static_ability_holding_what_it_cannot_apply_is_an_error_at_the_statement(command, tmp_path):
+    """A static ability adds to power and toughness and grants keywords while its source is
+    on the battlefield (611.3a): setting power and toughness, gaining life, gaining control
+    and a duration cannot be applied by one. Each is an error at the statement, with a hint
+    saying what a static ability can hold, from `check` (every card of the file) and from
+    `test` (the card its scenario uses)."""
+    path = write(tmp_path / "statics.scenario", STATIC_MISTAKES)
+    result = phasing(command, path)
+    hint = "a static ability can hold 'X gets +N/+N' and 'X gains KEYWORD'"
+    line, col = where(path, "x becomes 5/5")
+    assert_error(result, path, line, col, "a static ability cannot 'x becomes 5/5': it can only add to power "
+                 "and toughness and grant keywords", hint=hint)
+    assert "can only modify characteristics" not in result.stderr, show(result)
+    if command == "test":
+        return
+    line, col = where(path, "you gain 1 life")
+    assert_error(result, path, line, col, "a static ability cannot 'you gain 1 life'", hint=hint)
+    line, col = where(path, "x gets +1/+1 until end of turn")
+    assert_error(result, path, line, col, "a static ability cannot last 'until end of turn'", hint=hint)
+    line, col = where(path, "you gain control of x")
+    assert_error(result, path, line, col, "a static ability cannot 'you gain control of x'", hint=hint)
 
 
 def test_a_card_in_a_variant_file_is_an_error_that_names_a_variant(tmp_path):

@@ -398,3 +398,31 @@ def test_a_first_refresh_over_budget_names_the_same_card_however_strings_hash():
         found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root,
                                env={**os.environ, "PYTHONHASHSEED": seed})
         assert found.stdout.split("\n")[:2] == ['card "Bonesplitter"', 'card "Holy Strength"'], (seed, found.stderr)
+
+
+def test_a_static_ability_that_cannot_run_names_what_is_wrong_at_run_time():
+    """A static ability adds to power and toughness and grants keywords (611.3a). One the
+    checker never saw (a card put in by the Python API) that sets power and toughness fails,
+    when its source's gifts are worked out, with the error `phasing check` gives: the
+    statement at fault and what a static ability can hold, not a claim that power and
+    toughness are no characteristics."""
+    import pytest
+    from interpreter.errors import RulesError
+
+    card = parse('''card "Test Giant Curse" {
+  types enchantment aura
+  static: each x where this.attached_to is x: x becomes 5/5
+}
+''').items[0]
+    book = load_version("2026-09-25").with_cards([card])
+    objects = {"bear": permanent("bear", "Grizzly Bears", "Alice", attached_to=None, timestamp=1, status={}),
+               "curse": Permanent(id="curse", card="Test Giant Curse", owner="Alice", controller="Alice",
+                                  types=frozenset({"enchantment", "aura"}), attached_to="bear", timestamp=2)}
+    engine = Engine(book, Game({p: Player(p) for p in PLAYERS}, PLAYERS, PLAYERS[0], objects=objects))
+    with pytest.raises(RulesError) as caught:
+        generally(engine, "curse")
+    (found,) = caught.value.diagnostics
+    assert found.message == ("a static ability cannot 'x becomes 5/5': it can only add to power and toughness "
+                             "and grant keywords")
+    assert "'X gets +N/+N' and 'X gains KEYWORD'" in found.hint
+    assert found.span.line == 3 and found.span.column == 47

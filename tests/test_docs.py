@@ -7,7 +7,8 @@ Fenced blocks are examples, and each is tagged with what it is:
                   is loaded as a variant file; a block holding a `version` manifest is loaded
                   as a version folder of its own; anything else (blocks, verbs, statuses,
                   zones) is loaded inside a variant of 2026-09-25 (`base=VERSION` picks another
-                  version); a block of cards only is checked against that version.
+                  version); a block of cards only is checked against that version
+                  (with `fails=TEXT`, an error of the checker must mention TEXT).
                   `fails=TEXT` marks a block that shows a mistake: it must fail to load, with
                   an error that mentions TEXT.
 - ```rules-fragment  a piece that cannot stand alone (one clause, one statement, one step):
@@ -166,6 +167,10 @@ def test_rules_examples_load_and_pass_the_checker(example, tmp_path, monkeypatch
     base = example.options.get("base", "2026-09-25")
     if kinds == {ast.Card}:
         problems = check_cards(module.items, load_or_fail(base))
+        wanted = example.options.get("fails")
+        if wanted is not None:  # (a card showing a mistake: the checker must say it)
+            assert any(wanted in d.message for d in problems), f"{example.id}: no error mentions {wanted!r}: {problems}"
+            return
         assert not problems, "\n".join(d.render() for d in problems)
         return
     assert ast.Card not in kinds and ast.Scenario not in kinds, "cards and scenarios go in their own blocks"

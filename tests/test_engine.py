@@ -477,7 +477,9 @@ def test_assertion_702_26m_fires_when_a_skipped_untap_step_still_phases(book):
     702.26a's phasing at the beginning of the turn instead of in the untap step phases a Breezekeeper
     out in a turn whose untap step is skipped; the 702.26m assertion should raise a RulesError."""
     broken = variant({"702.26.rules": [("  clause phase-out-and-in: during untap step of P: simultaneously {\n",
-                                        "  clause phase-out-and-in: during beginning of turn of P: simultaneously {\n")]})
+                                        "  clause phase-out-and-in: during beginning of turn of P: simultaneously {\n")],
+                      # (702.26a no longer acts in the untap step, so 502.1's order of it there would order nothing)
+                      "support.rules": [("  order untap step: 702.26a, 702.26n, 502.3\n", "  order untap step: 702.26n, 502.3\n")]})
     run = start(broken, '  permanent djinn = "Breezekeeper", controller Alice', active="Bob")
     raised = None
     try:

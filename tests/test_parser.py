@@ -300,6 +300,7 @@ HOOK_P = A.Hook("untap step", "P")
      A.AssertAfter(A.LeavesEvent("x"), A.Unchanged(A.Attr(N("x"), "zone")))),
     ("assert during untap step of P: phase changes at most once", A.AssertOnce(HOOK_P, "phase")),
     ("assert during skipped untap step of P: no change of phase", A.AssertSkipped(HOOK_P, "phase")),
+    ("assert always x: x.phase is in", A.AssertAlways("x", A.Is(A.Attr(N("x"), "phase"), N("in")))),
 ])
 def test_each_clause_kind_parses(text, expected):
     assert rule_clauses(text) == (expected,)

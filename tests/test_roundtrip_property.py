@@ -185,6 +185,7 @@ CLAUSES = register({
     A.AssertAfter: st.builds(A.AssertAfter, EVENTS, EXPRS),
     A.AssertOnce: st.builds(A.AssertOnce, HOOKS, NAMES),
     A.AssertSkipped: st.builds(A.AssertSkipped, HOOKS, NAMES),
+    A.AssertAlways: st.builds(A.AssertAlways, NAMES, EXPRS),
 })
 
 
@@ -194,7 +195,7 @@ def _with_label(strategy, labels):
 
 
 _CLAUSE_CLASSES = (A.Hide, A.During, A.AsClause, A.After, A.Prefer, A.NotPerceived, A.Exempt, A.Exclude, A.Lookback, A.Order,
-                   A.AssertAfter, A.AssertOnce, A.AssertSkipped)
+                   A.AssertAfter, A.AssertOnce, A.AssertSkipped, A.AssertAlways)
 CLAUSES = register({cls: _with_label(BY_CLASS[cls], optional(NAMES)) for cls in _CLAUSE_CLASSES})
 LABELLED_CLAUSES = st.one_of(*(_with_label(BY_CLASS[cls], NAMES) for cls in _CLAUSE_CLASSES))
 
@@ -360,7 +361,7 @@ def context_of(cls):
         ({A.NextTurn, A.Cast, A.Choose, A.Resolve, A.AttackStep, A.PlayerLeaves, A.MoveStep, A.CleanupStep, A.Expect,
           A.ExpectError}, lambda step: in_scenario(A.Script((step,)))),
         ({A.Hide, A.During, A.AsClause, A.After, A.Prefer, A.NotPerceived, A.Exempt, A.Exclude, A.Lookback, A.Order,
-          A.AssertAfter, A.AssertOnce, A.AssertSkipped}, in_clause),
+          A.AssertAfter, A.AssertOnce, A.AssertSkipped, A.AssertAlways}, in_clause),
         ({A.Types, A.PT, A.Keywords, A.Target, A.Static, A.Spell, A.Triggered}, in_card),
         ({A.ScenarioCites, A.ScenarioRules, A.ScenarioRange, A.Players, A.TurnDecl, A.PermanentDecl, A.Script}, in_scenario),
         ({A.Version, A.ZoneDecl, A.StatusDecl, A.VerbDecl, A.Rule, A.Card, A.Scenario}, as_item),
