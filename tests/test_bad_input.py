@@ -585,7 +585,7 @@ def test_a_drop_that_an_inherited_block_still_refers_to_is_an_error_at_the_drop(
     ("phase_in", "verb", "610.4 phase-out-until, 702.26a untap-step-phasing, 702.26g indirect-phasing and "
                          "702.26n absent-controller still use", 4),
     ("phased_indirectly", "status", "702.26a untap-step-phasing, 702.26g indirect-phasing, 702.26h indirect-wins, "
-                                    "702.26n absent-controller and verb phase_out still use", 7),
+                                    "702.26n absent-controller and verb phase_out still use", 8),
 ])
 def test_a_dropped_verb_or_status_still_used_is_an_error_at_the_drop(tmp_path, name, kind, users, places):
     """The blocks of 702.26 (702.26a's untap step, 702.26g's attachments, ...) and the verbs that
