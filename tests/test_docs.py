@@ -10,7 +10,8 @@ Fenced blocks are examples, and each is tagged with what it is:
                   version); a block of cards only is checked against that version
                   (with `fails=TEXT`, an error of the checker must mention TEXT).
                   `fails=TEXT` marks a block that shows a mistake: it must fail to load, with
-                  an error that mentions TEXT.
+                  an error that mentions TEXT. It comes last on the fence's line, and TEXT is
+                  the rest of that line, spaces and all.
 - ```rules-fragment  a piece that cannot stand alone (one clause, one statement, one step):
                   it must parse inside one of the wrappers below.
 - ```scenario     written to a file and run with `api.run_file`; every outcome must pass
@@ -77,7 +78,8 @@ def examples_of(page: str, folder: Path = DOCS) -> list[Example]:
         if not m:
             i += 1
             continue
-        info = m.group(1).split()
+        head, _, fails = m.group(1).partition(" fails=")  # (last: its text may hold spaces)
+        info = head.split() + ([f"fails={fails.strip()}"] if fails.strip() else [])
         start, body = i + 1, []
         i += 1
         while i < len(lines) and lines[i] != "```":
