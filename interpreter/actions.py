@@ -77,14 +77,18 @@ def _action(method: Callable) -> Callable:
         except TypeError as exc:  # (a call Python would refuse: said as the action's own error)
             raise refused_call(method.__name__, method, signature, kwargs, exc, span) from None
         if not self.steps:
-            return guarded(method, self, *args, span=span, **kwargs)
+            result = guarded(method, self, *args, span=span, **kwargs)
+            self.engine.assertions.check_always()  # (the state it leaves: `assert always`)
+            return result
         e = self.engine
         step, batch_no, events = e.step, e.batch_no, len(e.trace)
         e.step += 1
         e.begin_step()
         mark = e.store.mark()
         try:
-            return guarded(method, self, *args, span=span, **kwargs)
+            result = guarded(method, self, *args, span=span, **kwargs)
+            e.assertions.check_always()  # (the state it leaves: `assert always`)
+            return result
         except Exception:
             e.store.undo(mark)
             e.trace.cut(events)

@@ -97,6 +97,20 @@ class Assertions:
         return self.eng.fail(f"assertion of {rule.id} {rule.slug} does not hold for {oid}", clause.span,
                              "the blocks this assertion restates no longer produce what it states")
 
+    def check_always(self) -> None:
+        """Check the `assert always` clauses on every permanent on the battlefield, seen or
+        not: a state no rule should leave (the actions call this after each of them)."""
+        eng = self.eng
+        always = eng.program.always_asserted
+        if not always:
+            return
+        for oid, o in list(eng.game.objects.items()):
+            if o.zone != "battlefield":
+                continue
+            for rule, clause in always:
+                if not eng.truthy(eng.eval(clause.cond, {clause.var: obj_ref((oid, True))})):
+                    raise self.does_not_hold(rule, clause, oid)
+
     def check_hook_assertions(self, kind: str, player: str, counts: HookLog, skipped: bool) -> None:
         """Check the assertions about what changed during a `kind` step (`counts`), or
         during one that was skipped."""

@@ -240,6 +240,12 @@ class Program:
         return frozenset(names)
 
     @functools.cached_property
+    def always_asserted(self) -> tuple:
+        """The `assert always` clauses, (rule, clause) each: conditions every permanent on
+        the battlefield meets in every state."""
+        return tuple((rule, clause) for rule, clause in self.index.assertions if isinstance(clause, ast.AssertAlways))
+
+    @functools.cached_property
     def step_counted(self) -> frozenset[str]:
         """The attributes whose changes during a step an assertion counts (`S changes at most
         once`, `no change of S` in a skipped step)."""

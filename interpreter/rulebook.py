@@ -178,7 +178,7 @@ def build_index(rules: tuple[ast.Rule, ...]) -> ClauseIndex:
                     hooks[clause.hook.kind].append((rule, clause))
                 case ast.Order():
                     orders[clause.hook] = list(clause.rules)
-                case ast.AssertAfter() | ast.AssertOnce() | ast.AssertSkipped():
+                case ast.AssertAfter() | ast.AssertOnce() | ast.AssertSkipped() | ast.AssertAlways():
                     assertions.append((rule, clause))
     ordered = {}
     for kind, entries in hooks.items():

@@ -472,6 +472,22 @@ def test_assertion_702_26i_fires_when_phasing_in_moves_an_attachment(book):
         step(run, "next turn")
 
 
+def test_assertion_always_of_702_26a_fires_when_a_permanent_phases_out_under_no_one(book):
+    """702.26a (`assert always`): a phased-out permanent phased out under a player, or it would
+    never phase in. A variant without the clause that records the controller as a permanent
+    phases out leaves Slip Away's bear phased out under no one: the invariant, checked after
+    each step and not only on the state a game starts from, raises a RulesError naming 702.26a
+    and the bear, and the shipped rules keep it."""
+    broken = variant({"702.26.rules": [(
+        "  clause remember-controller: as x.phase becomes out: set x.phased_out_under = x.controller\n", "")]})
+    setup = '  permanent bear = "Grizzly Bears", controller Alice'
+    with pytest.raises(RulesError, match=r"702\.26a untap-step-phasing does not hold for bear"):
+        step(start(broken, setup), 'cast "Slip Away" by Alice targeting bear')
+    run = start(book, setup)
+    step(run, 'cast "Slip Away" by Alice targeting bear')
+    assert status(run, "bear", "phased_out_under") == "Alice"
+
+
 def test_assertion_702_26m_fires_when_a_skipped_untap_step_still_phases(book):
     """702.26m (assertion): a skipped untap step means no phasing that turn. A variant that does
     702.26a's phasing at the beginning of the turn instead of in the untap step phases a Breezekeeper
