@@ -14,7 +14,7 @@ from typing import Any, Callable
 import attrs
 
 from dsl import ast
-from dsl.diagnostics import Diagnostic, DiagnosticError, Span, close_names, did_you_mean, word_span
+from dsl.diagnostics import Diagnostic, DiagnosticError, Note, Span, close_names, did_you_mean, word_span
 from dsl.parser import parse_file
 from interpreter.amending import stray_amends
 from interpreter.budget import Budget
@@ -402,12 +402,13 @@ class ScenarioRun:
                     self.held.add(step.span)
                 else:
                     got = pending_error.message if pending_error else "no error"
-                    self.failures.append(Diagnostic("error", f"expected an error containing \"{step.message}\", got: {got}{self.whose(step.span)}", step.span))
+                    self.stop(Diagnostic("error", f"expected an error containing \"{step.message}\", got: {got}{self.whose(step.span)}",
+                                         step.span), steps[index:])
                     return
                 pending_error = None
                 continue
             if pending_error is not None:
-                self.failures.append(pending_error)
+                self.stop(pending_error, steps[index - 1:])
                 return
             try:
                 guarded(self.do, step)
@@ -417,11 +418,22 @@ class ScenarioRun:
                     diag = attrs.evolve(diag, span=step.span)
                 pending_error = attrs.evolve(diag, message=f"{diag.message} (at step {index}, {step.span})")
             except DiagnosticError as exc:
-                self.failures.extend(exc.diagnostics)
+                self.failures.extend(exc.diagnostics[:-1])
+                self.stop(exc.diagnostics[-1], steps[index:])
                 return
         if pending_error is not None:
             self.failures.append(pending_error)
         self.failures.extend(self.actions.unused_target_choices())
+
+    def stop(self, diag: Diagnostic, unrun: list) -> None:
+        """Record `diag`, the failure that stops the script, with a note at the first of the
+        steps it leaves unrun (`unrun`): their expectations are neither met nor failed."""
+        if unrun:
+            n = len(unrun)
+            said = f"the script stopped at the error above: this step and {n - 1} after it did not run" if n > 1 \
+                else "the script stopped at the error above: this step did not run"
+            diag = attrs.evolve(diag, notes=diag.notes + (Note(said, unrun[0].span),))
+        self.failures.append(diag)
 
     def do(self, step) -> None:
         """One script step: an action of the game (`interpreter.actions`), or an expectation."""

@@ -268,16 +268,23 @@ def test_declared_attackers_become_tapped_unless_they_have_vigilance():
 def test_a_creature_whose_control_changed_this_turn_cannot_attack_without_haste():
     """508.1a, 302.6: a creature attacks only if its controller has controlled it
     continuously since their most recent turn began (or it has haste). One Alice takes with
-    Act of Treason (which, as the library paraphrases it, gives no haste) came under her
-    control this turn: it is summoning sick and cannot attack. When the effect ends in the
-    cleanup step it goes back to Bob, who has it from the start of his next turn and attacks."""
+    Sower of Temptation came under her control this turn: it is summoning sick and cannot
+    attack. One she takes with Act of Treason, which gives it haste until end of turn, attacks;
+    when that effect ends in the cleanup step it goes back to Bob, who has it from the start of
+    his next turn and attacks."""
+    play = api.new_game("2026-09-25", turn=2, permanents=[
+        {"name": "wolf", "card": "Grizzly Bears", "controller": "Bob"}])
+    play.cast("Sower of Temptation", "Alice", ["wolf"])
+    assert play.state()["permanents"]["wolf"]["controller"] == "Alice"
+    assert play.game.objects["wolf"].controlled_since == 2
+    with pytest.raises(DiagnosticError, match="'wolf' cannot attack: it is summoning sick"):
+        play.attack(["wolf"])
     play = api.new_game("2026-09-25", turn=2, permanents=[
         {"name": "bear", "card": "Grizzly Bears", "controller": "Bob"}])
     play.cast("Act of Treason", "Alice", ["bear"])
     assert play.state()["permanents"]["bear"]["controller"] == "Alice"
-    assert play.game.objects["bear"].controlled_since == 2
-    with pytest.raises(DiagnosticError, match="'bear' cannot attack: it is summoning sick"):
-        play.attack(["bear"])
+    play.attack(["bear"])
+    assert play.state()["permanents"]["bear"]["attacking"] is True
     play.next_turn()
     assert play.state()["active"] == "Bob" and play.state()["permanents"]["bear"]["controller"] == "Bob"
     play.attack(["bear"])
