@@ -128,6 +128,12 @@ class ReadOnlyMapping(Mapping):
     def __repr__(self) -> str:
         return f"ReadOnlyMapping({dict(self)!r})"
 
+    # (the mapping methods a caller uses, their arguments checked as the API's are)
+    get = checked(Mapping.get, name="get")
+    keys = checked(Mapping.keys, name="keys")
+    items = checked(Mapping.items, name="items")
+    values = checked(Mapping.values, name="values")
+
 
 def _same(value: Any) -> Any:
     return value  # (statuses' values, players, effects and last known information are immutable)
@@ -197,6 +203,10 @@ class ReadOnlyTrace(Sequence):
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise _refuse("the trace")
+
+    # (the sequence methods a caller uses, their arguments checked as the API's are)
+    index = checked(Sequence.index, name="index")
+    count = checked(Sequence.count, name="count")
 
     def __repr__(self) -> str:
         return f"ReadOnlyTrace({len(self)} events)"

@@ -392,3 +392,30 @@ def test_new_game_rejects_a_permanent_phased_out_under_no_one():
         {"name": "bear", "card": "Grizzly Bears", "controller": "Alice",
          "statuses": {"phase": "out", "phased_out_under": "Alice"}}])
     assert play.state()["permanents"]["bear"]["statuses"]["phase"] == "out"
+
+
+def _mapping_and_sequence_methods():
+    """The methods of the read-only mappings and the trace a game hands out."""
+    play = a_game()
+    game, bear = play.game, play.game.objects["bear"]
+    found = [(f"{what}.{name}", getattr(mapping, name)) for what, mapping in
+             (("objects", game.objects), ("players", game.players), ("statuses", bear.statuses))
+             for name in ("get", "keys", "items", "values")]
+    return found + [("trace.index", play.trace.index), ("trace.count", play.trace.count)]
+
+
+@pytest.mark.parametrize("what, method", _mapping_and_sequence_methods(), ids=lambda v: v if isinstance(v, str) else "")
+def test_the_read_only_mappings_and_trace_refuse_a_bad_call_as_a_diagnostic(what, method):
+    """docs/api.md: the read-only views' methods, the mappings' get/keys/items/values and the
+    trace's index/count included, refuse arguments they do not take with a DiagnosticError
+    (they raised Python's TypeError); a good call still answers."""
+    rejects(lambda: method(no_such_argument=1), "cannot take these arguments")
+    rejects(lambda: method(*_too_many(method)), "cannot take these arguments")
+
+
+def test_the_read_only_mappings_still_answer_good_calls():
+    play = a_game()
+    game, bear = play.game, play.game.objects["bear"]
+    assert game.objects.get("bear").zone == "battlefield" and game.objects.get("ghost") is None
+    assert list(game.objects.keys()) == ["bear"] and bear.statuses.get("phase") == "in"
+    assert game.players.get("Alice").name == "Alice" and play.trace.count(None) == 0
