@@ -48,13 +48,14 @@ if __name__ == "__main__":
 
 from bench.fast_reference import Board as FastBoard
 from bench.in_turn import run_in_turn, timed
-from interpreter.model import Game
+from interpreter.model import Game, earlier_name
 
 BATTLEFIELD = "battlefield"
 # The statuses rules/2026-09-25/vocabulary.rules declares, with their defaults.
 DEFAULTS: dict[str, Any] = {"phase": "in", "phased_out_under": None, "phased_indirectly": False,
                             "phase_until": None, "returns_after_absence": False}
-STORED = ("id", "owner", "controller", "zone", "tapped", "attacking", "attached_to", "token", "keywords", "types")
+STORED = ("id", "owner", "controller", "zone", "tapped", "attacking", "attached_to", "token", "keywords", "types",
+          "incarnation")
 INDEXED_FLAGS = ("tapped", "attacking", "token")  # boolean fields indexed by the set of objects where they are true
 INDEXED_NAMES = ("attached_to", "controller", "zone")  # fields indexed by value
 
@@ -83,6 +84,7 @@ class Store:
             o.id, o.owner, o.controller, o.zone = g.id, g.owner, g.controller, g.zone
             o.tapped, o.attacking, o.attached_to, o.token = g.tapped, g.attacking, g.attached_to, g.token
             o.keywords, o.types = frozenset(g.keywords), g.types
+            o.incarnation = g.incarnation  # (what is left attached to it names it by this, 400.7)
             for name, default in DEFAULTS.items():
                 setattr(o, name, g.get_status(name, default))
             self.objects[oid] = o
@@ -353,6 +355,10 @@ def state_checks(store: Store, dirty: set) -> None:
             candidates |= attached.get(o.id, set()) & checked
             candidates.add(o)  # (a token that moved ceases to exist in the next round, 704.5d)
             one = {o}
+            left = set(attached.get(o.id, ()))  # (still attached to the object it was, gone: 400.7)
+            if left:
+                store.write("attached_to", left, earlier_name(o.id, o.incarnation), "704.5m illegal-aura")
+            store.write("incarnation", one, o.incarnation + 1, "704.5m illegal-aura")
             for attr, value in (("zone", "graveyard"), ("attached_to", None), ("tapped", False),
                                 ("attacking", False), ("controller", o.owner)):
                 store.write(attr, one, value, "704.5m illegal-aura")
