@@ -71,7 +71,7 @@ def _action(method: Callable) -> Callable:
 
     @functools.wraps(method)
     def run(self: "Actions", *args, span: Span | None = None, **kwargs):
-        span = span or call_span(method.__name__)
+        span = call_span(method.__name__) if span is None else _where_reported(method.__name__, span)
         try:
             signature.bind(self, *args, span=span, **kwargs)
         except TypeError as exc:  # (a call Python would refuse: said as the action's own error)
@@ -95,6 +95,20 @@ def _action(method: Callable) -> Callable:
             e.step, e.batch_no = step, batch_no
             raise
     return run
+
+
+def _where_reported(name: str, span: Any) -> Span:
+    """`span` as given to the action `name`: the place its errors are reported at, a `Span`
+    whose path is text and whose positions are whole numbers of 0 or more (line 0: no line
+    of a file, as a Python call's span has). Anything else is an error at the call's name:
+    a diagnostic reported at it could not be written out."""
+    fields = (span.line, span.column, span.end_line, span.end_column) if isinstance(span, Span) else ()
+    if not fields or not isinstance(span.path, str) or not all(
+            isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in fields):
+        raise _err(f"{name}(): span is where its errors are reported, a dsl.diagnostics.Span, not {span!r}",
+                   call_span(name), "give Span(path, line, column, end_line, end_column), "
+                   "or leave span out to have errors named after the call")
+    return span
 
 
 def card_named(book: Rulebook, name: str, span: Span) -> ast.Card:

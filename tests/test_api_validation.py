@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from dsl.diagnostics import Diagnostic, DiagnosticError
+from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from dsl.parser import parse_file
 from interpreter import api
 from interpreter.budget import Budget
@@ -234,6 +234,28 @@ def test_hold_is_true_or_false():
     play = a_game()
     rejects(lambda: play.cast("Shock", "Alice", ["bear"], hold="no"), "cast()", "hold is True or False")
     assert not play.game.stack and play.state()["permanents"]["bear"]["zone"] == "battlefield"
+
+
+@pytest.mark.parametrize("span", ["x", 5, Span("f.scenario", "3", 1, 3, 2), Span(None, 3, 1, 3, 2),
+                                  Span("f.scenario", -1, 1, 3, 2)])
+def test_a_span_that_is_not_a_place_is_refused_at_the_calls_name(span):
+    """docs/api.md: an action's `span` is where its errors are reported, a Span; anything else
+    is a DiagnosticError at the call's name that renders and converts to JSON (it raised
+    AttributeError when rendered), and the call changes nothing."""
+    play = a_game()
+    d = rejects(lambda: play.cast("Shock", "Alice", ["nobody"], span=span), "cast()", "span is where its errors")
+    assert d.render().startswith("cast(): error:") and api.diagnostic_json(d)["path"] == "cast()"
+    assert "Span(path, line, column" in d.hint
+    assert not play.game.stack and len(play.trace) == 0 and play.engine.step == 0
+
+
+def test_a_span_given_is_where_the_error_is_reported_and_none_is_the_calls_name():
+    """A caller running a script of its own passes the place of each step; None, the default,
+    names the error after the call (docs/api.md)."""
+    play = a_game()
+    at = Span("my.script", 4, 2, 4, 9)
+    assert rejects(lambda: play.resolve(span=at), "nothing on the stack").span == at
+    assert rejects(lambda: play.resolve(span=None), "nothing on the stack").span.path == "resolve()"
 
 
 @pytest.mark.parametrize("call, shown", [
