@@ -439,7 +439,9 @@ def files_without_scenarios(paths, cases: list[Case], problems: list[Diagnostic]
 
 @checked
 def outcome_json(o: Outcome, with_trace: bool = True) -> dict:
-    """An outcome as plain data (what `phasing run --json` prints), with its trace unless told not to."""
+    """An outcome as plain data, with its warnings (`Outcome.warnings`, as `suite.run_all`
+    gives them) and its trace unless told not to: what `phasing run --json` prints for a run
+    (and `test --json` without the trace)."""
     if not isinstance(o, Outcome):
         raise _bad_argument("outcome_json", "o", o, "an Outcome", "take one from api.run_file(path)")
     if not isinstance(with_trace, bool):
@@ -457,6 +459,7 @@ def outcome_json(o: Outcome, with_trace: bool = True) -> dict:
     }
     if with_trace:
         data["trace"] = trace_json(o.trace)  # (numbered as the trace shows its events)
+    data["warnings"] = [diagnostic_json(d) for d in o.warnings]
     return data
 
 

@@ -47,6 +47,7 @@ class Outcome:
     final: dict
     judge: str = ""  # whose expectations it was judged by, when not its own version's
     checked: tuple["Checked", ...] = ()  # the expectations again, each with where it is and what was found
+    warnings: tuple[Diagnostic, ...] = ()  # what the run left unevaluated or unmodelled (`suite.run_warnings`)
 
 
     def signature(self) -> tuple:
