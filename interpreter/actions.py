@@ -482,10 +482,13 @@ class Actions:
     @_action
     def attack(self, names: Sequence[str], *, span: Span) -> None:
         """The permanents named attack (508.1a), and those without vigilance become tapped
-        as they are declared (508.1f)."""
+        as they are declared (508.1f). Attackers are declared as the declare attackers step
+        begins (508.1), which it does only once the step before it has ended, with an empty
+        stack (500.2): with a spell held there, attacking is refused as a `RulesError`."""
         if isinstance(names, str) or not isinstance(names, (list, tuple)) or not names:
             raise _err("attack() takes a non-empty list of permanent names", span, "e.g. attack(['bear'])")
         self._game_on(span)
+        self._stack_empty("the declare attackers step (508.1)", span, _refused)
         for name in names:
             self._can_attack(self._known(name, span), span)
         if len(set(names)) != len(names):
@@ -567,12 +570,13 @@ class Actions:
             raise _err("the game is over: every player has left it (104.2a, 800.4)", span,
                        "nothing more happens in this game; build a new one")
 
-    def _stack_empty(self, what: str, span: Span) -> None:
-        """A step ends only once the stack is empty (500.2): a spell held there resolves first."""
+    def _stack_empty(self, what: str, span: Span, error: Callable[..., DiagnosticError] = _err) -> None:
+        """A step ends only once the stack is empty (500.2): a spell held there resolves first.
+        `error` makes the refusal (`_refused` for a `RulesError`, as attack's others are)."""
         stack = self.engine.game.stack
         if stack:
             names = ", ".join(f'"{card.name}"' for card, *_rest in reversed(stack))
-            raise _err(f"the stack is not empty ({names}): {what} cannot begin until it is (500.2)", span,
+            raise error(f"the stack is not empty ({names}): {what} cannot begin until it is (500.2)", span,
                        "resolve what is on the stack first: resolve() ('resolve' in a script)")
 
     @_action

@@ -11,6 +11,7 @@ import pytest
 from dsl.diagnostics import DiagnosticError
 from interpreter import api
 from interpreter import scenario as scenario_runner
+from interpreter.engine import RulesError
 from interpreter.rulebook import load_version
 
 
@@ -210,6 +211,40 @@ def test_no_turn_or_cleanup_while_a_spell_waits_on_the_stack(action):
     play.resolve()
     getattr(play, action)()
     assert play.state()["permanents"]["bear"]["statuses"]["phase"] == "out"   # 702.26b
+
+
+def test_no_attack_while_a_spell_waits_on_the_stack(tmp_path):
+    """Attackers are declared as the declare attackers step begins (508.1), which needs the
+    step before it to have ended, and a step ends only with an empty stack (500.2): with a
+    spell held there, attack is refused as its other refusals are (a RulesError, which a
+    script can expect), nothing attacks or taps, and once the spell resolves the bear attacks."""
+    play = board()
+    play.cast("Shock", "Alice", ["djinn"], hold=True)
+    with pytest.raises(RulesError, match=r'the stack is not empty \("Shock"\): the declare attackers step') as caught:
+        play.attack(["bear"])
+    assert "resolve" in caught.value.diagnostics[0].hint and len(play.game.stack) == 1
+    bear = play.state()["permanents"]["bear"]
+    assert bear["attacking"] is False and bear["tapped"] is False
+    play.resolve()
+    play.attack(["bear"])
+    assert play.state()["permanents"]["bear"]["attacking"] is True
+    script = tmp_path / "held.scenario"
+    script.write_text("""scenario "no attack over a held spell" {
+  rules 2026-09-25
+  players Alice Bob
+  turn 1 of Alice
+  permanent bear = "Grizzly Bears", controller Alice
+  permanent djinn = "Breezekeeper", controller Bob
+  script {
+    hold "Shock" by Alice targeting djinn
+    attack with bear
+    expect error "the stack is not empty"
+    expect bear.attacking is false
+  }
+}
+""")
+    (outcome,) = api.run_file(script)
+    assert outcome.passed, [d.message for d in outcome.failures]
 
 
 @pytest.mark.parametrize("card", ["Holy Strength", "Curse of Chains"])
