@@ -108,7 +108,14 @@ def _budget(function: str, value: Any) -> Budget | None:
     if value is None or isinstance(value, Budget):
         return value
     if isinstance(value, str):
-        return Budget.from_option(value)
+        try:
+            return Budget.from_option(value)
+        except DiagnosticError as exc:  # (said of the call's argument, not of the command's --budget flag)
+            (d,) = exc.diagnostics
+            raise DiagnosticError(Diagnostic(
+                "error", f"{function}(): {d.message}", Span(f"{function}(budget)", 0, 0, 0, 0),
+                "give budget as a Budget, or as its option text: a positive whole number (the scale, e.g. '256') "
+                "or any of 'iterations=N,writes=N,objects=N,scale=N' separated by commas")) from None
     raise _bad_argument(function, "budget", value, "an interpreter.budget.Budget, its option text, or None",
                         "e.g. Budget(scale=256), Budget.from_option('iterations=100000'), or '256'")
 

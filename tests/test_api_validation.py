@@ -86,6 +86,18 @@ def test_run_file_rejects_budget_text_it_cannot_read(tmp_path):
     rejects(lambda: api.run_file(good(tmp_path), budget="lots"), "budget")
 
 
+@pytest.mark.parametrize("call, name", [
+    (lambda: api.new_game(budget="x"), "new_game"),
+    (lambda: api.new_game(budget="writes=0"), "new_game"),
+    (lambda: api.run_file(TOUR, budget="scale=1,scale=2"), "run_file"),
+])
+def test_budget_text_the_api_cannot_read_is_named_after_the_call_not_the_flag(call, name):
+    """docs/api.md: an API error is named after the call; budget text it cannot read was
+    reported at `--budget`, a flag of the command the caller never used."""
+    d = rejects(call, f"{name}(budget)", "budget")
+    assert d.message.startswith(f"{name}(): budget") and "--budget" not in d.hint
+
+
 def test_run_file_runs_under_a_budget_given_as_an_object_or_as_text(tmp_path):
     """CR 702.26a: the djinn phases out in its controller's untap step, within a generous budget."""
     for budget in (Budget(scale=128), "128", None):
