@@ -111,6 +111,19 @@ def _where_reported(name: str, span: Any) -> Span:
     return span
 
 
+# Where an object in one of the game's own zones is, in words; a zone a rulebook declares is
+# "the zone NAME" (`zone_words`).
+ZONE_WORDS = {"battlefield": "on the battlefield", "graveyard": "in the graveyard", "exile": "in exile",
+              "hand": "in a hand", "library": "in a library", "outside": "outside the game",
+              "nowhere": "nowhere (it has ceased to exist)"}
+
+
+def zone_words(zone: str) -> str:
+    """Where an object in `zone` is, as a message says it: `in exile`, or, for a zone a
+    rulebook declares (whose name may be any word), `in the zone NAME`."""
+    return ZONE_WORDS.get(zone, f"in the zone {zone}")
+
+
 def card_named(book: Rulebook, name: str, span: Span) -> ast.Card:
     """The card called `name` in the rulebook's card library (and a scenario's own cards)."""
     if not isinstance(name, str):
@@ -348,7 +361,7 @@ class Actions:
         battlefield, or the condition it does not fit (601.2c)."""
         o = self.engine.game.objects[name]
         if o.zone != "battlefield":
-            why, hint = f"it is in the {o.zone}", "only a permanent on the battlefield can be its target"
+            why, hint = f"it is {zone_words(o.zone)}", "only a permanent on the battlefield can be its target"
         elif not self.engine.visible(name):
             why, hint = "it is treated by the game as not existing", LEGAL_TARGET_HINT
         else:
@@ -511,7 +524,7 @@ class Actions:
         e = self.engine
         o = e.game.objects[name]
         if not e.visible(name):
-            where = f"is in the {o.zone}" if o.zone != "battlefield" else "is treated by the game as not existing"
+            where = f"is {zone_words(o.zone)}" if o.zone != "battlefield" else "is treated by the game as not existing"
             raise _refused(f"'{name}' cannot attack: it {where}", span, "only a creature on the battlefield the game sees attacks")
         if "creature" not in o.types:
             raise _refused(f"'{name}' cannot attack: it is not a creature (508.1a)", span, "only creatures attack")

@@ -353,6 +353,25 @@ def test_attack_refuses_a_creature_that_left_the_battlefield():
         play.attack(["bear"])
 
 
+def test_a_card_in_a_zone_the_rules_declare_is_said_to_be_in_that_zone():
+    """Under 2005-02-01 phasing out is a move to the phased-out zone (502.15b, 217.8a): a
+    phased-out creature cannot attack or be targeted, and the refusal names the zone as a
+    zone ("in the zone phased_out"; it said "in the phased_out"); the game's own zones are
+    said in words ("in exile")."""
+    play = api.new_game("2005-02-01", players=["Alice", "Bob"], permanents=[
+        {"name": "djinn", "card": "Breezekeeper", "controller": "Bob"},
+        {"name": "bear", "card": "Grizzly Bears", "controller": "Alice"}])
+    play.next_turn()                                      # Bob's untap step: the djinn phases out
+    assert play.state()["permanents"]["djinn"]["zone"] == "phased_out"
+    with pytest.raises(RulesError, match="'djinn' cannot attack: it is in the zone phased_out$"):
+        play.attack(["djinn"])
+    with pytest.raises(RulesError, match="now: it is in the zone phased_out$"):
+        play.cast("Shock", "Alice", ["djinn"])
+    play.move("bear", "exile")
+    with pytest.raises(RulesError, match="'bear' cannot attack: it is in exile$"):
+        play.attack(["bear"])
+
+
 @pytest.mark.parametrize("keyword", ["Phasing", "phasng"])
 def test_a_keyword_the_rules_do_not_know_is_refused_with_the_one_meant(keyword):
     """A permanent's keywords are those the rulebook and its cards know: 'Phasing' or
