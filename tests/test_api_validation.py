@@ -396,6 +396,16 @@ def test_a_counter_kind_spelt_as_printed_is_refused_and_the_working_name_offered
     assert f"did you mean '{name}'?" in d.hint
 
 
+@pytest.mark.parametrize("given, name", [("P1P1", "p1p1"), ("M1m1", "m1m1")])
+def test_a_counter_kind_that_differs_from_a_power_kind_only_in_case_is_refused_and_it_offered(given, name):
+    """613.4c: only +1/+1 and -1/-1 counters change power and toughness, and the rules name
+    them p1p1 and m1m1; 'P1P1' was taken silently as a kind that is only counted (a 2/2 stayed
+    a 2/2). It is an error offering the kind meant, as '+1/+1' is; 'charge' is still taken."""
+    d = rejects(lambda: _bear(counters={given: 1}), "new_game", repr(given), repr(name))
+    assert f"did you mean '{name}'?" in d.hint
+    assert _bear(counters={"charge": 1, name: 1}).state()["permanents"]["bear"]["counters"] == {"charge": 1, name: 1}
+
+
 def test_the_hint_for_a_bad_counters_value_names_a_kind_that_works():
     d = rejects(lambda: _bear(counters={"p1p1": "two"}), "counters maps a kind to a whole number")
     assert "{'p1p1': 2}" in d.hint and "+1/+1" not in d.hint.split(":")[0]
