@@ -265,6 +265,10 @@ def permanent_from_spec(spec: Any, game: Game, book: Rulebook, span: Span,
                 raise _err(f"'{name}': {key} is a whole number of 0 or more, not {spec[key]!r}", span)
             fields[key] = spec[key]
     if "entered_turn" in fields:
+        if fields["entered_turn"] > game.turn:  # (the turn it entered has not come yet)
+            raise _err(f"'{name}': entered_turn {fields['entered_turn']} is after the game's turn, {game.turn}: "
+                       "a permanent cannot have entered in a turn still to come", span,
+                       f"give a turn of at most {game.turn} (0: before the game began), or a later turn= to new_game")
         fields["controlled_since"] = fields["entered_turn"]
     if spec.get("attached_to") is not None:
         if not isinstance(spec["attached_to"], str):

@@ -406,6 +406,27 @@ def test_a_counter_kind_that_differs_from_a_power_kind_only_in_case_is_refused_a
     assert _bear(counters={"charge": 1, name: 1}).state()["permanents"]["bear"]["counters"] == {"charge": 1, name: 1}
 
 
+def test_a_permanent_cannot_have_entered_in_a_turn_still_to_come(tmp_path):
+    """new_game(turn=3) with entered_turn=9 was taken, a permanent that entered six turns from
+    now (and, by 302.6, one its controller has not yet controlled since their turn began). It
+    is refused with a hint, from Python and from a scenario's 'entered turn' alike; turn 3
+    itself and 0 (before the game began) are taken."""
+    d = rejects(lambda: api.new_game(turn=3, permanents=[
+        {"name": "bear", "card": "Grizzly Bears", "entered_turn": 9}]), "new_game()", "'bear'", "entered_turn 9")
+    assert "at most 3" in d.hint
+    for turn in (0, 3):
+        play = api.new_game(turn=3, permanents=[{"name": "bear", "card": "Grizzly Bears", "entered_turn": turn}])
+        assert play.state()["permanents"]["bear"]["entered_turn"] == turn
+    scenario = tmp_path / "later.scenario"
+    scenario.write_text('scenario "later" {\n  rules 2026-09-25\n  players Alice Bob\n  turn 3 of Alice\n'
+                        '  permanent bear = "Grizzly Bears", controller Alice, entered turn 9\n  script {\n    next turn\n'
+                        '  }\n}\n')
+    (outcome,) = api.run_file(scenario)
+    (failure,) = outcome.failures
+    assert not outcome.passed and "cannot have entered in turn 9" in failure.message
+    assert (failure.span.line, "at most 3" in failure.hint) == (5, True)
+
+
 def test_the_hint_for_a_bad_counters_value_names_a_kind_that_works():
     d = rejects(lambda: _bear(counters={"p1p1": "two"}), "counters maps a kind to a whole number")
     assert "{'p1p1': 2}" in d.hint and "+1/+1" not in d.hint.split(":")[0]
