@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterable, Sequence
 import attrs
 
 from dsl import ast
-from dsl.builtins import KIND_NAME, PERMANENT_TYPES, PT_COUNTER_SPELLINGS, ZONES, card_slug
+from dsl.builtins import KIND_NAME, PERMANENT_TYPES, PT_COUNTER_SPELLINGS, PT_COUNTERS, ZONES, card_slug
 from dsl.checker import tested_keywords
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean
 from dsl.printer import expr_text
@@ -71,7 +71,7 @@ def _action(method: Callable) -> Callable:
 
     @functools.wraps(method)
     def run(self: "Actions", *args, span: Span | None = None, **kwargs):
-        span = span or call_span(method.__name__)
+        span = call_span(method.__name__) if span is None else _where_reported(method.__name__, span)
         try:
             signature.bind(self, *args, span=span, **kwargs)
         except TypeError as exc:  # (a call Python would refuse: said as the action's own error)
@@ -95,6 +95,33 @@ def _action(method: Callable) -> Callable:
             e.step, e.batch_no = step, batch_no
             raise
     return run
+
+
+def _where_reported(name: str, span: Any) -> Span:
+    """`span` as given to the action `name`: the place its errors are reported at, a `Span`
+    whose path is text and whose positions are whole numbers of 0 or more (line 0: no line
+    of a file, as a Python call's span has). Anything else is an error at the call's name:
+    a diagnostic reported at it could not be written out."""
+    fields = (span.line, span.column, span.end_line, span.end_column) if isinstance(span, Span) else ()
+    if not fields or not isinstance(span.path, str) or not all(
+            isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in fields):
+        raise _err(f"{name}(): span is where its errors are reported, a dsl.diagnostics.Span, not {span!r}",
+                   call_span(name), "give Span(path, line, column, end_line, end_column), "
+                   "or leave span out to have errors named after the call")
+    return span
+
+
+# Where an object in one of the game's own zones is, in words; a zone a rulebook declares is
+# "the zone NAME" (`zone_words`).
+ZONE_WORDS = {"battlefield": "on the battlefield", "graveyard": "in the graveyard", "exile": "in exile",
+              "hand": "in a hand", "library": "in a library", "outside": "outside the game",
+              "nowhere": "nowhere (it has ceased to exist)"}
+
+
+def zone_words(zone: str) -> str:
+    """Where an object in `zone` is, as a message says it: `in exile`, or, for a zone a
+    rulebook declares (whose name may be any word), `in the zone NAME`."""
+    return ZONE_WORDS.get(zone, f"in the zone {zone}")
 
 
 def card_named(book: Rulebook, name: str, span: Span) -> ast.Card:
@@ -238,6 +265,10 @@ def permanent_from_spec(spec: Any, game: Game, book: Rulebook, span: Span,
                 raise _err(f"'{name}': {key} is a whole number of 0 or more, not {spec[key]!r}", span)
             fields[key] = spec[key]
     if "entered_turn" in fields:
+        if fields["entered_turn"] > game.turn:  # (the turn it entered has not come yet)
+            raise _err(f"'{name}': entered_turn {fields['entered_turn']} is after the game's turn, {game.turn}: "
+                       "a permanent cannot have entered in a turn still to come", span,
+                       f"give a turn of at most {game.turn} (0: before the game began), or a later turn= to new_game")
         fields["controlled_since"] = fields["entered_turn"]
     if spec.get("attached_to") is not None:
         if not isinstance(spec["attached_to"], str):
@@ -264,6 +295,10 @@ def permanent_from_spec(spec: Any, game: Game, book: Rulebook, span: Span,
                 hint = f"did you mean '{meant}'? {COUNTERS_EXAMPLE}" if meant and key == "counters" else \
                     f"a kind is a plain name (letters, digits, _ and -), as rules read it: X.{key}.KIND; {example}"
                 raise _err(f"'{name}': {kind!r} is not a {key[:-1]} kind the rules can name", span, hint)
+            if key == "counters" and kind not in PT_COUNTERS and kind.lower() in PT_COUNTERS:
+                # (a name the rules could read, but as another kind: only p1p1 and m1m1 change power and toughness)
+                raise _err(f"'{name}': {kind!r} is not the counter kind {kind.lower()!r}: kinds are told apart by case, "
+                           "and this one would only be counted", span, f"did you mean '{kind.lower()}'? {COUNTERS_EXAMPLE}")
         tallies[key] = given
     statuses = spec.get("statuses", {})
     if not isinstance(statuses, dict):
@@ -334,7 +369,7 @@ class Actions:
         battlefield, or the condition it does not fit (601.2c)."""
         o = self.engine.game.objects[name]
         if o.zone != "battlefield":
-            why, hint = f"it is in the {o.zone}", "only a permanent on the battlefield can be its target"
+            why, hint = f"it is {zone_words(o.zone)}", "only a permanent on the battlefield can be its target"
         elif not self.engine.visible(name):
             why, hint = "it is treated by the game as not existing", LEGAL_TARGET_HINT
         else:
@@ -468,10 +503,13 @@ class Actions:
     @_action
     def attack(self, names: Sequence[str], *, span: Span) -> None:
         """The permanents named attack (508.1a), and those without vigilance become tapped
-        as they are declared (508.1f)."""
+        as they are declared (508.1f). Attackers are declared as the declare attackers step
+        begins (508.1), which it does only once the step before it has ended, with an empty
+        stack (500.2): with a spell held there, attacking is refused as a `RulesError`."""
         if isinstance(names, str) or not isinstance(names, (list, tuple)) or not names:
             raise _err("attack() takes a non-empty list of permanent names", span, "e.g. attack(['bear'])")
         self._game_on(span)
+        self._stack_empty("the declare attackers step (508.1)", span, _refused)
         for name in names:
             self._can_attack(self._known(name, span), span)
         if len(set(names)) != len(names):
@@ -494,7 +532,7 @@ class Actions:
         e = self.engine
         o = e.game.objects[name]
         if not e.visible(name):
-            where = f"is in the {o.zone}" if o.zone != "battlefield" else "is treated by the game as not existing"
+            where = f"is {zone_words(o.zone)}" if o.zone != "battlefield" else "is treated by the game as not existing"
             raise _refused(f"'{name}' cannot attack: it {where}", span, "only a creature on the battlefield the game sees attacks")
         if "creature" not in o.types:
             raise _refused(f"'{name}' cannot attack: it is not a creature (508.1a)", span, "only creatures attack")
@@ -553,12 +591,13 @@ class Actions:
             raise _err("the game is over: every player has left it (104.2a, 800.4)", span,
                        "nothing more happens in this game; build a new one")
 
-    def _stack_empty(self, what: str, span: Span) -> None:
-        """A step ends only once the stack is empty (500.2): a spell held there resolves first."""
+    def _stack_empty(self, what: str, span: Span, error: Callable[..., DiagnosticError] = _err) -> None:
+        """A step ends only once the stack is empty (500.2): a spell held there resolves first.
+        `error` makes the refusal (`_refused` for a `RulesError`, as attack's others are)."""
         stack = self.engine.game.stack
         if stack:
             names = ", ".join(f'"{card.name}"' for card, *_rest in reversed(stack))
-            raise _err(f"the stack is not empty ({names}): {what} cannot begin until it is (500.2)", span,
+            raise error(f"the stack is not empty ({names}): {what} cannot begin until it is (500.2)", span,
                        "resolve what is on the stack first: resolve() ('resolve' in a script)")
 
     @_action

@@ -108,7 +108,14 @@ def _budget(function: str, value: Any) -> Budget | None:
     if value is None or isinstance(value, Budget):
         return value
     if isinstance(value, str):
-        return Budget.from_option(value)
+        try:
+            return Budget.from_option(value)
+        except DiagnosticError as exc:  # (said of the call's argument, not of the command's --budget flag)
+            (d,) = exc.diagnostics
+            raise DiagnosticError(Diagnostic(
+                "error", f"{function}(): {d.message}", Span(f"{function}(budget)", 0, 0, 0, 0),
+                "give budget as a Budget, or as its option text: a positive whole number (the scale, e.g. '256') "
+                "or any of 'iterations=N,writes=N,objects=N,scale=N' separated by commas")) from None
     raise _bad_argument(function, "budget", value, "an interpreter.budget.Budget, its option text, or None",
                         "e.g. Budget(scale=256), Budget.from_option('iterations=100000'), or '256'")
 
@@ -439,7 +446,9 @@ def files_without_scenarios(paths, cases: list[Case], problems: list[Diagnostic]
 
 @checked
 def outcome_json(o: Outcome, with_trace: bool = True) -> dict:
-    """An outcome as plain data (what `phasing run --json` prints), with its trace unless told not to."""
+    """An outcome as plain data, with its warnings (`Outcome.warnings`, as `suite.run_all`
+    gives them) and its trace unless told not to: what `phasing run --json` prints for a run
+    (and `test --json` without the trace)."""
     if not isinstance(o, Outcome):
         raise _bad_argument("outcome_json", "o", o, "an Outcome", "take one from api.run_file(path)")
     if not isinstance(with_trace, bool):
@@ -457,6 +466,7 @@ def outcome_json(o: Outcome, with_trace: bool = True) -> dict:
     }
     if with_trace:
         data["trace"] = trace_json(o.trace)  # (numbered as the trace shows its events)
+    data["warnings"] = [diagnostic_json(d) for d in o.warnings]
     return data
 
 

@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean
 
-HIDDEN_PARAMETERS = ("self", "span")  # (`span` is where an action's error is reported: for the scenario runner)
+HIDDEN_PARAMETERS = ("self", "span")  # (`span`: where an action's errors are reported, for a runner of scripts; docs/api.md)
 
 
 def call_span(name: str) -> Span:

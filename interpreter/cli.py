@@ -30,8 +30,7 @@ from interpreter import fuzz, why
 from interpreter.budget import DEFAULT_SCALE, Budget
 from interpreter.rulebook import files_of, lineage, load_version, rules_path, set_rules_path, shipped_sources, sources
 from interpreter.scenario import Outcome
-from interpreter.suite import (collect, current_version, expectations_off_the_rules_line, home_versions, plan, run_all,
-                               unevaluated_expectations, unmodelled_steps)
+from interpreter.suite import collect, current_version, plan, run_all
 from interpreter.trace import grouped_lines, show_value
 
 
@@ -240,9 +239,8 @@ def cmd_run(args) -> int:
         raise DiagnosticError(problems)
     # one run per scenario: the newest version it names (`phasing test` runs them all), or under each --rules
     outcomes = list(run_all(cases, args.rules, newest_only=not args.rules, budget=args.budget))
-    if args.json:  # (the warnings the text output shows after each run: `unevaluated`)
-        emit_json([{**api.outcome_json(o), "warnings": [api.diagnostic_json(d) for d in unevaluated(cases, o)]}
-                   for o in outcomes])
+    if args.json:  # (with the warnings the text output shows after each run: `suite.run_warnings`)
+        emit_json([api.outcome_json(o) for o in outcomes])
         return 0 if all(o.passed for o in outcomes) else 1
     report_failures = Reporter()
     for o in outcomes:
@@ -256,34 +254,8 @@ def cmd_run(args) -> int:
         for line in outcome_lines(o):
             say(line)
         report_failures(o.failures)
-        report_failures(unevaluated(cases, o))
+        report_failures(o.warnings)
     return 0 if all(o.passed for o in outcomes) else 1
-
-
-OFF_THE_LINE: dict[tuple[str, str], list] = {}  # a scenario's off-the-rules-line warnings, once worked out
-
-
-def unevaluated(cases, o: Outcome) -> list:
-    """Warnings for the run `o`: the `expect for NAME:` lines it did not evaluate because NAME
-    is no rulebook known by name (its scenario has no rules line; see
-    `suite.unevaluated_expectations`), the steps its rulebook has no block for
-    (`suite.unmodelled_steps`), and, for a run under one of the scenario's own versions,
-    its `expect for` lines that only some `--rules` run evaluates
-    (`suite.expectations_off_the_rules_line`'s warnings, which `check` gives too)."""
-    case = next((c for c in cases if c.path == o.path and c.scenario.name == o.scenario), None)
-    if case is None:
-        return []
-    found = unevaluated_expectations(case.scenario, o.version)
-    if o.version in home_versions(case):
-        key = (case.path, case.scenario.name)
-        if key not in OFF_THE_LINE:  # (once per scenario, however many runs it has)
-            OFF_THE_LINE[key] = [d for d in expectations_off_the_rules_line(case.scenario) if d.kind == "warning"]
-        found += OFF_THE_LINE[key]
-    try:
-        book = load_version(o.version)
-    except DiagnosticError:  # (its errors are the run's own, reported with it)
-        return found
-    return found + unmodelled_steps(case.scenario, book)
 
 
 def cmd_test(args) -> int:
@@ -307,7 +279,7 @@ def cmd_test(args) -> int:
             for line in outcome_lines(o):
                 say(line)
             report_failures(o.failures)
-        report_failures(unevaluated(cases, o))
+        report_failures(o.warnings)
     failed += len(problems)
     say(f"{passed} passed, {failed} failed")
     return 1 if failed or not passed else 0
@@ -316,8 +288,7 @@ def cmd_test(args) -> int:
 def test_json(cases, problems: list[Diagnostic], args) -> int:
     """`test --json`: every run `test` plays, each as `run --json` gives it without its trace,
     the problems that stopped a file from running, and the counts; the same exit status."""
-    runs = [{**api.outcome_json(o, with_trace=False), "warnings": [api.diagnostic_json(d) for d in unevaluated(cases, o)]}
-            for o in (run_all(cases, args.rules or None, budget=args.budget) if cases else ())]
+    runs = [api.outcome_json(o, with_trace=False) for o in (run_all(cases, args.rules or None, budget=args.budget) if cases else ())]
     passed = sum(r["passed"] for r in runs)
     failed = len(runs) - passed + len(problems)
     emit_json({"passed": passed, "failed": failed, "problems": [api.diagnostic_json(d) for d in problems],

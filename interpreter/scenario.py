@@ -47,6 +47,7 @@ class Outcome:
     final: dict
     judge: str = ""  # whose expectations it was judged by, when not its own version's
     checked: tuple["Checked", ...] = ()  # the expectations again, each with where it is and what was found
+    warnings: tuple[Diagnostic, ...] = ()  # what the run left unevaluated or unmodelled (`suite.run_warnings`)
 
 
     def signature(self) -> tuple:
@@ -332,6 +333,10 @@ def _permanent(d: ast.PermanentDecl, card: ast.Card, game: Game, book: Rulebook,
             case ast.PropDamage(amount=n):
                 fields["damage"] = n
             case ast.PropEntered(turn=n):
+                if n > game.turn:  # (the turn it entered has not come yet)
+                    raise _err(f"'{d.name}' cannot have entered in turn {n}: the game is at turn {game.turn}", p.span,
+                               f"write 'entered turn N' with N at most {game.turn} (0: before the game began), "
+                               "or begin the game later: 'turn N of P'")
                 fields["entered_turn"] = n
                 fields["controlled_since"] = n
     return new_permanent(d.name, card, game, owner=owner, controller=controller, extra_keywords=keywords,

@@ -332,13 +332,35 @@ def _load_for(case: Case, version: str, named: bool,
     return Outcome(case.scenario.name, case.path, version, False, tuple(problems), (), (), {})
 
 
+def run_warnings(case: Case, o: Outcome, book: Rulebook | None = None,
+                 off_the_line: dict[tuple[str, str], list[Diagnostic]] | None = None) -> tuple[Diagnostic, ...]:
+    """Warnings for the run `o` of `case` under `book` (None: a rulebook that did not load):
+    the `expect for NAME:` lines it did not evaluate because NAME is no rulebook known by name
+    (its scenario has no rules line: `unevaluated_expectations`), the steps its rulebook has
+    no block for (`unmodelled_steps`), and, for a run under one of the scenario's own
+    versions, its `expect for` lines that only some `--rules` run evaluates
+    (`expectations_off_the_rules_line`'s warnings, which `check` gives too). `off_the_line`
+    keeps those last per scenario, so a scenario with many runs works them out once."""
+    found = unevaluated_expectations(case.scenario, o.version)
+    if o.version in home_versions(case):
+        off_the_line = off_the_line if off_the_line is not None else {}
+        key = (case.path, case.scenario.name)
+        if key not in off_the_line:
+            off_the_line[key] = [d for d in expectations_off_the_rules_line(case.scenario) if d.kind == "warning"]
+        found += off_the_line[key]
+    if book is not None:
+        found += unmodelled_steps(case.scenario, book)
+    return tuple(found)
+
+
 def run_all(cases: list[Case], override: list[str] | None = None,
             books: dict[str, Rulebook] | None = None, newest_only: bool = False,
             budget: Budget | None = None) -> Iterator[Outcome]:
     """Each scenario under each version it names (with `newest_only`, under the newest of
     them alone), or, with `override`, under each of those rulebooks as `plan` chooses (one
     that does not load is a DiagnosticError with its errors before anything runs); each
-    step within `budget` (None: the default `Budget()`)."""
+    step within `budget` (None: the default `Budget()`). Each outcome carries its warnings
+    (`run_warnings`)."""
     books = books if books is not None else {}
     if override:
         runs = plan(cases, list(override))
@@ -349,12 +371,14 @@ def run_all(cases: list[Case], override: list[str] | None = None,
         runs = [Run(case, v, v) for case in cases
                 for v in (home_versions(case)[-1:] if newest_only else home_versions(case))]
     failed: dict[str, list[Diagnostic]] = {}
+    off_the_line: dict[tuple[str, str], list[Diagnostic]] = {}
     for run in runs:
         if run.spec not in books:
             loaded = _load_for(run.case, run.spec, bool(override), failed)
             if isinstance(loaded, Outcome):
-                yield loaded
+                yield attrs.evolve(loaded, warnings=run_warnings(run.case, loaded, None, off_the_line))
                 continue
             books[run.spec] = loaded
         book = books[run.spec]
-        yield run_case(run.case, book, budget, None if run.judge == book.version.id else run.judge)
+        o = run_case(run.case, book, budget, None if run.judge == book.version.id else run.judge)
+        yield attrs.evolve(o, warnings=run_warnings(run.case, o, book, off_the_line))

@@ -11,6 +11,7 @@ import pytest
 from dsl.diagnostics import DiagnosticError
 from interpreter import api
 from interpreter import scenario as scenario_runner
+from interpreter.engine import RulesError
 from interpreter.rulebook import load_version
 
 
@@ -212,6 +213,40 @@ def test_no_turn_or_cleanup_while_a_spell_waits_on_the_stack(action):
     assert play.state()["permanents"]["bear"]["statuses"]["phase"] == "out"   # 702.26b
 
 
+def test_no_attack_while_a_spell_waits_on_the_stack(tmp_path):
+    """Attackers are declared as the declare attackers step begins (508.1), which needs the
+    step before it to have ended, and a step ends only with an empty stack (500.2): with a
+    spell held there, attack is refused as its other refusals are (a RulesError, which a
+    script can expect), nothing attacks or taps, and once the spell resolves the bear attacks."""
+    play = board()
+    play.cast("Shock", "Alice", ["djinn"], hold=True)
+    with pytest.raises(RulesError, match=r'the stack is not empty \("Shock"\): the declare attackers step') as caught:
+        play.attack(["bear"])
+    assert "resolve" in caught.value.diagnostics[0].hint and len(play.game.stack) == 1
+    bear = play.state()["permanents"]["bear"]
+    assert bear["attacking"] is False and bear["tapped"] is False
+    play.resolve()
+    play.attack(["bear"])
+    assert play.state()["permanents"]["bear"]["attacking"] is True
+    script = tmp_path / "held.scenario"
+    script.write_text("""scenario "no attack over a held spell" {
+  rules 2026-09-25
+  players Alice Bob
+  turn 1 of Alice
+  permanent bear = "Grizzly Bears", controller Alice
+  permanent djinn = "Breezekeeper", controller Bob
+  script {
+    hold "Shock" by Alice targeting djinn
+    attack with bear
+    expect error "the stack is not empty"
+    expect bear.attacking is false
+  }
+}
+""")
+    (outcome,) = api.run_file(script)
+    assert outcome.passed, [d.message for d in outcome.failures]
+
+
 @pytest.mark.parametrize("card", ["Holy Strength", "Curse of Chains"])
 def test_casting_an_aura_is_refused_not_done_as_nothing(card):
     """An Aura spell resolves into a permanent attached to its target (303.4a, 608.3b),
@@ -315,6 +350,25 @@ def test_attack_refuses_a_creature_that_left_the_battlefield():
     play = board()
     play.move("bear", "graveyard")
     with pytest.raises(DiagnosticError, match="it is in the graveyard"):
+        play.attack(["bear"])
+
+
+def test_a_card_in_a_zone_the_rules_declare_is_said_to_be_in_that_zone():
+    """Under 2005-02-01 phasing out is a move to the phased-out zone (502.15b, 217.8a): a
+    phased-out creature cannot attack or be targeted, and the refusal names the zone as a
+    zone ("in the zone phased_out"; it said "in the phased_out"); the game's own zones are
+    said in words ("in exile")."""
+    play = api.new_game("2005-02-01", players=["Alice", "Bob"], permanents=[
+        {"name": "djinn", "card": "Breezekeeper", "controller": "Bob"},
+        {"name": "bear", "card": "Grizzly Bears", "controller": "Alice"}])
+    play.next_turn()                                      # Bob's untap step: the djinn phases out
+    assert play.state()["permanents"]["djinn"]["zone"] == "phased_out"
+    with pytest.raises(RulesError, match="'djinn' cannot attack: it is in the zone phased_out$"):
+        play.attack(["djinn"])
+    with pytest.raises(RulesError, match="now: it is in the zone phased_out$"):
+        play.cast("Shock", "Alice", ["djinn"])
+    play.move("bear", "exile")
+    with pytest.raises(RulesError, match="'bear' cannot attack: it is in exile$"):
         play.attack(["bear"])
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from dsl.diagnostics import Diagnostic, DiagnosticError
+from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from dsl.parser import parse_file
 from interpreter import api
 from interpreter.budget import Budget
@@ -84,6 +84,18 @@ def test_run_file_rejects_a_budget_of_the_wrong_type(tmp_path, value):
 
 def test_run_file_rejects_budget_text_it_cannot_read(tmp_path):
     rejects(lambda: api.run_file(good(tmp_path), budget="lots"), "budget")
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: api.new_game(budget="x"), "new_game"),
+    (lambda: api.new_game(budget="writes=0"), "new_game"),
+    (lambda: api.run_file(TOUR, budget="scale=1,scale=2"), "run_file"),
+])
+def test_budget_text_the_api_cannot_read_is_named_after_the_call_not_the_flag(call, name):
+    """docs/api.md: an API error is named after the call; budget text it cannot read was
+    reported at `--budget`, a flag of the command the caller never used."""
+    d = rejects(call, f"{name}(budget)", "budget")
+    assert d.message.startswith(f"{name}(): budget") and "--budget" not in d.hint
 
 
 def test_run_file_runs_under_a_budget_given_as_an_object_or_as_text(tmp_path):
@@ -236,6 +248,28 @@ def test_hold_is_true_or_false():
     assert not play.game.stack and play.state()["permanents"]["bear"]["zone"] == "battlefield"
 
 
+@pytest.mark.parametrize("span", ["x", 5, Span("f.scenario", "3", 1, 3, 2), Span(None, 3, 1, 3, 2),
+                                  Span("f.scenario", -1, 1, 3, 2)])
+def test_a_span_that_is_not_a_place_is_refused_at_the_calls_name(span):
+    """docs/api.md: an action's `span` is where its errors are reported, a Span; anything else
+    is a DiagnosticError at the call's name that renders and converts to JSON (it raised
+    AttributeError when rendered), and the call changes nothing."""
+    play = a_game()
+    d = rejects(lambda: play.cast("Shock", "Alice", ["nobody"], span=span), "cast()", "span is where its errors")
+    assert d.render().startswith("cast(): error:") and api.diagnostic_json(d)["path"] == "cast()"
+    assert "Span(path, line, column" in d.hint
+    assert not play.game.stack and len(play.trace) == 0 and play.engine.step == 0
+
+
+def test_a_span_given_is_where_the_error_is_reported_and_none_is_the_calls_name():
+    """A caller running a script of its own passes the place of each step; None, the default,
+    names the error after the call (docs/api.md)."""
+    play = a_game()
+    at = Span("my.script", 4, 2, 4, 9)
+    assert rejects(lambda: play.resolve(span=at), "nothing on the stack").span == at
+    assert rejects(lambda: play.resolve(span=None), "nothing on the stack").span.path == "resolve()"
+
+
 @pytest.mark.parametrize("call, shown", [
     (lambda play: play.cast("Shock", "Alice", ["bear"], True), "cast(card, player, targets=(), *, hold=False)"),
     (lambda play: play.resolve(1), "resolve()"),
@@ -360,6 +394,37 @@ def test_a_counter_kind_spelt_as_printed_is_refused_and_the_working_name_offered
     counter that silently changes nothing; the hint names the kind that counts (122.1a)."""
     d = rejects(lambda: _bear(counters={printed: 2}), "new_game", repr(printed))
     assert f"did you mean '{name}'?" in d.hint
+
+
+@pytest.mark.parametrize("given, name", [("P1P1", "p1p1"), ("M1m1", "m1m1")])
+def test_a_counter_kind_that_differs_from_a_power_kind_only_in_case_is_refused_and_it_offered(given, name):
+    """613.4c: only +1/+1 and -1/-1 counters change power and toughness, and the rules name
+    them p1p1 and m1m1; 'P1P1' was taken silently as a kind that is only counted (a 2/2 stayed
+    a 2/2). It is an error offering the kind meant, as '+1/+1' is; 'charge' is still taken."""
+    d = rejects(lambda: _bear(counters={given: 1}), "new_game", repr(given), repr(name))
+    assert f"did you mean '{name}'?" in d.hint
+    assert _bear(counters={"charge": 1, name: 1}).state()["permanents"]["bear"]["counters"] == {"charge": 1, name: 1}
+
+
+def test_a_permanent_cannot_have_entered_in_a_turn_still_to_come(tmp_path):
+    """new_game(turn=3) with entered_turn=9 was taken, a permanent that entered six turns from
+    now (and, by 302.6, one its controller has not yet controlled since their turn began). It
+    is refused with a hint, from Python and from a scenario's 'entered turn' alike; turn 3
+    itself and 0 (before the game began) are taken."""
+    d = rejects(lambda: api.new_game(turn=3, permanents=[
+        {"name": "bear", "card": "Grizzly Bears", "entered_turn": 9}]), "new_game()", "'bear'", "entered_turn 9")
+    assert "at most 3" in d.hint
+    for turn in (0, 3):
+        play = api.new_game(turn=3, permanents=[{"name": "bear", "card": "Grizzly Bears", "entered_turn": turn}])
+        assert play.state()["permanents"]["bear"]["entered_turn"] == turn
+    scenario = tmp_path / "later.scenario"
+    scenario.write_text('scenario "later" {\n  rules 2026-09-25\n  players Alice Bob\n  turn 3 of Alice\n'
+                        '  permanent bear = "Grizzly Bears", controller Alice, entered turn 9\n  script {\n    next turn\n'
+                        '  }\n}\n')
+    (outcome,) = api.run_file(scenario)
+    (failure,) = outcome.failures
+    assert not outcome.passed and "cannot have entered in turn 9" in failure.message
+    assert (failure.span.line, "at most 3" in failure.hint) == (5, True)
 
 
 def test_the_hint_for_a_bad_counters_value_names_a_kind_that_works():

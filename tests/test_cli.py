@@ -347,6 +347,40 @@ def test_leaving_the_game_under_a_rulebook_without_a_block_for_it_is_a_warning(t
         assert status == 0 and "warning" not in captured.err, captured.err
 
 
+def test_outcome_json_of_the_api_is_what_run_json_prints_warnings_and_all(tmp_path, capsys):
+    """docs/api.md: `api.outcome_json` gives an outcome as `run --json` does. A run with a
+    warning (2005-02-01 has no block for a player leaving, 800.4a came later) has it under
+    `warnings` from both; `test --json`'s run is the same without its trace. outcome_json
+    gave no `warnings` at all: the command added them itself."""
+    from interpreter import api
+
+    scenario = tmp_path / "leaving.scenario"
+    scenario.write_text(LEAVING_UNDER.replace("RULES", "2005-02-01").replace("ZONE", "battlefield"))
+    (outcome,) = api.run_file(scenario)
+    assert main(["run", str(scenario), "--json"]) == 0
+    (printed,) = json.loads(capsys.readouterr().out)
+    assert json.loads(json.dumps(api.outcome_json(outcome))) == printed
+    assert [w["message"][:41] for w in printed["warnings"]] == ["no block of 2005-02-01 runs when a player"]
+    assert main(["test", str(scenario), "--json"]) == 0
+    (run_of_test,) = json.loads(capsys.readouterr().out)["runs"]
+    assert json.loads(json.dumps(api.outcome_json(outcome, with_trace=False))) == run_of_test
+
+
+def test_a_run_that_never_began_has_an_empty_final_and_says_why(tmp_path, capsys):
+    """docs/commands.md: `final` is `{}` for a run that never began (no board to give the
+    keys it lists): here a scenario without a `players` line; `passed` is false and the
+    failure says why. A run that began has every key `state()` gives."""
+    scenario = tmp_path / "unplayable.scenario"
+    scenario.write_text('scenario "no players" {\n  rules 2026-09-25\n  script {\n    next turn\n  }\n}\n')
+    assert main(["run", str(scenario), "--json"]) == 1
+    (outcome,) = json.loads(capsys.readouterr().out)
+    assert outcome["final"] == {} and outcome["passed"] is False
+    assert [f["message"] for f in outcome["failures"]] == ["a scenario needs a 'players' line"]
+    assert main(["run", str(TOUR), "--json"]) == 0
+    (outcome,) = json.loads(capsys.readouterr().out)
+    assert set(outcome["final"]) == {"turn", "active", "players", "permanents", "status_defaults"}
+
+
 def test_an_expect_for_no_rulebook_has_is_a_warning_in_a_scenario_without_rules_line(tmp_path, capsys):
     """A scenario without a rules line runs under whatever it is given, so `expect for NAME:`
     with a NAME no version or variant has is no error, but its lines are never evaluated:
