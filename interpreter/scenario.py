@@ -264,6 +264,10 @@ def build_game(scn: ast.Scenario, book: Rulebook) -> Game:
     return game
 
 
+GUARD_HINT = ("the condition reads something this permanent's values do not have (a player's status, say): "
+              "the rule must test what it reads from before it reads, so that it holds or fails for every permanent")
+
+
 def start_state_problems(game: Game, book: Rulebook, spans: dict[str, Span]) -> list[Diagnostic]:
     """The permanents a game starts with (those of `spans`, at their lines) that break an
     `assert always x: COND` of the rulebook: a state no rule made, so no `assert after`
@@ -279,14 +283,24 @@ def start_state_problems(game: Game, book: Rulebook, spans: dict[str, Span]) -> 
         if o is None or o.zone != "battlefield":
             continue
         for rule, clause in always:
-            if engine.truthy(engine.eval(clause.cond, {clause.var: obj_ref((oid, True))})):
+            env = {clause.var: obj_ref((oid, True))}
+            asserted = (f"{rule.id} {rule.slug} asserts '{render_expr(clause.cond)}' of every permanent "
+                        f"{clause.var} (at {clause.span})")
+            try:
+                if engine.truthy(engine.eval(clause.cond, env)):
+                    continue
+            except RulesError as exc:  # (a condition that cannot be read of this permanent)
+                why = exc.diagnostics[0]
+                problems.append(Diagnostic(
+                    "error", f"{oid} cannot be judged by the assertion of {rule.id} {rule.slug} (at {clause.span}): "
+                             f"{why.message} (at {why.span})",
+                    span, GUARD_HINT))
                 continue
             statuses = dict(o.status)
             shown = ", ".join(f"{name} = {show_value(statuses[name] if name in statuses else engine.status_default(name))}"
                               for name in sorted(ast.names_in(clause.cond)) if name in book.statuses)
             problems.append(Diagnostic(
-                "error", f"'{oid}' starts in a state the rules never make: {rule.id} {rule.slug} asserts "
-                         f"'{render_expr(clause.cond)}' of every permanent {clause.var} (at {clause.span})",
+                "error", f"'{oid}' starts in a state the rules never make: {asserted}",
                 span, f"give it statuses that meet that{f' (it has {shown})' if shown else ''}"))
     return problems
 

@@ -408,6 +408,59 @@ scenario "indirect aura on a phased-in host" {
     assert_checks_clean(write(tmp_path / "mended.scenario", mended))
 
 
+HOST_SEEN = """
+variant hostseen {
+  extends 2026-09-25
+}
+
+amend indirect-phasing {
+  add clause host-seen: assert always x: x.phase is in or x.attached_to.phase is out
+}
+"""
+
+
+def test_an_assert_always_that_cannot_be_read_of_a_start_state_is_an_error_at_the_permanent(tmp_path):
+    """A Curse enchants a player (303.4), and a player has no `phase`: a variant's `assert always`
+    that reads x.attached_to.phase of a phased-out Curse on Alice cannot be judged. The error
+    is at the permanent's line, naming the block and where the clause is, and what went
+    wrong: not a bare error in the rule file with no position in the scenario."""
+    write(tmp_path / "hostseen.rules", HOST_SEEN)
+    path = write(tmp_path / "curse.scenario", """
+scenario "a Curse phased out on a player" {
+  players Alice Bob
+  permanent curse = "Curse of Chains", controller Bob, attached to Alice, set phase = out, set phased_out_under = Bob
+  script {
+    expect curse.phase is out
+  }
+}
+""")
+    result = phasing("test", path, "--rules-path", tmp_path, "--rules", "hostseen")
+    lines = assert_error(result, path, 3, 3, "curse cannot be judged by the assertion of 702.26g indirect-phasing "
+                         "(at ", hint="test what it reads from")
+    assert "hostseen.rules:6:3" in lines[0] and "a player has no attribute 'phase'" in lines[0], show(result)
+
+
+def test_an_assert_always_that_cannot_be_read_during_play_is_an_error_at_the_clause_naming_the_object(tmp_path):
+    """The same clause, read after Slip Away phases the Curse out (702.26a): the error is at
+    the clause, names the object and the step, and says what could not be read."""
+    write(tmp_path / "hostseen.rules", HOST_SEEN)
+    path = write(tmp_path / "curse.scenario", """
+scenario "a Curse slips away" {
+  players Alice Bob
+  turn 1 of Alice
+  permanent curse = "Curse of Chains", controller Bob, attached to Alice
+  script {
+    cast "Slip Away" by Alice targeting curse
+  }
+}
+""")
+    result = phasing("test", path, "--rules-path", tmp_path, "--rules", "hostseen")
+    lines = assert_error(result, tmp_path / "hostseen.rules", 6, 3,
+                         "assertion of 702.26g indirect-phasing cannot be judged for curse: a player has no attribute 'phase'",
+                         hint="test what it reads from")
+    assert f"(at step 1, {path}:6:5)" in lines[0], show(result)
+
+
 def test_only_the_versions_with_the_blocks_have_the_start_state_invariants():
     """702.26a and 702.26g of 2026-09-25 carry the `assert always` clauses; 2005-02-01
     (phasing as a zone, 502.15) writes its blocks itself and has none, so its scenarios are
