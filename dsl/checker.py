@@ -15,7 +15,7 @@ from collections import Counter
 from typing import Iterable
 
 from dsl import ast, constant, types
-from dsl.builtins import (CARD_TYPES, CONSTANTS, OBJECT_ATTRS, PERCEPTIONS, PERMANENT_TYPES, PLAYER_ATTRS, STATUS_TYPES,
+from dsl.builtins import (REFERENCE_KINDS, CARD_TYPES, CONSTANTS, OBJECT_ATTRS, PERCEPTIONS, PERMANENT_TYPES, PLAYER_ATTRS, STATUS_TYPES,
                           SUBTYPES, WRITABLE, ZONES, card_slug)
 from dsl.diagnostics import Diagnostic, DiagnosticError, close_names, did_you_mean, word_span
 from dsl.parser import keywords
@@ -96,6 +96,9 @@ class _Checker:
                 lt, rt = self.expr(left, env), self.expr(right, env)
                 if not types.comparable(lt, rt, self.zones):
                     self.incomparable(e, left, lt, right, rt, negated)
+                return types.BOOL
+            case ast.IsA(left=left, type=name, negated=negated) if name.lower() in REFERENCE_KINDS:
+                self.want(left, self.expr(left, env), ("object", "player"), f"'is {'not ' if negated else ''}{'an' if name.lower() == 'object' else 'a'} {name}'")
                 return types.BOOL
             case ast.IsA(left=left, type=name, negated=negated):
                 self.want(left, self.expr(left, env), ("object",), f"'is {'not ' if negated else ''}a'")

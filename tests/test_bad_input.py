@@ -408,6 +408,30 @@ scenario "indirect aura on a phased-in host" {
     assert_checks_clean(write(tmp_path / "mended.scenario", mended))
 
 
+@pytest.mark.parametrize("attached", [", attached to Alice", ""], ids=["on-a-player", "on-nothing"])
+def test_a_permanent_starting_phased_out_indirectly_on_a_player_or_on_nothing_breaks_702_26g_s_invariant(attached, tmp_path):
+    """702.26g: a permanent phases out indirectly only together with the permanent it is attached
+    to, and phases in only with it. A Curse on a player (303.4) or an Aura attached to nothing,
+    set phased out indirectly, would never come back: 702.26g's `assert always` refuses it at
+    its line, as a start state the rules never make (for the Curse it read a player's phase,
+    an error in the rule file with no scenario position; the Aura on nothing passed)."""
+    card = "Curse of Chains" if attached else "Holy Strength"
+    path = write(tmp_path / "start.scenario", f"""
+scenario "phased out indirectly, with no permanent to come back with" {{
+  cites 702.26g
+  players Alice Bob
+  permanent aura = "{card}", controller Bob{attached}, set phase = out, set phased_out_under = Bob, set phased_indirectly = true
+  script {{
+    expect aura.phase is out
+  }}
+}}
+""")
+    result = phasing("check", path)
+    assert_error(result, path, 4, 3, "'aura' starts in a state the rules never make: 702.26g indirect-phasing asserts",
+                 hint="give it statuses that meet that")
+    assert_clean_when_mended(path, "set phased_indirectly = true", "set phased_indirectly = false")
+
+
 HOST_SEEN = """
 variant hostseen {
   extends 2026-09-25
