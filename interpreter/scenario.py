@@ -165,7 +165,8 @@ def script_problems(scn: ast.Scenario, book: Rulebook) -> list[Diagnostic]:
     its step: a card the rulebook and the scenario file do not have, or one that cannot be
     cast this way (an Aura) or is given the wrong number of targets; a player who is not one
     of the game's; a permanent that is neither declared nor made by an earlier step (a cast
-    permanent spell makes one named after its card: `grizzly_bears`, then `grizzly_bears_2`)."""
+    permanent spell makes one named after its card: `grizzly_bears`, then `grizzly_bears_2`). A
+    step an `expect error` follows is meant to fail, and is left to the run to judge."""
     players = next((e.names for e in entries(scn, ast.Players)), ())
     known = {d.name: None for d in entries(scn, ast.PermanentDecl)}
     problems: list[Diagnostic] = []
@@ -183,7 +184,10 @@ def script_problems(scn: ast.Scenario, book: Rulebook) -> list[Diagnostic]:
             add(_err(f"unknown permanent '{name}'", span,
                      did_you_mean(name, known, "name a permanent declared in this game, or one an earlier step makes")))
 
-    for step in (s for e in entries(scn, ast.Script) for s in e.steps):
+    steps = [s for e in entries(scn, ast.Script) for s in e.steps]
+    for step, after in zip(steps, steps[1:] + [None]):
+        if isinstance(after, ast.ExpectError):
+            continue  # (a step meant to fail: the run judges it against its `expect error`)
         match step:
             case ast.Cast(card=name, targets=targets) | ast.Choose(card=name, targets=targets):
                 if isinstance(step, ast.Cast):
@@ -432,6 +436,11 @@ class ScenarioRun:
                     diag = attrs.evolve(diag, span=step.span)
                 pending_error = attrs.evolve(diag, message=f"{diag.message} (at step {index}, {step.span})")
             except DiagnosticError as exc:
+                if len(exc.diagnostics) == 1 and index < len(steps) and isinstance(steps[index], ast.ExpectError):
+                    # (a step meant to fail, as `expect error` says: an error it is refused with, too)
+                    diag = exc.diagnostics[0]
+                    pending_error = attrs.evolve(diag, message=f"{diag.message} (at step {index}, {step.span})")
+                    continue
                 self.failures.extend(exc.diagnostics[:-1])
                 self.stop(exc.diagnostics[-1], steps[index:])
                 return

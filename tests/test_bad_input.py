@@ -1613,6 +1613,38 @@ scenario "a step that can only fail" {{
     assert_error(phasing("check", scenario), scenario, 6, 5, message, hint=hint)
 
 
+def test_check_leaves_a_step_an_expect_error_follows_to_the_run(tmp_path):
+    """`expect error` says the step before it must fail, so a step that can only fail is what a
+    negative test is made of: `check` does not reject it (the run judges it), and the scenario
+    passes. An Aura spell cannot be cast (303.4a, 608.3b: not modelled); Shock needs its target
+    (601.2c); Carol is no player of the game."""
+    scenario = write(tmp_path / "negative.scenario", """
+scenario "steps meant to fail" {
+  cites 601.2c
+  players Alice Bob
+  turn 1 of Alice
+  permanent bear = "Grizzly Bears", controller Alice
+  script {
+    cast "Holy Strength" by Alice targeting bear
+    expect error "cannot be cast"
+    cast "Shock" by Alice
+    expect error "target"
+    cast "Shock" by Carol targeting bear
+    expect error "not a player"
+    move ghost to exile
+    expect error "ghost"
+    expect bear.zone is battlefield
+  }
+}
+""")
+    assert_checks_clean(scenario)
+    result = phasing("test", scenario)
+    assert result.returncode == 0 and "1 passed, 0 failed" in result.stdout, show(result)
+    # without its `expect error`, the same step is still reported at its line
+    bare = write(tmp_path / "bare.scenario", scenario.read_text().replace('    expect error "target"\n', ""))
+    assert_error(phasing("check", bare), bare, 9, 5, '"Shock" needs 1 target(s), 0 given', hint="targeting")
+
+
 def test_check_counts_the_permanents_a_script_makes(tmp_path):
     """A permanent spell that resolves makes a permanent named after its card (a second one
     with _2): a later step may name it, and `check` does not call it unknown."""
