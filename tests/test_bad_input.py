@@ -1645,6 +1645,26 @@ scenario "steps meant to fail" {
     assert_error(phasing("check", bare), bare, 9, 5, '"Shock" needs 1 target(s), 0 given', hint="targeting")
 
 
+@pytest.mark.parametrize("declared", ["", "  permanent grizzly_bears_2 = \"Grizzly Bears\", controller Bob\n"],
+                         ids=["none-declared", "one-name-taken"])
+def test_check_names_every_permanent_a_script_casts_as_the_run_does(declared, tmp_path):
+    """Each Grizzly Bears that resolves (608.3) is a permanent named after the card, with the
+    first free number after the first: four casts make grizzly_bears to grizzly_bears_4, and
+    with grizzly_bears_2 declared, three casts make grizzly_bears, _3 and _4. An expectation
+    about the fourth (the last) is valid: check used to know only the suffixes _2 and _3.
+    A name no cast makes is still unknown."""
+    casts = 3 if declared else 4
+    scenario = write(tmp_path / "four.scenario", "scenario \"four bears\" {\n  players Alice Bob\n  turn 1 of Alice\n"
+                     + declared + "  script {\n" + '    cast "Grizzly Bears" by Alice\n' * casts
+                     + "    expect grizzly_bears_4.zone is battlefield and grizzly_bears.controller is Alice\n  }\n}\n")
+    assert_checks_clean(scenario)
+    result = phasing("test", scenario)
+    assert result.returncode == 0, show(result)
+    fifth = write(tmp_path / "five.scenario", scenario.read_text().replace("grizzly_bears_4.zone", "grizzly_bears_5.zone"))
+    line = 5 + casts + (1 if declared else 0)
+    assert_error(phasing("check", fifth), fifth, line, 12, "unknown name 'grizzly_bears_5'", hint="")
+
+
 def test_check_counts_the_permanents_a_script_makes(tmp_path):
     """A permanent spell that resolves makes a permanent named after its card (a second one
     with _2): a later step may name it, and `check` does not call it unknown."""
