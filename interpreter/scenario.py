@@ -300,13 +300,47 @@ def start_state_problems(game: Game, book: Rulebook, spans: dict[str, Span]) -> 
                              f"{why.message} (at {why.span})",
                     span, GUARD_HINT))
                 continue
-            statuses = dict(o.status)
-            shown = ", ".join(f"{name} = {show_value(statuses[name] if name in statuses else engine.status_default(name))}"
-                              for name in sorted(ast.names_in(clause.cond)) if name in book.statuses)
+            shown = ", ".join(values_read(engine, clause.cond, clause.var, env))
             problems.append(Diagnostic(
                 "error", f"'{oid}' starts in a state the rules never make: {asserted}",
-                span, f"give it statuses that meet that{f' (it has {shown})' if shown else ''}"))
+                span, f"give it statuses that meet that{f' (the condition reads {shown})' if shown else ''}"))
     return problems
+
+
+def values_read(engine: Engine, cond: ast.Node, var: str, env: dict) -> list[str]:
+    """What a condition about `var` reads, as `NAME.ATTR = VALUE` (the object named as the game
+    names it: `strength.attached_to = bear, bear.phase = in`), each path once, in the order
+    the condition names them; a path that cannot be read (a player's `phase`) is left out."""
+    found: dict[str, str] = {}
+    for n in cond.walk():
+        if not isinstance(n, ast.Attr) or not ast_rooted_at(n, var):
+            continue
+        try:
+            holder, value = engine.eval(n.obj, env), engine.eval(n, env)
+        except RulesError:
+            continue
+        if holder is None:
+            continue  # (nothing to read from: what names it is shown as none)
+        if type(holder) is Obj or isinstance(holder, PlayerRef):
+            found.setdefault(f"{shown_ref(holder)}.{n.name}", shown_ref(value))
+        else:  # (a part of a value, as x.counters.feather)
+            found.setdefault(f"{render_expr(n.obj)}.{n.name}".replace(f"{var}.", f"{shown_ref(env[var])}.", 1),
+                             shown_ref(value))
+    return [f"{path} = {value}" for path, value in found.items()]
+
+
+def ast_rooted_at(e: ast.Node, var: str) -> bool:
+    while isinstance(e, ast.Attr):
+        e = e.obj
+    return isinstance(e, ast.Name) and e.id == var
+
+
+def shown_ref(value: Any) -> str:
+    if type(value) is Obj:
+        return value.id
+    if isinstance(value, PlayerRef):
+        return value.name
+    return show_value(value)
 
 
 def _permanent(d: ast.PermanentDecl, card: ast.Card, game: Game, book: Rulebook, names) -> Permanent:

@@ -379,7 +379,7 @@ scenario "phased out under no one" {
     result = phasing(command, path)
     lines = assert_error(result, path, 5, 3, "'bear' starts in a state the rules never make: 702.26a untap-step-phasing "
                          "asserts 'x.phase is in or x.phased_out_under is not none'",
-                         hint="(it has phase = out, phased_out_under = none)")
+                         hint="(the condition reads bear.phase = out, bear.phased_out_under = none)")
     assert "702.26.rules:" in lines[0], show(result)
     assert_clean_when_mended(path, "set phase = out", "set phase = out, set phased_out_under = Alice")
 
@@ -406,6 +406,27 @@ scenario "indirect aura on a phased-in host" {
                                                       "  permanent bear = \"Grizzly Bears\", controller Alice, set phase = out, "
                                                       "set phased_out_under = Alice\n")
     assert_checks_clean(write(tmp_path / "mended.scenario", mended))
+
+
+def test_a_start_state_refusal_shows_every_value_the_condition_reads_the_host_s_too(tmp_path):
+    """702.26g: an Aura phased out indirectly comes back only with its host. When it fails the
+    invariant because of its host's phase, the hint shows what the condition read of both:
+    the Aura's statuses, what it is attached to, and that host's phase (it showed only the
+    Aura's own statuses, which are not what is wrong)."""
+    path = write(tmp_path / "start.scenario", """
+scenario "indirect aura on a phased-in host" {
+  cites 702.26g
+  players Alice Bob
+  permanent bear = "Grizzly Bears", controller Alice
+  permanent strength = "Holy Strength", controller Alice, attached to bear, set phase = out, set phased_indirectly = true, set phased_out_under = Alice
+  script {
+    expect strength.phase is out
+  }
+}
+""")
+    assert_error(phasing("check", path), path, 5, 3, "'strength' starts in a state the rules never make: 702.26g",
+                 hint="(the condition reads strength.phase = out, strength.phased_indirectly = true, "
+                      "strength.attached_to = bear, bear.phase = in)")
 
 
 @pytest.mark.parametrize("attached", [", attached to Alice", ""], ids=["on-a-player", "on-nothing"])
