@@ -165,8 +165,9 @@ def script_problems(scn: ast.Scenario, book: Rulebook) -> list[Diagnostic]:
     its step: a card the rulebook and the scenario file do not have, or one that cannot be
     cast this way (an Aura) or is given the wrong number of targets; a player who is not one
     of the game's; a permanent that is neither declared nor made by an earlier step (a cast
-    permanent spell makes one named after its card: `grizzly_bears`, then `grizzly_bears_2`). A
-    step an `expect error` follows is meant to fail, and is left to the run to judge."""
+    permanent spell makes one named after its card: `grizzly_bears`, then `grizzly_bears_2`); a
+    player named where only a permanent will do (`attack with Bob`, `move Bob to exile`); a
+    creature named twice among the attackers. A step an `expect error` follows is meant to fail, and is left to the run to judge."""
     players = next((e.names for e in entries(scn, ast.Players)), ())
     known = {d.name: None for d in entries(scn, ast.PermanentDecl)}
     problems: list[Diagnostic] = []
@@ -179,10 +180,15 @@ def script_problems(scn: ast.Scenario, book: Rulebook) -> list[Diagnostic]:
             add(_err(f"'{name}' is not a player of the game", span,
                      did_you_mean(name, players, f"players are: {', '.join(players)}")))
 
-    def permanent(name: str, span: Span) -> None:
-        if name not in known and name not in players:
-            add(_err(f"unknown permanent '{name}'", span,
-                     did_you_mean(name, known, "name a permanent declared in this game, or one an earlier step makes")))
+    def permanent(name: str, span: Span, player_too: bool = True) -> None:
+        """`name` must be a permanent (or, where `player_too`, a player: a target)."""
+        if name in known or player_too and name in players:
+            return
+        hint = "name a permanent declared in this game, or one an earlier step makes"
+        if name in players:
+            add(_err(f"unknown permanent '{name}': '{name}' is a player, not a permanent", span, hint))
+        else:
+            add(_err(f"unknown permanent '{name}'", span, did_you_mean(name, known, hint)))
 
     steps = [s for e in entries(scn, ast.Script) for s in e.steps]
     for step, after in zip(steps, steps[1:] + [None]):
@@ -217,9 +223,11 @@ def script_problems(scn: ast.Scenario, book: Rulebook) -> list[Diagnostic]:
                     known[made] = None
             case ast.AttackStep(names=names):
                 for name in names:
-                    permanent(name, step.span)
+                    permanent(name, step.span, player_too=False)
+                if len(set(names)) < len(names):  # (508.1a: each creature attacks once)
+                    add(_err("a creature is named twice among the attackers", step.span, "name each attacking creature once"))
             case ast.MoveStep(name=name):
-                permanent(name, step.span)
+                permanent(name, step.span, player_too=False)
             case ast.PlayerLeaves(player=who):
                 player(who, step.span)
     return problems

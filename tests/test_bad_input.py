@@ -1614,6 +1614,10 @@ CHECKED_STEPS = {
     "unknown-moved": ("move nosuch to graveyard", "unknown permanent 'nosuch'", "an earlier step makes"),
     "unknown-leaver": ("Dave leaves the game", "'Dave' is not a player of the game", "players are: Alice, Bob"),
     "unknown-chosen-card": ('choose "Phase Wardn" targeting bear', 'unknown card "Phase Wardn"', "Phase Warden"),
+    # 508.1a: the active player's creatures attack, each once; a player is no permanent to move.
+    "player-attacks": ("attack with Bob", "unknown permanent 'Bob': 'Bob' is a player, not a permanent", "name a permanent"),
+    "player-moved": ("move Bob to exile", "unknown permanent 'Bob': 'Bob' is a player, not a permanent", "name a permanent"),
+    "attacker-twice": ("attack with bear, bear", "a creature is named twice among the attackers", "name each attacking creature once"),
 }
 
 
