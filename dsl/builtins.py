@@ -43,6 +43,9 @@ CARD_TYPES = frozenset({
 SUBTYPES = frozenset({"aura", "curse", "equipment", "fortification", "vehicle", "saga", "shrine", "class", "role"})
 # The card types whose spells become permanents as they resolve (608.3): what the checker
 # holds a card's entries to, and what the actions make a permanent of when it is cast.
+# What `X is a K` may test besides card types: what a reference names (an object, in any zone or
+# one that has gone, or a player); `none` is neither.
+REFERENCE_KINDS = frozenset({"object", "player"})
 PERMANENT_TYPES = frozenset({"creature", "artifact", "enchantment", "land", "planeswalker"})
 
 

@@ -15,7 +15,7 @@ from collections import Counter
 from typing import Iterable
 
 from dsl import ast, constant, types
-from dsl.builtins import (CARD_TYPES, CONSTANTS, OBJECT_ATTRS, PERCEPTIONS, PERMANENT_TYPES, PLAYER_ATTRS, STATUS_TYPES,
+from dsl.builtins import (REFERENCE_KINDS, CARD_TYPES, CONSTANTS, OBJECT_ATTRS, PERCEPTIONS, PERMANENT_TYPES, PLAYER_ATTRS, STATUS_TYPES,
                           SUBTYPES, WRITABLE, ZONES, card_slug)
 from dsl.diagnostics import Diagnostic, DiagnosticError, close_names, did_you_mean, word_span
 from dsl.parser import keywords
@@ -96,6 +96,9 @@ class _Checker:
                 lt, rt = self.expr(left, env), self.expr(right, env)
                 if not types.comparable(lt, rt, self.zones):
                     self.incomparable(e, left, lt, right, rt, negated)
+                return types.BOOL
+            case ast.IsA(left=left, type=name, negated=negated) if name.lower() in REFERENCE_KINDS:
+                self.want(left, self.expr(left, env), ("object", "player"), f"'is {'not ' if negated else ''}{'an' if name.lower() == 'object' else 'a'} {name}'")
                 return types.BOOL
             case ast.IsA(left=left, type=name, negated=negated):
                 self.want(left, self.expr(left, env), ("object",), f"'is {'not ' if negated else ''}a'")
@@ -839,14 +842,36 @@ def check_scenario(scn: ast.Scenario, book) -> list[Diagnostic]:
     used = {e.card for e in scn.entries if isinstance(e, ast.PermanentDecl)}
     used |= {s.card for e in scn.entries if isinstance(e, ast.Script) for s in e.steps if isinstance(s, (ast.Cast, ast.Choose))}
     checker.problems.extend(check_cards([book.cards[c] for c in sorted(used) if c in book.cards], book))
-    made = {card_slug(c) + suffix: types.OBJECT for c in used for suffix in ("", "_2", "_3")}  # what casting them makes
-    env = {**made, **names}
+    env = {**made_by_casts(scn, book.cards), **names}
     for e in scn.entries:
         if isinstance(e, ast.Script):
             for s in e.steps:
                 if isinstance(s, ast.Expect) and (not s.versions or book.version.id in s.versions):
                     checker.cond(s.cond, env)
     return checker.problems
+
+
+def made_by_casts(scn: ast.Scenario, cards) -> dict[str, Type]:
+    """The permanents a script's casts make, named as the runner names them: a permanent spell
+    (not an Aura) that resolves becomes a permanent called after its card, or after it with
+    the first free number of 2, 3, 4, ... when a permanent has that name already (one the
+    scenario declares, or an earlier cast made). A cast an `expect error` follows makes none."""
+    taken = {e.name for e in scn.entries if isinstance(e, ast.PermanentDecl)}
+    made: dict[str, Type] = {}
+    steps = [s for e in scn.entries if isinstance(e, ast.Script) for s in e.steps]
+    for step, after in zip(steps, steps[1:] + [None]):
+        card = cards.get(step.card) if isinstance(step, ast.Cast) else None
+        if card is None or isinstance(after, ast.ExpectError):
+            continue
+        kinds = {t.lower() for entry in card.entries if isinstance(entry, ast.Types) for t in entry.names}
+        if not kinds & PERMANENT_TYPES or "aura" in kinds:
+            continue
+        name, n = card_slug(card.name), 2
+        while name in taken:
+            name, n = f"{card_slug(card.name)}_{n}", n + 1
+        taken.add(name)
+        made[name] = types.OBJECT
+    return made
 
 
 def names_for_props(scn: ast.Scenario) -> dict[str, Type]:

@@ -108,7 +108,15 @@ class Assertions:
             if o.zone != "battlefield":
                 continue
             for rule, clause in always:
-                if not eng.truthy(eng.eval(clause.cond, {clause.var: obj_ref((oid, True))})):
+                try:
+                    holds = eng.truthy(eng.eval(clause.cond, {clause.var: obj_ref((oid, True))}))
+                except RulesError as exc:  # (a condition that cannot be read of this object)
+                    why = exc.diagnostics[0]
+                    raise eng.fail(f"assertion of {rule.id} {rule.slug} cannot be judged for {oid}: {why.message} "
+                                   f"(at {why.span})", clause.span,
+                                   "the condition reads something this object's values do not have (a player's "
+                                   "status, say): test what it reads from before it reads") from None
+                if not holds:
                     raise self.does_not_hold(rule, clause, oid)
 
     def check_hook_assertions(self, kind: str, player: str, counts: HookLog, skipped: bool) -> None:

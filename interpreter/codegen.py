@@ -53,6 +53,7 @@ from typing import Any, Callable
 import attrs
 
 from dsl import ast
+from dsl.builtins import REFERENCE_KINDS
 from interpreter.compiled import (BEFORE, compare, has_keyword, is_of_type, is_same, is_same_stored, is_visible,
                                   is_visible_stored, printed_or_changed, symbol_value)
 from interpreter.indexes import FIELD_SET, NOTHING
@@ -446,7 +447,7 @@ class Emitter:
             case ast.Is(left=l, right=r, negated=neg):
                 test = f"is_same(eng, {self.expr(l, scope, base)}, {self.expr(r, scope, base)})"
                 return f"(not {test})" if neg else test
-            case ast.IsA(left=l, type=t, negated=neg) if self.known_object(l, scope):
+            case ast.IsA(left=l, type=t, negated=neg) if self.known_object(l, scope) and t.lower() not in REFERENCE_KINDS:
                 o = scope[l.id].obj or f"objects[{self.id_of(scope[l.id])}]"
                 return f"({t.lower()!r} {'not in' if neg else 'in'} {o}.types)"
             case ast.Has(left=l, keyword=k) if self.known_object(l, scope):

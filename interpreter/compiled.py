@@ -14,6 +14,7 @@ from typing import Any, Callable
 import attrs
 
 from dsl import ast
+from dsl.builtins import REFERENCE_KINDS
 from interpreter.characteristics import static_pump
 from interpreter.refs import Obj, PlayerRef
 
@@ -57,7 +58,12 @@ def is_same(eng, a: Any, b: Any) -> bool:
 
 
 def is_of_type(eng, v: Any, wanted: str, where: ast.Node) -> bool:
-    """`v is a T`: an object with card type T (lower case)."""
+    """`v is a T`: an object with card type T (lower case); `v is an object` and `v is a
+    player`: what the reference names (an object in any zone, or one that has gone)."""
+    if wanted == "object":
+        return type(v) is Obj
+    if wanted == "player":
+        return isinstance(v, PlayerRef)
     return type(v) is Obj and wanted in eng.read(v, "types", where)
 
 
@@ -295,7 +301,7 @@ def _plan_conjunct(c: ast.Node, var: str, indexable: set[str], flags: set[str], 
         return [Plan("equal", c.name, lambda eng, env: True, part=part)]
     if isinstance(c, ast.Has) and of_var(c.left):
         return [Plan("keyword", name=c.keyword, part=part)]
-    if isinstance(c, ast.IsA) and of_var(c.left):
+    if isinstance(c, ast.IsA) and of_var(c.left) and c.type.lower() not in REFERENCE_KINDS:
         return [Plan("type", name=c.type.lower(), negated=c.negated, part=part)]
     return []
 

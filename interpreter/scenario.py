@@ -166,7 +166,9 @@ def script_problems(scn: ast.Scenario, book: Rulebook) -> list[Diagnostic]:
     its step: a card the rulebook and the scenario file do not have, or one that cannot be
     cast this way (an Aura) or is given the wrong number of targets; a player who is not one
     of the game's; a permanent that is neither declared nor made by an earlier step (a cast
-    permanent spell makes one named after its card: `grizzly_bears`, then `grizzly_bears_2`)."""
+    permanent spell makes one named after its card: `grizzly_bears`, then `grizzly_bears_2`); a
+    player named where only a permanent will do (`attack with Bob`, `move Bob to exile`); a
+    creature named twice among the attackers. A step an `expect error` follows is meant to fail, and is left to the run to judge."""
     players = next((e.names for e in entries(scn, ast.Players)), ())
     known = {d.name: None for d in entries(scn, ast.PermanentDecl)}
     problems: list[Diagnostic] = []
@@ -179,12 +181,20 @@ def script_problems(scn: ast.Scenario, book: Rulebook) -> list[Diagnostic]:
             add(_err(f"'{name}' is not a player of the game", span,
                      did_you_mean(name, players, f"players are: {', '.join(players)}")))
 
-    def permanent(name: str, span: Span) -> None:
-        if name not in known and name not in players:
-            add(_err(f"unknown permanent '{name}'", span,
-                     did_you_mean(name, known, "name a permanent declared in this game, or one an earlier step makes")))
+    def permanent(name: str, span: Span, player_too: bool = True) -> None:
+        """`name` must be a permanent (or, where `player_too`, a player: a target)."""
+        if name in known or player_too and name in players:
+            return
+        hint = "name a permanent declared in this game, or one an earlier step makes"
+        if name in players:
+            add(_err(f"unknown permanent '{name}': '{name}' is a player, not a permanent", span, hint))
+        else:
+            add(_err(f"unknown permanent '{name}'", span, did_you_mean(name, known, hint)))
 
-    for step in (s for e in entries(scn, ast.Script) for s in e.steps):
+    steps = [s for e in entries(scn, ast.Script) for s in e.steps]
+    for step, after in zip(steps, steps[1:] + [None]):
+        if isinstance(after, ast.ExpectError):
+            continue  # (a step meant to fail: the run judges it against its `expect error`)
         match step:
             case ast.Cast(card=name, targets=targets) | ast.Choose(card=name, targets=targets):
                 if isinstance(step, ast.Cast):
@@ -214,9 +224,11 @@ def script_problems(scn: ast.Scenario, book: Rulebook) -> list[Diagnostic]:
                     known[made] = None
             case ast.AttackStep(names=names):
                 for name in names:
-                    permanent(name, step.span)
+                    permanent(name, step.span, player_too=False)
+                if len(set(names)) < len(names):  # (508.1a: each creature attacks once)
+                    add(_err("a creature is named twice among the attackers", step.span, "name each attacking creature once"))
             case ast.MoveStep(name=name):
-                permanent(name, step.span)
+                permanent(name, step.span, player_too=False)
             case ast.PlayerLeaves(player=who):
                 player(who, step.span)
     return problems
@@ -265,6 +277,10 @@ def build_game(scn: ast.Scenario, book: Rulebook) -> Game:
     return game
 
 
+GUARD_HINT = ("the condition reads something this permanent's values do not have (a player's status, say): "
+              "the rule must test what it reads from before it reads, so that it holds or fails for every permanent")
+
+
 def start_state_problems(game: Game, book: Rulebook, spans: dict[str, Span]) -> list[Diagnostic]:
     """The permanents a game starts with (those of `spans`, at their lines) that break an
     `assert always x: COND` of the rulebook: a state no rule made, so no `assert after`
@@ -280,16 +296,60 @@ def start_state_problems(game: Game, book: Rulebook, spans: dict[str, Span]) -> 
         if o is None or o.zone != "battlefield":
             continue
         for rule, clause in always:
-            if engine.truthy(engine.eval(clause.cond, {clause.var: obj_ref((oid, True))})):
+            env = {clause.var: obj_ref((oid, True))}
+            asserted = (f"{rule.id} {rule.slug} asserts '{render_expr(clause.cond)}' of every permanent "
+                        f"{clause.var} (at {clause.span})")
+            try:
+                if engine.truthy(engine.eval(clause.cond, env)):
+                    continue
+            except RulesError as exc:  # (a condition that cannot be read of this permanent)
+                why = exc.diagnostics[0]
+                problems.append(Diagnostic(
+                    "error", f"{oid} cannot be judged by the assertion of {rule.id} {rule.slug} (at {clause.span}): "
+                             f"{why.message} (at {why.span})",
+                    span, GUARD_HINT))
                 continue
-            statuses = dict(o.status)
-            shown = ", ".join(f"{name} = {show_value(statuses[name] if name in statuses else engine.status_default(name))}"
-                              for name in sorted(ast.names_in(clause.cond)) if name in book.statuses)
+            shown = ", ".join(values_read(engine, clause.cond, clause.var, env))
             problems.append(Diagnostic(
-                "error", f"'{oid}' starts in a state the rules never make: {rule.id} {rule.slug} asserts "
-                         f"'{render_expr(clause.cond)}' of every permanent {clause.var} (at {clause.span})",
-                span, f"give it statuses that meet that{f' (it has {shown})' if shown else ''}"))
+                "error", f"'{oid}' starts in a state the rules never make: {asserted}",
+                span, f"give it statuses that meet that{f' (the condition reads {shown})' if shown else ''}"))
     return problems
+
+
+def values_read(engine: Engine, cond: ast.Node, var: str, env: dict) -> list[str]:
+    """What a condition about `var` reads, as `NAME.ATTR = VALUE` (the object named as the game
+    names it: `strength.attached_to = bear, bear.phase = in`), each path once, in the order
+    the condition names them; a path that cannot be read (a player's `phase`) is left out."""
+    found: dict[str, str] = {}
+    for n in cond.walk():
+        if not isinstance(n, ast.Attr) or not ast_rooted_at(n, var):
+            continue
+        try:
+            holder, value = engine.eval(n.obj, env), engine.eval(n, env)
+        except RulesError:
+            continue
+        if holder is None:
+            continue  # (nothing to read from: what names it is shown as none)
+        if type(holder) is Obj or isinstance(holder, PlayerRef):
+            found.setdefault(f"{shown_ref(holder)}.{n.name}", shown_ref(value))
+        else:  # (a part of a value, as x.counters.feather)
+            found.setdefault(f"{render_expr(n.obj)}.{n.name}".replace(f"{var}.", f"{shown_ref(env[var])}.", 1),
+                             shown_ref(value))
+    return [f"{path} = {value}" for path, value in found.items()]
+
+
+def ast_rooted_at(e: ast.Node, var: str) -> bool:
+    while isinstance(e, ast.Attr):
+        e = e.obj
+    return isinstance(e, ast.Name) and e.id == var
+
+
+def shown_ref(value: Any) -> str:
+    if type(value) is Obj:
+        return value.id
+    if isinstance(value, PlayerRef):
+        return value.name
+    return show_value(value)
 
 
 def _permanent(d: ast.PermanentDecl, card: ast.Card, game: Game, book: Rulebook, names) -> Permanent:
@@ -423,6 +483,11 @@ class ScenarioRun:
                     diag = attrs.evolve(diag, span=step.span)
                 pending_error = attrs.evolve(diag, message=f"{diag.message} (at step {index}, {step.span})")
             except DiagnosticError as exc:
+                if len(exc.diagnostics) == 1 and index < len(steps) and isinstance(steps[index], ast.ExpectError):
+                    # (a step meant to fail, as `expect error` says: an error it is refused with, too)
+                    diag = exc.diagnostics[0]
+                    pending_error = attrs.evolve(diag, message=f"{diag.message} (at step {index}, {step.span})")
+                    continue
                 self.failures.extend(exc.diagnostics[:-1])
                 self.stop(exc.diagnostics[-1], steps[index:])
                 return

@@ -379,7 +379,7 @@ scenario "phased out under no one" {
     result = phasing(command, path)
     lines = assert_error(result, path, 5, 3, "'bear' starts in a state the rules never make: 702.26a untap-step-phasing "
                          "asserts 'x.phase is in or x.phased_out_under is not none'",
-                         hint="(it has phase = out, phased_out_under = none)")
+                         hint="(the condition reads bear.phase = out, bear.phased_out_under = none)")
     assert "702.26.rules:" in lines[0], show(result)
     assert_clean_when_mended(path, "set phase = out", "set phase = out, set phased_out_under = Alice")
 
@@ -406,6 +406,104 @@ scenario "indirect aura on a phased-in host" {
                                                       "  permanent bear = \"Grizzly Bears\", controller Alice, set phase = out, "
                                                       "set phased_out_under = Alice\n")
     assert_checks_clean(write(tmp_path / "mended.scenario", mended))
+
+
+def test_a_start_state_refusal_shows_every_value_the_condition_reads_the_host_s_too(tmp_path):
+    """702.26g: an Aura phased out indirectly comes back only with its host. When it fails the
+    invariant because of its host's phase, the hint shows what the condition read of both:
+    the Aura's statuses, what it is attached to, and that host's phase (it showed only the
+    Aura's own statuses, which are not what is wrong)."""
+    path = write(tmp_path / "start.scenario", """
+scenario "indirect aura on a phased-in host" {
+  cites 702.26g
+  players Alice Bob
+  permanent bear = "Grizzly Bears", controller Alice
+  permanent strength = "Holy Strength", controller Alice, attached to bear, set phase = out, set phased_indirectly = true, set phased_out_under = Alice
+  script {
+    expect strength.phase is out
+  }
+}
+""")
+    assert_error(phasing("check", path), path, 5, 3, "'strength' starts in a state the rules never make: 702.26g",
+                 hint="(the condition reads strength.phase = out, strength.phased_indirectly = true, "
+                      "strength.attached_to = bear, bear.phase = in)")
+
+
+@pytest.mark.parametrize("attached", [", attached to Alice", ""], ids=["on-a-player", "on-nothing"])
+def test_a_permanent_starting_phased_out_indirectly_on_a_player_or_on_nothing_breaks_702_26g_s_invariant(attached, tmp_path):
+    """702.26g: a permanent phases out indirectly only together with the permanent it is attached
+    to, and phases in only with it. A Curse on a player (303.4) or an Aura attached to nothing,
+    set phased out indirectly, would never come back: 702.26g's `assert always` refuses it at
+    its line, as a start state the rules never make (for the Curse it read a player's phase,
+    an error in the rule file with no scenario position; the Aura on nothing passed)."""
+    card = "Curse of Chains" if attached else "Holy Strength"
+    path = write(tmp_path / "start.scenario", f"""
+scenario "phased out indirectly, with no permanent to come back with" {{
+  cites 702.26g
+  players Alice Bob
+  permanent aura = "{card}", controller Bob{attached}, set phase = out, set phased_out_under = Bob, set phased_indirectly = true
+  script {{
+    expect aura.phase is out
+  }}
+}}
+""")
+    result = phasing("check", path)
+    assert_error(result, path, 4, 3, "'aura' starts in a state the rules never make: 702.26g indirect-phasing asserts",
+                 hint="give it statuses that meet that")
+    assert_clean_when_mended(path, "set phased_indirectly = true", "set phased_indirectly = false")
+
+
+HOST_SEEN = """
+variant hostseen {
+  extends 2026-09-25
+}
+
+amend indirect-phasing {
+  add clause host-seen: assert always x: x.phase is in or x.attached_to.phase is out
+}
+"""
+
+
+def test_an_assert_always_that_cannot_be_read_of_a_start_state_is_an_error_at_the_permanent(tmp_path):
+    """A Curse enchants a player (303.4), and a player has no `phase`: a variant's `assert always`
+    that reads x.attached_to.phase of a phased-out Curse on Alice cannot be judged. The error
+    is at the permanent's line, naming the block and where the clause is, and what went
+    wrong: not a bare error in the rule file with no position in the scenario."""
+    write(tmp_path / "hostseen.rules", HOST_SEEN)
+    path = write(tmp_path / "curse.scenario", """
+scenario "a Curse phased out on a player" {
+  players Alice Bob
+  permanent curse = "Curse of Chains", controller Bob, attached to Alice, set phase = out, set phased_out_under = Bob
+  script {
+    expect curse.phase is out
+  }
+}
+""")
+    result = phasing("test", path, "--rules-path", tmp_path, "--rules", "hostseen")
+    lines = assert_error(result, path, 3, 3, "curse cannot be judged by the assertion of 702.26g indirect-phasing "
+                         "(at ", hint="test what it reads from")
+    assert "hostseen.rules:6:3" in lines[0] and "a player has no attribute 'phase'" in lines[0], show(result)
+
+
+def test_an_assert_always_that_cannot_be_read_during_play_is_an_error_at_the_clause_naming_the_object(tmp_path):
+    """The same clause, read after Slip Away phases the Curse out (702.26a): the error is at
+    the clause, names the object and the step, and says what could not be read."""
+    write(tmp_path / "hostseen.rules", HOST_SEEN)
+    path = write(tmp_path / "curse.scenario", """
+scenario "a Curse slips away" {
+  players Alice Bob
+  turn 1 of Alice
+  permanent curse = "Curse of Chains", controller Bob, attached to Alice
+  script {
+    cast "Slip Away" by Alice targeting curse
+  }
+}
+""")
+    result = phasing("test", path, "--rules-path", tmp_path, "--rules", "hostseen")
+    lines = assert_error(result, tmp_path / "hostseen.rules", 6, 3,
+                         "assertion of 702.26g indirect-phasing cannot be judged for curse: a player has no attribute 'phase'",
+                         hint="test what it reads from")
+    assert f"(at step 1, {path}:6:5)" in lines[0], show(result)
 
 
 def test_only_the_versions_with_the_blocks_have_the_start_state_invariants():
@@ -1516,6 +1614,10 @@ CHECKED_STEPS = {
     "unknown-moved": ("move nosuch to graveyard", "unknown permanent 'nosuch'", "an earlier step makes"),
     "unknown-leaver": ("Dave leaves the game", "'Dave' is not a player of the game", "players are: Alice, Bob"),
     "unknown-chosen-card": ('choose "Phase Wardn" targeting bear', 'unknown card "Phase Wardn"', "Phase Warden"),
+    # 508.1a: the active player's creatures attack, each once; a player is no permanent to move.
+    "player-attacks": ("attack with Bob", "unknown permanent 'Bob': 'Bob' is a player, not a permanent", "name a permanent"),
+    "player-moved": ("move Bob to exile", "unknown permanent 'Bob': 'Bob' is a player, not a permanent", "name a permanent"),
+    "attacker-twice": ("attack with bear, bear", "a creature is named twice among the attackers", "name each attacking creature once"),
 }
 
 
@@ -1534,6 +1636,58 @@ scenario "a step that can only fail" {{
 }}
 """)
     assert_error(phasing("check", scenario), scenario, 6, 5, message, hint=hint)
+
+
+def test_check_leaves_a_step_an_expect_error_follows_to_the_run(tmp_path):
+    """`expect error` says the step before it must fail, so a step that can only fail is what a
+    negative test is made of: `check` does not reject it (the run judges it), and the scenario
+    passes. An Aura spell cannot be cast (303.4a, 608.3b: not modelled); Shock needs its target
+    (601.2c); Carol is no player of the game."""
+    scenario = write(tmp_path / "negative.scenario", """
+scenario "steps meant to fail" {
+  cites 601.2c
+  players Alice Bob
+  turn 1 of Alice
+  permanent bear = "Grizzly Bears", controller Alice
+  script {
+    cast "Holy Strength" by Alice targeting bear
+    expect error "cannot be cast"
+    cast "Shock" by Alice
+    expect error "target"
+    cast "Shock" by Carol targeting bear
+    expect error "not a player"
+    move ghost to exile
+    expect error "ghost"
+    expect bear.zone is battlefield
+  }
+}
+""")
+    assert_checks_clean(scenario)
+    result = phasing("test", scenario)
+    assert result.returncode == 0 and "1 passed, 0 failed" in result.stdout, show(result)
+    # without its `expect error`, the same step is still reported at its line
+    bare = write(tmp_path / "bare.scenario", scenario.read_text().replace('    expect error "target"\n', ""))
+    assert_error(phasing("check", bare), bare, 9, 5, '"Shock" needs 1 target(s), 0 given', hint="targeting")
+
+
+@pytest.mark.parametrize("declared", ["", "  permanent grizzly_bears_2 = \"Grizzly Bears\", controller Bob\n"],
+                         ids=["none-declared", "one-name-taken"])
+def test_check_names_every_permanent_a_script_casts_as_the_run_does(declared, tmp_path):
+    """Each Grizzly Bears that resolves (608.3) is a permanent named after the card, with the
+    first free number after the first: four casts make grizzly_bears to grizzly_bears_4, and
+    with grizzly_bears_2 declared, three casts make grizzly_bears, _3 and _4. An expectation
+    about the fourth (the last) is valid: check used to know only the suffixes _2 and _3.
+    A name no cast makes is still unknown."""
+    casts = 3 if declared else 4
+    scenario = write(tmp_path / "four.scenario", "scenario \"four bears\" {\n  players Alice Bob\n  turn 1 of Alice\n"
+                     + declared + "  script {\n" + '    cast "Grizzly Bears" by Alice\n' * casts
+                     + "    expect grizzly_bears_4.zone is battlefield and grizzly_bears.controller is Alice\n  }\n}\n")
+    assert_checks_clean(scenario)
+    result = phasing("test", scenario)
+    assert result.returncode == 0, show(result)
+    fifth = write(tmp_path / "five.scenario", scenario.read_text().replace("grizzly_bears_4.zone", "grizzly_bears_5.zone"))
+    line = 5 + casts + (1 if declared else 0)
+    assert_error(phasing("check", fifth), fifth, line, 12, "unknown name 'grizzly_bears_5'", hint="")
 
 
 def test_check_counts_the_permanents_a_script_makes(tmp_path):

@@ -34,7 +34,7 @@ rule 702.26g indirect-phasing "Only Auras phase out with their permanent." {
     do phase_in y
   }
   as x.phase becomes in: set x.phased_indirectly = false
-  assert always x: x.phase is in or not x.phased_indirectly or x.attached_to.phase is not in
+  assert always x: x.phase is in or not x.phased_indirectly or x.attached_to is an object and x.attached_to.phase is not in
   as x.phase becomes out: set x.phased_out_under = x.controller
 }
 """

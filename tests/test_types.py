@@ -224,6 +224,19 @@ def test_a_subtype_a_scenarios_own_card_declares_is_known(tmp_path, capsys):
     assert main(["check", str(path)]) == 0, capsys.readouterr().err
 
 
+def test_is_an_object_and_is_a_player_test_references_and_take_nothing_else(tmp_path, capsys):
+    """`X is an object` / `X is a player` say what a reference names (an Aura may enchant a
+    player, 303.4, so `x.attached_to` may be either); they take an object or a player: a
+    number is an error at it, and they are no card types to look up."""
+    path, _ = write(tmp_path, "rules", block("hide x where x.attached_to is an object and x.attached_to.phase is out "
+                                             "or x.attached_to is a player and x.power > 3"))
+    assert main(["check", str(path)]) == 0, capsys.readouterr().err
+    (tmp_path / "bad").mkdir()
+    path, _ = write(tmp_path / "bad", "rules", block("hide x where x.power is an object"))
+    assert main(["check", str(path)]) == 1
+    assert "'is an object' needs an object or a player, and x.power is a number" in capsys.readouterr().err
+
+
 # ------------------------------------------------------------------ what is right stays right
 
 
