@@ -750,18 +750,66 @@ def _resolve(spec: str, chain: tuple[str, ...] = ()) -> Rulebook:
     return assemble(modules, folder, load_cards(), chain)
 
 
-@functools.cache
-def _load(spec: str, key: tuple) -> Rulebook:
-    return _resolve(spec)
+_LOADED: dict[tuple, tuple[Rulebook, tuple]] = {}  # (spec, rules path, folder) -> (rulebook, what it was read from)
+
+
+def _read_from(spec: str) -> list[Path]:
+    """The files a load of `spec` reads, and their folders (a file added to a version's folder
+    changes the folder): its own, those of what it extends down the chain, and the card library."""
+    paths: list[Path] = []
+    seen: set[str] = set()
+    names_only = False
+    next_spec: str | None = spec
+    while next_spec is not None and next_spec not in seen:
+        seen.add(next_spec)
+        files = files_of(next_spec, names_only=names_only)
+        paths += files + sorted({f.parent for f in files})
+        manifests = [i for m in _parse_all(files) for i in m.items if isinstance(i, ast.Version)]
+        next_spec = manifests[0].extends if manifests else None
+        names_only = True
+    return paths + sorted(CARDS_DIR.glob("*.rules")) + [CARDS_DIR]
+
+
+def _stamps(paths: Iterable[Path]) -> tuple:
+    """(path, modification time, size) of each path, (path, None, None) for one gone."""
+    found = []
+    for path in paths:
+        try:
+            info = path.stat()
+            found.append((path, info.st_mtime_ns, info.st_size))
+        except OSError:
+            found.append((path, None, None))
+    return tuple(found)
 
 
 def load_version(spec: str) -> Rulebook:
-    """Parse, resolve, check and index one version or variant (cached per process, for the
-    rules path and working folder it was loaded with)."""
-    return _load(spec, (rules_path(), os.getcwd() if not _named(spec) else None))
+    """Parse, resolve, check and index one version or variant. Cached per process, for the
+    rules path and working folder it was loaded with, for as long as none of the files it was
+    read from (its own, those of what it extends, the card library) changes: a rule file
+    edited while a program runs is read again the next time it is loaded."""
+    key = (spec, rules_path(), os.getcwd() if not _named(spec) else None)
+    hit = _LOADED.get(key)
+    if hit is not None and _stamps(p for p, _time, _size in hit[1]) == hit[1]:
+        return hit[0]
+    try:
+        stamps = _stamps(_read_from(spec))  # (taken before reading: an edit made meanwhile is seen next time)
+    except DiagnosticError:
+        stamps = None  # (it does not load: `_resolve` says why)
+    if hit is not None:
+        load_cards.cache_clear()  # (the card library may be what changed)
+    book = _resolve(spec)
+    if stamps is not None:
+        _LOADED[key] = (book, stamps)
+    return book
 
 
-load_version.cache_clear = _load.cache_clear  # type: ignore[attr-defined]
+def _forget_loaded() -> None:
+    """Forget every rulebook loaded (and the card library), as if none had been."""
+    _LOADED.clear()
+    load_cards.cache_clear()
+
+
+load_version.cache_clear = _forget_loaded  # type: ignore[attr-defined]
 
 
 def lineage(spec: str) -> tuple[str, ...]:

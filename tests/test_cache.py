@@ -412,3 +412,27 @@ def test_a_cache_folder_that_is_a_file_is_not_used_and_says_so_once(folder, tmp_
     lines = capsys.readouterr().err.splitlines()
     assert lines == [f"phasing: running without the parse cache: {where} is not a folder"
                      + (" (a part of its path is a file)" if below else "")]
+
+
+def test_a_rule_file_edited_while_a_program_runs_is_read_again(tmp_path):
+    """A rulebook is loaded once per process, but not kept past an edit of a file it was read
+    from: a variant that drops a block no version has (an error at the drop) is reported once
+    the file says so, though the same path loaded clean a moment before, and a later edit is
+    read again too. (The loaded rulebook was kept for the path alone, so an editor or a
+    long-running program saw the old file.)"""
+    import time
+
+    from dsl.diagnostics import DiagnosticError
+    from interpreter.rulebook import load_version
+
+    variant = tmp_path / "mine.rules"
+    variant.write_text("variant mine {\n  extends 2026-09-25\n}\n")
+    first = load_version(str(variant))
+    assert load_version(str(variant)) is first  # (unchanged: the same rulebook, not read again)
+    time.sleep(0.01)
+    variant.write_text("variant mine {\n  extends 2026-09-25\n  drop no-such-block\n}\n")
+    with pytest.raises(DiagnosticError, match="'no-such-block' is not a block"):
+        load_version(str(variant))
+    time.sleep(0.01)
+    variant.write_text("variant mine {\n  extends 2026-09-25\n  drop combat-ends\n}\n")
+    assert load_version(str(variant)).rule("511.3") is None and first.rule("511.3") is not None
