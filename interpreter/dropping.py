@@ -58,19 +58,12 @@ def _doing(node: ast.Node, removal: Removal) -> str:
     if isinstance(node, ast.Order):
         rest = ", ".join(r for r in node.rules if r != removal.name)
         return f"lists {removal.name} in its order of the {node.hook}" + (f" (without it: {rest})" if rest else "")
-    if isinstance(node, ast.Exempt):
-        return f"exempts objects from {removal.name}"
-    if isinstance(node, ast.Call):
-        return f"calls {removal.name}"
-    if isinstance(node, ast.Assign):
-        return f"sets {removal.name}"
-    if isinstance(node, ast.Attr):
-        return f"reads {removal.name}"
-    if isinstance(node, ast.Prefer):
-        return f"prefers a value of {removal.name}"
-    if isinstance(node, ast.Change):
-        return f"follows changes of {removal.name}"
-    return f"names {removal.name}"
+    return f"{DOING.get(type(node), 'names')} {removal.name}"
+
+
+# What a node of each kind does with a name it holds, for the notes of `_doing`.
+DOING = {ast.Exempt: "exempts objects from", ast.Call: "calls", ast.Assign: "sets", ast.Attr: "reads",
+         ast.Prefer: "prefers a value of", ast.Change: "follows changes of"}
 
 
 def _parts(holder: Holder) -> list[tuple[ast.Node | None, ast.Node]]:
