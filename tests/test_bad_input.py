@@ -1581,6 +1581,18 @@ def test_a_counter_kind_written_as_printed_gets_a_hint_that_it_is_a_name(tmp_pat
     assert_clean_when_mended(path, "+1/+1", "p1p1")
 
 
+def test_a_counter_kind_that_is_p1p1_but_for_its_case_is_an_error_at_it(tmp_path):
+    """`counter P1P1 = 1` was taken as a kind of its own, only counted (the bear stayed 2/2,
+    as 613.4c's +1/+1 counters are p1p1), where new_game refuses {'P1P1': 1}: the same error,
+    at the property, offering the kind that changes power and toughness."""
+    path = write(tmp_path / "c.scenario", 'scenario "c" {\n  players Alice Bob\n'
+                 '  permanent bear = "Grizzly Bears", counter P1P1 = 1\n  script {\n    expect bear.power is 3\n  }\n}\n')
+    line, col = where(path, "counter P1P1")
+    assert_error(phasing("check", path), path, line, col, "'P1P1' is not the counter kind 'p1p1'",
+                 "did you mean 'counter p1p1 = 1'?")
+    assert_clean_when_mended(path, "P1P1", "p1p1")
+
+
 @pytest.mark.parametrize("command", ["run", "test"])
 def test_a_scenario_path_that_is_no_regular_file_is_an_error_not_a_wait(command, tmp_path):
     """/dev/null ran nothing and said nothing (run: status 0), and a pipe named like a scenario
