@@ -286,10 +286,11 @@ def start_state_problems(game: Game, book: Rulebook, spans: dict[str, Span]) -> 
     `assert always x: COND` of the rulebook: a state no rule made, so no `assert after`
     checked it. Each is read as it is, seen or not (a hide rule does not hide it from its
     own rulebook's invariants)."""
-    always = [(rule, c) for rule in book.rules for c in rule.clauses if isinstance(c, ast.AssertAlways)]
+    program = Program.for_game(book, game)
+    always = program.always_asserted
     if not always:
         return []
-    engine = Engine(Program.for_game(book, game), game)
+    engine = Engine(program, game)
     problems = []
     for oid, span in spans.items():
         o = game.objects.get(oid)
@@ -452,8 +453,7 @@ class ScenarioRun:
                 diag = attrs.evolve(diag, span=scn.span, message=f"{diag.message} (while settling the initial state)")
             raise DiagnosticError(diag) from None
         self.failures: list[Diagnostic] = []
-        self.expectations: list[tuple[str, bool]] = []
-        self.checked: list[Checked] = []  # (the same, with where each is and what it found)
+        self.checked: list[Checked] = []  # the expectations judged, each with where it is and what it found
         self.held: set[Span] = set()  # the expectation steps that held
 
     def play(self) -> None:
@@ -464,7 +464,6 @@ class ScenarioRun:
             self.engine.begin_step()
             if isinstance(step, ast.ExpectError):
                 ok = pending_error is not None and step.message in pending_error.message
-                self.expectations.append((f"error \"{step.message}\"", ok))
                 self.checked.append(Checked(f"error \"{step.message}\"", ok, step.span, index,
                                             () if ok else (pending_error.message if pending_error else None,)))
                 if ok:
@@ -498,6 +497,11 @@ class ScenarioRun:
         if pending_error is not None:
             self.failures.append(pending_error)
         self.failures.extend(self.actions.unused_target_choices())
+
+    @property
+    def expectations(self) -> tuple[tuple[str, bool], ...]:
+        """The expectations judged so far, as (text, held): what ablation and diff compare."""
+        return tuple((c.text, c.ok) for c in self.checked)
 
     def stop(self, diag: Diagnostic, unrun: list) -> None:
         """Record `diag`, the failure that stops the script, with a note at the first of the
@@ -540,7 +544,6 @@ class ScenarioRun:
             ok = e.truthy(e.eval(cond, {}))
         except RulesError as exc:
             raise _err(exc.diagnostics[0].message, step.span) from None
-        self.expectations.append((text, ok))
         found = () if ok else self.found(cond)
         self.checked.append(Checked(text, ok, step.span, e.step, found))
         if ok:
@@ -605,4 +608,4 @@ def run_scenario(scn: ast.Scenario, book: Rulebook, path: str, cards=(), budget:
         return Outcome(scn.name, path, book.version.id, False, tuple(exc.diagnostics), (), (), {}, own)
     run.play()
     return Outcome(scn.name, path, book.version.id, not run.failures, tuple(run.failures),
-                   tuple(run.expectations), tuple(run.engine.trace), run.final_state(), own, tuple(run.checked))
+                   run.expectations, tuple(run.engine.trace), run.final_state(), own, tuple(run.checked))
