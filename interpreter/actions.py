@@ -77,8 +77,9 @@ def _action(method: Callable) -> Callable:
         except TypeError as exc:  # (a call Python would refuse: said as the action's own error)
             raise refused_call(method.__name__, method, signature, kwargs, exc, span) from None
         if not self.steps:
+            began = self.engine.store.mark()
             result = guarded(method, self, *args, span=span, **kwargs)
-            self.engine.assertions.check_always()  # (the state it leaves: `assert always`)
+            self.engine.assertions.check_always(began)  # (the state it leaves: `assert always`)
             return result
         e = self.engine
         step, batch_no, events = e.step, e.batch_no, len(e.trace)
@@ -87,7 +88,7 @@ def _action(method: Callable) -> Callable:
         mark = e.store.mark()
         try:
             result = guarded(method, self, *args, span=span, **kwargs)
-            e.assertions.check_always()  # (the state it leaves: `assert always`)
+            e.assertions.check_always(mark)  # (the state it leaves: `assert always`)
             return result
         except Exception:
             e.store.undo(mark)

@@ -4,12 +4,13 @@ assertions about what changes during a step (`once`, `skipped`)."""
 from __future__ import annotations
 
 from types import MappingProxyType
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from dsl import ast
 from interpreter.batches import WaitedInRuns
 from interpreter.errors import RulesError
 from interpreter.refs import obj_ref
+from interpreter.store import JournalTrimmed
 from interpreter.turns import HookLog
 
 
@@ -97,15 +98,30 @@ class Assertions:
         return self.eng.fail(f"assertion of {rule.id} {rule.slug} does not hold for {oid}", clause.span,
                              "the blocks this assertion restates no longer produce what it states")
 
-    def check_always(self) -> None:
-        """Check the `assert always` clauses on every permanent on the battlefield, seen or
-        not: a state no rule should leave (the actions call this after each of them)."""
+    def check_always(self, since: int | None = None) -> None:
+        """Check the `assert always` clauses on the permanents on the battlefield, seen or not:
+        a state no rule should leave (the actions call this after each of them, `since` the
+        journal's position when they began). Where the conditions read only stored attributes
+        of a permanent and of what it is attached to (`Program.always_local_reads`), only the
+        permanents the journal says changed one since then, and what is attached to those,
+        are looked at; else every one."""
         eng = self.eng
         always = eng.program.always_asserted
         if not always:
             return
-        for oid, o in list(eng.game.objects.items()):
-            if o.zone != "battlefield":
+        objects = eng.game.objects
+        ids: Iterable[str] = list(objects)
+        reads = eng.program.always_local_reads
+        if reads is not None and since is not None:
+            try:
+                changed = eng.store.objects_changed_since(since, reads)
+            except JournalTrimmed:  # (a checkpoint within the step: look at every one)
+                changed = None
+            if changed is not None:
+                attached = eng.indexes.attached
+                ids = eng.indexes.sort(changed.union(*(attached(oid) for oid in changed)) & objects.keys())
+        for oid in ids:
+            if objects[oid].zone != "battlefield":
                 continue
             for rule, clause in always:
                 try:

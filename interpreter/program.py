@@ -246,6 +246,20 @@ class Program:
         return tuple((rule, clause) for rule, clause in self.index.assertions if isinstance(clause, ast.AssertAlways))
 
     @functools.cached_property
+    def always_local_reads(self) -> frozenset[str] | None:
+        """The stored attributes the `assert always` conditions read, when each reads nothing
+        but constants and those of its permanent and of what that is attached to (`x.A`,
+        `x.attached_to.A`; A a status or a stored field no effect changes): then a step can
+        only have broken one for the permanents whose A it changed and what is attached to
+        them. None when a condition reads anything else (every permanent is checked)."""
+        stored = set(self.book.statuses) | LOCAL_FIELDS
+        reads: set[str] = set()
+        for _rule, clause in self.always_asserted:
+            if not _reads_locally(clause.cond, clause.var, stored, reads):
+                return None
+        return frozenset(reads)
+
+    @functools.cached_property
     def step_counted(self) -> frozenset[str]:
         """The attributes whose changes during a step an assertion counts (`S changes at most
         once`, `no change of S` in a skipped step)."""
@@ -259,3 +273,35 @@ class Program:
         if known is None:
             known = self.local_checks[id(body)] = (body, local_body(body))
         return known[1]
+
+
+# Stored fields no continuous effect changes: a condition reading only these (and statuses)
+# reads what the journal says changed (`Program.always_local_reads`).
+LOCAL_FIELDS = frozenset({"attached_to", "zone", "tapped", "damage", "attacking", "token", "entered_turn",
+                          "controlled_since", "timestamp"})
+
+
+def _reads_locally(e: ast.Node, var: str, stored: set[str], reads: set[str]) -> bool:
+    """Does `e` read only constants and `var.A` or `var.attached_to.A` (A in `stored`)? The
+    attributes it reads go into `reads`."""
+    match e:
+        case ast.Or(items=items) | ast.And(items=items):
+            return all(_reads_locally(item, var, stored, reads) for item in items)
+        case ast.Not(item=a):
+            return _reads_locally(a, var, stored, reads)
+        case ast.Is(left=a, right=b):
+            return _reads_locally(a, var, stored, reads) and _reads_locally(b, var, stored, reads)
+        case ast.IsA(left=a, type=kind) if kind in ("object", "player"):
+            return _reads_locally(a, var, stored, reads)
+        case ast.Number() | ast.String():
+            return True
+        case ast.Name(id=name):
+            return name == var or name != "turn"  # (a name other than the permanent's is a constant)
+        case ast.Attr(obj=ast.Name(id=name), name=attr) if name == var and attr in stored:
+            reads.add(attr)
+            return True
+        case ast.Attr(obj=ast.Attr(obj=ast.Name(id=name), name="attached_to"), name=attr) if name == var and attr in stored:
+            reads.update(("attached_to", attr))
+            return True
+    return False
+

@@ -488,6 +488,37 @@ def test_assertion_always_of_702_26a_fires_when_a_permanent_phases_out_under_no_
     assert status(run, "bear", "phased_out_under") == "Alice"
 
 
+def test_assertion_always_of_702_26g_fires_for_an_aura_its_host_left_behind(book):
+    """702.26g (`assert always`): an indirectly phased-out Aura hangs on a phased-out host. A
+    variant whose host phases in without what went with it (702.26g's return clause dropped)
+    leaves Holy Strength phased out indirectly on a phased-in bear. The step changed only the
+    bear: the invariant is looked at for what the step changed and what is attached to it, so
+    the Aura is found, and the error names 702.26g and it."""
+    line = ("  clause attachments-return-along: as x.phase becomes in: each y where y.phase is out and "
+            "y.phased_indirectly and y.attached_to is x: {\n    phase_in y\n  }\n")
+    broken = variant({"702.26.rules": [(line, "")]})
+    run = start(broken, ENCHANTED)
+    step(run, 'cast "Slip Away" by Alice targeting bear', "next turn")
+    with pytest.raises(RulesError, match=r"702\.26g indirect-phasing does not hold for strength"):
+        step(run, "next turn")
+
+
+def test_assert_always_is_looked_at_only_where_a_step_changed_what_it_reads(book):
+    """Program.always_local_reads: 2026-09-25's two `assert always` conditions read statuses
+    of the permanent and of what it is attached to, so a step is checked at the permanents it
+    changed and their attachments; a condition that reads a characteristic (power, which
+    effects change) or the turn makes every permanent checked (None)."""
+    from interpreter.program import Program
+    assert Program.of(book, "closures").always_local_reads == {"phase", "phased_out_under", "phased_indirectly",
+                                                                "attached_to"}
+    for cond in ("x.power > 0", "x.entered_turn <= turn"):
+        changed = variant({"702.26.rules": [(
+            "  clause remember-controller: as x.phase becomes out: set x.phased_out_under = x.controller\n",
+            "  clause remember-controller: as x.phase becomes out: set x.phased_out_under = x.controller\n"
+            f"  clause reads-more: assert always x: x.phase is in or {cond}\n")]})
+        assert Program.of(changed, "closures").always_local_reads is None, cond
+
+
 def test_assertion_702_26m_fires_when_a_skipped_untap_step_still_phases(book):
     """702.26m (assertion): a skipped untap step means no phasing that turn. A variant that does
     702.26a's phasing at the beginning of the turn instead of in the untap step phases a Breezekeeper
