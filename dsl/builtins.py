@@ -22,6 +22,14 @@ OBJECT_ATTR_KINDS = {
 # X.counters.KIND. A kind is a plain name, as the scenario language writes one (`NAME`).
 PT_COUNTERS = {"p1p1": 1, "m1m1": -1}
 PT_COUNTER_SPELLINGS = {"+1/+1": "p1p1", "-1/-1": "m1m1"}  # (as printed on cards)
+
+
+def pt_counter_meant(kind: str) -> str | None:
+    """The kind of `PT_COUNTERS` that `kind` is but for its case (`P1P1`: p1p1), which would
+    make it a kind of its own that is only counted; None when it is no such slip."""
+    return kind.lower() if kind not in PT_COUNTERS and kind.lower() in PT_COUNTERS else None
+
+
 KIND_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
 PLAYER_ATTR_KINDS = {"life": "number", "hand": "number", "in_game": "bool"}
 OBJECT_ATTRS = frozenset(OBJECT_ATTR_KINDS)

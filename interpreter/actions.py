@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterable, Sequence
 import attrs
 
 from dsl import ast
-from dsl.builtins import KIND_NAME, PERMANENT_TYPES, PT_COUNTER_SPELLINGS, PT_COUNTERS, ZONES, card_slug
+from dsl.builtins import KIND_NAME, PERMANENT_TYPES, PT_COUNTER_SPELLINGS, ZONES, card_slug, pt_counter_meant
 from dsl.checker import tested_keywords
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean
 from dsl.printer import expr_text
@@ -296,7 +296,7 @@ def permanent_from_spec(spec: Any, game: Game, book: Rulebook, span: Span,
                 hint = f"did you mean '{meant}'? {COUNTERS_EXAMPLE}" if meant and key == "counters" else \
                     f"a kind is a plain name (letters, digits, _ and -), as rules read it: X.{key}.KIND; {example}"
                 raise _err(f"'{name}': {kind!r} is not a {key[:-1]} kind the rules can name", span, hint)
-            if key == "counters" and kind not in PT_COUNTERS and kind.lower() in PT_COUNTERS:
+            if key == "counters" and pt_counter_meant(kind):
                 # (a name the rules could read, but as another kind: only p1p1 and m1m1 change power and toughness)
                 raise _err(f"'{name}': {kind!r} is not the counter kind {kind.lower()!r}: kinds are told apart by case, "
                            "and this one would only be counted", span, f"did you mean '{kind.lower()}'? {COUNTERS_EXAMPLE}")

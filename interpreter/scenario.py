@@ -18,7 +18,7 @@ from dsl.diagnostics import Diagnostic, DiagnosticError, Note, Span, close_names
 from dsl.parser import parse_file
 from interpreter.amending import stray_amends
 from interpreter.budget import Budget
-from dsl.builtins import PERMANENT_TYPES, PT_COUNTERS, card_slug
+from dsl.builtins import PERMANENT_TYPES, card_slug, pt_counter_meant
 from interpreter.actions import Actions, card_named, card_types, check_attachments, guarded, new_permanent
 from interpreter.triggers import targets_of
 from interpreter.engine import Engine, Obj, PlayerRef, RulesError
@@ -385,7 +385,7 @@ def _permanent(d: ast.PermanentDecl, card: ast.Card, game: Game, book: Rulebook,
             case ast.PropCounter(key=key, kind=kind, amount=n):
                 if key not in ("counter", "sticker"):
                     raise _err(f"unknown property '{key}'", p.span, "write 'counter KIND = N' or 'sticker KIND = N'")
-                if key == "counter" and kind not in PT_COUNTERS and kind.lower() in PT_COUNTERS:
+                if key == "counter" and pt_counter_meant(kind):
                     # (as new_game refuses it: only p1p1 and m1m1 change power and toughness, and case tells kinds apart)
                     raise _err(f"'{kind}' is not the counter kind '{kind.lower()}': kinds are told apart by case, "
                                "and this one would only be counted", p.span, f"did you mean 'counter {kind.lower()} = {n}'?")
