@@ -127,7 +127,7 @@ class Survey:
 
 def pool_path(given: str | None) -> str:
     """The pool's path: the one given, else $PHASING_CARD_POOL; neither is an error."""
-    path = given or os.environ.get(POOL_VARIABLE)
+    path = given if given is not None else os.environ.get(POOL_VARIABLE) or None  # (set but empty: not set)
     if not path:
         raise DiagnosticError(Diagnostic(
             "error", "no card pool given", Span("phasing cards", 0, 0, 0, 0),
@@ -138,8 +138,12 @@ def pool_path(given: str | None) -> str:
 def read_pool(path: str) -> list[PoolCard]:
     """The cards of a pool file; a file that cannot be read, is not JSON or is not of the
     pool's shape is a DiagnosticError at the place (the item and key it concerns)."""
+    where = Path(path)
+    if not where.exists() or not where.is_file():
+        what = f"no such file or folder: {path}" if not where.exists() else f"the card pool is not a file: {path}"
+        raise DiagnosticError(Diagnostic("error", what, Span(path, 0, 0, 0, 0), "give the path of a JSON file: " + SHAPE_HINT))
     try:
-        data = Path(path).read_bytes()
+        data = where.read_bytes()
     except OSError as exc:
         raise DiagnosticError(Diagnostic("error", f"cannot read the card pool: {exc.strerror or exc}",
                                          Span(path, 0, 0, 0, 0), "give the path of a JSON file: " + SHAPE_HINT)) from None

@@ -161,13 +161,16 @@ def test_the_pool_may_come_from_the_environment(capsys, library, monkeypatch):
 # ------------------------------------------------------------------ bad input
 
 
-def test_no_pool_given_is_an_error_saying_what_to_pass(capsys):
+def test_no_pool_given_is_an_error_saying_what_to_pass(capsys, monkeypatch):
     status, out, err = run(capsys, "cards")
     assert status == 1 and "Traceback" not in err
     assert "no card pool given" in err and "PHASING_CARD_POOL" in err and "POOL.json" in err
     status, out, err = run(capsys, "cards", "--json")
     assert status == 1
     assert "no card pool given" in json.loads(out)["errors"][0]["message"]
+    monkeypatch.setenv("PHASING_CARD_POOL", "")  # set, but empty: as if not set
+    status, out, err = run(capsys, "cards")
+    assert status == 1 and "no card pool given" in err
 
 
 def test_a_pool_that_is_not_json_is_an_error_at_its_position(capsys, tmp_path):
@@ -206,6 +209,10 @@ def test_a_pool_of_the_wrong_shape_is_an_error_naming_the_item_and_key(capsys, t
 def test_a_pool_or_library_that_cannot_be_read_is_a_one_line_error(capsys, tmp_path):
     status, out, err = run(capsys, "cards", str(tmp_path / "missing.json"))
     assert status == 1 and "Traceback" not in err and "missing.json" in err
+    status, out, err = run(capsys, "cards", str(tmp_path))
+    assert status == 1 and "Traceback" not in err and f"the card pool is not a file: {tmp_path}" in err
+    status, out, err = run(capsys, "cards", "")  # (a usage error: an empty path is no path)
+    assert status == 1 and "Traceback" not in err and "'' is not a path" in err
     status, out, err = run(capsys, "cards", str(POOL), "--library", str(tmp_path / "missing.rules"))
     assert status == 1 and "Traceback" not in err and "missing.rules" in err
 
