@@ -40,28 +40,10 @@ def by_name(report: dict) -> dict[str, dict]:
     return {card["name"]: card for card in report["cards"]}
 
 
-LIBRARY = """\
-card "Survey Heron" {
-  # Test card: written whole, and no scenario plays it.
-  types creature bird
-  pt 1/1
-}
-
-card "Survey Golem" {
-  # Test card: written in part.
-  types artifact creature golem
-  pt 3/3
-  partial "its upkeep cost"
-  partial "the ability that pays it"
-}
-"""
-
-
 @pytest.fixture
-def library(tmp_path) -> Path:
-    path = tmp_path / "my-cards.rules"
-    path.write_text(LIBRARY, encoding="utf-8")
-    return path
+def library() -> Path:
+    """Survey Heron written whole (no scenario plays it), Survey Golem with two partial entries."""
+    return ROOT / "tests" / "fixtures" / "survey-cards.rules"
 
 
 # ------------------------------------------------------------------ against the shipped library
@@ -147,12 +129,12 @@ def test_a_card_with_partial_entries_is_partial_and_lists_them(capsys, library):
     assert "its upkeep cost" in out and "the ability that pays it" in out
 
 
-def test_the_pool_may_come_from_the_environment(capsys, library, monkeypatch):
+def test_the_pool_may_come_from_the_environment(capsys, library, monkeypatch, tmp_path):
     """PHASING_CARD_POOL names the pool when no path is given; a path given wins."""
     monkeypatch.setenv("PHASING_CARD_POOL", str(POOL))
     status, out, _err = run(capsys, "cards", "--library", str(library), "--json")
     assert status == 0 and json.loads(out)["pool"] == str(POOL)
-    other = library.parent / "other.json"
+    other = tmp_path / "other.json"
     other.write_text('[{"name": "Survey Heron", "features": []}]', encoding="utf-8")
     status, out, _err = run(capsys, "cards", str(other), "--library", str(library), "--json")
     assert status == 0 and [c["name"] for c in json.loads(out)["cards"]] == ["Survey Heron"]
