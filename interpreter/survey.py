@@ -114,12 +114,18 @@ class Survey:
             if card.status != WRITTEN:
                 for feature in dict.fromkeys(card.features):
                     found.setdefault(feature, []).append(card.name)
-        ranked = sorted(found.items(), key=lambda item: (-len(item[1]), item[0]))
+        ranked = sorted(found.items(), key=lambda item: (-len(item[1]), _alphabetical(item[0]), item[0]))
         return [Need(feature, tuple(names)) for feature, names in ranked]
 
     def to_json(self) -> dict:
         return {"pool": self.pool, "library": self.library, "cards": [c.to_json() for c in self.cards],
                 "summary": self.summary(), "next": [n.to_json() for n in self.needs()]}
+
+
+def _alphabetical(label: str) -> str:
+    """A feature's label as it is looked up in a list: without case, and without the quotes or
+    other marks it may begin with (`"can't phase" effects` among the c's)."""
+    return re.sub(r"^\W+", "", label).casefold()
 
 
 # ------------------------------------------------------------------ the pool

@@ -103,6 +103,12 @@ def test_the_ranking_is_printed_as_what_to_build_next(capsys):
     assert after.index("activated ability") < after.index("enters trigger") < after.index("upkeep cost")
 
 
+def test_ties_in_the_ranking_go_in_alphabetical_order_whatever_the_case_and_quotes(tmp_path):
+    pool = [survey.PoolCard("Survey Sprite", ("Zebra stripes", '"can\'t phase" effects', "banding", "Coin flip"))]
+    found = survey.survey(pool, {}, suite=tmp_path)
+    assert [n.feature for n in found.needs()] == ["banding", '"can\'t phase" effects', "Coin flip", "Zebra stripes"]
+
+
 # ------------------------------------------------------------------ against a library of one's own
 
 
