@@ -851,7 +851,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_fmt)
     p = sub.add_parser("cards", help="survey a pool of real cards: which the card library has written, in part, or not")
     p.add_argument("pool", nargs="?", default=None, type=path_text, metavar="POOL.json",
-                   help=f"a JSON list of cards, each with \"name\" and \"features\" (default: ${survey.POOL_VARIABLE})")
+                   help=f"a JSON list of cards, each with \"name\" and \"features\"; when left out, the file "
+                        f"that ${survey.POOL_VARIABLE} names")
     p.add_argument("--library", type=path_text, metavar="FILE",
                    help="a file of cards to survey instead of the shipped card library")
     p.add_argument("--json", action="store_true", help="machine-readable output: the survey as one JSON object")

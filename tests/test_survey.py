@@ -299,3 +299,20 @@ def test_the_librarys_partial_entries_are_in_our_own_words():
                 checked += 1
                 assert not runs(entry.text) & runs(oracle[name]), (name, entry.text)
     assert checked >= 5
+
+
+def test_the_shipped_library_says_what_its_pool_cards_leave_out():
+    """Of the library's cards that are real phasing cards, Breezekeeper (flying, phasing: 702.26a)
+    and Time and Tide (all at once) are written whole; Oubliette leaves out tapping the creature
+    as it phases in, Teferi's Protection the life total lock, protection from everything and
+    exiling itself, and Ertai's Familiar its mill triggers (it draws instead) and its {U} ability."""
+    library = survey.shipped_library()
+    partial = {name: survey.partial_entries(library[name]) for name in
+               ("Breezekeeper", "Time and Tide", "Oubliette", "Teferi's Protection", "Ertai's Familiar")}
+    assert partial["Breezekeeper"] == () and partial["Time and Tide"] == ()
+    assert len(partial["Oubliette"]) == 1 and "tapped" in partial["Oubliette"][0]
+    assert len(partial["Teferi's Protection"]) == 3
+    assert any("life total" in t for t in partial["Teferi's Protection"])
+    assert any("protection from everything" in t for t in partial["Teferi's Protection"])
+    assert any("exiled" in t for t in partial["Teferi's Protection"])
+    assert len(partial["Ertai's Familiar"]) == 3 and any("{U}" in t for t in partial["Ertai's Familiar"])
