@@ -739,7 +739,15 @@ class Triggered(Node):
     body: Stmt
 
 
-CardEntry = Union[Types, PT, Keywords, Target, Static, Spell, Triggered]
+@node
+class Partial(Node):
+    """A part of the real card's text that this card does not model, in the library's own
+    words. It changes nothing the card does; `phasing cards` reports it."""
+
+    text: str
+
+
+CardEntry = Union[Types, PT, Keywords, Target, Static, Spell, Triggered, Partial]
 
 
 @node

@@ -502,6 +502,10 @@ class _Checker:
                     elif hasattr(t, "var"):
                         inner[t.var] = types.OBJECT
                     self.stmt(b, inner)
+                case ast.Partial(text=text) if not text.strip():
+                    self.error("a 'partial' entry with empty text names nothing the card leaves out", e,
+                               "say in your own words which part of the real card this card does not model: "
+                               "partial \"the ability that stops it phasing out\"")
 
 
     def static_body(self, s: ast.Node) -> None:

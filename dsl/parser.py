@@ -456,6 +456,9 @@ class _Cards(_Callbacks):
     def target(self, meta, c):
         return ast.Target(str(c[0]), c[1], **self._at(meta))
 
+    def partial(self, meta, c):
+        return ast.Partial(_unquote(c[0]), **self._at(meta))
+
     static = _simple(ast.Static)
     spell = _simple(ast.Spell)
     triggered = _simple(ast.Triggered)

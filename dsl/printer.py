@@ -292,6 +292,8 @@ def _card_entry(e: ast.Node) -> list[str]:
             return _join("spell:", _body(b, 0))
         case ast.Triggered(trigger=t, body=b):
             return _join(f"when {_trigger(t)}:", _body(b, 0))
+        case ast.Partial(text=text):
+            return [f'partial "{text}"']
     raise TypeError(type(e).__name__)
 
 

@@ -1,4 +1,4 @@
-"""The `phasing` command: check, run, test, why, versions, show, history, diff, ablate, fmt.
+"""The `phasing` command: check, run, test, why, versions, show, history, diff, ablate, fmt, cards.
 
 Everything printed here that a user wrote (names, messages, rule text, paths) is printed as
 text: the consoles read no markup, no emoji codes and highlight nothing, and table cells and
@@ -26,7 +26,7 @@ from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from dsl.parser import _encoding_diagnostic, parse
 from dsl.printer import item_lines
 from interpreter import ablation, api, compare, reading
-from interpreter import fuzz, why
+from interpreter import fuzz, survey, why
 from interpreter.budget import DEFAULT_SCALE, Budget
 from interpreter.rulebook import files_of, lineage, load_version, rules_path, set_rules_path, shipped_sources, sources
 from interpreter.scenario import Outcome
@@ -694,6 +694,52 @@ def cmd_fmt(args) -> int:
     return 1 if args.check and changed else 0
 
 
+def _card_status(card: "survey.SurveyedCard") -> str:
+    """What the survey says of a card, with its scenarios' count and verdict."""
+    if card.status == survey.NOT_WRITTEN:
+        return card.status
+    if not card.tested:
+        return f"{card.status}, untested" if card.status == survey.WRITTEN else card.status
+    n = len(card.scenarios)
+    failing = sum(not s.passed for s in card.scenarios)
+    verdict = "all pass" if not failing else f"{failing} failing"
+    return f"{card.status}; {n} scenario{'' if n == 1 else 's'}, {verdict}"
+
+
+def _card_details(card: "survey.SurveyedCard") -> str:
+    if card.status == survey.NOT_WRITTEN:
+        return "needs: " + (", ".join(card.features) if card.features else "(the pool lists no features)")
+    lines = [f"leaves out: {text}" for text in card.partial]
+    if card.status == survey.WRITTEN and not card.tested:
+        lines.append("no scenario of the conformance suite puts it into play")
+    lines += [f"{'' if s.passed else 'FAIL '}{s.scenario} ({Path(s.path).name})" for s in card.scenarios]
+    return "\n".join(lines)
+
+
+def cmd_cards(args) -> int:
+    """A survey of a card pool against the card library: written, partial, not written."""
+    found = survey.run(args.pool, args.library)
+    if args.json:
+        emit_json(found.to_json())
+        return 0
+    library = "the shipped card library" if found.library == "shipped" else found.library
+    table = _table(f"Cards of {found.pool} against {library}", ("card", "status", "scenarios, or what it lacks"))
+    for card in found.cards:
+        table.add_row(plain(card.name), plain(_card_status(card)), plain(_card_details(card)))
+    show_table(table)
+    summary = found.summary()
+    say(f"{summary['written']} written, {summary['partial']} partial, {summary['not written']} not written, "
+        f"of {summary['total']} cards ({summary['untested']} of the written untested: no scenario plays them)")
+    needs = found.needs()
+    if needs:
+        table = _table("What to build next: the features the partial and not-written cards need",
+                       ("feature", "cards", "which"))
+        for need in needs:
+            table.add_row(plain(need.feature), plain(str(len(need.names))), plain(", ".join(need.names)))
+        show_table(table)
+    return 0
+
+
 def _budget_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--budget", metavar="VALUE",
                    help="per-step limits on the work rules may do: a scale N (default 64), or "
@@ -803,6 +849,14 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument("--check", action="store_true", help="exit 1 when a file would be changed (nothing is written)")
     mode.add_argument("--write", action="store_true", help="rewrite the files in place")
     p.set_defaults(func=cmd_fmt)
+    p = sub.add_parser("cards", help="survey a pool of real cards: which the card library has written, in part, or not")
+    p.add_argument("pool", nargs="?", default=None, type=path_text, metavar="POOL.json",
+                   help=f"a JSON list of cards, each with \"name\" and \"features\"; when left out, the file "
+                        f"that ${survey.POOL_VARIABLE} names")
+    p.add_argument("--library", type=path_text, metavar="FILE",
+                   help="a file of cards to survey instead of the shipped card library")
+    p.add_argument("--json", action="store_true", help="machine-readable output: the survey as one JSON object")
+    p.set_defaults(func=cmd_cards)
     fuzz.register(sub, main)  # `phasing fuzz`: its options live with the fuzzer
     for command in sub.choices.values():  # every command may name versions and variants
         command.add_argument("--rules-path", action="append", type=path_text, metavar="DIR", default=None,

@@ -451,6 +451,8 @@ class _Writer:
             trigger = self.pick(["this enters", "this leaves the battlefield", "this becomes attached",
                                  f"this.{self.pick(self.c.statuses, 's')} becomes {self.atom(0)}"])
             entries.append(f"when {trigger}: {self.body(2)}")
+        if self.chance(0.2):  # (what the card leaves out: blank text is the checker's error)
+            entries.append(f"partial {self.string(self.pick(['its other ability', '', ' '], 'x'))}")
         return "card " + name + " {\n" + "\n".join("  " + e for e in entries) + "\n}\n"
 
     def scenario(self, own_cards: list[str]) -> str:

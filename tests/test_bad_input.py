@@ -1725,3 +1725,35 @@ scenario "steps name what casting made" {
         "move grizzly_bears to", "move grizzly_bears_3 to")))
     assert_error(result, tmp_path / "three.scenario", 11, 5, "unknown permanent 'grizzly_bears_3'",
                  "did you mean 'grizzly_bears_2'")
+
+
+# ---------------------------------------------------------------------------- phasing cards
+
+
+def test_a_card_pool_that_is_not_json_is_a_positioned_error(tmp_path):
+    pool = tmp_path / "pool.json"
+    pool.write_text('[\n  {"name": "Oubliette", "features": [}\n]\n', encoding="utf-8")
+    result = phasing("cards", pool)
+    assert_no_traceback(result)
+    assert_error(result, pool, 2, 38, "the card pool is not JSON", "a JSON list of objects")
+
+
+def test_a_card_pool_of_the_wrong_shape_is_an_error_at_the_item(tmp_path):
+    pool = tmp_path / "pool.json"
+    pool.write_text('[\n  {"name": "Oubliette", "features": "mill"}\n]\n', encoding="utf-8")
+    result = phasing("cards", pool)
+    assert_no_traceback(result)
+    assert_error(result, pool, 2, 37, 'item 0 of the card pool (\'Oubliette\'): "features" must be a list of strings',
+                 '"features" (a list of strings)')
+
+
+def test_a_card_pool_that_is_not_utf8_or_nests_too_deep_is_an_error(tmp_path):
+    pool = tmp_path / "pool.json"
+    pool.write_bytes(b'[{"name": "Oubliette\xff", "features": []}]')
+    result = phasing("cards", pool)
+    assert_no_traceback(result)
+    assert result.returncode == 1 and f"{pool}:1:" in result.stderr, show(result)
+    pool.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    result = phasing("cards", pool)
+    assert_no_traceback(result)
+    assert result.returncode == 1 and "nests too deeply" in result.stderr, show(result)

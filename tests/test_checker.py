@@ -680,3 +680,33 @@ def test_entries_a_card_s_kind_never_uses_are_rejected_where_written(tmp_path):
     assert_at(static, path, *where(KINDS, "static:"))
     assert "spell: ..." in static.hint
     assert len(found) == 3, found
+
+
+# ------------------------------------------------------------------ partial entries
+
+PARTIALS = """\
+card "Half Familiar" {
+  types creature
+  pt 2/2
+  partial "its mill trigger"
+  partial ""
+  partial "   "
+}
+"""
+
+
+def test_a_blank_partial_entry_is_an_error_at_the_entry(tmp_path):
+    """A `partial` entry names a part of the real card the library's card leaves out: empty or
+    blank text names nothing, so it is an error at that entry (each of them); one with text
+    is no problem, and changes nothing the card does."""
+    from dsl.checker import check_cards
+
+    path = tmp_path / "partials.rules"
+    path.write_text(PARTIALS)
+    cards = [item for item in parse_file(path).items]
+    found = check_cards(cards, load_version("2026-09-25").with_cards(cards))
+    assert len(found) == 2, found
+    assert_at(found[0], path, *where(PARTIALS, 'partial ""'))
+    assert_at(found[1], path, *where(PARTIALS, 'partial "   "'))
+    assert all("partial" in d.message and "empty" in d.message for d in found), found
+    assert found[0].hint and "own words" in found[0].hint

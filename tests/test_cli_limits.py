@@ -70,6 +70,9 @@ USAGE_ERRORS = [
     ["show", ""],
     ["diff", "", "2026-09-25"],
     ["ablate", ""],
+    ["cards", "a.json", "b.json"],
+    ["cards", "a.json", "--library"],
+    ["cards", "a.json", "--library", ""],
 ]
 
 
@@ -101,7 +104,8 @@ def test_help_still_exits_0(capsys):
 def test_every_command_on_a_missing_path(tmp_path, capsys):
     missing = tmp_path / "nowhere.scenario"
     for argv in (["check", missing], ["run", missing], ["test", missing],
-                 ["diff", "2017-07-08", "2017-08-25", missing], ["ablate", "2026-09-25", missing]):
+                 ["diff", "2017-07-08", "2017-08-25", missing], ["ablate", "2026-09-25", missing],
+                 ["cards", missing]):
         status, out, err = run(capsys, *argv)
         assert_clean_failure(status, out, err)
         assert f"no such file or folder: {missing}" in err, (argv, err)

@@ -118,6 +118,7 @@ def test_every_fenced_block_is_tagged_as_something_the_tests_run():
 @pytest.fixture(autouse=True)
 def private_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("PHASING_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("PHASING_CARD_POOL", raising=False)  # (the pages' `phasing cards` name their pool)
 
 
 def workdir(page: str, tmp_path: Path) -> Path:

@@ -833,3 +833,23 @@ def test_an_error_at_line_100_column_100_renders_as_path_100_100():
     rendered = diagnostic.render({"far.rules": text})
     assert rendered.startswith("far.rules:100:100: error: ")
     assert rendered.splitlines()[2] == "    " + " " * 99 + "^"
+
+
+def test_partial_entries_name_what_a_card_leaves_out_in_order():
+    """`partial "TEXT"` (zero or more per card) says, in words, a part of the real card the
+    library's card does not model; it is kept as written, in order, among the other entries."""
+    item = one_item(
+        'card "Half Card" {\n'
+        "  types creature\n"
+        '  partial "the activated ability"\n'
+        "  pt 1/1\n"
+        '  partial "its leaves-the-battlefield trigger"\n'
+        "}"
+    )
+    assert item.entries == (
+        A.Types(("creature",)),
+        A.Partial("the activated ability"),
+        A.PT(1, 1),
+        A.Partial("its leaves-the-battlefield trigger"),
+    )
+    assert (item.entries[1].span.line, item.entries[1].span.column) == (3, 3)

@@ -238,3 +238,12 @@ def test_either_agreement_and_the_old_do_are_read_as_the_same_statement(old, new
     (b,) = parse(f"verb v x {{ {new} }}").items
     assert a.body == b.body
     assert stmt_lines(a.body[0]) == [new]
+
+
+def test_partial_entries_print_back_as_written_and_reparse_equal():
+    """A card's `partial "..."` entries are printed back, each on its own line, in their place."""
+    text = ('card "Half Card" {\n  types creature\n  partial "its {U} ability: until your next upkeep it stays"\n'
+            '  pt 2/2\n  partial "a mill trigger"\n}\n')
+    module = parse(text)
+    assert print_module(module) == text
+    assert roundtrip(module) == module

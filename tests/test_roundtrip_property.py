@@ -248,6 +248,7 @@ CARD_ENTRIES = register({
     A.Static: st.builds(A.Static, BODIES),
     A.Spell: st.builds(A.Spell, BODIES),
     A.Triggered: st.builds(A.Triggered, TRIGGERS, BODIES),
+    A.Partial: st.builds(A.Partial, TEXT),
 })
 
 # ------------------------------------------------------------------ scenarios
@@ -362,7 +363,7 @@ def context_of(cls):
           A.ExpectError}, lambda step: in_scenario(A.Script((step,)))),
         ({A.Hide, A.During, A.AsClause, A.After, A.Prefer, A.NotPerceived, A.Exempt, A.Exclude, A.Lookback, A.Order,
           A.AssertAfter, A.AssertOnce, A.AssertSkipped, A.AssertAlways}, in_clause),
-        ({A.Types, A.PT, A.Keywords, A.Target, A.Static, A.Spell, A.Triggered}, in_card),
+        ({A.Types, A.PT, A.Keywords, A.Target, A.Static, A.Spell, A.Triggered, A.Partial}, in_card),
         ({A.ScenarioCites, A.ScenarioRules, A.ScenarioRange, A.Players, A.TurnDecl, A.PermanentDecl, A.Script}, in_scenario),
         ({A.Version, A.ZoneDecl, A.StatusDecl, A.VerbDecl, A.Rule, A.Card, A.Scenario}, as_item),
         ({A.AmendSummary, A.ReplaceClause, A.AddClause, A.DropClause}, lambda e: as_item(A.Amend("s", (e,)))),
