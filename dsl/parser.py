@@ -473,6 +473,18 @@ class _Cards(_Callbacks):
     def on_unattached(self, meta, c):
         return ast.OnUnattached(str(c[0]), **self._at(meta))
 
+    def step_triggered(self, meta, c):
+        """`at beginning of STEP of you: BODY`: a triggered ability whose trigger is a step of
+        its controller's turn beginning."""
+        step, body = c
+        return ast.Triggered(ast.OnStep(step, **self._at(meta)), body, **self._at(meta))
+
+    def step_triggered_each(self, meta, c):
+        """`at beginning of STEP of each player P: BODY`: the same, at that step of every
+        player's turn, with `P` the player whose turn it is."""
+        step, player, body = c
+        return ast.Triggered(ast.OnStep(step, str(player), **self._at(meta)), body, **self._at(meta))
+
 
 class _Scenarios(_Callbacks):
     """Scenarios: the board, the script and its expectations."""
@@ -667,7 +679,7 @@ _EXPRESSION_LEVEL = frozenset({
 })
 # Lark rules whose statements are one block deeper than the construct itself.
 _BLOCK_LEVEL = frozenset({
-    "verb_decl", "during", "as_clause", "after", "static", "spell", "triggered",
+    "verb_decl", "during", "as_clause", "after", "static", "spell", "triggered", "step_triggered", "step_triggered_each",
     "each", "each_object", "each_hidden", "each_object_hidden", "if_stmt", "simultaneously", "delayed",
 })
 _INTEGER_TOKENS = frozenset({"INT", "SIGNED_INT"})
