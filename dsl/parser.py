@@ -16,7 +16,8 @@ from lark import Token
 from lark.exceptions import GrammarError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from dsl import ast, cache, limits, tables
-from dsl.diagnostics import Diagnostic, DiagnosticError, Span
+from dsl.builtins import HOOK_KINDS
+from dsl.diagnostics import Diagnostic, DiagnosticError, Span, close_names
 
 GRAMMAR = Path(__file__).with_name("grammar.lark")
 
@@ -635,6 +636,10 @@ _FRIENDLY = {
 }
 
 
+# The first words of the hooks (`dsl.builtins.HOOK_KINDS`) as terminals: where the parser expects
+# all of these, it expects a hook, and a word close to one is offered in the hint.
+_HOOK_WORDS = frozenset(kind.split()[0].upper() for kind in HOOK_KINDS)
+
 _TOP_LEVEL = {"version", "variant", "zone", "status", "verb", "rule", "card", "scenario", "amend"}
 
 
@@ -732,6 +737,11 @@ def _syntax_diagnostic(exc: UnexpectedInput, text: str, path: str) -> Diagnostic
             span = _token_span(path, token)
             found = f"'{token}'"
         hint = f"expected {_describe(expected)}" if expected else None
+        if token.type == "NAME" and _HOOK_WORDS <= expected:  # (a step misspelt: `during upkep of P`)
+            meant = {kind.split()[0]: kind for kind in HOOK_KINDS}
+            close = close_names(str(token), meant)
+            if close:
+                hint = f"did you mean '{meant[close[0]]}'? {hint}"
         if "RBRACE" in expected and (token.type == "$END" or str(token) in _TOP_LEVEL):
             hint = f"a '}}' is probably missing before this; {hint}"
         before = text.splitlines()[line - 1][:column - 1].split() if token.type != "$END" else []
