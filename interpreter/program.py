@@ -29,6 +29,7 @@ import weakref
 from typing import Any
 
 from dsl import ast
+from dsl.builtins import TRIGGER_STEPS
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from interpreter.backends import BACKENDS, Backend
 from interpreter.clauses import ClauseTables
@@ -164,11 +165,12 @@ class Program:
     @functools.cached_property
     def step_triggers(self) -> dict[str, dict[str, tuple[ast.Triggered, ...]]]:
         """For each step, the cards with abilities that trigger as it begins (`at beginning of
-        STEP of ...`), each with those abilities in the order the card lists them."""
+        STEP of ...`), each with those abilities in the order the card lists them. Only the
+        steps in which players get priority (`TRIGGER_STEPS`, as the checker allows) have any."""
         found: dict[str, dict[str, tuple[ast.Triggered, ...]]] = {}
         for card in self.book.cards.values():
             for e in card.entries:
-                if isinstance(e, ast.Triggered) and isinstance(e.trigger, ast.OnStep):
+                if isinstance(e, ast.Triggered) and isinstance(e.trigger, ast.OnStep) and e.trigger.step in TRIGGER_STEPS:
                     by_card = found.setdefault(e.trigger.step, {})
                     by_card[card.name] = by_card.get(card.name, ()) + (e,)
         return found
