@@ -413,7 +413,7 @@ Stmt = Union[
 
 @node
 class Hook(Node):
-    kind: str  # "untap step", "cleanup", "beginning of turn", "leaving the game", "turn would begin", "state check"
+    kind: str  # "untap step", "upkeep", "end step", "cleanup", "beginning of turn", "leaving the game", "turn would begin", "state check"
     var: str | None = None
 
 
@@ -698,7 +698,18 @@ class OnChange(Node):
     change: Change
 
 
-Trigger = Union[OnEnters, OnLeaves, OnAttached, OnUnattached, OnChange]
+@node
+class OnStep(Node):
+    """`at beginning of STEP of you` (`player` None: the step of the permanent's controller) or
+    `at beginning of STEP of each player P` (every player's, with `P` bound to the player whose
+    step it is). `step` is a hook's kind; the checker allows only the steps in which players get
+    priority (`dsl.builtins.TRIGGER_STEPS`)."""
+
+    step: str
+    player: str | None = None
+
+
+Trigger = Union[OnEnters, OnLeaves, OnAttached, OnUnattached, OnChange, OnStep]
 
 
 @node

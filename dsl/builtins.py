@@ -41,6 +41,16 @@ ZONES = ("battlefield", "graveyard", "exile", "hand", "library", "outside", "now
 PERCEPTIONS = ("zone-change", "control-change", "attachment-change")
 STATUS_TYPES = ("enum", "bool", "player", "object")
 CONSTANTS = frozenset({"none", "true", "false", "turn", "game"})
+# The points of the turn and of the game a block can hook into (`during`, `order`, `at next`, the
+# step assertions), in the order a turn reaches them; the grammar's `hook_kind` spells the same.
+HOOK_KINDS = ("beginning of turn", "untap step", "upkeep", "end step", "cleanup", "turn would begin", "leaving the game",
+              "state check")
+# The steps whose beginning a card's ability can trigger at (`at beginning of STEP of you`): the
+# steps the turn runs in which players get priority (503.1, 513.1). None gets priority in the
+# untap step (502.4) or, normally, the cleanup step (514.3); each is named with the step to write
+# instead and the rule that says so.
+TRIGGER_STEPS = ("upkeep", "end step")
+NO_PRIORITY_STEPS = {"untap step": ("upkeep", "502.4"), "cleanup": ("end step", "514.3")}
 # The card types (CR 300.1) and the subtypes the game's own rules refer to (Auras, Equipment
 # and Fortifications in 301.5 and 303.4, 704.5m-n); a card library adds the subtypes its
 # cards' `types` lines name.

@@ -15,8 +15,8 @@ from collections import Counter
 from typing import Iterable
 
 from dsl import ast, constant, types
-from dsl.builtins import (REFERENCE_KINDS, CARD_TYPES, CONSTANTS, OBJECT_ATTRS, PERCEPTIONS, PERMANENT_TYPES, PLAYER_ATTRS, STATUS_TYPES,
-                          SUBTYPES, WRITABLE, ZONES, card_slug)
+from dsl.builtins import (REFERENCE_KINDS, CARD_TYPES, CONSTANTS, NO_PRIORITY_STEPS, OBJECT_ATTRS, PERCEPTIONS, PERMANENT_TYPES,
+                          PLAYER_ATTRS, STATUS_TYPES, SUBTYPES, TRIGGER_STEPS, WRITABLE, ZONES, card_slug)
 from dsl.diagnostics import Diagnostic, DiagnosticError, close_names, did_you_mean, word_span
 from dsl.parser import keywords
 from dsl.types import Type
@@ -495,6 +495,15 @@ class _Checker:
                     self.static_body(b)
                 case ast.Spell(body=b):
                     self.stmt(b, env)
+                case ast.Triggered(trigger=ast.OnStep() as t, body=b):
+                    inner = dict(env)
+                    if t.player is not None:
+                        if t.player in inner:
+                            self.error(f"'{t.player}' already names {'a target' if t.player in targets else 'something'} "
+                                       "of this card", t, "name the player whose step it is otherwise, such as P")
+                        inner[t.player] = types.PLAYER
+                    self.trigger_step(t)
+                    self.stmt(b, inner)
                 case ast.Triggered(trigger=t, body=b):
                     inner = dict(env)
                     if isinstance(t, ast.OnChange):
@@ -507,6 +516,25 @@ class _Checker:
                                "say in your own words which part of the real card this card does not model: "
                                "partial \"the ability that stops it phasing out\"")
 
+
+    def trigger_step(self, t: ast.OnStep) -> None:
+        """A card's ability triggers at the beginning of a step in which players get priority
+        (`TRIGGER_STEPS`): none does in the untap step (502.4) nor, normally, in the cleanup step
+        (514.3), and the other hooks are no steps of the turn. The error points at the step."""
+        if t.step in TRIGGER_STEPS:
+            return
+        at = word_span(t.span, t.step)
+        if t.step in NO_PRIORITY_STEPS:
+            instead, rule = NO_PRIORITY_STEPS[t.step]
+            normally = "normally " if t.step == "cleanup" else ""
+            message = f"nothing triggers at the beginning of the {t.step}: {normally}no player gets priority in it ({rule})"
+            hint = (f"an ability that would trigger then waits until a player gets priority: "
+                    f"write 'at beginning of {instead}'")
+        else:
+            message = f"'{t.step}' is not a step a card's ability can trigger at the beginning of"
+            hint = f"steps: {', '.join(TRIGGER_STEPS)}"
+        if self._verb is None:
+            self.problems.append(Diagnostic("error", message, at, hint))
 
     def static_body(self, s: ast.Node) -> None:
         """A static ability changes characteristics while its source is there (611.3a): it can

@@ -16,7 +16,8 @@ from lark import Token
 from lark.exceptions import GrammarError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from dsl import ast, cache, limits, tables
-from dsl.diagnostics import Diagnostic, DiagnosticError, Span
+from dsl.builtins import HOOK_KINDS
+from dsl.diagnostics import Diagnostic, DiagnosticError, Span, close_names
 
 GRAMMAR = Path(__file__).with_name("grammar.lark")
 
@@ -476,6 +477,18 @@ class _Cards(_Callbacks):
     def on_unattached(self, meta, c):
         return ast.OnUnattached(str(c[0]), **self._at(meta))
 
+    def step_triggered(self, meta, c):
+        """`at beginning of STEP of you: BODY`: a triggered ability whose trigger is a step of
+        its controller's turn beginning."""
+        step, body = c
+        return ast.Triggered(ast.OnStep(step, **self._at(meta)), body, **self._at(meta))
+
+    def step_triggered_each(self, meta, c):
+        """`at beginning of STEP of each player P: BODY`: the same, at that step of every
+        player's turn, with `P` the player whose turn it is."""
+        step, player, body = c
+        return ast.Triggered(ast.OnStep(step, str(player), **self._at(meta)), body, **self._at(meta))
+
 
 class _Scenarios(_Callbacks):
     """Scenarios: the board, the script and its expectations."""
@@ -626,6 +639,10 @@ _FRIENDLY = {
 }
 
 
+# The first words of the hooks (`dsl.builtins.HOOK_KINDS`) as terminals: where the parser expects
+# all of these, it expects a hook, and a word close to one is offered in the hint.
+_HOOK_WORDS = frozenset(kind.split()[0].upper() for kind in HOOK_KINDS)
+
 _TOP_LEVEL = {"version", "variant", "zone", "status", "verb", "rule", "card", "scenario", "amend"}
 
 
@@ -670,7 +687,7 @@ _EXPRESSION_LEVEL = frozenset({
 })
 # Lark rules whose statements are one block deeper than the construct itself.
 _BLOCK_LEVEL = frozenset({
-    "verb_decl", "during", "as_clause", "after", "static", "spell", "triggered",
+    "verb_decl", "during", "as_clause", "after", "static", "spell", "triggered", "step_triggered", "step_triggered_each",
     "each", "each_object", "each_hidden", "each_object_hidden", "if_stmt", "simultaneously", "delayed",
 })
 _INTEGER_TOKENS = frozenset({"INT", "SIGNED_INT"})
@@ -723,6 +740,11 @@ def _syntax_diagnostic(exc: UnexpectedInput, text: str, path: str) -> Diagnostic
             span = _token_span(path, token)
             found = f"'{token}'"
         hint = f"expected {_describe(expected)}" if expected else None
+        if token.type == "NAME" and _HOOK_WORDS <= expected:  # (a step misspelt: `during upkep of P`)
+            meant = {kind.split()[0]: kind for kind in HOOK_KINDS}
+            close = close_names(str(token), meant)
+            if close:
+                hint = f"did you mean '{meant[close[0]]}'? {hint}"
         if "RBRACE" in expected and (token.type == "$END" or str(token) in _TOP_LEVEL):
             hint = f"a '}}' is probably missing before this; {hint}"
         before = text.splitlines()[line - 1][:column - 1].split() if token.type != "$END" else []

@@ -276,6 +276,12 @@ def _trigger(t: ast.Node) -> str:
     raise TypeError(type(t).__name__)
 
 
+def _step_trigger(t: ast.OnStep) -> str:
+    """The head of a step's triggered ability: `at beginning of upkeep of you`."""
+    whose = "you" if t.player is None else f"each player {t.player}"
+    return f"at beginning of {t.step} of {whose}"
+
+
 def _card_entry(e: ast.Node) -> list[str]:
     match e:
         case ast.Types(names=n):
@@ -290,6 +296,8 @@ def _card_entry(e: ast.Node) -> list[str]:
             return _join("static:", _body(b, 0))
         case ast.Spell(body=b):
             return _join("spell:", _body(b, 0))
+        case ast.Triggered(trigger=ast.OnStep() as t, body=b):
+            return _join(f"{_step_trigger(t)}:", _body(b, 0))
         case ast.Triggered(trigger=t, body=b):
             return _join(f"when {_trigger(t)}:", _body(b, 0))
         case ast.Partial(text=text):

@@ -571,7 +571,7 @@ class Actions:
 
     @_action
     def next_turn(self, skip_untap: bool = False, *, span: Span) -> None:
-        """The next player's turn begins (with its untap step, unless `skip_untap`)."""
+        """The next player's turn begins (with its untap step, unless `skip_untap`, then its upkeep step)."""
         if not isinstance(skip_untap, bool):
             raise _err(f"skip_untap is True or False, not {skip_untap!r}", span)
         self._game_on(span)
@@ -580,7 +580,7 @@ class Actions:
 
     @_action
     def cleanup(self, *, span: Span) -> None:
-        """The active player's cleanup step."""
+        """The active player's end step, then their cleanup step."""
         self._game_on(span)
         self._stack_empty("the cleanup step", span)
         self.engine.cleanup()

@@ -221,7 +221,7 @@ class Engine(GameView):
         self.turns.cleanup()
 
     def next_turn(self, skip_untap: bool = False) -> None:
-        """The next player's turn begins (`Turns.next_turn`)."""
+        """The next player's turn begins: its untap step (unless `skip_untap`), then its upkeep (`Turns.next_turn`)."""
         self.turns.next_turn(skip_untap)
 
     def player_leaves(self, name: str) -> None:

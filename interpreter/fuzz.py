@@ -411,7 +411,7 @@ class _Writer:
             return f"if {self.expr(1)}: {self.body(depth - 1)}"
         if roll == 14:
             return "simultaneously { " + " ".join(self.stmt(depth - 1) for _ in range(self.rnd.randint(0, 3))) + " }"
-        return f"at next {self.pick(['end step', 'cleanup', 'untap step'])}: {self.body(depth - 1)}"
+        return f"at next {self.pick(['end step', 'cleanup', 'untap step', 'upkeep'])}: {self.body(depth - 1)}"
 
     def body(self, depth: int) -> str:
         if self.chance(0.5):
@@ -453,6 +453,9 @@ class _Writer:
             entries.append(f"when {trigger}: {self.body(2)}")
         if self.chance(0.2):  # (what the card leaves out: blank text is the checker's error)
             entries.append(f"partial {self.string(self.pick(['its other ability', '', ' '], 'x'))}")
+        if self.chance(0.2):  # (the untap step and cleanup are refused there: 502.4, 514.3)
+            step = self.pick(["upkeep", "end step", "untap step", "cleanup"])
+            entries.append(f"at beginning of {step} of {self.pick(['you', 'each player P'])}: {self.body(2)}")
         return "card " + name + " {\n" + "\n".join("  " + e for e in entries) + "\n}\n"
 
     def scenario(self, own_cards: list[str]) -> str:
@@ -557,7 +560,7 @@ class _Writer:
             status = self.pick(self.c.statuses, "s")
             value = self.pick(self.c.statuses.get(status, ()), "none")
             roll = self.rnd.randrange(8)
-            hook = self.pick(["untap step", "end step", "cleanup", "beginning of turn", "state check",
+            hook = self.pick(["untap step", "upkeep", "end step", "cleanup", "beginning of turn", "state check",
                               "leaving the game", "turn would begin"])
             if roll == 0:
                 clauses.append(f"during {hook} of P: {self.body(2)}")

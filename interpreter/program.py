@@ -29,6 +29,7 @@ import weakref
 from typing import Any
 
 from dsl import ast
+from dsl.builtins import TRIGGER_STEPS
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from interpreter.backends import BACKENDS, Backend
 from interpreter.clauses import ClauseTables
@@ -156,8 +157,23 @@ class Program:
 
     @functools.cached_property
     def triggered_cards(self) -> frozenset[str]:
-        """Cards with triggered abilities: only their objects' events are looked at for triggers."""
-        return frozenset(c.name for c in self.book.cards.values() if any(isinstance(e, ast.Triggered) for e in c.entries))
+        """Cards with abilities that trigger on events: only their objects' events are looked at
+        for triggers (an ability that triggers as a step begins is not one: `step_triggers`)."""
+        return frozenset(c.name for c in self.book.cards.values()
+                         if any(isinstance(e, ast.Triggered) and not isinstance(e.trigger, ast.OnStep) for e in c.entries))
+
+    @functools.cached_property
+    def step_triggers(self) -> dict[str, dict[str, tuple[ast.Triggered, ...]]]:
+        """For each step, the cards with abilities that trigger as it begins (`at beginning of
+        STEP of ...`), each with those abilities in the order the card lists them. Only the
+        steps in which players get priority (`TRIGGER_STEPS`, as the checker allows) have any."""
+        found: dict[str, dict[str, tuple[ast.Triggered, ...]]] = {}
+        for card in self.book.cards.values():
+            for e in card.entries:
+                if isinstance(e, ast.Triggered) and isinstance(e.trigger, ast.OnStep) and e.trigger.step in TRIGGER_STEPS:
+                    by_card = found.setdefault(e.trigger.step, {})
+                    by_card[card.name] = by_card.get(card.name, ()) + (e,)
+        return found
 
     @functools.cached_property
     def static_anchors(self) -> dict[str, frozenset[str | None]]:

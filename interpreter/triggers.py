@@ -73,6 +73,37 @@ class Triggers:
                         eng.store.add_to("pending", PendingTrigger(oid, card.name, entry.body, env, cause), cause)
                         eng.record("trigger", oid, f"ability of {card.name} triggers", cause)
 
+    def step_begins(self, step: str, player: str) -> None:
+        """Step `step` of `player`'s turn begins: each ability that triggers then (`at beginning
+        of STEP of you` on a permanent `player` controls, `at beginning of STEP of each player
+        P` on any, with P bound to `player`) triggers once for each permanent with it that the
+        game sees (603.2: one a hide rule hides has no abilities the game sees trigger), in the
+        game's order of the permanents, and waits with the other triggered abilities."""
+        eng = self.eng
+        abilities = eng.program.step_triggers.get(step)
+        if not abilities:
+            return
+        candidates: set[str] = set()
+        for name in abilities:
+            found = eng.indexes.lookup("card", name)
+            candidates.update(found if found is not None else (oid for oid, o in eng.game.objects.items() if o.card == name))
+        for oid in eng.indexes.sort(candidates):
+            if not eng.visible(oid):
+                continue
+            card = eng.rulebook.cards[eng.game.objects[oid].card]
+            you = eng.controller(oid)
+            for entry in abilities[card.name]:
+                whose = entry.trigger.player
+                if whose is None and you != player:
+                    continue  # (`of you`: only its controller's step)
+                env = {"this": Obj(oid), "you": PlayerRef(you)}
+                if whose is not None:
+                    env[whose] = PlayerRef(player)
+                cause = Cause("card", card.name)
+                eng.made(entry.span, cause)
+                eng.store.add_to("pending", PendingTrigger(oid, card.name, entry.body, env, cause), cause)
+                eng.record("trigger", oid, f"ability of {card.name} triggers", cause)
+
     def trigger_matches(self, trigger, oid, event: Event, vis_before: dict) -> bool:
         """Does `event` trigger `trigger`, an ability of object `oid`? (`vis_before`: whether
         the game saw each object before the batch: a leaving, or a look-back, triggers on that.)"""

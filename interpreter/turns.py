@@ -84,7 +84,10 @@ class Turns:
     def run_hook(self, kind: str, player: str | None) -> None:
         """Run the blocks hooked to `kind` (for `player`, the active one or the one leaving),
         then the delayed triggers waiting on it; check the assertions about what changed
-        during it, and settle."""
+        during it, and settle. A step's beginning first triggers the cards' abilities that
+        trigger then (`Triggers.step_begins`), which wait to be resolved after it."""
+        if player is not None:
+            self.eng.triggers.step_begins(kind, player)
         with collector_paused():
             self.eng.hook_logs.append(HookLog())
             try:
@@ -117,7 +120,8 @@ class Turns:
 
     def next_turn(self, skip_untap: bool = False) -> None:
         """End this turn (unless it is cleaned up) and begin the next player's still in the
-        game: the beginning of the turn, then its untap step (or the untap step skipped)."""
+        game: the beginning of the turn, then its untap step (or the untap step skipped), then
+        its upkeep step."""
         if not self.eng.game.cleanup_done:
             self.cleanup()
         current = self.eng.game.active
@@ -143,6 +147,14 @@ class Turns:
         else:
             self.eng.record("step", current, "untap step", SCRIPT, turn=self.eng.game.turn)
             self.run_hook("untap step", current)
+        self.eng.triggers.resolve_triggers()
+        self.upkeep(current)
+
+    def upkeep(self, player: str) -> None:
+        """`player`'s upkeep step (503.1): what is hooked to it, the delayed triggers waiting on
+        it, then the triggered abilities waiting (those its beginning triggered among them)."""
+        self.eng.record("step", player, "upkeep step", SCRIPT, turn=self.eng.game.turn)
+        self.run_hook("upkeep", player)
         self.eng.triggers.resolve_triggers()
 
     def player_leaves(self, name: str) -> None:

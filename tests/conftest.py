@@ -1,4 +1,6 @@
-"""Session-wide test setup: the parse cache lives in a fresh temporary folder.
+"""Session-wide test setup: the parse cache lives in a fresh temporary folder, and the
+repository's root is importable (`bench`, and `tests.X` for helpers one test module shares
+with another), whichever test file runs first or alone.
 
 Set before any test runs (and inherited by every subprocess a test starts), so the suite
 never reads or writes the developer's real cache, and a stale or planted entry there cannot
@@ -9,7 +11,13 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
+from pathlib import Path
+
+ROOT = str(Path(__file__).resolve().parents[1])
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
 
 
 def pytest_configure(config):

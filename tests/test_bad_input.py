@@ -1757,3 +1757,33 @@ def test_a_card_pool_that_is_not_utf8_or_nests_too_deep_is_an_error(tmp_path):
     result = phasing("cards", pool)
     assert_no_traceback(result)
     assert result.returncode == 1 and "nests too deeply" in result.stderr, show(result)
+
+
+STEP_MISTAKES = '''
+card "Early Watcher" {
+  types creature
+  at beginning of untap step of you: you gain 1 life
+}
+card "Late Watcher" {
+  types creature
+  at beginning of cleanup of you: you gain 1 life
+}
+'''
+
+
+def test_check_refuses_a_card_triggering_in_a_step_without_priority(tmp_path):
+    """`phasing check` refuses an ability triggering at the beginning of the untap step (no
+    player gets priority in it, 502.4) or of the cleanup step (normally none does, 514.3), each
+    at the step's name, with a hint naming the step to write instead; a misspelt step is a
+    syntax error offering the step meant. No traceback, exit status 1."""
+    path = write(tmp_path / "steps.rules", STEP_MISTAKES)
+    result = phasing("check", path)
+    line, col = where(path, "untap step of you")
+    assert_error(result, path, line, col, "nothing triggers at the beginning of the untap step", "at beginning of upkeep")
+    line, col = where(path, "cleanup of you")
+    assert_error(result, path, line, col, "nothing triggers at the beginning of the cleanup", "at beginning of end step")
+    typo = write(tmp_path / "typo.rules", 'card "Typo Watcher" {\n  types creature\n'
+                 '  at beginning of upkep of you: you gain 1 life\n}\n')
+    result = phasing("check", typo)
+    line, col = where(typo, "upkep")
+    assert_error(result, typo, line, col, "unexpected 'upkep'", "did you mean 'upkeep'?")

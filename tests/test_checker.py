@@ -695,6 +695,41 @@ card "Half Familiar" {
 """
 
 
+STEP_TRIGGERS = """\
+card "Untap Watcher" {
+  types creature
+  at beginning of untap step of you: you gain 1 life
+}
+
+card "Cleanup Watcher" {
+  types creature
+  at beginning of cleanup of each player P: P gains 1 life
+}
+
+card "Turn Watcher" {
+  types creature
+  at beginning of beginning of turn of you: you gain 1 life
+}
+
+card "Target Shadow" {
+  types creature
+  target t where t is a creature
+  at beginning of upkeep of each player t: t gains 1 life
+}
+
+card "Upkeep Scroll" {
+  types sorcery
+  at beginning of upkeep of you: you draw 1
+}
+
+card "Fine Watcher" {
+  types enchantment
+  at beginning of upkeep of you: you draw 1
+  at beginning of end step of each player P: P gains 1 life
+}
+"""
+
+
 def test_a_blank_partial_entry_is_an_error_at_the_entry(tmp_path):
     """A `partial` entry names a part of the real card the library's card leaves out: empty or
     blank text names nothing, so it is an error at that entry (each of them); one with text
@@ -710,3 +745,47 @@ def test_a_blank_partial_entry_is_an_error_at_the_entry(tmp_path):
     assert_at(found[1], path, *where(PARTIALS, 'partial "   "'))
     assert all("partial" in d.message and "empty" in d.message for d in found), found
     assert found[0].hint and "own words" in found[0].hint
+
+
+def test_a_card_s_step_trigger_names_a_step_in_which_players_get_priority(tmp_path):
+    """A card's ability triggers at the beginning of a step in which a player gets priority:
+    none does in the untap step (502.4) nor, normally, in the cleanup step (514.3), so such an
+    ability is an error at the step's name whose hint names the step to write (upkeep, end
+    step); a hook that is no step of the turn is one too, listing the steps. `each player P`
+    binds a name of its own (a target's is refused), and an instant or sorcery has no such
+    ability (113.6). The upkeep and end step are accepted."""
+    from dsl.checker import check_cards
+
+    path = tmp_path / "steps.rules"
+    path.write_text(STEP_TRIGGERS)
+    cards = list(parse_file(path).items)
+    found = check_cards(cards, load_version("2026-09-25").with_cards(cards))
+    untap = the_error(found, "beginning of the untap step")
+    assert_at(untap, path, *where(STEP_TRIGGERS, "untap step of you"))
+    assert "502.4" in untap.message and "at beginning of upkeep" in untap.hint
+    cleanup = the_error(found, "beginning of the cleanup")
+    assert_at(cleanup, path, *where(STEP_TRIGGERS, "cleanup of each"))
+    assert "514.3" in cleanup.message and "at beginning of end step" in cleanup.hint
+    turn = the_error(found, "'beginning of turn' is not a step")
+    assert_at(turn, path, *where(STEP_TRIGGERS, "beginning of turn"))
+    assert "upkeep, end step" in turn.hint
+    shadow = the_error(found, "'t' already names a target")
+    assert_at(shadow, path, *where(STEP_TRIGGERS, "at beginning of upkeep of each player t"))
+    scroll = the_error(found, "sorcery's triggered ability never applies")
+    assert_at(scroll, path, *where(STEP_TRIGGERS, "at beginning of upkeep of you: you draw 1"))
+    assert len(found) == 5, found
+
+
+def test_a_step_trigger_s_body_is_checked_with_the_player_it_binds(tmp_path):
+    """`at beginning of upkeep of each player P` binds P to a player: a body that uses it as a
+    player passes, one that names a player the trigger does not bind is an unknown name."""
+    from dsl.checker import check_cards
+
+    text = ('card "Loose Realm" {\n  types enchantment\n'
+            '  at beginning of upkeep of each player P: Q gains 1 life\n}\n')
+    path = tmp_path / "loose.rules"
+    path.write_text(text)
+    cards = list(parse_file(path).items)
+    found = check_cards(cards, load_version("2026-09-25").with_cards(cards))
+    unknown = the_error(found, "unknown name 'Q'")
+    assert_at(unknown, path, *where(text, "Q gains"))

@@ -853,3 +853,44 @@ def test_partial_entries_name_what_a_card_leaves_out_in_order():
         A.Partial("its leaves-the-battlefield trigger"),
     )
     assert (item.entries[1].span.line, item.entries[1].span.column) == (3, 3)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("at beginning of upkeep of you: tap x", A.OnStep("upkeep")),
+    ("at beginning of end step of you: tap x", A.OnStep("end step")),
+    ("at beginning of upkeep of each player P: tap x", A.OnStep("upkeep", "P")),
+])
+def test_a_step_trigger_parses_as_a_triggered_ability(text, expected):
+    """`at beginning of STEP of you` and `... of each player P` are triggered abilities whose
+    trigger is a step beginning (603.2); the printer writes them back as they were written."""
+    from dsl.printer import print_module
+
+    module = parse(f'card "C" {{ {text} }}')
+    (card,) = module.items
+    assert card.entries == (A.Triggered(expected, A.Tap(N("x"))),)
+    assert text in print_module(module)
+    assert parse(print_module(module)) == module
+
+
+def test_the_grammar_s_hooks_are_the_game_model_s():
+    """The grammar's `hook_kind` spells each hook of `dsl.builtins.HOOK_KINDS` (upkeep
+    among them), and nothing else, so a list a hint draws from names every hook."""
+    from dsl.builtins import HOOK_KINDS
+    from tests.test_roundtrip_property import grammar_hook_kinds
+
+    assert sorted(grammar_hook_kinds()) == sorted(HOOK_KINDS)
+    for kind in HOOK_KINDS:
+        block = parse(f'rule 999.1 s "A hook." {{\n  during {kind} of P: tap x\n}}')
+        assert block.items[0].clauses[0].hook.kind == kind
+
+
+@pytest.mark.parametrize("text, meant", [
+    ('rule 999.1 s "x" {\n  during upkep of P: tap x\n}', "upkeep"),
+    ('rule 999.1 s "x" {\n  during untp step of P: tap x\n}', "untap step"),
+    ('card "C" {\n  at beginning of edn step of you: tap x\n}', "end step"),
+])
+def test_a_misspelt_step_is_a_syntax_error_offering_the_step_meant(text, meant):
+    with pytest.raises(DiagnosticError) as info:
+        parse(text, "typo.rules")
+    (d,) = info.value.diagnostics
+    assert d.span.line == 2 and f"did you mean '{meant}'?" in d.hint

@@ -239,6 +239,8 @@ TRIGGERS = register({
     A.OnAttached: st.builds(A.OnAttached, NAMES),
     A.OnUnattached: st.builds(A.OnUnattached, NAMES),
     A.OnChange: st.builds(A.OnChange, CHANGES),
+    # `at beginning of STEP of you` (player None) or `... of each player P`: any hook parses there
+    A.OnStep: st.builds(A.OnStep, HOOK_KINDS, optional(NAMES)),
 })
 CARD_ENTRIES = register({
     A.Types: st.builds(A.Types, tuples(NAMES, 1, 3)),
@@ -355,7 +357,7 @@ def context_of(cls):
         ({A.Drop}, lambda d: as_item(A.Version("house", None, A.Extends("2026-09-25"), (), (), (), (d,), "variant"))),
         ({A.Renumber}, lambda r: as_item(A.Version("house", None, A.Extends("2026-09-25"), (), (), (r,), (), "variant"))),
         ({A.Extends}, lambda e: as_item(A.Version("house", None, e, (), (), (), (), "variant"))),
-        ({A.OnEnters, A.OnLeaves, A.OnAttached, A.OnUnattached, A.OnChange},
+        ({A.OnEnters, A.OnLeaves, A.OnAttached, A.OnUnattached, A.OnChange, A.OnStep},
          lambda t: in_card(A.Triggered(t, _tap_x()))),
         ({A.Flag, A.PropPlayer, A.PropAttached, A.PropCounter, A.PropStatus, A.PropDamage, A.PropEntered},
          lambda p: in_scenario(A.PermanentDecl("d", "Card", (p,)))),
