@@ -561,7 +561,8 @@ class _Checker:
                 if isinstance(e, (ast.Static, ast.Triggered, ast.Activated)):
                     what = {ast.Static: "static", ast.Triggered: "triggered", ast.Activated: "activated"}[type(e)]
                     one = f"{'an' if kind == 'instant' else 'a'} {kind}"
-                    self.error(f"{one}'s {what} ability never applies: {one} is never on the battlefield (113.6)", e,
+                    never = "can never be activated" if what == "activated" else "never applies"
+                    self.error(f"{one}'s {what} ability {never}: {one} is never on the battlefield (113.6)", e,
                                f"write what the {kind} does as it resolves with 'spell: ...'; static, triggered and activated "
                                f"abilities belong to permanent cards (types {', '.join(sorted(PERMANENT_TYPES))})")
             return

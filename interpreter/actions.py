@@ -70,6 +70,21 @@ def activated_abilities(card: ast.Card) -> list[ast.Activated]:
     return [e for e in card.entries if isinstance(e, ast.Activated)]
 
 
+def no_such_ability(name: str, card: ast.Card, number: int, span: Span) -> DiagnosticError | None:
+    """The error of naming ability `number` of permanent `name` (of `card`) when the card
+    has no such activated ability; None when it has."""
+    abilities = activated_abilities(card)
+    if 1 <= number <= len(abilities):
+        return None
+    if not abilities:
+        return _err(f"'{name}' ({card.name}) has no activated ability", span,
+                    "activate a permanent whose card has an 'activated' line")
+    one = len(abilities) == 1
+    return _err(f"'{name}' ({card.name}) has {len(abilities)} activated abilit{'y' if one else 'ies'}, so no ability {number}",
+                span, "leave the number out: its one ability is ability 1" if one
+                else f"give a number from 1 to {len(abilities)}, in the order the card writes them")
+
+
 def stack_entry_name(entry: Any) -> str:
     """What is on the stack, in words: a spell's card, or an ability and its card."""
     if isinstance(entry, HeldAbility):
@@ -477,13 +492,9 @@ class Actions:
         e = self.engine
         o = e.game.objects[name]
         card = self.book.cards[o.card]
-        abilities = activated_abilities(card)
-        if ability > len(abilities):
-            said = f"only {len(abilities)} activated abilit{'y' if len(abilities) == 1 else 'ies'}" if abilities \
-                else "no activated ability"
-            raise _err(f"'{name}' ({card.name}) has {said}, so no ability {ability}", span,
-                       f"give 1 to {len(abilities)}" if abilities else "activate a permanent whose card has an 'activated' line")
-        entry = abilities[ability - 1]
+        if (missing := no_such_ability(name, card, ability, span)) is not None:
+            raise missing
+        entry = activated_abilities(card)[ability - 1]
         what = f"ability {ability} of '{name}' ({card.name})"
         names = self._ability_targets(entry, what, targets, span)
         if o.zone != "battlefield":

@@ -19,7 +19,7 @@ from dsl.parser import parse_file
 from interpreter.amending import stray_amends
 from interpreter.budget import Budget
 from dsl.builtins import PERMANENT_TYPES, card_slug, pt_counter_meant
-from interpreter.actions import Actions, activated_abilities, card_named, card_types, check_attachments, guarded, new_permanent
+from interpreter.actions import Actions, activated_abilities, card_named, no_such_ability, card_types, check_attachments, guarded, new_permanent
 from interpreter.triggers import targets_of
 from interpreter.engine import Engine, Obj, PlayerRef, RulesError
 from interpreter.refs import obj_ref
@@ -232,11 +232,8 @@ def script_problems(scn: ast.Scenario, book: Rulebook) -> list[Diagnostic]:
                 if card is None:
                     continue
                 abilities = activated_abilities(card)
-                if number > len(abilities) or number < 1:
-                    said = f"only {len(abilities)} activated abilit{'y' if len(abilities) == 1 else 'ies'}" if abilities \
-                        else "no activated ability"
-                    add(_err(f"'{name}' ({card.name}) has {said}, so no ability {number}", step.span,
-                             f"give 1 to {len(abilities)}" if abilities else "activate a permanent whose card has an 'activated' line"))
+                if (missing := no_such_ability(name, card, number, step.span)) is not None:
+                    add(missing)
                 elif len(abilities[number - 1].targets) != len(targets):
                     wanted = len(abilities[number - 1].targets)
                     add(_err(f"ability {number} of '{name}' ({card.name}) needs {wanted} target(s), {len(targets)} given",
