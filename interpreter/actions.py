@@ -1,7 +1,8 @@
 """The game's actions: what a player, or a scenario's script, does to a game in progress.
 
-Casting a spell, with its targets checked as it is cast (601.2c); holding it on the stack;
-resolving the top of the stack, its targets checked again (608.2b); choosing targets for a
+Casting a spell, with its targets checked as it is cast (601.2c); activating an activated
+ability of a permanent, its cost paid (602.2); holding either on the stack; resolving the top
+of the stack, its targets checked again (608.2b); choosing targets for a
 card's next triggered ability (603.3d); attacking; moving an object to a zone; the next turn;
 the cleanup step; a player leaving the game. Each is one call on an `Actions` bound to an
 engine. The scenario runner calls them for the steps of a script, and a Python user calls
