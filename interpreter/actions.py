@@ -56,6 +56,7 @@ class HeldAbility:
     card: ast.Card
     number: int
     source: str
+    incarnation: int  # the source's when it was activated: once it changes zones it is a new object (400.7)
     player: str
     targets: tuple[str, ...]
     chosen: tuple[int, ...]
@@ -64,6 +65,12 @@ class HeldAbility:
     @property
     def ability(self) -> ast.Activated:
         return activated_abilities(self.card)[self.number - 1]
+
+
+def ability_cause(card: ast.Card, number: int) -> Cause:
+    """The cause of what activated ability `number` of `card` does, its cost too: the card,
+    with the ability named (`card "NAME", ability 2` in the trace)."""
+    return Cause("card", card.name, f"ability {number}")
 
 
 def activated_abilities(card: ast.Card) -> list[ast.Activated]:
@@ -513,8 +520,9 @@ class Actions:
             if not e.legal_target(decl, target, env):
                 raise self._illegal_target(card, decl, target, span, what)
         self._payable(entry, name, what, player, span)
-        cause = Cause("card", card.name)
-        paid = ", ".join(cost_part_text(part) for part in entry.cost)
+        cause = ability_cause(card, ability)
+        paid = ", ".join(f"{part.amount} life" if isinstance(part, ast.LifeCost) else cost_part_text(part)
+                         for part in entry.cost)
         e.record("activate", name, f"{player} activates ability {ability} of {card.name}, paying {paid}"
                  + (f", targeting {', '.join(names)}" if names else ""), cause)
         for part in entry.cost:
@@ -523,7 +531,7 @@ class Actions:
             elif isinstance(part, ast.LifeCost):
                 self._pay_life(player, part.amount, cause)
         chosen = tuple(e.game.objects[target].incarnation for target in names)
-        held = HeldAbility(card, ability, name, player, names, chosen, span)
+        held = HeldAbility(card, ability, name, o.incarnation, player, names, chosen, span)
         e.settle()
         if hold:
             e.store.add_to("stack", held, cause)
@@ -572,12 +580,18 @@ class Actions:
 
     def _resolve_ability(self, held: HeldAbility) -> None:
         """An activated ability resolves, its targets checked again (608.2b). It does so
-        whether or not its source is still there or seen (113.7a)."""
+        whether or not its source is still there or seen (113.7a); a source that has changed
+        zones since is a new object (400.7), and `this` no longer names it."""
         e = self.engine
-        cause = Cause("card", held.card.name)
+        cause = ability_cause(held.card, held.number)
         entry = held.ability
         env: dict = {"you": PlayerRef(held.player), "this": Obj(held.source)}
         what = f"ability {held.number} of {held.card.name}"
+        if e.game.objects[held.source].incarnation != held.incarnation:
+            env["this"] = MISSING  # (the ability still resolves, 113.7a; what it does to its source, it cannot)
+            if any(isinstance(n, ast.Name) and n.id == "this" for n in entry.body.walk()):
+                e.record("fails", held.source, f"has changed zones since {what} was activated: a new object (400.7), "
+                         "which the ability does not act on", cause)
         if not self._recheck(entry.targets, held.targets, held.chosen, env, cause) and entry.targets:
             e.record("fails", held.source, f"{what} does nothing: every target is illegal", cause)
             return
@@ -616,7 +630,7 @@ class Actions:
             raise _err("there is nothing on the stack to resolve", span, "put a spell there with 'hold'")
         top = stack[-1]
         if isinstance(top, HeldAbility):
-            self.engine.store.remove_at("stack", -1, Cause("card", top.card.name))
+            self.engine.store.remove_at("stack", -1, ability_cause(top.card, top.number))
             self._resolve_ability(top)
             return
         card, player, targets, _cast_at, chosen = self.engine.store.remove_at("stack", -1, Cause("card", top[0].name))

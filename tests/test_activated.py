@@ -65,12 +65,17 @@ def phase(play, name: str) -> str:
 
 def test_an_activated_ability_resolves_and_its_events_name_the_card():
     """602.2: the ability is put on the stack and its costs paid; it resolves (608.2), and
-    the permanent phases out (702.26b). Every event it causes names the card as its cause."""
+    the permanent phases out (702.26b). Every event it causes names the card and the ability
+    as its cause, the cost paid too."""
     play = board()
     play.activate("sprite", "Alice")
     assert phase(play, "sprite") == "out"
-    kinds = [(event.kind, str(event.cause)) for event in play.trace]
-    assert ("activate", 'card "Blinking Sprite"') in kinds and ("resolve", 'card "Blinking Sprite"') in kinds
+    assert {str(event.cause) for event in play.trace} == {'card "Blinking Sprite", ability 1', "702.26a untap-step-phasing"}
+    kinds = [event.kind for event in play.trace if event.cause.kind == "card"]
+    assert kinds[:2] == ["activate", "resolve"] and "change" in kinds
+    play.activate("idol", "Alice")
+    paid = [e for e in play.trace if e.kind == "life"]
+    assert len(paid) == 1 and str(paid[0].cause) == 'card "Bargaining Idol", ability 1' and "pays 3 life" in paid[0].detail
     activated = next(event for event in play.trace if event.kind == "activate")
     assert "ability 1 of Blinking Sprite" in activated.detail and "{U}{U}" in activated.detail  # (mana recorded)
 
