@@ -758,7 +758,43 @@ class Partial(Node):
     text: str
 
 
-CardEntry = Union[Types, PT, Keywords, Target, Static, Spell, Triggered, Partial]
+@node
+class ManaCost(Node):
+    """Mana symbols of a cost, as Oracle text writes them without braces: ("2", "U")."""
+
+    symbols: tuple[str, ...]
+
+
+@node
+class TapCost(Node):
+    """{T}: tapping the permanent whose ability it is (107.5)."""
+
+
+@node
+class LifeCost(Node):
+    amount: int
+
+
+@node
+class OtherCost(Node):
+    """Words the language has no cost part for: read so the checker can name them."""
+
+    words: tuple[str, ...]
+
+
+CostPart = Union[ManaCost, TapCost, LifeCost, OtherCost]
+
+
+@node
+class Activated(Node):
+    """An activated ability (602): its cost, its own targets, and what it does as it resolves."""
+
+    cost: tuple[CostPart, ...]
+    targets: tuple[Target, ...]
+    body: Stmt
+
+
+CardEntry = Union[Types, PT, Keywords, Target, Static, Spell, Triggered, Partial, Activated]
 
 
 @node
@@ -826,6 +862,18 @@ class Cast(Node):
 
 
 @node
+class Activate(Node):
+    """A player activates ability `ability` (numbered from 1 in the order the card writes them)
+    of the permanent `name`."""
+
+    name: str
+    player: str
+    ability: int = 1
+    targets: tuple[str, ...] = ()
+    hold: bool = False
+
+
+@node
 class Choose(Node):
     """Targets chosen in advance for the next triggered ability of `card` that needs them (603.3d)."""
 
@@ -870,7 +918,7 @@ class ExpectError(Node):
     message: str
 
 
-Step = Union[NextTurn, Cast, Choose, Resolve, AttackStep, PlayerLeaves, MoveStep, CleanupStep, Expect, ExpectError]
+Step = Union[NextTurn, Cast, Activate, Choose, Resolve, AttackStep, PlayerLeaves, MoveStep, CleanupStep, Expect, ExpectError]
 
 
 @node

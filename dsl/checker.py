@@ -11,6 +11,8 @@ themselves, directly or through other verbs.
 
 from __future__ import annotations
 
+import re
+
 from collections import Counter
 from typing import Iterable
 
@@ -515,6 +517,34 @@ class _Checker:
                     self.error("a 'partial' entry with empty text names nothing the card leaves out", e,
                                "say in your own words which part of the real card this card does not model: "
                                "partial \"the ability that stops it phasing out\"")
+                case ast.Activated(cost=cost, targets=own, body=b):
+                    self.cost(cost)
+                    inner = dict(env)
+                    for t in own:
+                        if t.var in ("this", "you"):
+                            self.error(f"'{t.var}' already names {'this permanent' if t.var == 'this' else 'its controller'}",
+                                       t, "name the ability's target another way: 'targeting t where ...'")
+                        self.cond(t.cond, {"this": types.OBJECT, "you": types.PLAYER, t.var: types.REF})
+                        inner[t.var] = types.REF
+                    for name in repeated([t.var for t in own]):
+                        self.error(f"the ability names two targets '{name}'", e, "give each target a name of its own")
+                    self.stmt(b, inner)
+
+    def cost(self, cost: tuple[ast.Node, ...]) -> None:
+        """Each part of an activated ability's cost is one the game knows how to pay: mana
+        symbols ({2}{U}: generic mana as a number, and W, U, B, R, G, C), {T} on its own, or
+        `pay N life` (602.1a, 107.4, 107.5, 119.4)."""
+        for part in cost:
+            match part:
+                case ast.ManaCost(symbols=symbols):
+                    odd = [s for s in symbols if not MANA_SYMBOL.fullmatch(s)]
+                    if "T" in odd:
+                        self.error("{T} is a cost part of its own", part,
+                                   "separate it from the mana with a comma: {U}, {T}")
+                    elif odd:
+                        self.error(f"unknown mana symbol {{{odd[0]}}} in a cost", part, COST_HINT)
+                case ast.OtherCost(words=words):
+                    self.error(f"unknown cost part '{' '.join(words)}'", part, COST_HINT)
 
 
     def trigger_step(self, t: ast.OnStep) -> None:
@@ -560,13 +590,19 @@ class _Checker:
             if kind not in kinds:
                 continue
             for e in card.entries:
-                if isinstance(e, (ast.Static, ast.Triggered)):
-                    what = "static" if isinstance(e, ast.Static) else "triggered"
+                if isinstance(e, (ast.Static, ast.Triggered, ast.Activated)):
+                    what = {ast.Static: "static", ast.Triggered: "triggered", ast.Activated: "activated"}[type(e)]
                     one = f"{'an' if kind == 'instant' else 'a'} {kind}"
-                    self.error(f"{one}'s {what} ability never applies: {one} is never on the battlefield (113.6)", e,
-                               f"write what the {kind} does as it resolves with 'spell: ...'; static and triggered "
+                    never = "can never be activated" if what == "activated" else "never applies"
+                    self.error(f"{one}'s {what} ability {never}: {one} is never on the battlefield (113.6)", e,
+                               f"write what the {kind} does as it resolves with 'spell: ...'; static, triggered and activated "
                                f"abilities belong to permanent cards (types {', '.join(sorted(PERMANENT_TYPES))})")
             return
+
+
+MANA_SYMBOL = re.compile(r"\d+|[WUBRGC]")
+COST_HINT = ("a cost is parts separated by commas: mana symbols such as {2}{U} (a number, W, U, B, R, G or C "
+             "in braces), {T} (tap this permanent), or 'pay N life'")
 
 
 STATIC_HINT = ("a static ability can hold 'X gets +N/+N' and 'X gains KEYWORD' (no duration), "

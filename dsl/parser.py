@@ -462,6 +462,28 @@ class _Cards(_Callbacks):
 
     static = _simple(ast.Static)
     spell = _simple(ast.Spell)
+
+    def activated(self, meta, c):
+        costs = tuple(x for x in c[:-1] if not isinstance(x, ast.Target))
+        targets = tuple(x for x in c[:-1] if isinstance(x, ast.Target))
+        return ast.Activated(costs, targets, c[-1], **self._at(meta))
+
+    def mana_cost(self, meta, c):
+        symbols = tuple(str(t) for t in c)
+        if symbols == ("T",):
+            return ast.TapCost(**self._at(meta))
+        return ast.ManaCost(symbols, **self._at(meta))
+
+    def mana_symbol(self, meta, c):
+        return str(c[0])
+
+    def life_cost(self, meta, c):
+        return ast.LifeCost(int(c[0]), **self._at(meta))
+
+    def other_cost(self, meta, c):
+        return ast.OtherCost(_names(c), **self._at(meta))
+
+    ability_target = target
     triggered = _simple(ast.Triggered)
     on_change = _simple(ast.OnChange)
 
@@ -550,6 +572,14 @@ class _Scenarios(_Callbacks):
 
     def hold(self, meta, c):
         return ast.Cast(_unquote(c[0]), str(c[1]), _names(c[2:]), True, **self._at(meta))
+
+    def activate_step(self, meta, c, hold: bool = False):
+        ability = next((int(t) for t in c if isinstance(t, Token) and t.type == "INT"), 1)
+        names = [str(t) for t in c if isinstance(t, Token) and t.type == "NAME"]
+        return ast.Activate(names[0], names[1], ability, tuple(names[2:]), hold, **self._at(meta))
+
+    def hold_activate_step(self, meta, c):
+        return self.activate_step(meta, c, hold=True)
 
     def choose(self, meta, c):
         return ast.Choose(_unquote(c[0]), _names(c[1:]), **self._at(meta))

@@ -302,7 +302,26 @@ def _card_entry(e: ast.Node) -> list[str]:
             return _join(f"when {_trigger(t)}:", _body(b, 0))
         case ast.Partial(text=text):
             return [f'partial "{text}"']
+        case ast.Activated(cost=cost, targets=targets, body=b):
+            head = "activated " + ", ".join(cost_part_text(part) for part in cost)
+            if targets:
+                head += " targeting " + ", ".join(f"{t.var} where {expr_text(t.cond)}" for t in targets)
+            return _join(head + ":", _body(b, 0))
     raise TypeError(type(e).__name__)
+
+
+def cost_part_text(part: ast.Node) -> str:
+    """One part of an activated ability's cost as written: `{2}{U}`, `{T}`, `pay 2 life`."""
+    match part:
+        case ast.ManaCost(symbols=symbols):
+            return "".join(f"{{{symbol}}}" for symbol in symbols)
+        case ast.TapCost():
+            return "{T}"
+        case ast.LifeCost(amount=n):
+            return f"pay {n} life"
+        case ast.OtherCost(words=words):
+            return " ".join(words)
+    raise TypeError(type(part).__name__)
 
 
 def _prop(p: ast.Node) -> str:
@@ -330,6 +349,9 @@ def _step(s: ast.Node) -> str:
             return "next turn skipping untap step" if skip else "next turn"
         case ast.Cast(card=c, player=p, targets=t, hold=hold):
             text = f'{"hold" if hold else "cast"} "{c}" by {p}'
+            return text + (f" targeting {', '.join(t)}" if t else "")
+        case ast.Activate(name=n, player=p, ability=number, targets=t, hold=hold):
+            text = f'{"hold activate" if hold else "activate"} {n}{"" if number == 1 else f" {number}"} by {p}'
             return text + (f" targeting {', '.join(t)}" if t else "")
         case ast.Choose(card=c, targets=t):
             return f'choose "{c}" targeting {", ".join(t)}'

@@ -1,7 +1,8 @@
 """The game's actions: what a player, or a scenario's script, does to a game in progress.
 
-Casting a spell, with its targets checked as it is cast (601.2c); holding it on the stack;
-resolving the top of the stack, its targets checked again (608.2b); choosing targets for a
+Casting a spell, with its targets checked as it is cast (601.2c); activating an activated
+ability of a permanent, its cost paid (602.2); holding either on the stack; resolving the top
+of the stack, its targets checked again (608.2b); choosing targets for a
 card's next triggered ability (603.3d); attacking; moving an object to a zone; the next turn;
 the cleanup step; a player leaving the game. Each is one call on an `Actions` bound to an
 engine. The scenario runner calls them for the steps of a script, and a Python user calls
@@ -25,8 +26,9 @@ from dsl import ast
 from dsl.builtins import KIND_NAME, PERMANENT_TYPES, PT_COUNTER_SPELLINGS, ZONES, card_slug, pt_counter_meant
 from dsl.checker import tested_keywords
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean
-from dsl.printer import expr_text
+from dsl.printer import cost_part_text, expr_text
 from interpreter.calls import call_span, checked, refused_call
+from interpreter.batches import Batch
 from interpreter.engine import MISSING, Engine, Obj, PlayerRef, RulesError
 from interpreter.triggers import LEGAL_TARGET_HINT, TargetChoice, targets_of
 from interpreter.model import Game, Permanent
@@ -37,6 +39,66 @@ from interpreter.trace import SCRIPT, Cause
 
 # The tap of a declared attacker (508.1f), as the trace names its cause.
 ATTACKERS_TAP = Cause("engine", "508.1f", "declared attackers become tapped (508.1f)")
+
+# The cost {T} (107.5) and the test 302.6 makes of a creature whose {T} ability is activated,
+# each of the permanent `this`: one node each, so both backends compile them once.
+TAP_THIS = ast.Tap(ast.Name("this"))
+THIS_SICK = ast.Attr(ast.Name("this"), "summoning_sick")
+
+
+@attrs.frozen
+class HeldAbility:
+    """An activated ability on the stack (602.2a): the card and the number of the ability,
+    the permanent it came from, who activated it, its targets with the incarnation of each
+    when chosen, and where it was activated. Once there it is independent of its source
+    (113.7a): it resolves even if the source has left or is no longer seen."""
+
+    card: ast.Card
+    number: int
+    source: str
+    incarnation: int  # the source's when it was activated: once it changes zones it is a new object (400.7)
+    player: str
+    targets: tuple[str, ...]
+    chosen: tuple[int, ...]
+    span: Span
+
+    @property
+    def ability(self) -> ast.Activated:
+        return activated_abilities(self.card)[self.number - 1]
+
+
+def ability_cause(card: ast.Card, number: int) -> Cause:
+    """The cause of what activated ability `number` of `card` does, its cost too: the card,
+    with the ability named (`card "NAME", ability 2` in the trace)."""
+    return Cause("card", card.name, f"ability {number}")
+
+
+def activated_abilities(card: ast.Card) -> list[ast.Activated]:
+    """The card's activated abilities, in the order written: ability 1, 2, ..."""
+    return [e for e in card.entries if isinstance(e, ast.Activated)]
+
+
+def no_such_ability(name: str, card: ast.Card, number: int, span: Span) -> DiagnosticError | None:
+    """The error of naming ability `number` of permanent `name` (of `card`) when the card
+    has no such activated ability; None when it has."""
+    abilities = activated_abilities(card)
+    if 1 <= number <= len(abilities):
+        return None
+    if not abilities:
+        return _err(f"'{name}' ({card.name}) has no activated ability", span,
+                    "activate a permanent whose card has an 'activated' line")
+    one = len(abilities) == 1
+    return _err(f"'{name}' ({card.name}) has {len(abilities)} activated abilit{'y' if one else 'ies'}, so no ability {number}",
+                span, "leave the number out: its one ability is ability 1" if one
+                else f"give a number from 1 to {len(abilities)}, in the order the card writes them")
+
+
+def stack_entry_name(entry: Any) -> str:
+    """What is on the stack, in words: a spell's card, or an ability and its card."""
+    if isinstance(entry, HeldAbility):
+        return f'ability {entry.number} of "{entry.card.name}"'
+    return f'"{entry[0].name}"'
+
 
 TOO_DEEP = "the rules nest too deeply to run: changes, abilities and verbs reach further than Python's stack"
 
@@ -365,9 +427,10 @@ class Actions:
             self._known(name, span)
         return decls, tuple(names)
 
-    def _illegal_target(self, card: ast.Card, decl: ast.Target, name: str, span: Span) -> RulesError:
-        """Why `name` cannot be a target of `card` now: where it is, when that is not the
-        battlefield, or the condition it does not fit (601.2c)."""
+    def _illegal_target(self, card: ast.Card, decl: ast.Target, name: str, span: Span,
+                        what: str | None = None) -> RulesError:
+        """Why `name` cannot be a target of `card` (or of `what`, one of its abilities) now:
+        where it is, when that is not the battlefield, or the condition it does not fit (601.2c)."""
         o = self.engine.game.objects[name]
         if o.zone != "battlefield":
             why, hint = f"it is {zone_words(o.zone)}", "only a permanent on the battlefield can be its target"
@@ -375,7 +438,8 @@ class Actions:
             why, hint = "it is treated by the game as not existing", LEGAL_TARGET_HINT
         else:
             why, hint = f"it does not fit '{decl.var} where {expr_text(decl.cond)}'", LEGAL_TARGET_HINT
-        return RulesError(Diagnostic("error", f"'{name}' cannot be a target of \"{card.name}\" now: {why}", span, hint))
+        what = what or f"\"{card.name}\""
+        return RulesError(Diagnostic("error", f"'{name}' cannot be a target of {what} now: {why}", span, hint))
 
     # ------------------------------------------------------------------ spells and abilities
 
@@ -385,13 +449,7 @@ class Actions:
         """`player` casts `card` targeting `targets` (checked now: 601.2c). It resolves at
         once, or with `hold` waits on the stack for `resolve` (so something can happen first)."""
         found = card_named(self.book, card, span)
-        players = self.engine.game.players
-        if not isinstance(player, str) or player not in players:
-            listed = f"players are: {', '.join(self.engine.game.order)}"
-            raise _err(f"'{player}' is not a player of the game", span,
-                       did_you_mean(player, players, listed) if isinstance(player, str) else listed)
-        if not players[player].in_game:
-            raise _err(f"'{player}' has left the game and cannot cast anything", span, "name a player still in the game")
+        self._player(player, "cast anything", span)
         if not isinstance(hold, bool):
             raise _err(f"hold is True or False, not {hold!r}", span, "hold=True leaves the spell on the stack for resolve()")
         self.castable(found, span)
@@ -409,14 +467,173 @@ class Actions:
         else:
             self._resolve_spell(found, player, names)
 
+    def _player(self, player: Any, doing: str, span: Span) -> str:
+        """`player` is a player of the game, still in it, who can be `doing` something."""
+        players = self.engine.game.players
+        if not isinstance(player, str) or player not in players:
+            listed = f"players are: {', '.join(self.engine.game.order)}"
+            raise _err(f"'{player}' is not a player of the game", span,
+                       did_you_mean(player, players, listed) if isinstance(player, str) else listed)
+        if not players[player].in_game:
+            raise _err(f"'{player}' has left the game and cannot {doing}", span, "name a player still in the game")
+        return player
+
+    @_action
+    def activate(self, permanent: str, player: str, ability: int = 1, targets: Sequence[str] = (), *,
+                 hold: bool = False, span: Span) -> None:
+        """`player` activates activated ability number `ability` (1 for the first the card
+        writes) of `permanent`, targeting `targets`. Only its controller can (602.2), only while
+        it is on the battlefield and the game sees it, and only if the cost can be paid: {T}
+        needs it untapped (107.5), and a creature not summoning sick (302.6); `pay N life` needs
+        a life total of at least N (119.4). Mana is not modelled: a mana cost is recorded in the
+        trace and taken as paid. Targets are checked now (601.2c, through 602.2b) and again as
+        it resolves (608.2b). It resolves at once, or with `hold` waits on the stack for
+        `resolve`; once there it no longer depends on its source (113.7a)."""
+        self._game_on(span)
+        name = self._known(permanent, span)
+        self._player(player, "activate anything", span)
+        if not isinstance(ability, int) or isinstance(ability, bool) or ability < 1:
+            raise _err(f"ability is the number of an activated ability, 1 or more, not {ability!r}", span,
+                       "abilities are numbered from 1 in the order the card writes them")
+        if not isinstance(hold, bool):
+            raise _err(f"hold is True or False, not {hold!r}", span, "hold=True leaves the ability on the stack for resolve()")
+        e = self.engine
+        o = e.game.objects[name]
+        card = self.book.cards[o.card]
+        if (missing := no_such_ability(name, card, ability, span)) is not None:
+            raise missing
+        entry = activated_abilities(card)[ability - 1]
+        what = f"ability {ability} of '{name}' ({card.name})"
+        names = self._ability_targets(entry, what, targets, span)
+        if o.zone != "battlefield":
+            raise _refused(f"{what} cannot be activated: it is {zone_words(o.zone)}", span,
+                           "only a permanent on the battlefield has its abilities activated")
+        if not e.visible(name):
+            raise _refused(f"{what} cannot be activated: the game treats '{name}' as not existing", span,
+                           "a rule hides it: activate it once the game sees it again")
+        controller = e.chars(name)["controller"]
+        if player != controller:
+            raise _refused(f"{player} cannot activate {what}: {controller} controls it, and only its controller "
+                           "activates its abilities (602.2)", span, f"activate it by {controller}")
+        env = {"you": PlayerRef(player), "this": Obj(name)}
+        for decl, target in zip(entry.targets, names):
+            if not e.legal_target(decl, target, env):
+                raise self._illegal_target(card, decl, target, span, what)
+        self._payable(entry, name, what, player, span)
+        cause = ability_cause(card, ability)
+        paid = ", ".join(f"{part.amount} life" if isinstance(part, ast.LifeCost) else cost_part_text(part)
+                         for part in entry.cost)
+        e.record("activate", name, f"{player} activates ability {ability} of {card.name}, paying {paid}"
+                 + (f", targeting {', '.join(names)}" if names else ""), cause)
+        for part in entry.cost:
+            if isinstance(part, ast.TapCost):
+                e.run(TAP_THIS, {"this": Obj(name)}, cause)
+            elif isinstance(part, ast.LifeCost):
+                self._pay_life(player, part.amount, cause)
+        chosen = tuple(e.game.objects[target].incarnation for target in names)
+        held = HeldAbility(card, ability, name, o.incarnation, player, names, chosen, span)
+        e.settle()
+        if hold:
+            e.store.add_to("stack", held, cause)
+            e.resolve_triggers()
+        else:
+            e.resolve_triggers()  # (abilities its costs triggered go on the stack above it: they resolve first)
+            self._resolve_ability(held)
+
+    def _ability_targets(self, entry: ast.Activated, what: str, names: Any, span: Span) -> tuple[str, ...]:
+        """The names given for an activated ability's targets, one for each it declares."""
+        if isinstance(names, str) or not isinstance(names, (list, tuple)):
+            raise _err(f"targets are a list of permanent names, not {type(names).__name__}", span, "e.g. targets=['bear']")
+        if len(entry.targets) != len(names):
+            raise _err(f"{what} needs {len(entry.targets)} target(s), {len(names)} given", span,
+                       "name its targets with 'targeting A, B'" if entry.targets else "drop the 'targeting' part")
+        for name in names:
+            self._known(name, span)
+        return tuple(names)
+
+    def _payable(self, entry: ast.Activated, name: str, what: str, player: str, span: Span) -> None:
+        """Every part of the cost can be paid now (602.2h): {T} of an untapped permanent (107.5),
+        not of a summoning-sick creature (302.6); life no more than the player has (119.4)."""
+        e = self.engine
+        for part in entry.cost:
+            if isinstance(part, ast.TapCost):
+                if e.game.objects[name].tapped:
+                    raise _refused(f"{what} cannot be activated: its cost has {{T}}, and '{name}' is already tapped (107.5)",
+                                   span, "untap it first, or wait for its controller's untap step")
+                if "creature" in e.game.objects[name].types and e.truthy(e.eval(THIS_SICK, {"this": Obj(name)})):
+                    raise _refused(f"{what} cannot be activated: its cost has {{T}}, and '{name}' is a creature that is "
+                                   "summoning sick, under its controller's control only since this turn began, with no "
+                                   "haste (302.6)", span, "play on to its controller's next turn")
+            elif isinstance(part, ast.LifeCost):
+                life = e.game.players[player].life
+                if life < part.amount:
+                    raise _refused(f"{player} cannot pay {part.amount} life for {what}: their life total is {life} (119.4)",
+                                   span, "a player pays life only up to their life total")
+
+    def _pay_life(self, player: str, amount: int, cause: Cause) -> None:
+        """`player` pays `amount` life: their life total goes down by it (119.4)."""
+        e = self.engine
+        batch = Batch()
+        batch.op(cause, f"pays {amount} life", player,
+                 lambda: e.turns.update_player(player, cause, life=e.game.players[player].life - amount), "life")
+        e.committer.commit(batch)
+
+    def _resolve_ability(self, held: HeldAbility) -> None:
+        """An activated ability resolves, its targets checked again (608.2b). It does so
+        whether or not its source is still there or seen (113.7a); a source that has changed
+        zones since is a new object (400.7), and `this` no longer names it."""
+        e = self.engine
+        cause = ability_cause(held.card, held.number)
+        entry = held.ability
+        env: dict = {"you": PlayerRef(held.player), "this": Obj(held.source)}
+        what = f"ability {held.number} of {held.card.name}"
+        if e.game.objects[held.source].incarnation != held.incarnation:
+            env["this"] = MISSING  # (the ability still resolves, 113.7a; what it does to its source, it cannot)
+            if any(isinstance(n, ast.Name) and n.id == "this" for n in entry.body.walk()):
+                e.record("fails", held.source, f"has changed zones since {what} was activated: a new object (400.7), "
+                         "which the ability does not act on", cause)
+        if not self._recheck(entry.targets, held.targets, held.chosen, env, cause) and entry.targets:
+            e.record("fails", held.source, f"{what} does nothing: every target is illegal", cause)
+            return
+        e.record("resolve", held.source, f"{what} resolves", cause)
+        e.run(entry.body, env, cause)
+        e.settle()
+        e.resolve_triggers()
+
+    def _recheck(self, decls: Sequence[ast.Target], targets: tuple[str, ...], chosen: tuple[int, ...] | None,
+                 env: dict, cause: Cause) -> int:
+        """The targets of a spell or ability checked again as it resolves (608.2b), each bound
+        in `env` (MISSING when no longer legal): each must still be the object it was when
+        chosen (`chosen`: its incarnation then; one that has changed zones since is a new
+        object, 400.7) and still fit. How many are legal."""
+        e = self.engine
+        legal = 0
+        for position, (decl, name) in enumerate(zip(decls, targets)):
+            if chosen is not None and e.game.objects[name].incarnation != chosen[position]:
+                env[decl.var] = MISSING
+                e.record("fails", name, "is no longer a legal target: it changed zones, a new object (400.7)", cause)
+            elif e.legal_target(decl, name, env):
+                env[decl.var] = Obj(name)
+                legal += 1
+            else:
+                env[decl.var] = MISSING
+                e.record("fails", name, "is no longer a legal target", cause)
+        return legal
+
     @_action
     def resolve(self, *, span: Span) -> None:
-        """The top of the stack resolves (its targets checked again: 608.2b)."""
+        """The top of the stack resolves (its targets checked again: 608.2b): a spell, or an
+        activated ability (`activate(..., hold=True)`)."""
         self._game_on(span)
         stack = self.engine.game.stack
         if not stack:
             raise _err("there is nothing on the stack to resolve", span, "put a spell there with 'hold'")
-        card, player, targets, _cast_at, chosen = self.engine.store.remove_at("stack", -1, Cause("card", stack[-1][0].name))
+        top = stack[-1]
+        if isinstance(top, HeldAbility):
+            self.engine.store.remove_at("stack", -1, ability_cause(top.card, top.number))
+            self._resolve_ability(top)
+            return
+        card, player, targets, _cast_at, chosen = self.engine.store.remove_at("stack", -1, Cause("card", top[0].name))
         self._resolve_spell(card, player, targets, chosen)
 
     @_action
@@ -465,17 +682,7 @@ class Actions:
         cause = Cause("card", card.name)
         env: dict = {"you": PlayerRef(player)}
         decls = targets_of(card)
-        legal = 0
-        for position, (decl, name) in enumerate(zip(decls, targets)):
-            if chosen is not None and e.game.objects[name].incarnation != chosen[position]:
-                env[decl.var] = MISSING
-                e.record("fails", name, "is no longer a legal target: it changed zones, a new object (400.7)", cause)
-            elif e.legal_target(decl, name, env):
-                env[decl.var] = Obj(name)
-                legal += 1
-            else:
-                env[decl.var] = MISSING
-                e.record("fails", name, "is no longer a legal target", cause)
+        legal = self._recheck(decls, targets, chosen, env, cause)
         if decls and not legal:
             e.record("fails", card.name, "does nothing: every target is illegal", cause)
             return
@@ -597,7 +804,7 @@ class Actions:
         `error` makes the refusal (`_refused` for a `RulesError`, as attack's others are)."""
         stack = self.engine.game.stack
         if stack:
-            names = ", ".join(f'"{card.name}"' for card, *_rest in reversed(stack))
+            names = ", ".join(stack_entry_name(entry) for entry in reversed(stack))
             raise error(f"the stack is not empty ({names}): {what} cannot begin until it is (500.2)", span,
                        "resolve what is on the stack first: resolve() ('resolve' in a script)")
 

@@ -148,8 +148,8 @@ def new_game(rules: str | Rulebook | None = None, players: list[str] | tuple[str
     A permanent that breaks an `assert always` of the rulebook (a state its rules never make)
     is a DiagnosticError naming it and the block. The
     initial state is settled (state-based actions, static abilities) before it is handed
-    back. The result's methods are the game's actions (`cast`, `resolve`, `choose_targets`,
-    `attack`, `move`, `next_turn`, `cleanup`, `leave`), `state()` and `trace`; its `engine`
+    back. The result's methods are the game's actions (`cast`, `activate`, `resolve`,
+    `choose_targets`, `attack`, `move`, `next_turn`, `cleanup`, `leave`), `state()` and `trace`; its `engine`
     is the engine they act on."""
     where = Span("new_game()", 0, 0, 0, 0)
     book = rules if isinstance(rules, Rulebook) else load(_version("new_game", "rules", rules))

@@ -19,7 +19,7 @@ from dsl.parser import parse_file
 from interpreter.amending import stray_amends
 from interpreter.budget import Budget
 from dsl.builtins import PERMANENT_TYPES, card_slug, pt_counter_meant
-from interpreter.actions import Actions, card_named, card_types, check_attachments, guarded, new_permanent
+from interpreter.actions import Actions, activated_abilities, card_named, no_such_ability, card_types, check_attachments, guarded, new_permanent
 from interpreter.triggers import targets_of
 from interpreter.engine import Engine, Obj, PlayerRef, RulesError
 from interpreter.refs import obj_ref
@@ -168,9 +168,10 @@ def script_problems(scn: ast.Scenario, book: Rulebook) -> list[Diagnostic]:
     of the game's; a permanent that is neither declared nor made by an earlier step (a cast
     permanent spell makes one named after its card: `grizzly_bears`, then `grizzly_bears_2`); a
     player named where only a permanent will do (`attack with Bob`, `move Bob to exile`); a
-    creature named twice among the attackers. A step an `expect error` follows is meant to fail, and is left to the run to judge."""
+    creature named twice among the attackers; an ability number the permanent's card does
+    not have, or the wrong number of targets for it (`activate`). A step an `expect error` follows is meant to fail, and is left to the run to judge."""
     players = next((e.names for e in entries(scn, ast.Players)), ())
-    known = {d.name: None for d in entries(scn, ast.PermanentDecl)}
+    known = {d.name: d.card for d in entries(scn, ast.PermanentDecl)}  # (each permanent's card)
     problems: list[Diagnostic] = []
 
     def add(exc: DiagnosticError) -> None:
@@ -221,7 +222,22 @@ def script_problems(scn: ast.Scenario, book: Rulebook) -> list[Diagnostic]:
                     made, n = card_slug(card.name), 2
                     while made in known:
                         made, n = f"{card_slug(card.name)}_{n}", n + 1
-                    known[made] = None
+                    known[made] = card.name
+            case ast.Activate(name=name, player=who, ability=number, targets=targets):
+                player(who, step.span)
+                permanent(name, step.span, player_too=False)
+                for target in targets:
+                    permanent(target, step.span)
+                card = book.cards.get(known.get(name) or "")
+                if card is None:
+                    continue
+                abilities = activated_abilities(card)
+                if (missing := no_such_ability(name, card, number, step.span)) is not None:
+                    add(missing)
+                elif len(abilities[number - 1].targets) != len(targets):
+                    wanted = len(abilities[number - 1].targets)
+                    add(_err(f"ability {number} of '{name}' ({card.name}) needs {wanted} target(s), {len(targets)} given",
+                             step.span, "name its targets with 'targeting A, B'" if wanted else "drop the 'targeting' part"))
             case ast.AttackStep(names=names):
                 for name in names:
                     permanent(name, step.span, player_too=False)
@@ -523,6 +539,8 @@ class ScenarioRun:
                 act.cleanup(span=at)
             case ast.Cast(card=card, player=player, targets=targets, hold=hold):
                 act.cast(card, player, targets, hold=hold, span=at)
+            case ast.Activate(name=name, player=player, ability=number, targets=targets, hold=hold):
+                act.activate(name, player, number, targets, hold=hold, span=at)
             case ast.Choose(card=card, targets=targets):
                 act.choose_targets(card, targets, span=at)
             case ast.Resolve():

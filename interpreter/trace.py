@@ -18,7 +18,8 @@ from dsl.printer import clause_lines
 
 @attrs.frozen
 class Cause:
-    """Who did it: a rule block (`kind="rule"`, with its id and slug), a card, or the script.
+    """Who did it: a rule block (`kind="rule"`, with its id and slug), a card (`label`: which of
+    its activated abilities, `ability 2`, when one did it), or the script.
     `role`: for a block's `as` or `after` clause, the clause's head (`as x.A becomes V`).
     `origin`: for a clause an `amend` wrote, which rulebook amended the block and where."""
 
@@ -32,8 +33,8 @@ class Cause:
     def __str__(self) -> str:
         if self.kind == "rule":
             return f"{self.id} {self.label}".strip() + (f", {self.origin}" if self.origin else "")
-        if self.kind == "card":
-            return f"card \"{self.id}\""
+        if self.kind == "card":  # (one of its activated abilities, by `label`: `ability 2`)
+            return f"card \"{self.id}\"" + (f", {self.label}" if self.label else "")
         return self.label or self.id
 
 

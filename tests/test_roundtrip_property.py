@@ -242,6 +242,14 @@ TRIGGERS = register({
     # `at beginning of STEP of you` (player None) or `... of each player P`: any hook parses there
     A.OnStep: st.builds(A.OnStep, HOOK_KINDS, optional(NAMES)),
 })
+# A mana symbol is a name or a number in braces; `{T}` alone is the tap cost, its own node.
+MANA_SYMBOLS = st.sampled_from(["U", "W", "2", "0", "12", "X", "T", "foo"])
+COST_PARTS = register({
+    A.ManaCost: st.builds(A.ManaCost, tuples(MANA_SYMBOLS, 1, 3).filter(lambda symbols: symbols != ("T",))),
+    A.TapCost: st.builds(A.TapCost),
+    A.LifeCost: st.builds(A.LifeCost, SMALL),
+    A.OtherCost: st.builds(A.OtherCost, tuples(NAMES, 1, 3)),
+})
 CARD_ENTRIES = register({
     A.Types: st.builds(A.Types, tuples(NAMES, 1, 3)),
     A.PT: st.builds(A.PT, SMALL, SMALL),
@@ -251,6 +259,8 @@ CARD_ENTRIES = register({
     A.Spell: st.builds(A.Spell, BODIES),
     A.Triggered: st.builds(A.Triggered, TRIGGERS, BODIES),
     A.Partial: st.builds(A.Partial, TEXT),
+    A.Activated: st.builds(A.Activated, tuples(COST_PARTS, 1, 3), tuples(st.builds(A.Target, NAMES, EXPRS), 0, 2),
+                           BODIES),
 })
 
 # ------------------------------------------------------------------ scenarios
@@ -267,6 +277,7 @@ PROPS = register({
 STEPS = register({
     A.NextTurn: st.builds(A.NextTurn, st.booleans()),
     A.Cast: st.builds(A.Cast, TEXT, NAMES, tuples(NAMES, 0, 3), st.booleans()),
+    A.Activate: st.builds(A.Activate, NAMES, NAMES, SMALL, tuples(NAMES, 0, 3), st.booleans()),
     A.Choose: st.builds(A.Choose, TEXT, tuples(NAMES, 1, 3)),
     A.Resolve: st.builds(A.Resolve),
     A.AttackStep: st.builds(A.AttackStep, tuples(NAMES, 1, 3)),
@@ -361,11 +372,12 @@ def context_of(cls):
          lambda t: in_card(A.Triggered(t, _tap_x()))),
         ({A.Flag, A.PropPlayer, A.PropAttached, A.PropCounter, A.PropStatus, A.PropDamage, A.PropEntered},
          lambda p: in_scenario(A.PermanentDecl("d", "Card", (p,)))),
-        ({A.NextTurn, A.Cast, A.Choose, A.Resolve, A.AttackStep, A.PlayerLeaves, A.MoveStep, A.CleanupStep, A.Expect,
+        ({A.ManaCost, A.TapCost, A.LifeCost, A.OtherCost}, lambda p: in_card(A.Activated((p,), (), _tap_x()))),
+        ({A.NextTurn, A.Cast, A.Activate, A.Choose, A.Resolve, A.AttackStep, A.PlayerLeaves, A.MoveStep, A.CleanupStep, A.Expect,
           A.ExpectError}, lambda step: in_scenario(A.Script((step,)))),
         ({A.Hide, A.During, A.AsClause, A.After, A.Prefer, A.NotPerceived, A.Exempt, A.Exclude, A.Lookback, A.Order,
           A.AssertAfter, A.AssertOnce, A.AssertSkipped, A.AssertAlways}, in_clause),
-        ({A.Types, A.PT, A.Keywords, A.Target, A.Static, A.Spell, A.Triggered, A.Partial}, in_card),
+        ({A.Types, A.PT, A.Keywords, A.Target, A.Static, A.Spell, A.Triggered, A.Partial, A.Activated}, in_card),
         ({A.ScenarioCites, A.ScenarioRules, A.ScenarioRange, A.Players, A.TurnDecl, A.PermanentDecl, A.Script}, in_scenario),
         ({A.Version, A.ZoneDecl, A.StatusDecl, A.VerbDecl, A.Rule, A.Card, A.Scenario}, as_item),
         ({A.AmendSummary, A.ReplaceClause, A.AddClause, A.DropClause}, lambda e: as_item(A.Amend("s", (e,)))),
