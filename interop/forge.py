@@ -126,7 +126,7 @@ def load_mapping(path: str | Path | None, book: Any, cards: Iterable[str]) -> Ma
             wrong(f"bare = {bare!r}: a seat-less attribute can only name the card's controller", table, "bare",
                   f'write bare = "{CONTROLLER_PLACEHOLDER}"')
         sets = _assignments(entry.get("set"), table, "set", book, wrong)
-        if not sets and isinstance(entry.get("set"), dict):
+        if entry.get("set") == {}:
             wrong(f"[{table}] sets no status", table, "set", "write set = { STATUS = VALUE, ... }")
         elif "set" not in entry:
             wrong(f"[{table}] has no set = {{ ... }}", table, None, "write set = { STATUS = VALUE, ... }")
@@ -277,6 +277,9 @@ class Reader:
         value = value.strip()
         if key_piece.text == "Name" and value:
             self.name = value
+            if '"' in value:
+                self.warn("a scenario's name cannot hold double quotes: each is written ' instead",
+                          _piece(raw.partition(":")[2], self.path, n, len(key) + 2).span)
             return
         self.metadata.append((key_piece.text, value))
         if key_piece.text not in METADATA_SHOWN:
@@ -291,6 +294,10 @@ class Reader:
                       "e.g. humanbattlefield=Grizzly Bears|Id:1 (a puzzle file's metadata goes under [metadata])")
             return
         key_piece = _piece(key, self.path, n, 1)
+        if not key_piece.text:
+            self.fail("a state line without a key: it is written key=value", key_piece.span,
+                      "e.g. humanbattlefield=Grizzly Bears|Id:1")
+            return
         self.lines.append((n, key_piece, Piece(value, Span(self.path, n, len(key) + 2, n, len(raw) + 1))))
 
     # ------------------------------------------------------------------ the keys
@@ -474,9 +481,6 @@ def _scenario_lines(reader: Reader, found: dict, stem: str, own: dict[str, ast.C
              for c in reader.cards_of(seat, value)]
     _name_and_resolve(reader, cards, names, turn)
     name = (reader.name or stem).replace('"', "'")
-    if reader.name and '"' in reader.name:
-        reader.warn("the puzzle's Name has double quotes, which a scenario's name cannot hold: written as '",
-                    Span(path, 0, 0, 0, 0))
     lines = [f"# Imported from the Forge game state {Path(path).name} by 'phasing import forge'."]
     lines += [f"# {key}: {value}" for key, value in reader.metadata]
     origins: dict[int, Span] = {}
@@ -547,7 +551,10 @@ def _name_and_resolve(reader: Reader, cards: list[ForgeCard], names: list[str], 
                 base = mapping.tokens[c.name.text]
         else:
             base = c.name.text
-            if base not in reader.known_cards:
+            if not base:
+                reader.fail("a card without a name: a card is written NAME|ATTRIBUTE|...", c.whole,
+                            "e.g. Grizzly Bears|Id:1|Tapped")
+            elif base not in reader.known_cards:
                 reader.fail(f"unknown card '{base}': it is neither in the card library nor in the --cards given",
                             c.name.span, did_you_mean(base, reader.known_cards,
                                                       "write the card as data in a file of your own and give it with --cards FILE"))

@@ -1,4 +1,4 @@
-"""The `phasing` command: check, run, test, why, versions, show, history, diff, ablate, fmt.
+"""The `phasing` command: check, run, test, why, versions, show, history, diff, ablate, fmt, import.
 
 Everything printed here that a user wrote (names, messages, rule text, paths) is printed as
 text: the consoles read no markup, no emoji codes and highlight nothing, and table cells and
@@ -694,6 +694,53 @@ def cmd_fmt(args) -> int:
     return 1 if args.check and changed else 0
 
 
+def cmd_import(args) -> int:
+    """`phasing import forge FILE`: a Forge game state as a scenario (`interop.forge`), on stdout
+    or in `-o OUT` (a file that exists only with --force); its warnings and errors on stderr,
+    and under --json all three as one object."""
+    from dsl.atomic import replace_file
+    from interop import forge
+
+    out = Path(args.output) if args.output else None
+    if out is not None and out.is_dir():
+        raise DiagnosticError(Diagnostic("error", f"{out} is a folder", Span(str(out), 0, 0, 0, 0),
+                                         "give -o the name of a file to write"))
+    if out is not None and out.exists() and not args.force:
+        raise DiagnosticError(Diagnostic("error", f"{out} exists: nothing was written", Span(str(out), 0, 0, 0, 0),
+                                         "give another name, or --force to replace it"))
+    try:
+        result = forge.import_state(args.file, args.mapping, args.cards or ())
+    except DiagnosticError as exc:
+        result = forge.Imported(None, (), tuple(exc.diagnostics))
+    except OSError as exc:
+        result = forge.Imported(None, (), (api.os_error_diagnostic(exc, args.file),))
+    show = Reporter()
+    show(sorted(result.warnings + result.errors, key=lambda d: (d.span.path, d.span.line, d.span.column)))
+    if result.scenario is not None and out is not None:
+        data = result.scenario.encode("utf-8")
+        if out.exists():
+            replace_file(out, data, prefix=".phasing-import-", suffix=".tmp", mode=out.stat().st_mode & 0o7777, durable=True)
+        else:
+            with open(out, "xb") as handle:
+                handle.write(data)
+    if args.json:
+        emit_json({"scenario": result.scenario, "output": str(out) if out is not None and result.scenario is not None else None,
+                   "warnings": [api.diagnostic_json(d) for d in result.warnings],
+                   "errors": [api.diagnostic_json(d) for d in result.errors]})
+    elif result.scenario is not None and out is None:
+        for line in result.scenario.rstrip("\n").split("\n"):
+            say(line)
+    elif result.scenario is not None:
+        say(f"wrote {out}")
+    counts = f"{len(result.warnings)} warning(s)" if result.warnings else ""
+    if result.errors:
+        err.print(plain(f"{len(result.errors)} error(s)" + (f", {counts}" if counts else "") + ": no scenario was made"))
+        return 1
+    if counts:
+        err.print(plain(f"imported with {counts}: what they name is not in the scenario"))
+    return 0
+
+
 def _budget_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--budget", metavar="VALUE",
                    help="per-step limits on the work rules may do: a scale N (default 64), or "
@@ -803,6 +850,18 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument("--check", action="store_true", help="exit 1 when a file would be changed (nothing is written)")
     mode.add_argument("--write", action="store_true", help="rewrite the files in place")
     p.set_defaults(func=cmd_fmt)
+    p = sub.add_parser("import", help="read another engine's game state into a scenario file (Forge's)")
+    p.add_argument("format", choices=("forge",), help="the engine whose state FILE is: forge")
+    p.add_argument("file", type=path_text, metavar="FILE", help="a Forge game state, or a puzzle file (.pzl)")
+    p.add_argument("-o", "--output", type=path_text, metavar="OUT",
+                   help="write the scenario to OUT, which must not exist (default: print it)")
+    p.add_argument("--force", action="store_true", help="with -o, replace OUT if it exists")
+    p.add_argument("--cards", action="append", type=path_text, metavar="FILE",
+                   help="a file of your own cards the state's cards may be (repeatable); the scenario declares those it uses")
+    p.add_argument("--mapping", type=path_text, metavar="FILE",
+                   help="what Forge's attributes and tokens mean in the rules' terms (default: interop/forge.toml)")
+    p.add_argument("--json", action="store_true", help="machine-readable output: scenario, output, warnings and errors")
+    p.set_defaults(func=cmd_import)
     fuzz.register(sub, main)  # `phasing fuzz`: its options live with the fuzzer
     for command in sub.choices.values():  # every command may name versions and variants
         command.add_argument("--rules-path", action="append", type=path_text, metavar="DIR", default=None,
