@@ -30,6 +30,7 @@ from dsl.parser import _encoding_diagnostic, parse_file
 from dsl.printer import item_lines
 
 MAPPING = Path(__file__).with_name("forge.toml")
+MOST_SEATS = 16  # (players p0 to p15: more is no game Forge plays, and a typo would make thousands)
 STARTING_LIFE = 20  # (a player of a scenario begins with 20 life: `model.Player`)
 SEAT_PLACEHOLDER = "{seat}"
 CONTROLLER_PLACEHOLDER = "{controller}"
@@ -330,6 +331,10 @@ class Reader:
                           key.span, "the keys read are PLAYERbattlefield, PLAYERlife, turn, activeplayer and activephase")
                 continue
             seat = self.seat_of_key(m)
+            if seat >= MOST_SEATS:
+                self.fail(f"'{key.text}': seat {seat} is more than this reader takes (seats 0 to {MOST_SEATS - 1})",
+                          key.span, "Forge numbers the players of a game p0, p1, ... from 0")
+                continue
             found["numbered"] |= m.group(2) is not None
             found["seats"].add(seat)
             zone = m.group(3).lower()
@@ -424,6 +429,9 @@ def import_state(path: str | Path, mapping_path: str | Path | None = None,
     reader = Reader(shown, text, mapping, known)
     reader.read_sections()
     found = reader.read()
+    if not reader.lines and not reader.errors:
+        reader.fail("no state line in this file: is it a Forge game state?", Span(shown, 0, 0, 0, 0),
+                    "a Forge state has key=value lines (humanbattlefield=..., turn=...); a puzzle file has them under [state]")
     body, origins = _scenario_lines(reader, found, Path(path).stem, own)
     if reader.errors:
         return Imported(None, tuple(reader.warnings), tuple(reader.errors))
@@ -480,8 +488,8 @@ def _scenario_lines(reader: Reader, found: dict, stem: str, own: dict[str, ast.C
     cards = [c for seat, value in sorted(found["battlefield"], key=lambda sv: sv[1].span.line)
              for c in reader.cards_of(seat, value)]
     _name_and_resolve(reader, cards, names, turn)
-    name = (reader.name or stem).replace('"', "'")
-    lines = [f"# Imported from the Forge game state {Path(path).name} by 'phasing import forge'."]
+    name = _printable(reader.name or stem).replace('"', "'")
+    lines = [f"# Imported from the Forge game state {_printable(Path(path).name)} by 'phasing import forge'."]
     lines += [f"# {key}: {value}" for key, value in reader.metadata]
     origins: dict[int, Span] = {}
     used = {c.name.text for c in cards if not c.token} | {reader.mapping.tokens.get(c.name.text) for c in cards if c.token}
@@ -498,6 +506,12 @@ def _scenario_lines(reader: Reader, found: dict, stem: str, own: dict[str, ast.C
         lines.append(f'  permanent {c.permanent} = "{card_name}"' + "".join(f", {p}" for p in c.props))
     lines += ["  script {", "  }", "}"]
     return lines, origins
+
+
+def _printable(text: str) -> str:
+    """`text` with what cannot stand in one line of a scenario (line breaks, control
+    characters) written as spaces."""
+    return "".join(ch if ch.isprintable() else " " for ch in text)
 
 
 def _active(reader: Reader, value: Piece | None, names: list[str]) -> str:
@@ -583,8 +597,13 @@ def _name_and_resolve(reader: Reader, cards: list[ForgeCard], names: list[str], 
         rest: list[str] = []
         attached: str | None = None
         statuses: list[tuple[str, str]] = []
+        given: set[str] = set()
         for key, value in c.attributes:
             attribute = key.text
+            if attribute in given:
+                reader.fail(f"{attribute} is given twice on this card", key.span, "give each attribute once")
+                continue
+            given.add(attribute)
 
             def needs_value() -> bool:
                 if value is None or not value.text:

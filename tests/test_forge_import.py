@@ -406,6 +406,24 @@ def test_a_key_written_twice_is_an_error(tmp_path):
     assert error.message == "a second 'turn' line (the first is line 1)" and where(error) == (2, 1)
 
 
+def test_an_attribute_given_twice_on_a_card_is_an_error(tmp_path):
+    result, _ = state(tmp_path, "humanbattlefield=Breezekeeper|PhasedOut|PhasedOut:P1\n")
+    [error] = result.errors
+    assert error.message == "PhasedOut is given twice on this card" and where(error) == (1, 41)
+
+
+def test_a_seat_past_the_sixteenth_is_an_error_not_thousands_of_players(tmp_path):
+    result, _ = state(tmp_path, "p123456789battlefield=Grizzly Bears\n")
+    [error] = result.errors
+    assert error.message.startswith("'p123456789battlefield': seat 123456789 is more than this reader takes")
+
+
+def test_a_file_with_no_state_line_is_an_error(tmp_path):
+    result, path = state(tmp_path, "# nothing here\n\n")
+    [error] = result.errors
+    assert error.message == "no state line in this file: is it a Forge game state?" and error.span.path == str(path)
+
+
 def test_a_file_that_is_not_utf8_is_an_error(tmp_path):
     path = tmp_path / "binary.txt"
     path.write_bytes(b"humanbattlefield=\xff\n")
