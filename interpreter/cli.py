@@ -1,4 +1,4 @@
-"""The `phasing` command: check, run, test, why, versions, show, history, diff, ablate, fmt, import.
+"""The `phasing` command: check, run, test, why, versions, show, history, diff, ablate, fmt, import, export.
 
 Everything printed here that a user wrote (names, messages, rule text, paths) is printed as
 text: the consoles read no markup, no emoji codes and highlight nothing, and table cells and
@@ -741,6 +741,35 @@ def cmd_import(args) -> int:
     return 0
 
 
+def cmd_export(args) -> int:
+    """`phasing export forge SCENARIO`: a scenario's starting state in Forge's game-state text
+    (`interop.forge_export`), on stdout or in `-o OUT` as `import` writes; warnings on stderr."""
+    from dsl.atomic import replace_file
+    from interop import forge_export
+
+    out = Path(args.output) if args.output else None
+    if out is not None and (out.is_dir() or out.exists() and not args.force):
+        raise DiagnosticError(Diagnostic("error", f"{out} is a folder" if out.is_dir() else f"{out} exists: nothing was written",
+                                         Span(str(out), 0, 0, 0, 0), "give another name, or --force to replace a file"))
+    result = forge_export.export_scenario(args.scenario, args.name, args.mapping)
+    report(list(result.warnings) + list(result.errors))
+    if result.errors:
+        err.print(plain(f"{len(result.errors)} error(s): no state was written"))
+        return 1
+    if out is None:
+        for line in result.state.rstrip("\n").split("\n"):
+            say(line)
+    elif out.exists():
+        replace_file(out, result.state.encode("utf-8"), prefix=".phasing-export-", suffix=".tmp",
+                     mode=out.stat().st_mode & 0o7777, durable=True)
+        say(f"wrote {out}")
+    else:
+        with open(out, "xb") as handle:
+            handle.write(result.state.encode("utf-8"))
+        say(f"wrote {out}")
+    return 0
+
+
 def _budget_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--budget", metavar="VALUE",
                    help="per-step limits on the work rules may do: a scale N (default 64), or "
@@ -862,6 +891,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="what Forge's attributes and tokens mean in the rules' terms (default: interop/forge.toml)")
     p.add_argument("--json", action="store_true", help="machine-readable output: scenario, output, warnings and errors")
     p.set_defaults(func=cmd_import)
+    p = sub.add_parser("export", help="write a scenario's starting state in another engine's format (Forge's)")
+    p.add_argument("format", choices=("forge",), help="the engine to write for: forge")
+    p.add_argument("scenario", type=path_text, metavar="SCENARIO", help="a scenario file")
+    p.add_argument("--scenario", dest="name", type=block_text, metavar="NAME",
+                   help="the scenario of the file to export, by its name (needed when it has several)")
+    p.add_argument("-o", "--output", type=path_text, metavar="OUT",
+                   help="write the state to OUT, which must not exist (default: print it)")
+    p.add_argument("--force", action="store_true", help="with -o, replace OUT if it exists")
+    p.add_argument("--mapping", type=path_text, metavar="FILE",
+                   help="what the rules' statuses and tokens are in Forge's terms (default: interop/forge.toml)")
+    p.set_defaults(func=cmd_export)
     fuzz.register(sub, main)  # `phasing fuzz`: its options live with the fuzzer
     for command in sub.choices.values():  # every command may name versions and variants
         command.add_argument("--rules-path", action="append", type=path_text, metavar="DIR", default=None,
