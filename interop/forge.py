@@ -245,8 +245,7 @@ class Reader:
     # ------------------------------------------------------------------ the sections
 
     def read_sections(self) -> None:
-        sections = any(SECTION.fullmatch(line.strip()) for line in self.lines_text)
-        section = "state"
+        section = "state"  # (a file without sections is all state: Forge's saved games)
         skipped: dict[str, list[int]] = {}
         for n, raw in enumerate(self.lines_text, 1):
             line = raw.strip()
@@ -258,7 +257,7 @@ class Reader:
                 if section not in ("metadata", "state"):
                     skipped[section] = [n]
                 continue
-            if sections and section == "metadata":
+            if section == "metadata":
                 self.read_metadata(n, raw)
             elif section == "state":
                 self.read_state_line(n, raw)
@@ -311,11 +310,13 @@ class Reader:
         seen: dict[str, int] = {}
         for n, key, value in self.lines:
             lowered = key.text.lower()
-            if lowered in seen:
-                self.fail(f"a second '{key.text}' line (the first is line {seen[lowered]})", key.span,
-                          "write each key once")
+            m = PLAYER_KEY.fullmatch(key.text)
+            same = f"{self.seat_of_key(m)}:{m.group(3).lower()}" if m else lowered  # (human... is p0...)
+            if same in seen:
+                self.fail(f"a second '{key.text}' line (the first is line {seen[same]})", key.span,
+                          "write each key once (human is p0, ai is p1)")
                 continue
-            seen[lowered] = n
+            seen[same] = n
             if lowered == "turn":
                 found["turn"] = self.number(value, "the turn", least=1)
                 continue
@@ -325,7 +326,6 @@ class Reader:
             if lowered == "activephase":
                 found["phase"] = value
                 continue
-            m = PLAYER_KEY.fullmatch(key.text)
             if m is None:
                 self.warn(f"'{key.text}' is not carried over: a scenario has nothing to say it with",
                           key.span, "the keys read are PLAYERbattlefield, PLAYERlife, turn, activeplayer and activephase")

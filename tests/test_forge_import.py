@@ -404,6 +404,9 @@ def test_a_key_written_twice_is_an_error(tmp_path):
     result, _ = state(tmp_path, "turn=1\nturn=2\n")
     [error] = result.errors
     assert error.message == "a second 'turn' line (the first is line 1)" and where(error) == (2, 1)
+    result, _ = state(tmp_path, "humanbattlefield=Plains\np0battlefield=Plains\n")  # (human is seat 0)
+    [error] = result.errors
+    assert error.message == "a second 'p0battlefield' line (the first is line 1)" and where(error) == (2, 1)
 
 
 def test_an_attribute_given_twice_on_a_card_is_an_error(tmp_path):
