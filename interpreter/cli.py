@@ -698,40 +698,27 @@ def cmd_import(args) -> int:
     """`phasing import forge FILE`: a Forge game state as a scenario (`interop.forge`), on stdout
     or in `-o OUT` (a file that exists only with --force); its warnings and errors on stderr,
     and under --json all three as one object."""
-    from dsl.atomic import replace_file
-    from interop import forge
+    from interop import forge, output
 
     out = Path(args.output) if args.output else None
-    if out is not None and out.is_dir():
-        raise DiagnosticError(Diagnostic("error", f"{out} is a folder", Span(str(out), 0, 0, 0, 0),
-                                         "give -o the name of a file to write"))
-    if out is not None and out.exists() and not args.force:
-        raise DiagnosticError(Diagnostic("error", f"{out} exists: nothing was written", Span(str(out), 0, 0, 0, 0),
-                                         "give another name, or --force to replace it"))
+    refused = output.refusal(out, args.force)
     try:
-        result = forge.import_state(args.file, args.mapping, args.cards or ())
+        result = forge.import_state(args.file, args.mapping, args.cards or ()) if refused is None else \
+            forge.Imported(None, (), (refused,))
+        if result.scenario is not None and out is not None:
+            output.write(out, result.scenario, args.force)
     except DiagnosticError as exc:
         result = forge.Imported(None, (), tuple(exc.diagnostics))
     except OSError as exc:
         result = forge.Imported(None, (), (api.os_error_diagnostic(exc, args.file),))
-    show = Reporter()
-    show(sorted(result.warnings + result.errors, key=lambda d: (d.span.path, d.span.line, d.span.column)))
-    if result.scenario is not None and out is not None:
-        data = result.scenario.encode("utf-8")
-        if out.exists():
-            replace_file(out, data, prefix=".phasing-import-", suffix=".tmp", mode=out.stat().st_mode & 0o7777, durable=True)
-        else:
-            with open(out, "xb") as handle:
-                handle.write(data)
+    report(sorted(result.warnings + result.errors, key=lambda d: (d.span.path, d.span.line, d.span.column)))
     if args.json:
         emit_json({"scenario": result.scenario, "output": str(out) if out is not None and result.scenario is not None else None,
                    "warnings": [api.diagnostic_json(d) for d in result.warnings],
                    "errors": [api.diagnostic_json(d) for d in result.errors]})
-    elif result.scenario is not None and out is None:
-        for line in result.scenario.rstrip("\n").split("\n"):
-            say(line)
     elif result.scenario is not None:
-        say(f"wrote {out}")
+        for line in result.scenario.rstrip("\n").split("\n") if out is None else [f"wrote {out}"]:
+            say(line)
     counts = f"{len(result.warnings)} warning(s)" if result.warnings else ""
     if result.errors:
         err.print(plain(f"{len(result.errors)} error(s)" + (f", {counts}" if counts else "") + ": no scenario was made"))
@@ -744,29 +731,21 @@ def cmd_import(args) -> int:
 def cmd_export(args) -> int:
     """`phasing export forge SCENARIO`: a scenario's starting state in Forge's game-state text
     (`interop.forge_export`), on stdout or in `-o OUT` as `import` writes; warnings on stderr."""
-    from dsl.atomic import replace_file
-    from interop import forge_export
+    from interop import forge_export, output
 
     out = Path(args.output) if args.output else None
-    if out is not None and (out.is_dir() or out.exists() and not args.force):
-        raise DiagnosticError(Diagnostic("error", f"{out} is a folder" if out.is_dir() else f"{out} exists: nothing was written",
-                                         Span(str(out), 0, 0, 0, 0), "give another name, or --force to replace a file"))
+    refused = output.refusal(out, args.force)
+    if refused is not None:
+        raise DiagnosticError(refused)
     result = forge_export.export_scenario(args.scenario, args.name, args.mapping)
     report(list(result.warnings) + list(result.errors))
     if result.errors:
         err.print(plain(f"{len(result.errors)} error(s): no state was written"))
         return 1
-    if out is None:
-        for line in result.state.rstrip("\n").split("\n"):
-            say(line)
-    elif out.exists():
-        replace_file(out, result.state.encode("utf-8"), prefix=".phasing-export-", suffix=".tmp",
-                     mode=out.stat().st_mode & 0o7777, durable=True)
-        say(f"wrote {out}")
-    else:
-        with open(out, "xb") as handle:
-            handle.write(result.state.encode("utf-8"))
-        say(f"wrote {out}")
+    if out is not None:
+        output.write(out, result.state, args.force)
+    for line in result.state.rstrip("\n").split("\n") if out is None else [f"wrote {out}"]:
+        say(line)
     return 0
 
 

@@ -517,3 +517,14 @@ def test_bad_input_in_a_subprocess_ends_in_a_diagnostic(tmp_path):
         assert run.returncode == 1, run.stderr
         assert "Traceback" not in run.stderr and "internal error" not in run.stderr
         assert f"{path}:" in run.stderr
+
+
+def test_an_output_that_cannot_be_written_is_an_error_in_the_same_json_shape(tmp_path, capsys):
+    taken = tmp_path / "taken.scenario"
+    taken.write_text("# mine\n", encoding="utf-8")
+    for out, message in ((taken, f"{taken} exists: nothing was written"), (tmp_path, f"{tmp_path} is a folder")):
+        status, printed, _err = cli(["import", "forge", str(FORGE / "library-board.pzl"), "-o", str(out), "--json"], capsys)
+        found = json.loads(printed)
+        assert status == 1 and found["scenario"] is None and found["output"] is None
+        assert [e["message"].split(": nothing")[0] for e in found["errors"]] == [message.split(": nothing")[0]]
+    assert taken.read_text(encoding="utf-8") == "# mine\n"
