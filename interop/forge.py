@@ -408,6 +408,8 @@ def import_state(path: str | Path, mapping_path: str | Path | None = None,
     from interpreter.rulebook import load_version
     from interpreter.suite import current_version
 
+    for file in [path, *card_files] + ([mapping_path] if mapping_path is not None else []):
+        _regular(file)
     book = load_version(current_version())
     own: dict[str, ast.Card] = {}
     for file in card_files:
@@ -440,6 +442,15 @@ def import_state(path: str | Path, mapping_path: str | Path | None = None,
     warnings = tuple(reader.warnings) + tuple(d for d in checked if d.kind == "warning")
     errors = tuple(d for d in checked if d.kind != "warning")
     return Imported(None if errors else scenario, warnings, errors)
+
+
+def _regular(file: str | Path) -> None:
+    """A file to read must be a regular one: reading a device or a pipe may never end."""
+    file = Path(file)
+    if file.exists() and not file.is_file():
+        what = "a folder" if file.is_dir() else "not a regular file"
+        raise DiagnosticError(Diagnostic("error", f"cannot read {file}: it is {what}", Span(str(file), 0, 0, 0, 0),
+                                         "give a file of Forge's game-state text, a card file or a mapping file"))
 
 
 def _checked(scenario: str, origins: dict[int, Span], nowhere: Span) -> list[Diagnostic]:

@@ -528,3 +528,13 @@ def test_an_output_that_cannot_be_written_is_an_error_in_the_same_json_shape(tmp
         assert status == 1 and found["scenario"] is None and found["output"] is None
         assert [e["message"].split(": nothing")[0] for e in found["errors"]] == [message.split(": nothing")[0]]
     assert taken.read_text(encoding="utf-8") == "# mine\n"
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero here")
+def test_a_device_or_a_folder_is_refused_not_read_for_ever(tmp_path):
+    for given in ({"path": "/dev/zero"}, {"path": tmp_path},
+                  {"path": FORGE / "library-board.txt", "mapping_path": "/dev/zero"}):
+        with pytest.raises(Exception) as caught:
+            import_state(**given)
+        [error] = caught.value.diagnostics
+        assert error.message.startswith("cannot read ") and error.message.endswith(("not a regular file", "a folder"))
