@@ -39,7 +39,7 @@ CONTROLLER_PLACEHOLDER = "{controller}"
 OTHER_ZONES = {"hand": "hand", "library": "library", "graveyard": "graveyard", "exile": "exile",
                "command": "command zone", "sideboard": "sideboard", "ante": "ante"}
 PRINTING = {"Set": "the set it was printed in", "Art": "which art it is printed with"}
-METADATA_SHOWN = {"Name", "Description", "Difficulty"}  # (a puzzle's presentation: kept, not warned of)
+METADATA_SHOWN = {"Name", "Description", "Difficulty"}  # (a puzzle's presentation: written as comments, not warned of)
 PLAYER_KEY = re.compile(r"(human|ai|p(\d+))(.*)", re.IGNORECASE)
 SEAT_VALUE = re.compile(r"P(\d+)")
 SECTION = re.compile(r"\[([^\]]*)\]")
@@ -283,7 +283,7 @@ class Reader:
             return
         self.metadata.append((key_piece.text, value))
         if key_piece.text not in METADATA_SHOWN:
-            self.warn(f"the puzzle's {key_piece.text} ({value}) is kept only as a comment: a scenario has no "
+            self.warn(f"the puzzle's {key_piece.text} ({value}) is written only as a comment: a scenario has no "
                       "goal or limit of turns", key_piece.span, "write what it asks as expectations in the script")
 
     def read_state_line(self, n: int, raw: str) -> None:

@@ -345,7 +345,7 @@ def test_the_shared_puzzle_sample_takes_its_name_from_its_metadata(tmp_path):
     assert not result.errors
     assert 'scenario "Phasing import check" {' in result.scenario
     assert "# Goal: Win" in result.scenario and "# Description: A board with" in result.scenario
-    assert [(d.message.split(" is kept")[0], where(d)) for d in result.warnings] == [
+    assert [(d.message.split(" is written only")[0], where(d)) for d in result.warnings] == [
         ("the puzzle's Goal (Win)", (3, 1)), ("the puzzle's Turns (2)", (4, 1))]
     path = tmp_path / "puzzle.scenario"
     path.write_text(result.scenario, encoding="utf-8")
