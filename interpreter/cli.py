@@ -1,4 +1,4 @@
-"""The `phasing` command: check, run, test, why, versions, show, history, diff, ablate, fmt, cards.
+"""The `phasing` command: check, run, test, why, versions, show, history, diff, ablate, fmt, cards, import, export.
 
 Everything printed here that a user wrote (names, messages, rule text, paths) is printed as
 text: the consoles read no markup, no emoji codes and highlight nothing, and table cells and
@@ -740,6 +740,61 @@ def cmd_cards(args) -> int:
     return 0
 
 
+def cmd_import(args) -> int:
+    """`phasing import forge FILE`: a Forge game state as a scenario (`interop.forge`), on stdout
+    or in `-o OUT` (a file that exists only with --force); its warnings and errors on stderr,
+    and under --json all three as one object."""
+    from interop import forge, output
+
+    out = Path(args.output) if args.output else None
+    refused = output.refusal(out, args.force)
+    try:
+        result = forge.import_state(args.file, args.mapping, args.cards or ()) if refused is None else \
+            forge.Imported(None, (), (refused,))
+        if result.scenario is not None and out is not None:
+            output.write(out, result.scenario, args.force)
+    except DiagnosticError as exc:
+        result = forge.Imported(None, (), tuple(exc.diagnostics))
+    except OSError as exc:
+        result = forge.Imported(None, (), (api.os_error_diagnostic(exc, args.file),))
+    report(sorted(result.warnings + result.errors, key=lambda d: (d.span.path, d.span.line, d.span.column)))
+    if args.json:
+        emit_json({"scenario": result.scenario, "output": str(out) if out is not None and result.scenario is not None else None,
+                   "warnings": [api.diagnostic_json(d) for d in result.warnings],
+                   "errors": [api.diagnostic_json(d) for d in result.errors]})
+    elif result.scenario is not None:
+        for line in result.scenario.rstrip("\n").split("\n") if out is None else [f"wrote {out}"]:
+            say(line)
+    counts = f"{len(result.warnings)} warning(s)" if result.warnings else ""
+    if result.errors:
+        err.print(plain(f"{len(result.errors)} error(s)" + (f", {counts}" if counts else "") + ": no scenario was made"))
+        return 1
+    if counts:
+        err.print(plain(f"imported with {counts}: what they name is not in the scenario"))
+    return 0
+
+
+def cmd_export(args) -> int:
+    """`phasing export forge SCENARIO`: a scenario's starting state in Forge's game-state text
+    (`interop.forge_export`), on stdout or in `-o OUT` as `import` writes; warnings on stderr."""
+    from interop import forge_export, output
+
+    out = Path(args.output) if args.output else None
+    refused = output.refusal(out, args.force)
+    if refused is not None:
+        raise DiagnosticError(refused)
+    result = forge_export.export_scenario(args.scenario, args.name, args.mapping)
+    report(list(result.warnings) + list(result.errors))
+    if result.errors:
+        err.print(plain(f"{len(result.errors)} error(s): no state was written"))
+        return 1
+    if out is not None:
+        output.write(out, result.state, args.force)
+    for line in result.state.rstrip("\n").split("\n") if out is None else [f"wrote {out}"]:
+        say(line)
+    return 0
+
+
 def _budget_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--budget", metavar="VALUE",
                    help="per-step limits on the work rules may do: a scale N (default 64), or "
@@ -857,6 +912,29 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a file of cards to survey instead of the shipped card library")
     p.add_argument("--json", action="store_true", help="machine-readable output: the survey as one JSON object")
     p.set_defaults(func=cmd_cards)
+    p = sub.add_parser("import", help="read another engine's game state into a scenario file (Forge's)")
+    p.add_argument("format", choices=("forge",), help="the engine whose state FILE is: forge")
+    p.add_argument("file", type=path_text, metavar="FILE", help="a Forge game state, or a puzzle file (.pzl)")
+    p.add_argument("-o", "--output", type=path_text, metavar="OUT",
+                   help="write the scenario to OUT, which must not exist (default: print it)")
+    p.add_argument("--force", action="store_true", help="with -o, replace OUT if it exists")
+    p.add_argument("--cards", action="append", type=path_text, metavar="FILE",
+                   help="a file of your own cards the state's cards may be (repeatable); the scenario declares those it uses")
+    p.add_argument("--mapping", type=path_text, metavar="FILE",
+                   help="what Forge's attributes and tokens mean in the rules' terms (default: interop/forge.toml)")
+    p.add_argument("--json", action="store_true", help="machine-readable output: scenario, output, warnings and errors")
+    p.set_defaults(func=cmd_import)
+    p = sub.add_parser("export", help="write a scenario's starting state in another engine's format (Forge's)")
+    p.add_argument("format", choices=("forge",), help="the engine to write for: forge")
+    p.add_argument("scenario", type=path_text, metavar="SCENARIO", help="a scenario file")
+    p.add_argument("--scenario", dest="name", type=block_text, metavar="NAME",
+                   help="the scenario of the file to export, by its name (needed when it has several)")
+    p.add_argument("-o", "--output", type=path_text, metavar="OUT",
+                   help="write the state to OUT, which must not exist (default: print it)")
+    p.add_argument("--force", action="store_true", help="with -o, replace OUT if it exists")
+    p.add_argument("--mapping", type=path_text, metavar="FILE",
+                   help="what the rules' statuses and tokens are in Forge's terms (default: interop/forge.toml)")
+    p.set_defaults(func=cmd_export)
     fuzz.register(sub, main)  # `phasing fuzz`: its options live with the fuzzer
     for command in sub.choices.values():  # every command may name versions and variants
         command.add_argument("--rules-path", action="append", type=path_text, metavar="DIR", default=None,
