@@ -65,6 +65,33 @@ SUBTYPES = frozenset({"aura", "curse", "equipment", "fortification", "vehicle", 
 # one that has gone, or a player); `none` is neither.
 REFERENCE_KINDS = frozenset({"object", "player"})
 PERMANENT_TYPES = frozenset({"creature", "artifact", "enchantment", "land", "planeswalker"})
+# Keyword abilities of Magic (CR 702), spelt as the language writes a keyword (spaces as
+# underscores; the landwalks each a word). A card may print one that no rule of the rulebook
+# gives a meaning to (flanking, where there is no blocking yet): it is data, as printed. The
+# checker takes a keyword nothing tests for and spelt like one something does for a typo
+# (`flyng`), unless it is one of these: `flanking` is close to `flying` and no typo.
+KEYWORD_ABILITIES = frozenset({
+    "absorb", "affinity", "afflict", "afterlife", "aftermath", "amplify", "annihilator", "ascend", "assist",
+    "awaken", "backup", "banding", "bargain", "battle_cry", "bestow", "blitz", "bloodthirst", "boast",
+    "bushido", "buyback", "cascade", "casualty", "champion", "changeling", "cipher", "cleave", "companion",
+    "compleated", "conspire", "convoke", "craft", "crew", "cumulative_upkeep", "cycling", "dash",
+    "daybound", "deathtouch", "decayed", "defender", "delve", "demonstrate", "dethrone", "devoid", "devour",
+    "disguise", "disturb", "double_strike", "dredge", "echo", "embalm", "emerge", "enchant", "encore",
+    "enlist", "entwine", "epic", "equip", "escalate", "escape", "eternalize", "evoke", "evolve", "exalted",
+    "exploit", "extort", "fabricate", "fading", "fear", "first_strike", "flanking", "flash", "flashback",
+    "flying", "forecast", "foretell", "forestwalk", "fortify", "frenzy", "fuse", "gift", "graft",
+    "gravestorm", "haste", "haunt", "hexproof", "hideaway", "horsemanship", "impending", "improvise",
+    "indestructible", "infect", "ingest", "intimidate", "islandwalk", "jump_start", "kicker", "landwalk",
+    "level_up", "lifelink", "living_weapon", "madness", "melee", "menace", "mentor", "miracle", "modular",
+    "morph", "mountainwalk", "mutate", "myriad", "nightbound", "ninjutsu", "offering", "offspring",
+    "outlast", "overload", "partner", "persist", "phasing", "plainswalk", "plot", "poisonous", "protection",
+    "prototype", "provoke", "prowess", "prowl", "rampage", "ravenous", "reach", "read_ahead", "rebound",
+    "recover", "reconfigure", "reinforce", "renown", "replicate", "retrace", "riot", "ripple", "saddle",
+    "scavenge", "shadow", "shroud", "skulk", "soulbond", "soulshift", "spectacle", "splice", "split_second",
+    "spree", "squad", "storm", "sunburst", "surge", "suspend", "swampwalk", "toxic", "training", "trample",
+    "transfigure", "transmute", "tribute", "undaunted", "undying", "unearth", "unleash", "vanishing",
+    "vigilance", "ward", "wither",
+})
 
 
 def card_slug(name: str) -> str:

@@ -17,7 +17,7 @@ from collections import Counter
 from typing import Iterable
 
 from dsl import ast, constant, types
-from dsl.builtins import (REFERENCE_KINDS, CARD_TYPES, CONSTANTS, NO_PRIORITY_STEPS, OBJECT_ATTRS, PERCEPTIONS, PERMANENT_TYPES,
+from dsl.builtins import (REFERENCE_KINDS, CARD_TYPES, KEYWORD_ABILITIES, CONSTANTS, NO_PRIORITY_STEPS, OBJECT_ATTRS, PERCEPTIONS, PERMANENT_TYPES,
                           PLAYER_ATTRS, STATUS_TYPES, SUBTYPES, TRIGGER_STEPS, WRITABLE, ZONES, card_slug)
 from dsl.diagnostics import Diagnostic, DiagnosticError, close_names, did_you_mean, word_span
 from dsl.parser import keywords
@@ -879,8 +879,9 @@ def tested_keywords(book, cards: Iterable[ast.Card] = ()) -> set[str]:
 def keyword_typo(checker: _Checker, name: str, node: ast.Node, tested: set[str]) -> None:
     """A keyword nothing tests for, spelt like one something does, is taken for a typo: a
     permanent printed with it would never do what the other does. A keyword like none of
-    them (`flying`, where no rule reads it) is fine: it just does nothing here."""
-    if name not in tested and close_names(name, tested):
+    them (`flying`, where no rule reads it) is fine: it just does nothing here; so is one of
+    Magic's keyword abilities (`flanking`, close to `flying`), which is no typo."""
+    if name not in tested and name not in KEYWORD_ABILITIES and close_names(name, tested):
         checker.error(f"keyword '{name}' is tested for or granted by no rule or card of this rulebook", node,
                       did_you_mean(name, tested, "A keyword nothing tests for does nothing"))
 

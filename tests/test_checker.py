@@ -789,3 +789,21 @@ def test_a_step_trigger_s_body_is_checked_with_the_player_it_binds(tmp_path):
     found = check_cards(cards, load_version("2026-09-25").with_cards(cards))
     unknown = the_error(found, "unknown name 'Q'")
     assert_at(unknown, path, *where(text, "Q gains"))
+
+
+def test_a_keyword_ability_of_magic_is_no_typo_even_when_spelt_like_a_tested_one(tmp_path):
+    """A card may print a keyword ability no rule gives a meaning to (flanking, 702.25, where
+    the game has no blocking yet): it is data, as printed, and no typo of `flying`, which a
+    card grants. A word that is no keyword ability and is spelt like a tested one still is
+    (`flyng`: a creature printed with it would never fly)."""
+    from dsl.checker import check_cards
+
+    text = ('card "Winged Grant" {\n  types instant\n  target t where t is a creature\n  spell: t gains flying\n}\n'
+            'card "Flanker" {\n  types creature\n  pt 2/2\n  keywords flanking\n}\n'
+            'card "Misprint" {\n  types creature\n  pt 2/2\n  keywords flyng\n}\n')
+    path = tmp_path / "keywords.rules"
+    path.write_text(text)
+    cards = list(parse_file(path).items)
+    found = check_cards(cards, load_version("2026-09-25").with_cards(cards))
+    assert [d.message for d in found] == ["keyword 'flyng' is tested for or granted by no rule or card of this rulebook"]
+    assert_at(found[0], path, *where(text, "keywords flyng"))
