@@ -828,6 +828,14 @@ class ShowVersion(argparse.Action):
         parser.exit()
 
 
+def _output_options(p: argparse.ArgumentParser, what: str) -> None:
+    """`-o OUT` and `--force`, as `import` and `export` take them: nothing is written over a
+    file that exists unless --force says so."""
+    p.add_argument("-o", "--output", type=path_text, metavar="OUT",
+                   help=f"write {what} to OUT, which must not exist (default: print it)")
+    p.add_argument("--force", action="store_true", help="with -o, replace OUT if it exists")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="phasing", description="Magic's phasing rules (CR 702.26) as data.")
     parser.add_argument("--version", action=ShowVersion,
@@ -915,9 +923,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("import", help="read another engine's game state into a scenario file (Forge's)")
     p.add_argument("format", choices=("forge",), help="the engine whose state FILE is: forge")
     p.add_argument("file", type=path_text, metavar="FILE", help="a Forge game state, or a puzzle file (.pzl)")
-    p.add_argument("-o", "--output", type=path_text, metavar="OUT",
-                   help="write the scenario to OUT, which must not exist (default: print it)")
-    p.add_argument("--force", action="store_true", help="with -o, replace OUT if it exists")
+    _output_options(p, "the scenario")
     p.add_argument("--cards", action="append", type=path_text, metavar="FILE",
                    help="a file of your own cards the state's cards may be (repeatable); the scenario declares those it uses")
     p.add_argument("--mapping", type=path_text, metavar="FILE",
@@ -929,9 +935,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("scenario", type=path_text, metavar="SCENARIO", help="a scenario file")
     p.add_argument("--scenario", dest="name", type=block_text, metavar="NAME",
                    help="the scenario of the file to export, by its name (needed when it has several)")
-    p.add_argument("-o", "--output", type=path_text, metavar="OUT",
-                   help="write the state to OUT, which must not exist (default: print it)")
-    p.add_argument("--force", action="store_true", help="with -o, replace OUT if it exists")
+    _output_options(p, "the state")
     p.add_argument("--mapping", type=path_text, metavar="FILE",
                    help="what the rules' statuses and tokens are in Forge's terms (default: interop/forge.toml)")
     p.set_defaults(func=cmd_export)
