@@ -485,8 +485,8 @@ def _scenario_lines(reader: Reader, found: dict, stem: str, own: dict[str, ast.C
     active = _active(reader, found["active"], names)
     phase = found["phase"]
     if phase is not None and phase.text.strip().upper() not in reader.mapping.start_phases:
-        reader.warn(f"the state is in Forge's {phase.text.strip()} step; the scenario starts after the untap step of "
-                    f"turn {turn}, before its end step", phase.span,
+        reader.warn(f"the state is in Forge's {phase.text.strip()} step; the scenario starts after the untap step and "
+                    f"upkeep of turn {turn}, before its end step", phase.span,
                     f"the steps a scenario starts in: {', '.join(sorted(reader.mapping.start_phases))} "
                     f"({reader.mapping.path}, [turn])")
     for seat, life, span in found.get("life", []):

@@ -330,8 +330,11 @@ def test_with_those_cards_given_the_two_player_sample_imports_and_declares_them(
     path = tmp_path / "two.scenario"
     path.write_text(result.scenario, encoding="utf-8")
     assert api.check_paths([path]) == []
-    # what the state has that a scenario cannot say: Ai's life, the hands, library and graveyard
+    # what the state has that a scenario cannot say: its step (the upkeep, whose abilities a
+    # scenario starting after it would not trigger, 503.1), Ai's life, the hands, library and graveyard
     assert [(d.message.split(":")[0], where(d)) for d in result.warnings] == [
+        ("the state is in Forge's UPKEEP step; the scenario starts after the untap step and upkeep of turn 5, "
+         "before its end step", (5, 13)),
         ("Ai's life total 14 is not carried over", (2, 8)),
         ("2 card(s) in Human's hand are not carried over", (6, 11)),
         ("3 card(s) in Human's library are not carried over", (7, 14)),
@@ -366,7 +369,7 @@ def test_life_other_than_twenty_hand_and_library_are_warnings_at_their_values(tm
 
 
 def test_a_step_a_scenario_cannot_start_in_is_a_warning(tmp_path):
-    for phase in ("UNTAP", "END_OF_TURN", "CLEANUP"):
+    for phase in ("UNTAP", "UPKEEP", "END_OF_TURN", "CLEANUP"):  # (503.1: what triggers in the upkeep would not)
         result, _ = state(tmp_path, f"activephase={phase}\n")
         [warning] = result.warnings
         assert warning.message.startswith(f"the state is in Forge's {phase} step") and where(warning) == (1, 13)
@@ -452,14 +455,14 @@ def test_the_command_with_errors_prints_no_scenario_and_exits_1(capsys):
     status, out, err = cli(["import", "forge", str(FORGE / "two-player-state.txt")], capsys)
     assert status == 1 and out == ""
     assert "two-player-state.txt:9:51: error: unknown card 'Island'" in err
-    assert "2 error(s), 5 warning(s): no scenario was made" in err
+    assert "2 error(s), 6 warning(s): no scenario was made" in err
 
 
 def test_json_gives_the_scenario_its_warnings_and_errors(capsys):
     status, out, _err = cli(["import", "forge", str(FORGE / "two-player-state.txt"), "--json"], capsys)
     found = json.loads(out)
     assert status == 1 and found["scenario"] is None and found["output"] is None
-    assert [e["line"] for e in found["errors"]] == [9, 10] and len(found["warnings"]) == 5
+    assert [e["line"] for e in found["errors"]] == [9, 10] and len(found["warnings"]) == 6
     assert set(found["errors"][0]) == {"kind", "path", "line", "column", "end_line", "end_column", "message", "hint"}
     status, out, _err = cli(["import", "forge", str(FORGE / "library-board.pzl"), "--json"], capsys)
     found = json.loads(out)
