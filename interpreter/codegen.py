@@ -452,7 +452,7 @@ class Emitter:
                 return f"({t.lower()!r} {'not in' if neg else 'in'} {o}.types)"
             case ast.Has(left=l, keyword=k) if self.known_object(l, scope):
                 oid = self.id_of(scope[l.id])
-                keywords = f"eng.chars({oid})['keywords']" if self.compiler.program.static_grants else f"eng.keywords({oid})"
+                keywords = f"eng.keywords_with_statics({oid})" if self.compiler.program.static_grants else f"eng.keywords({oid})"
                 return f"({k!r} in {keywords})"
             case ast.IsA(left=l, type=t, negated=neg):
                 test = f"is_of_type(eng, {self.expr(l, scope, base)}, {t.lower()!r}, {self.const(e, 'at')})"

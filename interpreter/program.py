@@ -207,8 +207,14 @@ class Program:
     @functools.cached_property
     def static_grants(self) -> bool:
         """Does any static ability grant a keyword? Then keyword indexes can't be trusted alone."""
-        return any(isinstance(n, ast.Grant) for c in self.book.cards.values() for e in c.entries
-                   if isinstance(e, ast.Static) for n in e.walk())
+        return bool(self.static_granting_cards)
+
+    @functools.cached_property
+    def static_granting_cards(self) -> frozenset[str]:
+        """The cards with a static ability that grants a keyword: while no object of one is in
+        the game, keywords are the printed ones and those resolved effects grant."""
+        return frozenset(c.name for c in self.book.cards.values() for e in c.entries
+                         if isinstance(e, ast.Static) and any(isinstance(n, ast.Grant) for n in e.walk()))
 
     @functools.cached_property
     def sight_follows_writes(self) -> bool:

@@ -216,11 +216,15 @@ class Selector:
             if found is not None and plan.attr == "controller" and view.game.effects:
                 extra = self.affected_by("control")
                 found, exact = (found | extra, False) if extra else (found, exact)
-        elif plan.kind == "keyword" and not view.program.static_grants:
+        elif plan.kind == "keyword":
+            # the printed keywords' index, with what effects and static abilities may grant
+            # (every object a static ability gives something to: its own check decides)
             found = view.indexes.lookup("keywords", plan.name)
-            if view.game.effects:
-                extra = self.affected_by("grant")
-                found, exact = (found | extra, False) if extra else (found, exact)
+            extra = self.affected_by("grant") if view.game.effects else set()
+            if view.program.static_grants and view.granting_sources():
+                extra |= view.statics.reaching()
+            if found is not None and extra:
+                found, exact = found | extra, False
         elif plan.kind == "type":
             found = view.indexes.lookup("types", plan.name)
         elif plan.kind == "union":

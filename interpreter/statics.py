@@ -323,6 +323,14 @@ class Statics:
             return [c] if visible(src) else []
         return [c for src, c in given if visible(src)]
 
+    def reaching(self) -> set[str]:
+        """Every object some static ability gives something to now, or may once its source is
+        worked out (`UNWORKED`), the game seeing the source or not: a superset of the objects
+        static abilities grant a keyword to."""
+        if self.stale is None or self.stale:
+            self.refresh()
+        return set(self.merged)
+
     def refresh(self) -> set[str]:
         """Work the stale sources out again; the objects whose contributions changed."""
         sources = self.every_source() if self.stale is None else self.stale

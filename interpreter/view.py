@@ -230,6 +230,27 @@ class GameView:
         """Printed keywords and those granted by resolved effects (when no static ability grants any)."""
         return granted_keywords(self.obj(oid), self.effects_in_order())
 
+    def granting_sources(self) -> bool:
+        """Is an object of a card whose static ability grants a keyword in the game (in any
+        zone: a superset of the sources that grant one now)?"""
+        lookup = self.indexes.lookup
+        for name in self.program.static_granting_cards:
+            found = lookup("card", name)
+            if found is None or found:
+                return True
+        return False
+
+    def keywords_with_statics(self, oid: str) -> tuple[str, ...]:
+        """Printed keywords, those resolved effects grant, then those static abilities grant
+        (as `chars(oid)['keywords']` has them), without working out power and toughness: what
+        a keyword test reads when some static ability of the rulebook grants a keyword."""
+        keywords = granted_keywords(self.obj(oid), self.effects_in_order())
+        if not self.granting_sources():
+            return keywords
+        contributions = self.statics.of(oid) if self.visible(oid) else ()
+        granted = tuple(value for kind, value in contributions if kind == "grant")
+        return tuple(keywords) + granted if granted else keywords
+
     def effects_in_order(self) -> list[Effect]:
         cached = self._chars.get("\0effects")
         if cached is None:
@@ -297,6 +318,9 @@ class GameView:
         elif name == "keywords" and not self.program.static_grants:
             def get(o, ref, where):
                 return self.keywords(o.id)
+        elif name == "keywords":
+            def get(o, ref, where):
+                return self.keywords_with_statics(o.id)
         elif name in ("power", "toughness", "keywords"):
             def get(o, ref, where):
                 return self.chars(o.id)[name]
