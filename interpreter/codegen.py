@@ -452,7 +452,9 @@ class Emitter:
                 return f"({t.lower()!r} {'not in' if neg else 'in'} {o}.types)"
             case ast.Has(left=l, keyword=k) if self.known_object(l, scope):
                 oid = self.id_of(scope[l.id])
-                keywords = f"eng.keywords_with_statics({oid})" if self.compiler.program.static_grants else f"eng.keywords({oid})"
+                keywords = f"eng.keywords({oid})"
+                if self.compiler.program.static_grants:  # (what static abilities grant, once a card that grants is in the game)
+                    keywords = f"(eng.keywords_with_statics({oid}) if {self.lookup('eng.granting_sources()')} else {keywords})"
                 return f"({k!r} in {keywords})"
             case ast.IsA(left=l, type=t, negated=neg):
                 test = f"is_of_type(eng, {self.expr(l, scope, base)}, {t.lower()!r}, {self.const(e, 'at')})"
@@ -464,13 +466,16 @@ class Emitter:
                 raw, sees_hidden = self.stored_read(inner, attr, scope), self.sees_hidden_of(scope[inner.id])
                 held = self.fresh("held")
                 read = f"{self.reader('keywords')}(obj_ref(({held}, {sees_hidden})), {self.const(e, 'at')})"
-                if not self.compiler.program.static_grants:
-                    # (the reader's commonest case written out: an object the game sees, or one
-                    # the reference may see hidden, with its printed keywords while no effect exists)
-                    host = self.fresh("host")
-                    seen = "True" if sees_hidden else f"({held} not in game.lki.ids or not eng.is_hidden({held}))"
-                    read = (f"(({host}.keywords if {self.lookup('not game.effects')} else eng.keywords({held})) "
-                            f"if ({host} := objects.get({held})) is not None and {seen} else {read})")
+                # (the reader's commonest case written out: an object the game sees, or one the
+                # reference may see hidden, with its printed keywords while no effect exists and no
+                # card whose static ability grants a keyword is in the game)
+                host = self.fresh("host")
+                seen = "True" if sees_hidden else f"({held} not in game.lki.ids or not eng.is_hidden({held}))"
+                fast = f"({host} := objects.get({held})) is not None and {seen}"
+                if self.compiler.program.static_grants:
+                    fast = f"not {self.lookup('eng.granting_sources()')} and {fast}"
+                read = (f"(({host}.keywords if {self.lookup('not game.effects')} else eng.keywords({held})) "
+                        f"if {fast} else {read})")
                 return f"(type({held} := {raw}) is str and {held} not in players and {k!r} in {read})"
             case ast.Has(left=l, keyword=k):
                 return f"has_keyword(eng, {self.expr(l, scope, base)}, {k!r}, {self.const(e, 'at')})"
