@@ -98,3 +98,12 @@ def card_slug(name: str) -> str:
     """The name a scenario gives the permanent a cast card makes: "Grizzly Bears" -> grizzly_bears
     (then grizzly_bears_2, _3, ... when the name is taken)."""
     return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
+
+
+def first_free(slug: str, taken) -> str:
+    """`slug`, or the first of `slug_2`, `slug_3`, ... that `taken` does not hold: the name a
+    permanent made of a card gets (a cast permanent spell, an imported card)."""
+    name, n = slug, 2
+    while name in taken:
+        name, n = f"{slug}_{n}", n + 1
+    return name

@@ -546,7 +546,6 @@ class _Checker:
                 case ast.OtherCost(words=words):
                     self.error(f"unknown cost part '{' '.join(words)}'", part, COST_HINT)
 
-
     def trigger_step(self, t: ast.OnStep) -> None:
         """A card's ability triggers at the beginning of a step in which players get priority
         (`TRIGGER_STEPS`): none does in the untap step (502.4) nor, normally, in the cleanup step

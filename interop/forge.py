@@ -23,7 +23,7 @@ from typing import Any, Iterable
 import attrs
 
 from dsl import ast
-from dsl.builtins import CONSTANTS, KIND_NAME, card_slug
+from dsl.builtins import CONSTANTS, KIND_NAME, card_slug, first_free
 from dsl.checker import check_cards
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean
 from dsl.parser import _encoding_diagnostic, parse_file
@@ -586,10 +586,7 @@ def _name_and_resolve(reader: Reader, cards: list[ForgeCard], names: list[str], 
         slug = card_slug(base) or "card"
         if not (slug[0].isalpha() or slug[0] == "_"):
             slug = "card_" + slug
-        permanent, n = slug, 1
-        while permanent in taken:
-            n += 1
-            permanent = f"{slug}_{n}"
+        permanent = first_free(slug, taken)
         taken.add(permanent)
         c.permanent = permanent
         for key, value in c.attributes:

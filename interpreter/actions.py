@@ -23,7 +23,7 @@ from typing import Any, Callable, Iterable, Sequence
 import attrs
 
 from dsl import ast
-from dsl.builtins import KIND_NAME, PERMANENT_TYPES, PT_COUNTER_SPELLINGS, ZONES, card_slug, pt_counter_meant
+from dsl.builtins import KIND_NAME, PERMANENT_TYPES, PT_COUNTER_SPELLINGS, ZONES, card_slug, first_free, pt_counter_meant
 from dsl.checker import tested_keywords
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean
 from dsl.printer import cost_part_text, expr_text
@@ -91,6 +91,15 @@ def no_such_ability(name: str, card: ast.Card, number: int, span: Span) -> Diagn
     return _err(f"'{name}' ({card.name}) has {len(abilities)} activated abilit{'y' if one else 'ies'}, so no ability {number}",
                 span, "leave the number out: its one ability is ability 1" if one
                 else f"give a number from 1 to {len(abilities)}, in the order the card writes them")
+
+
+def wrong_target_count(what: str, wanted: int, given: int, span: Span) -> DiagnosticError | None:
+    """The error of giving `given` targets to `what` (a spell or an ability, in words), which
+    declares `wanted` (601.2c); None when they agree."""
+    if wanted == given:
+        return None
+    return _err(f"{what} needs {wanted} target(s), {given} given", span,
+                "name its targets with 'targeting A, B'" if wanted else "drop the 'targeting' part")
 
 
 def stack_entry_name(entry: Any) -> str:
@@ -412,20 +421,24 @@ class Actions:
 
     def _targets(self, card: ast.Card, names: Any, span: Span) -> tuple[list[ast.Target], tuple[str, ...]]:
         """The card's target declarations and the names given for them, one for each."""
+        decls = targets_of(card)
+        return decls, self._target_names(decls, f"\"{card.name}\"", names, span)
+
+    def _target_names(self, decls: Sequence[ast.Target], what: str, names: Any, span: Span) -> tuple[str, ...]:
+        """The names given for the targets `decls` of `what` (a spell or an ability, in words),
+        one for each, each a permanent of the game."""
         if isinstance(names, str) or not isinstance(names, (list, tuple)):
             raise _err(f"targets are a list of permanent names, not {type(names).__name__}", span,
                        "e.g. targets=['bear']")
-        decls = targets_of(card)
-        if len(decls) != len(names):
-            raise _err(f"\"{card.name}\" needs {len(decls)} target(s), {len(names)} given", span,
-                       "name its targets with 'targeting A, B'" if decls else "drop the 'targeting' part")
+        if (wrong := wrong_target_count(what, len(decls), len(names), span)) is not None:
+            raise wrong
         for decl, name in zip(decls, names):
             if isinstance(name, str) and name in self.engine.game.players and name not in self.engine.game.objects:
                 wanted = f"{decl.var} where {expr_text(decl.cond)}"
-                raise _err(f"'{name}' is a player, and \"{card.name}\" targets a permanent ({wanted})", span,
+                raise _err(f"'{name}' is a player, and {what} targets a permanent ({wanted})", span,
                            f"name a permanent of this game that fits '{wanted}'")
             self._known(name, span)
-        return decls, tuple(names)
+        return tuple(names)
 
     def _illegal_target(self, card: ast.Card, decl: ast.Target, name: str, span: Span,
                         what: str | None = None) -> RulesError:
@@ -504,7 +517,7 @@ class Actions:
             raise missing
         entry = activated_abilities(card)[ability - 1]
         what = f"ability {ability} of '{name}' ({card.name})"
-        names = self._ability_targets(entry, what, targets, span)
+        names = self._target_names(entry.targets, what, targets, span)
         if o.zone != "battlefield":
             raise _refused(f"{what} cannot be activated: it is {zone_words(o.zone)}", span,
                            "only a permanent on the battlefield has its abilities activated")
@@ -539,17 +552,6 @@ class Actions:
         else:
             e.resolve_triggers()  # (abilities its costs triggered go on the stack above it: they resolve first)
             self._resolve_ability(held)
-
-    def _ability_targets(self, entry: ast.Activated, what: str, names: Any, span: Span) -> tuple[str, ...]:
-        """The names given for an activated ability's targets, one for each it declares."""
-        if isinstance(names, str) or not isinstance(names, (list, tuple)):
-            raise _err(f"targets are a list of permanent names, not {type(names).__name__}", span, "e.g. targets=['bear']")
-        if len(entry.targets) != len(names):
-            raise _err(f"{what} needs {len(entry.targets)} target(s), {len(names)} given", span,
-                       "name its targets with 'targeting A, B'" if entry.targets else "drop the 'targeting' part")
-        for name in names:
-            self._known(name, span)
-        return tuple(names)
 
     def _payable(self, entry: ast.Activated, name: str, what: str, player: str, span: Span) -> None:
         """Every part of the cost can be paid now (602.2h): {T} of an untapped permanent (107.5),
@@ -689,10 +691,7 @@ class Actions:
         e.record("resolve", player, f"{card.name} resolves", cause)
         types = card_types(card)
         if types & PERMANENT_TYPES and "aura" not in types:
-            oid = card_slug(card.name)
-            n = 2
-            while oid in e.game.objects:
-                oid, n = f"{card_slug(card.name)}_{n}", n + 1
+            oid = first_free(card_slug(card.name), e.game.objects)
             e.store.put_object(new_permanent(oid, card, e.game, owner=player, zone="hand", cause=cause), cause)
             e.invalidate()
             e.run(ast.Move(ast.Name(oid), "battlefield"), {}, cause)

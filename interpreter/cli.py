@@ -763,8 +763,7 @@ def cmd_import(args) -> int:
                    "warnings": [api.diagnostic_json(d) for d in result.warnings],
                    "errors": [api.diagnostic_json(d) for d in result.errors]})
     elif result.scenario is not None:
-        for line in result.scenario.rstrip("\n").split("\n") if out is None else [f"wrote {out}"]:
-            say(line)
+        _printed_or_written(result.scenario, out)
     counts = f"{len(result.warnings)} warning(s)" if result.warnings else ""
     if result.errors:
         err.print(plain(f"{len(result.errors)} error(s)" + (f", {counts}" if counts else "") + ": no scenario was made"))
@@ -790,9 +789,14 @@ def cmd_export(args) -> int:
         return 1
     if out is not None:
         output.write(out, result.state, args.force)
-    for line in result.state.rstrip("\n").split("\n") if out is None else [f"wrote {out}"]:
-        say(line)
+    _printed_or_written(result.state, out)
     return 0
+
+
+def _printed_or_written(text: str, out: Path | None) -> None:
+    """What `import` or `export` made: printed, line by line, or the file `-o` wrote it to named."""
+    for line in text.rstrip("\n").split("\n") if out is None else [f"wrote {out}"]:
+        say(line)
 
 
 def _budget_option(p: argparse.ArgumentParser) -> None:

@@ -454,7 +454,7 @@ class Emitter:
                 oid = self.id_of(scope[l.id])
                 keywords = f"eng.keywords({oid})"
                 if self.compiler.program.static_grants:  # (what static abilities grant, once a card that grants is in the game)
-                    keywords = f"(eng.keywords_with_statics({oid}) if {self.lookup('eng.granting_sources()')} else {keywords})"
+                    keywords = f"(eng.chars({oid})['keywords'] if {self.lookup('eng.granting_sources()')} else {keywords})"
                 return f"({k!r} in {keywords})"
             case ast.IsA(left=l, type=t, negated=neg):
                 test = f"is_of_type(eng, {self.expr(l, scope, base)}, {t.lower()!r}, {self.const(e, 'at')})"

@@ -18,8 +18,9 @@ from dsl.diagnostics import Diagnostic, DiagnosticError, Note, Span, close_names
 from dsl.parser import parse_file
 from interpreter.amending import stray_amends
 from interpreter.budget import Budget
-from dsl.builtins import PERMANENT_TYPES, card_slug, pt_counter_meant
-from interpreter.actions import Actions, activated_abilities, card_named, no_such_ability, card_types, check_attachments, guarded, new_permanent
+from dsl.builtins import PERMANENT_TYPES, card_slug, first_free, pt_counter_meant
+from interpreter.actions import (Actions, activated_abilities, card_named, card_types, check_attachments, guarded,
+                                 new_permanent, no_such_ability, wrong_target_count)
 from interpreter.triggers import targets_of
 from interpreter.engine import Engine, Obj, PlayerRef, RulesError
 from interpreter.refs import obj_ref
@@ -214,15 +215,10 @@ def script_problems(scn: ast.Scenario, book: Rulebook) -> list[Diagnostic]:
                 except DiagnosticError as exc:
                     add(exc)
                     continue
-                wanted = len(targets_of(card))
-                if wanted != len(targets):
-                    add(_err(f"\"{card.name}\" needs {wanted} target(s), {len(targets)} given", step.span,
-                             "name its targets with 'targeting A, B'" if wanted else "drop the 'targeting' part"))
+                if (wrong := wrong_target_count(f"\"{card.name}\"", len(targets_of(card)), len(targets), step.span)) is not None:
+                    add(wrong)
                 elif card_types(card) & PERMANENT_TYPES:  # (it makes a permanent named after the card)
-                    made, n = card_slug(card.name), 2
-                    while made in known:
-                        made, n = f"{card_slug(card.name)}_{n}", n + 1
-                    known[made] = card.name
+                    known[first_free(card_slug(card.name), known)] = card.name
             case ast.Activate(name=name, player=who, ability=number, targets=targets):
                 player(who, step.span)
                 permanent(name, step.span, player_too=False)
@@ -231,13 +227,12 @@ def script_problems(scn: ast.Scenario, book: Rulebook) -> list[Diagnostic]:
                 card = book.cards.get(known.get(name) or "")
                 if card is None:
                     continue
-                abilities = activated_abilities(card)
                 if (missing := no_such_ability(name, card, number, step.span)) is not None:
                     add(missing)
-                elif len(abilities[number - 1].targets) != len(targets):
-                    wanted = len(abilities[number - 1].targets)
-                    add(_err(f"ability {number} of '{name}' ({card.name}) needs {wanted} target(s), {len(targets)} given",
-                             step.span, "name its targets with 'targeting A, B'" if wanted else "drop the 'targeting' part"))
+                elif (wrong := wrong_target_count(f"ability {number} of '{name}' ({card.name})",
+                                                  len(activated_abilities(card)[number - 1].targets), len(targets),
+                                                  step.span)) is not None:
+                    add(wrong)
             case ast.AttackStep(names=names):
                 for name in names:
                     permanent(name, step.span, player_too=False)

@@ -67,11 +67,7 @@ class Triggers:
                 for entry in card.entries:
                     if isinstance(entry, ast.Triggered) and self.trigger_matches(entry.trigger, oid, event, vis_before):
                         you = eng.game.lki.get(oid, {}).get("controller") if not eng.visible(oid) else eng.controller(oid)
-                        env = {"this": Obj(oid), "you": PlayerRef(you or o.controller)}
-                        cause = Cause("card", card.name)
-                        eng.made(entry.span, cause)
-                        eng.store.add_to("pending", PendingTrigger(oid, card.name, entry.body, env, cause), cause)
-                        eng.record("trigger", oid, f"ability of {card.name} triggers", cause)
+                        self.triggers(oid, card, entry, {"this": Obj(oid), "you": PlayerRef(you or o.controller)})
 
     def step_begins(self, step: str, player: str) -> None:
         """Step `step` of `player`'s turn begins: each ability that triggers then (`at beginning
@@ -99,10 +95,16 @@ class Triggers:
                 env = {"this": Obj(oid), "you": PlayerRef(you)}
                 if whose is not None:
                     env[whose] = PlayerRef(player)
-                cause = Cause("card", card.name)
-                eng.made(entry.span, cause)
-                eng.store.add_to("pending", PendingTrigger(oid, card.name, entry.body, env, cause), cause)
-                eng.record("trigger", oid, f"ability of {card.name} triggers", cause)
+                self.triggers(oid, card, entry, env)
+
+    def triggers(self, oid: str, card: ast.Card, entry: ast.Triggered, env: dict) -> None:
+        """Ability `entry` of `card`, on object `oid`, triggers with `env`: it waits with the
+        other triggered abilities to be put on the stack (603.3)."""
+        eng = self.eng
+        cause = Cause("card", card.name)
+        eng.made(entry.span, cause)
+        eng.store.add_to("pending", PendingTrigger(oid, card.name, entry.body, env, cause), cause)
+        eng.record("trigger", oid, f"ability of {card.name} triggers", cause)
 
     def trigger_matches(self, trigger, oid, event: Event, vis_before: dict) -> bool:
         """Does `event` trigger `trigger`, an ability of object `oid`? (`vis_before`: whether

@@ -241,15 +241,10 @@ class GameView:
         return False
 
     def keywords_with_statics(self, oid: str) -> tuple[str, ...]:
-        """Printed keywords, those resolved effects grant, then those static abilities grant
-        (as `chars(oid)['keywords']` has them), without working out power and toughness: what
-        a keyword test reads when some static ability of the rulebook grants a keyword."""
-        keywords = granted_keywords(self.obj(oid), self.effects_in_order())
-        if not self.granting_sources():
-            return keywords
-        contributions = self.statics.of(oid) if self.visible(oid) else ()
-        granted = tuple(value for kind, value in contributions if kind == "grant")
-        return tuple(keywords) + granted if granted else keywords
+        """What a keyword test reads when some static ability of the rulebook grants a keyword:
+        the characteristics' keywords once an object of such a card is in the game, else the
+        printed ones and those resolved effects grant (`keywords`), no static ability worked out."""
+        return self.chars(oid)["keywords"] if self.granting_sources() else self.keywords(oid)
 
     def effects_in_order(self) -> list[Effect]:
         cached = self._chars.get("\0effects")
