@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 
 from dsl import ast, codec
-from dsl.atomic import replace_file
+from dsl.atomic import write_file
 
 MAX_ENTRY_BYTES = 8 * 1024 * 1024
 """An encoded tree larger than this is not kept (parsing such a file again is cheap by comparison)."""
@@ -207,7 +207,8 @@ def store(path: str, text: str, module: ast.Module) -> None:
     if len(data) > MAX_ENTRY_BYTES:
         return
     try:
-        replace_file(where / (key(path, text) + SUFFIX), data, prefix=_TEMPORARY_PREFIX, suffix=SUFFIX)
+        write_file(where / (key(path, text) + SUFFIX), data, replace=True, private=True, durable=False,
+                   temporary=(_TEMPORARY_PREFIX, SUFFIX))
     except Exception:
         pass
     evict(where)

@@ -24,14 +24,13 @@ from __future__ import annotations
 import difflib
 import os
 import re
-import stat
 from pathlib import Path
 from typing import Iterable, NamedTuple
 
 import attrs
 
 from dsl import ast, constant
-from dsl.atomic import replace_file
+from dsl.atomic import write_file
 from dsl.diagnostics import Diagnostic, Span
 from dsl.parser import BOM, keywords, parse
 
@@ -310,14 +309,12 @@ def read(path: Path) -> str:
         return handle.read()
 
 
-def write(path: Path, text: str) -> Path:
-    """Replace a file's text atomically (a new file in its folder, renamed over it), keeping
-    its permission bits. A symbolic link is written through: the file it leads to is
-    replaced and the link stays. Returns the file written."""
-    real = Path(os.path.realpath(path))
-    replace_file(real, text.encode("utf-8"), prefix=f".{real.name}.", suffix=".fmt",
-                 mode=stat.S_IMODE(os.stat(real).st_mode), durable=True)
-    return real
+def write(path: Path, text: str, before: str, force: bool = False) -> Path:
+    """Replace a file's text `before` (as `read` gave it) with `text`, through
+    `dsl.atomic.write_file`: refused when the file no longer holds `before`, is read-only
+    (unless `force`) or is not a regular file; a link written through, owner, group, mode and
+    hard links kept. Returns the file written; raises `WriteRefused`."""
+    return write_file(path, text.encode("utf-8"), replace=True, expected=before.encode("utf-8"), force=force)
 
 
 def diff(path: Path, before: str, after: str) -> list[str]:

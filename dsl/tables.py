@@ -23,6 +23,8 @@ import lark
 from lark.grammar import Rule
 from lark.lexer import TerminalDef
 
+from dsl.atomic import write_file
+
 HERE = Path(__file__).resolve().parent
 GRAMMAR = HERE / "grammar.lark"
 TABLES = HERE / "parse_tables.json"
@@ -157,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
         print("usage: python -m dsl.tables [--check]", file=sys.stderr)
         return 1
     text = grammar_text()
-    TABLES.write_text(serialise(build(text), text), encoding="utf-8")
+    write_file(TABLES, serialise(build(text), text).encode("utf-8"), replace=True)
     print(f"wrote {TABLES}")
     return 0
 

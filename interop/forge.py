@@ -23,6 +23,7 @@ from typing import Any, Iterable
 import attrs
 
 from dsl import ast
+from dsl.atomic import write_file
 from dsl.builtins import CONSTANTS, KIND_NAME, card_slug, first_free
 from dsl.checker import check_cards
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean
@@ -460,7 +461,7 @@ def _checked(scenario: str, origins: dict[int, Span], nowhere: Span) -> list[Dia
 
     with tempfile.TemporaryDirectory(prefix="phasing-import-") as folder:
         file = Path(folder) / "imported.scenario"
-        file.write_text(scenario, encoding="utf-8")
+        write_file(file, scenario.encode("utf-8"), replace=False, durable=False)
         problems = api.check_paths([file])
         return [Diagnostic(d.kind, f"{d.message} (in the scenario made, line {d.span.line}: "
                                    f"{scenario.splitlines()[d.span.line - 1].strip()})"

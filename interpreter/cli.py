@@ -21,14 +21,15 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from dsl import migrate
+from dsl import atomic, migrate
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from dsl.parser import _encoding_diagnostic, parse
 from dsl.printer import item_lines
 from interpreter import ablation, api, compare, reading
 from interpreter import fuzz, survey, why
 from interpreter.budget import DEFAULT_SCALE, Budget
-from interpreter.rulebook import files_of, lineage, load_version, rules_path, set_rules_path, shipped_sources, sources
+from interpreter.rulebook import (files_of, lineage, load_version, one_listing, rules_path, set_rules_path,
+                                  shipped_sources, sources)
 from interpreter.scenario import Outcome
 from interpreter.suite import collect, current_version, plan, run_all
 from interpreter.trace import grouped_lines, show_value
@@ -318,6 +319,12 @@ def cmd_why(args) -> int:
 
 def cmd_versions(args) -> int:
     table = _table("Rule versions", ("version", "rule", "extends", "blocks", "from", "what it is / what changed"))
+    with one_listing():  # (the rules path listed once, not once per name loaded: issue 43)
+        return _versions_table(table)
+
+
+def _versions_table(table) -> int:
+    """`cmd_versions` under `one_listing()`: every version and variant loaded, one row each."""
     found = sources()
     order = [s for s in found if s.kind == "version"] + [s for s in found if s.kind == "variant"]
     problems = []
@@ -682,10 +689,26 @@ def cmd_fmt(args) -> int:
         return 1
     files = f"{len(changed)} file{'' if len(changed) == 1 else 's'}"
     if args.write:
-        for path, _before, after in changed:
-            real = migrate.write(path, after)
+        refused = [problem for path, _before, _after in changed
+                   if (problem := atomic.target_problem(path, replace=True, force=args.force)) is not None]
+        if refused:  # nothing is written while any file cannot be
+            report([d for exc in refused for d in exc.diagnostics])
+            err.print(plain(f"{len(refused)} file(s) cannot be written: no file was changed"))
+            return 1
+        written = 0
+        for path, before, after in changed:
+            try:
+                real = migrate.write(path, after, before, force=args.force)
+            except atomic.WriteRefused as exc:  # changed meanwhile: the others are still written
+                refused.append(exc)
+                report(exc.diagnostics)
+                continue
+            written += 1
             say(f"wrote {path}" + (f" (a link: wrote the file it leads to, {real})" if migrate.linked(path) else ""))
-        say(f"{files} written")
+        say(f"{written} file{'' if written == 1 else 's'} written")
+        if refused:
+            err.print(plain(f"{len(refused)} file(s) not written: they changed while fmt ran"))
+            return 1
         return 0
     for path, before, after in changed:
         for line in migrate.diff(path, before, after):
@@ -915,6 +938,7 @@ def build_parser() -> argparse.ArgumentParser:
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--check", action="store_true", help="exit 1 when a file would be changed (nothing is written)")
     mode.add_argument("--write", action="store_true", help="rewrite the files in place")
+    p.add_argument("--force", action="store_true", help="with --write, rewrite read-only files too")
     p.set_defaults(func=cmd_fmt)
     p = sub.add_parser("cards", help="survey a pool of real cards: which the card library has written, in part, or not")
     p.add_argument("pool", nargs="?", default=None, type=path_text, metavar="POOL.json",

@@ -41,6 +41,8 @@ from typing import Callable, Iterator
 
 import attrs
 
+from dsl.atomic import write_file
+
 # ---------------------------------------------------------------- hostile values
 
 # Text that has broken, or could break, a console, a position, a parser or a lookup. Generic
@@ -191,7 +193,7 @@ class Input:
         for name, data in self.files:
             target = folder / name
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
+            write_file(target, data, replace=True, durable=False)
 
 
 # Commands that rerun their scenarios many times get a multiple of the per-input time limit
@@ -1108,7 +1110,7 @@ def save_finding(finding: Finding, out_dir: Path, minimal: Input | None = None, 
         f"seconds: {r.seconds:.2f}",
         "", "stderr:", r.stderr[:4000], "", "stdout (start):", r.stdout[:2000], "", "traceback:", (finding.trace or r.error)[-8000:],
     ]
-    (target / "finding.txt").write_text("\n".join(report), encoding="utf-8")
+    write_file(target / "finding.txt", "\n".join(report).encode("utf-8"), replace=True, durable=False)
     return target
 
 

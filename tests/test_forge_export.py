@@ -107,7 +107,7 @@ def test_export_never_writes_over_a_file_without_force(tmp_path, capsys):
     out = tmp_path / "board.txt"
     out.write_text("mine\n", encoding="utf-8")
     assert main(["export", "forge", str(scenario), "-o", str(out)]) == 1
-    assert out.read_text(encoding="utf-8") == "mine\n" and "exists: nothing was written" in capsys.readouterr().err
+    assert out.read_text(encoding="utf-8") == "mine\n" and f"cannot write {out}: it exists; nothing was written" in capsys.readouterr().err
     assert main(["export", "forge", str(scenario), "-o", str(out), "--force"]) == 0
     assert out.read_text(encoding="utf-8").endswith("humanbattlefield=Grizzly Bears|Id:1\naibattlefield=\n")
 

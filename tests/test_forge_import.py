@@ -478,7 +478,7 @@ def test_output_goes_to_a_new_file_and_never_over_one_without_force(tmp_path, ca
     assert api.check_paths([out]) == []
     out.write_text("# mine\n", encoding="utf-8")
     status, printed, err = cli(["import", "forge", str(FORGE / "library-board.pzl"), "-o", str(out)], capsys)
-    assert status == 1 and f"{out}: error: {out} exists: nothing was written" in err
+    assert status == 1 and f"{out}: error: cannot write {out}: it exists; nothing was written" in err
     assert out.read_text(encoding="utf-8") == "# mine\n"
     status, _, _ = cli(["import", "forge", str(FORGE / "library-board.pzl"), "-o", str(out), "--force"], capsys)
     assert status == 0 and out.read_text(encoding="utf-8") == written
@@ -525,11 +525,11 @@ def test_bad_input_in_a_subprocess_ends_in_a_diagnostic(tmp_path):
 def test_an_output_that_cannot_be_written_is_an_error_in_the_same_json_shape(tmp_path, capsys):
     taken = tmp_path / "taken.scenario"
     taken.write_text("# mine\n", encoding="utf-8")
-    for out, message in ((taken, f"{taken} exists: nothing was written"), (tmp_path, f"{tmp_path} is a folder")):
+    for out, message in ((taken, f"cannot write {taken}: it exists"), (tmp_path, f"cannot write {tmp_path}: it is a folder")):
         status, printed, _err = cli(["import", "forge", str(FORGE / "library-board.pzl"), "-o", str(out), "--json"], capsys)
         found = json.loads(printed)
         assert status == 1 and found["scenario"] is None and found["output"] is None
-        assert [e["message"].split(": nothing")[0] for e in found["errors"]] == [message.split(": nothing")[0]]
+        assert [e["message"].split(";")[0].split(", and only")[0] for e in found["errors"]] == [message]
     assert taken.read_text(encoding="utf-8") == "# mine\n"
 
 
