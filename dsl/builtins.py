@@ -100,10 +100,20 @@ def card_slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
 
 
-def first_free(slug: str, taken) -> str:
+def first_free(slug: str, taken, tried: dict[str, int] | None = None) -> str:
     """`slug`, or the first of `slug_2`, `slug_3`, ... that `taken` does not hold: the name a
-    permanent made of a card gets (a cast permanent spell, an imported card)."""
-    name, n = slug, 2
+    permanent made of a card gets (a cast permanent spell, an imported card).
+
+    `tried`, kept by a caller that names many permanents while `taken` only grows (names are
+    added, never removed), remembers for each slug the number of the first name not yet found
+    taken (1 for `slug` itself), so that the next call for the slug starts there: naming N
+    permanents of one card then asks `taken` about O(N) names, not O(N^2) (issue 43). The names
+    are the same as without it, since every name it skips was taken and still is."""
+    n = tried.get(slug, 1) if tried is not None else 1
+    name = slug if n == 1 else f"{slug}_{n}"
     while name in taken:
-        name, n = f"{slug}_{n}", n + 1
+        n += 1
+        name = f"{slug}_{n}"
+    if tried is not None:
+        tried[slug] = n
     return name

@@ -18,7 +18,7 @@ from typing import Iterable
 
 from dsl import ast, constant, types
 from dsl.builtins import (REFERENCE_KINDS, CARD_TYPES, KEYWORD_ABILITIES, CONSTANTS, NO_PRIORITY_STEPS, OBJECT_ATTRS, PERCEPTIONS, PERMANENT_TYPES,
-                          PLAYER_ATTRS, STATUS_TYPES, SUBTYPES, TRIGGER_STEPS, WRITABLE, ZONES, card_slug)
+                          PLAYER_ATTRS, STATUS_TYPES, SUBTYPES, TRIGGER_STEPS, WRITABLE, ZONES, card_slug, first_free)
 from dsl.diagnostics import Diagnostic, DiagnosticError, close_names, did_you_mean, word_span
 from dsl.parser import keywords
 from dsl.types import Type
@@ -896,6 +896,7 @@ def check_scenario(scn: ast.Scenario, book) -> list[Diagnostic]:
                 checker.error(f"player '{name}' is named twice", e,
                               f"every player needs a name of their own: players {' '.join(distinct_names(e.names))}")
             names.update({n: types.PLAYER for n in e.names})
+    props_may_name = names_for_props(scn)
     for e in scn.entries:
         if isinstance(e, ast.PermanentDecl):
             names[e.name] = types.OBJECT
@@ -906,7 +907,7 @@ def check_scenario(scn: ast.Scenario, book) -> list[Diagnostic]:
                     if prop.name not in book.statuses:
                         checker.error(f"unknown status '{prop.name}'", prop, checker._attr_hint())
                     else:
-                        checker.status_value(prop.name, prop.value, names_for_props(scn))
+                        checker.status_value(prop.name, prop.value, props_may_name)
     used = {e.card for e in scn.entries if isinstance(e, ast.PermanentDecl)}
     used |= {s.card for e in scn.entries if isinstance(e, ast.Script) for s in e.steps if isinstance(s, (ast.Cast, ast.Choose))}
     checker.problems.extend(check_cards([book.cards[c] for c in sorted(used) if c in book.cards], book))
@@ -925,6 +926,7 @@ def made_by_casts(scn: ast.Scenario, cards) -> dict[str, Type]:
     the first free number of 2, 3, 4, ... when a permanent has that name already (one the
     scenario declares, or an earlier cast made). A cast an `expect error` follows makes none."""
     taken = {e.name for e in scn.entries if isinstance(e, ast.PermanentDecl)}
+    tried: dict[str, int] = {}  # (`first_free`'s memory: `taken` only grows here)
     made: dict[str, Type] = {}
     steps = [s for e in scn.entries if isinstance(e, ast.Script) for s in e.steps]
     for step, after in zip(steps, steps[1:] + [None]):
@@ -934,9 +936,7 @@ def made_by_casts(scn: ast.Scenario, cards) -> dict[str, Type]:
         kinds = {t.lower() for entry in card.entries if isinstance(entry, ast.Types) for t in entry.names}
         if not kinds & PERMANENT_TYPES or "aura" in kinds:
             continue
-        name, n = card_slug(card.name), 2
-        while name in taken:
-            name, n = f"{card_slug(card.name)}_{n}", n + 1
+        name = first_free(card_slug(card.name), taken, tried)
         taken.add(name)
         made[name] = types.OBJECT
     return made

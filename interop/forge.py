@@ -463,9 +463,10 @@ def _checked(scenario: str, origins: dict[int, Span], nowhere: Span) -> list[Dia
         file = Path(folder) / "imported.scenario"
         write_file(file, scenario.encode("utf-8"), replace=False, durable=False)
         problems = api.check_paths([file])
+        lines = scenario.splitlines()  # (split once, not once per problem: issue 43)
         return [Diagnostic(d.kind, f"{d.message} (in the scenario made, line {d.span.line}: "
-                                   f"{scenario.splitlines()[d.span.line - 1].strip()})"
-                           if 0 < d.span.line <= len(scenario.splitlines()) else d.message,
+                                   f"{lines[d.span.line - 1].strip()})"
+                           if 0 < d.span.line <= len(lines) else d.message,
                            origins.get(d.span.line, nowhere) if d.span.path == str(file) else d.span, d.hint)
                 for d in problems]
 
@@ -548,6 +549,7 @@ def _name_and_resolve(reader: Reader, cards: list[ForgeCard], names: list[str], 
     """Each card's permanent name (its card's, `grizzly_bears`, then `grizzly_bears_2`, ...)
     and properties, its attachment resolved; unknown cards, Ids and seats are errors."""
     taken: set[str] = set(RESERVED)
+    tried: dict[str, int] = {}  # (first_free's memory of each slug: N cards of one name are named in O(N))
     by_id: dict[str, ForgeCard] = {}
     mapping = reader.mapping
 
@@ -587,7 +589,7 @@ def _name_and_resolve(reader: Reader, cards: list[ForgeCard], names: list[str], 
         slug = card_slug(base) or "card"
         if not (slug[0].isalpha() or slug[0] == "_"):
             slug = "card_" + slug
-        permanent = first_free(slug, taken)
+        permanent = first_free(slug, taken, tried)
         taken.add(permanent)
         c.permanent = permanent
         for key, value in c.attributes:

@@ -252,14 +252,24 @@ def check_attachments(game: Game, spans: dict[str, Span], attached_at: dict[str,
         if o.attached_to == oid:
             raise _err(f"'{oid}' cannot be attached to itself", attached_at[oid],
                        "attach it to another permanent or to a player")
-    for oid in game.objects:
-        seen, current = [oid], game.objects[oid].attached_to
-        while current in game.objects:
-            if current in seen:
-                raise _err(f"attachment cycle: {' -> '.join(seen + [current])}", spans[oid],
+    # Each permanent's chain is walked once (issue 43): `ends` holds every permanent whose chain is
+    # known to end at something attached to nothing, so a walk stops where an earlier one passed;
+    # `on_path` holds those of the walk under way, so coming back to one of them is the cycle.
+    # The first permanent (in the game's order) whose chain has a cycle is the one reported,
+    # with its chain from itself to the first permanent met twice, as a walk from each would.
+    objects, ends = game.objects, set()
+    for oid in objects:
+        if oid in ends:
+            continue
+        path, on_path, current = [oid], {oid}, objects[oid].attached_to
+        while current in objects and current not in ends:
+            if current in on_path:
+                raise _err(f"attachment cycle: {' -> '.join(path + [current])}", spans[oid],
                            "an attachment chain must end at a permanent or player that is attached to nothing")
-            seen.append(current)
-            current = game.objects[current].attached_to
+            path.append(current)
+            on_path.add(current)
+            current = objects[current].attached_to
+        ends.update(path)
 
 
 def known_keywords(book: Rulebook) -> frozenset[str]:

@@ -173,6 +173,7 @@ def script_problems(scn: ast.Scenario, book: Rulebook) -> list[Diagnostic]:
     not have, or the wrong number of targets for it (`activate`). A step an `expect error` follows is meant to fail, and is left to the run to judge."""
     players = next((e.names for e in entries(scn, ast.Players)), ())
     known = {d.name: d.card for d in entries(scn, ast.PermanentDecl)}  # (each permanent's card)
+    tried: dict[str, int] = {}  # (first_free's memory: `known` only grows, so N casts of a card are named in O(N))
     problems: list[Diagnostic] = []
 
     def add(exc: DiagnosticError) -> None:
@@ -218,7 +219,7 @@ def script_problems(scn: ast.Scenario, book: Rulebook) -> list[Diagnostic]:
                 if (wrong := wrong_target_count(f"\"{card.name}\"", len(targets_of(card)), len(targets), step.span)) is not None:
                     add(wrong)
                 elif card_types(card) & PERMANENT_TYPES:  # (it makes a permanent named after the card)
-                    known[first_free(card_slug(card.name), known)] = card.name
+                    known[first_free(card_slug(card.name), known, tried)] = card.name
             case ast.Activate(name=name, player=who, ability=number, targets=targets):
                 player(who, step.span)
                 permanent(name, step.span, player_too=False)
@@ -303,14 +304,15 @@ def start_state_problems(game: Game, book: Rulebook, spans: dict[str, Span]) -> 
         return []
     engine = Engine(program, game)
     problems = []
+    # (each assertion's text is written when a permanent breaks it, once: rendering it for every
+    # permanent that meets it made loading N permanents pay N renderings, issue 43)
+    asserted_texts: dict[int, str] = {}
     for oid, span in spans.items():
         o = game.objects.get(oid)
         if o is None or o.zone != "battlefield":
             continue
-        for rule, clause in always:
+        for n, (rule, clause) in enumerate(always):
             env = {clause.var: obj_ref((oid, True))}
-            asserted = (f"{rule.id} {rule.slug} asserts '{render_expr(clause.cond)}' of every permanent "
-                        f"{clause.var} (at {clause.span})")
             try:
                 if engine.truthy(engine.eval(clause.cond, env)):
                     continue
@@ -322,8 +324,11 @@ def start_state_problems(game: Game, book: Rulebook, spans: dict[str, Span]) -> 
                     span, GUARD_HINT))
                 continue
             shown = ", ".join(values_read(engine, clause.cond, clause.var, env))
+            if n not in asserted_texts:
+                asserted_texts[n] = (f"{rule.id} {rule.slug} asserts '{render_expr(clause.cond)}' of every permanent "
+                                     f"{clause.var} (at {clause.span})")
             problems.append(Diagnostic(
-                "error", f"'{oid}' starts in a state the rules never make: {asserted}",
+                "error", f"'{oid}' starts in a state the rules never make: {asserted_texts[n]}",
                 span, f"give it statuses that meet that{f' (the condition reads {shown})' if shown else ''}"))
     return problems
 
