@@ -7,6 +7,7 @@ drawn from what the parser expected there.
 from __future__ import annotations
 
 import functools
+import re
 from pathlib import Path
 from typing import Callable
 
@@ -692,6 +693,7 @@ def parse(text: str, path: str = "<string>") -> ast.Module:
     nesting beyond `dsl.limits` and on numbers too long to be counts."""
     if text.startswith(BOM):  # a UTF-8 byte-order mark some editors write: not part of the text
         text = text[len(BOM):]
+    text = one_line_ending(text)
     try:
         tree = _parser().parse(text)
     except UnexpectedInput as exc:
@@ -708,6 +710,21 @@ def parse(text: str, path: str = "<string>") -> ast.Module:
 
 
 BOM = "\ufeff"
+
+# The line endings read as one: LF, CRLF and a lone CR (classic Mac OS), as Python's own
+# universal newlines read them (`parse_file` opens files so), whatever way the text came in.
+LINE_BREAK = re.compile(r"\r\n?|\n")
+_LINE_BREAK_BYTES = re.compile(rb"\r\n?|\n")
+
+
+def one_line_ending(text: str) -> str:
+    """`text` with every CRLF and lone CR written as LF: what the grammar reads as a line end
+    (a comment runs to one). Lines, and so every diagnostic's line and column, are the same
+    whichever ending a file uses."""
+    if "\r" not in text:
+        return text
+    return LINE_BREAK.sub("\n", text)
+
 
 # Lark rules that are one level of expression (`and_` only when it joins two or more parts;
 # `or_` always: it stands for each expression slot and each parenthesis).
@@ -819,7 +836,8 @@ def _encoding_diagnostic(exc: UnicodeDecodeError, path: str) -> Diagnostic:
     """Point at the first byte that is not UTF-8."""
     data = exc.object
     before = data[: exc.start]
-    line = before.count(b"\n") + 1
-    column = len(before[before.rfind(b"\n") + 1:].decode("utf-8", errors="replace")) + 1
+    breaks = list(_LINE_BREAK_BYTES.finditer(before))  # (LF, CRLF or a lone CR, as `parse` reads them)
+    line = len(breaks) + 1
+    column = len(before[breaks[-1].end() if breaks else 0:].decode("utf-8", errors="replace")) + 1
     return Diagnostic("error", f"this file is not UTF-8 text: byte 0x{data[exc.start]:02x} cannot be read",
                       Span(path, line, column, line, column + 1), "save the file as UTF-8")

@@ -241,3 +241,173 @@ def test_the_shipped_rules_and_scenarios_are_in_the_current_forms(capsys):
     status, out, _err = run(capsys, "fmt", "--check", str(ROOT / "rules"), str(ROOT / "tests" / "scenarios"))
     assert status == 0, out
     assert out.strip() == "0 files would be changed"
+
+
+# ------------------------------------------------------------------ line endings (issue 43)
+
+def with_line_end(text: str, line_end: str) -> str:
+    return text.replace("\n", line_end)
+
+
+ENDINGS = pytest.mark.parametrize("line_end", ["\n", "\r\n", "\r"], ids=["LF", "CRLF", "CR"])
+
+
+def test_a_cr_only_file_that_starts_with_a_comment_is_read_whole():
+    """issue 43: in a file whose lines end in a lone CR (classic Mac OS), a first comment ran
+    to the end of the file, so the file looked empty to fmt and nothing was rewritten."""
+    before = "# first\rverb phase_in x {\r  tap x\r}\rverb v x {\r  do phase_in x\r}\r"
+    assert rewrite(before, "v.rules", PHASE) == before.replace("do phase_in", "phase_in")
+
+
+@ENDINGS
+def test_fmt_write_rewrites_an_old_form_and_keeps_the_files_line_ends(tmp_path, capsys, line_end):
+    """issue 43: `check` told to run fmt on a CR-only file, and fmt then failed with a false
+    "unexpected end of file" (its comment ran to the end of the file). Each ending is read
+    as a line end, and the file keeps its own: a comment moved to a line of its own ends
+    with it too."""
+    f = tmp_path / "a.rules"
+    text = "verb v x {\n  tap x # c\n  each y where y.phase is in or # why\n    y.phase is out: tap y\n}\n"
+    f.write_bytes(with_line_end(text, line_end).encode("utf-8"))
+    status, out, err = run(capsys, "fmt", "--write", str(f))
+    assert status == 0 and "1 file written" in out, err
+    expected = "verb v x {\n  tap x # c\n  # why\n  each y including hidden: tap y\n}\n"
+    assert f.read_bytes() == with_line_end(expected, line_end).encode("utf-8")
+
+
+@pytest.mark.parametrize("line_end", ["\r\n", "\r"], ids=["CRLF", "CR"])
+def test_parse_gives_the_same_tree_and_positions_whatever_the_line_ending(line_end):
+    """issue 43: the parser reads LF, CRLF and a lone CR alike (as `check`, which opens files
+    with universal newlines, always did): every node at the same line and column."""
+    text = "# a comment\nverb v x {\n  # another\n  each y where y.phase is out: tap y\n}\n"
+    lf, other = parse(text, "v.rules"), parse(with_line_end(text, line_end), "v.rules")
+    assert [n.span for n in other.walk()] == [n.span for n in lf.walk()]
+    assert other == lf
+
+
+@ENDINGS
+def test_a_syntax_error_is_placed_at_its_line_whatever_the_line_ending(line_end):
+    """issue 43: line numbers in diagnostics are right for each line ending (a CR-only file
+    was one line, its error at line 1)."""
+    from dsl.diagnostics import DiagnosticError
+
+    text = with_line_end("# a comment\nverb v x {\n  tap x )\n}\n", line_end)
+    with pytest.raises(DiagnosticError) as caught:
+        parse(text, "v.rules")
+    (diagnostic,) = caught.value.diagnostics
+    assert (diagnostic.span.line, diagnostic.span.column) == (3, 9)
+
+
+def test_a_byte_that_is_not_utf8_is_placed_at_its_line_in_a_cr_only_file(tmp_path, capsys):
+    """issue 43: lines counted for the encoding error as the parser counts them."""
+    f = tmp_path / "a.rules"
+    f.write_bytes(b"# one\r# two\r# th\xffree\r")
+    status, _out, err = run(capsys, "fmt", str(f))
+    assert status == 1 and f"{f}:3:5" in err, err
+
+
+def test_check_gives_a_cr_only_file_the_diagnostics_of_its_lf_twin(tmp_path, capsys):
+    """issue 43: `check` on a CR-only file and on the same file with LF (and CRLF) endings says
+    the same: the always-true test at 9:18, with the hint to run fmt, which now reads the
+    file as `check` does (the tests above). `check` opens files with universal newlines; this
+    keeps it reading them as the parser does."""
+    text = ('variant crtest {\n  title "x"\n  extends 2026-09-25\n}\n\n# a comment\n'
+            'rule 999.1 old-forms "Older forms." {\n  during cleanup of P: {\n'
+            '    each x where x.phase is in or x.phase is out: tap x\n  }\n}\n')
+    said = {}
+    for name, line_end in (("lf", "\n"), ("cr", "\r"), ("crlf", "\r\n")):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "v.rules").write_bytes(with_line_end(text, line_end).encode("utf-8"))
+        status, out, err = run(capsys, "check", str(folder / "v.rules"))
+        said[name] = (status, out.replace(str(folder), "F"), err.replace(str(folder), "F"))
+    assert said["cr"] == said["lf"] == said["crlf"]
+    assert said["lf"][0] == 1 and "F/v.rules:9:18: error: this condition is always true" in said["lf"][2]
+
+
+# ------------------------------------------------------------------ what fmt reads (issue 43)
+
+def recorded_parses(monkeypatch) -> list[str]:
+    """The paths `phasing fmt` parses besides the files it rewrites (`_readable_modules`)."""
+    import interpreter.cli as cli
+
+    seen: list[str] = []
+    real = cli.parse
+
+    def parse_and_note(text, path="<string>"):
+        seen.append(Path(path).name)
+        return real(text, path)
+
+    monkeypatch.setattr(cli, "parse", parse_and_note)
+    return seen
+
+
+def test_fmt_reads_no_other_file_for_a_file_without_a_hiding_test(tmp_path, capsys, monkeypatch):
+    """issue 43: fmt parsed every rule file of the target's folder (1 KB beside 3.5 MB: 24 s).
+    A file with no query testing a status with `or` needs no vocabulary: no other file is
+    parsed, not even one that declares statuses, nor the newest version's."""
+    seen = recorded_parses(monkeypatch)
+    small = tmp_path / "small.rules"
+    small.write_text(OLD, encoding="utf-8")
+    (tmp_path / "big.rules").write_text("status phase: in | out = in\n" + verb("tap x") * 200, encoding="utf-8")
+    status, out, _err = run(capsys, "fmt", str(small))
+    assert status == 0 and "+  phase_in x  # kept too" in out
+    assert seen == []
+
+
+def test_fmt_reads_only_the_files_that_name_the_status_tested(tmp_path, capsys, monkeypatch):
+    """issue 43: a query testing every value of `shade` needs to know `shade`'s values and
+    whether a hide rule reads it: the folder's file declaring it is parsed (and counts: the
+    form is rewritten), a sibling that never names `shade` is not, nor is the file itself
+    twice."""
+    seen = recorded_parses(monkeypatch)
+    (tmp_path / "vocabulary.rules").write_text(
+        "status shade: light | dark = light\n"
+        'rule 999.2 shade-hides "A dark object is hidden." {\n  hide x where x.shade is dark\n}\n', encoding="utf-8")
+    (tmp_path / "other.rules").write_text(verb("tap x") * 50, encoding="utf-8")
+    target = tmp_path / "a.rules"
+    target.write_text(verb("each y where y.shade is light or y.shade is dark: tap y"), encoding="utf-8")
+    status, out, _err = run(capsys, "fmt", "--write", str(target))
+    assert status == 0 and "1 file written" in out
+    assert target.read_text(encoding="utf-8") == verb("each y including hidden: tap y")
+    assert seen == ["vocabulary.rules"]
+
+
+def test_the_vocabulary_is_asked_for_only_with_the_statuses_tested():
+    """issue 43: `rewrite` calls a vocabulary given as a function only for a file with a query
+    testing a status of its object with `or`, once, with those statuses' names."""
+    asked: list[frozenset] = []
+
+    def vocabulary(names, module):
+        asked.append(names)
+        return PHASE
+
+    assert rewrite(verb("do phase_in x"), "v.rules", vocabulary) == verb("phase_in x")
+    assert asked == []
+    text = verb("each y where y.phase is in or y.phase is out: tap y") + verb(
+        "each z where z.tapped and (z.phased_indirectly is true or z.token): tap z")
+    assert rewrite(text, "v.rules", vocabulary) == text.replace("where y.phase is in or y.phase is out", "including hidden")
+    assert asked == [frozenset({"phase", "phased_indirectly"})]
+
+
+# ------------------------------------------------------------------ one parse, one pass (issue 43)
+
+def test_nested_old_forms_are_rewritten_on_one_parse(monkeypatch):
+    """issue 43: fmt was quadratic (a round of parsing per layer of nesting, `_innermost`
+    comparing every edit with every other). Every edit is now found on one parse and made in
+    one pass; the time is measured by bench/scale_fmt.py, never here. Forms nested three deep
+    (a count in an each's condition, `not (...)` and `do` beside them) take one parse."""
+    import dsl.migrate as migrate
+
+    calls: list[str] = []
+    real = migrate.parse
+
+    def counted(text, path="<string>"):
+        calls.append(path)
+        return real(text, path)
+
+    monkeypatch.setattr(migrate, "parse", counted)
+    before = verb("each y where (y.phase is in or y.phase is out) and count(z where (z.phase is in or z.phase is out)"
+                  " and not (z is visible)) > 0: do phase_in y")
+    after = rewrite(before, "v.rules", PHASE)
+    assert calls == ["v.rules"]
+    assert after == verb("each y including hidden where count(z including hidden where z is not visible) > 0: phase_in y")
