@@ -4,8 +4,8 @@ Safety: an entry is data read by `dsl.codec`, which builds only syntax tree node
 every field, so a planted or damaged file is at worst a cache miss, never code that runs.
 The folder is `$PHASING_CACHE_DIR` if set, else the user's cache folder from platformdirs;
 it is created with mode 0700, and it is not used (the run goes on without the cache, saying
-so once on stderr) when it is owned by another user or writable by group or others, or is
-not a folder at all.
+so once on stderr) when it is owned by another user or writable by group or others, is not a
+folder at all, or is (or lies below) a symbolic link to nothing.
 
 Freshness: an entry's name is a sha256 over the package version, the grammar, the source of
 the modules that turn text into trees (tables, parser, AST, codec, limits, this file), the
@@ -130,11 +130,11 @@ def usable_folder() -> Path | None:
         _warn_once(f"{where} is not a folder (a part of its path is a file)")
         return None
     except OSError:
-        return None  # a read-only or missing home: the cache only saves time; say nothing
+        return _dangling(where)  # else a read-only or missing home: the cache only saves time; say nothing
     try:
         info = os.stat(where)
     except OSError:
-        return None
+        return _dangling(where)
     if not stat.S_ISDIR(info.st_mode):
         _warn_once(f"{where} is not a folder")
         return None
@@ -147,6 +147,22 @@ def usable_folder() -> Path | None:
                    "point PHASING_CACHE_DIR at a folder only you can write")
         return None
     return where
+
+
+def _dangling(where: Path) -> None:
+    """None, having said so once when `where`, or a folder above it, is a symbolic link to
+    nothing (issue 43: the cache was then off without a word; mkdir takes the link for
+    something already there, and stat finds nothing behind it)."""
+    for link in (where, *where.parents):
+        try:
+            if link.is_symlink() and not link.exists():
+                what = f"{where} is" if link == where else f"{where} lies below {link},"
+                _warn_once(f"{what} a symbolic link to {os.readlink(link)}, which does not exist; "
+                           "point PHASING_CACHE_DIR at a folder only you can write")
+                break
+        except (OSError, ValueError):
+            break
+    return None
 
 
 def load(path: str, text: str) -> ast.Module | None:

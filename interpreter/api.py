@@ -21,7 +21,10 @@ hint; `Diagnostic.render()` writes one as `path:line:col: error: message`, the s
 a caret and the hint. `diagnostic_json(d)` gives one as a dictionary. No TypeError,
 AttributeError or KeyError escapes for a bad argument; a call with arguments a function does
 not take (too many, an unknown keyword, a missing one) is a DiagnosticError at the call's name
-whose hint is the function's signature (`interpreter.calls.checked`, on every function here).
+whose hint is the function's signature (`interpreter.calls.checked`, on every function here),
+and so is an argument that is not what `checked(wants=...)` says it must be, or what the
+function's own checks (`interpreter.calls.bad_argument`) find wrong (tests/test_api_types.py
+calls each with wrong values of every kind).
 
 Paths. `check_paths` and `run_file` read the paths they are given and nothing else: a
 folder is searched below itself, and a single path may be given as a `str` or `Path` as
@@ -41,7 +44,7 @@ from dsl.parser import parse_file
 from interpreter.actions import Actions, check_attachments, guarded, known_keywords, permanent_from_spec
 from interpreter.backends import BACKENDS
 from interpreter.budget import Budget
-from interpreter.calls import checked
+from interpreter.calls import Wants, bad_argument, checked, instance_of, is_path, list_of
 from interpreter.engine import Engine  # noqa: F401  (re-exported)
 from interpreter.rulebook import (RULES_ROOT, VARIANTS_DIR, Rulebook, available_variants, available_versions,
                                   lineage, load_cards, load_version, rules_path, shipped_sources)
@@ -63,35 +66,16 @@ PathLike = (str, os.PathLike)
 # ---------------------------------------------------------------------------- argument checks
 
 
-def _bad_argument(function: str, name: str, value: Any, wanted: str, hint: str) -> DiagnosticError:
-    return DiagnosticError(Diagnostic(
-        "error", f"{function}(): the {name} argument must be {wanted}, not {_describe(value)}",
-        Span(f"{function}({name})", 0, 0, 0, 0), hint))
-
-
-def _describe(value: Any) -> str:
-    """A wrong argument as a message shows it: a string, number or small container as
-    written (`0`, `[]`, `['Alice', 'Alice']`), anything else by its type (`a Path`, `an int`)."""
-    if value is None:
-        return "None"
-    if isinstance(value, str):
-        return "an empty string" if not value else f"the string {value[:40]!r}"
-    if isinstance(value, (bool, int, float, list, tuple, dict, set, frozenset)):
-        shown = repr(value)
-        return shown if len(shown) <= 60 else f"a {type(value).__name__} of {len(value)}" if hasattr(value, "__len__") \
-            else shown[:57] + "..."
-    name = type(value).__name__
-    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
+_bad_argument = bad_argument  # (interpreter.calls: every wrong argument is said one way)
+_PATH_HINT = "give the path of a file or folder"
 
 
 def _path(function: str, name: str, value: Any) -> Path:
     if not isinstance(value, PathLike) or isinstance(value, bytes):
-        raise _bad_argument(function, name, value, "a path (str or pathlib.Path)", "give the path of a file or folder")
-    text = os.fspath(value)
-    if not isinstance(text, str) or not text or "\0" in text:
-        raise _bad_argument(function, name, value, "a non-empty path without NUL characters",
-                            "give the path of a file or folder")
-    return Path(text)
+        raise _bad_argument(function, name, value, "a path (str or pathlib.Path)", _PATH_HINT)
+    if not is_path(value):
+        raise _bad_argument(function, name, value, "a non-empty path without NUL characters", _PATH_HINT)
+    return Path(os.fspath(value))
 
 
 def _version(function: str, name: str, value: Any, optional: bool = True) -> str | None:
@@ -237,7 +221,9 @@ def default_suite() -> Path:
     return Path(list(spec.submodule_search_locations)[0])
 
 
-@checked
+@checked(wants={"parsed_only": instance_of(list, "a list (which the files that could only be parsed are added to)",
+                                           "give a list of your own, e.g. parsed = []; check_paths(p, parsed)",
+                                           none=True)})
 def check_paths(paths: str | Path | list[str | Path] | tuple[str | Path, ...] | None = None,
                 parsed_only: list[Path] | None = None) -> list[Diagnostic]:
     """Every problem in the given rule files, version folders, card files and scenarios, as a
@@ -271,11 +257,23 @@ def check_paths(paths: str | Path | list[str | Path] | tuple[str | Path, ...] | 
     return problems
 
 
-@checked
+@checked(wants={
+    "exc": instance_of(OSError, "an OSError (or a subclass, e.g. PermissionError)",
+                       "pass the OSError caught, e.g. `except OSError as exc: os_error_diagnostic(exc, path)`"),
+    "path": Wants(lambda v: v is None or is_path(v), "a non-empty path (str or pathlib.Path) without NUL characters, "
+                  "or None", "the path that was being read, said when the error names none")})
 def os_error_diagnostic(exc: OSError, path: str | Path | None = None) -> Diagnostic:
-    """A file that cannot be read (no permission, a name too long, ...) as a diagnostic."""
-    where = str(exc.filename if exc.filename is not None else path if path is not None else "phasing")
-    return Diagnostic("error", f"cannot read {where}: {exc.strerror or exc}", Span(where, 0, 0, 0, 0),
+    """A file that cannot be read (no permission, a name too long, ...) as a diagnostic, at
+    the file the error names (else at `path`)."""
+    named = exc.filename
+    if isinstance(named, bytes):
+        named = os.fsdecode(named)
+    elif isinstance(named, os.PathLike):
+        named = os.fspath(named)
+    if not isinstance(named, str) or not named:  # (none, or a file descriptor's number)
+        named = os.fspath(path) if path is not None else "phasing"
+    reason = exc.strerror if isinstance(exc.strerror, str) and exc.strerror else str(exc) or type(exc).__name__
+    return Diagnostic("error", f"cannot read {named}: {reason}", Span(named, 0, 0, 0, 0),
                       "check the path and its permissions")
 
 
@@ -425,22 +423,32 @@ def unknown_subrules_cited(scenario: ast.Scenario, books: list[Rulebook]) -> lis
     return problems
 
 
-@checked
-def files_without_scenarios(paths, cases: list[Case], problems: list[Diagnostic]) -> list[Diagnostic]:
+@checked(wants={
+    "paths": Wants(lambda v: is_path(v) or isinstance(v, (list, tuple)) and all(map(is_path, v)),
+                   "a path or a list or tuple of paths (each a non-empty str or pathlib.Path)",
+                   "the paths the scenarios were collected from, e.g. [Path('tests/scenarios')]"),
+    "cases": list_of(Case, "a list of interpreter.suite.Case", "the cases interpreter.suite.collect(paths) found"),
+    "problems": list_of(Diagnostic, "a list of Diagnostic", "the problems interpreter.suite.collect(paths) found")})
+def files_without_scenarios(paths: str | Path | list[str | Path] | tuple[str | Path, ...], cases: list[Case],
+                            problems: list[Diagnostic]) -> list[Diagnostic]:
     """An error for each scenario file among `paths` (files, or folders searched below
     themselves) that parsed but holds no scenario, and for each folder with no scenario file:
-    a command that would test nothing says so."""
+    a command that would test nothing says so. A path that cannot be read is an error saying
+    so (`os_error_diagnostic`)."""
     seen = {case.path for case in cases} | {d.span.path for d in problems}
     found = []
-    for root in map(Path, paths):
-        files = sorted(root.rglob(f"*{SCENARIO_SUFFIX}")) if root.is_dir() else [root] if root.is_file() else []
-        if root.is_dir() and not files:
-            found.append(Diagnostic("error", f"no scenario files in {root}", Span(str(root), 0, 0, 0, 0),
-                                    f"scenario files end in {SCENARIO_SUFFIX}; give one, or a folder holding some"))
-        for file in files:
-            if str(file) not in seen and file.is_file():
-                found.append(Diagnostic("error", "this file holds no scenario", Span(str(file), 1, 1, 1, 1),
-                                        'write one: scenario "what it shows" { players Alice Bob ... }'))
+    for root in map(Path, [paths] if is_path(paths) else paths):
+        try:
+            files = sorted(root.rglob(f"*{SCENARIO_SUFFIX}")) if root.is_dir() else [root] if root.is_file() else []
+            if root.is_dir() and not files:
+                found.append(Diagnostic("error", f"no scenario files in {root}", Span(str(root), 0, 0, 0, 0),
+                                        f"scenario files end in {SCENARIO_SUFFIX}; give one, or a folder holding some"))
+            for file in files:
+                if str(file) not in seen and file.is_file():
+                    found.append(Diagnostic("error", "this file holds no scenario", Span(str(file), 1, 1, 1, 1),
+                                            'write one: scenario "what it shows" { players Alice Bob ... }'))
+        except OSError as exc:  # (a name too long, a folder this user may not search)
+            found.append(os_error_diagnostic(exc, root))
     return found
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 from pathlib import Path
 from typing import Iterable
 
@@ -157,17 +158,115 @@ def read_pool(path: str) -> list[PoolCard]:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise DiagnosticError(_encoding_diagnostic(exc, path)) from None
+    met: list[str] = []  # (what JSON itself lets through or cannot say where: a key given twice, a number too long)
+
+    def pairs(items: list) -> dict:
+        found = dict(items)
+        if len(found) < len(items):
+            met.append("a key twice")
+        return found
+
+    def whole(digits: str):
+        try:
+            return int(digits)
+        except ValueError:  # (more digits than Python reads: sys.get_int_max_str_digits)
+            met.append("a number too long")
+            return None
+
     try:
-        value = json.loads(text)
+        value = json.loads(text, object_pairs_hook=pairs, parse_int=whole)
     except json.JSONDecodeError as exc:
         message = exc.msg[:1].lower() + exc.msg[1:]
         raise DiagnosticError(Diagnostic("error", f"the card pool is not JSON: {message}",
                                          Span(path, exc.lineno, exc.colno, exc.lineno, exc.colno + 1), SHAPE_HINT)) from None
-    except (ValueError, RecursionError) as exc:  # (a number too long to read, lists nested too deep)
-        reason = "it nests too deeply" if isinstance(exc, RecursionError) else str(exc)
-        raise DiagnosticError(Diagnostic("error", f"the card pool cannot be read: {reason}",
-                                         Span(path, 1, 1, 1, 2), SHAPE_HINT)) from None
+    except RecursionError:  # (lists and objects nested deeper than Python's stack)
+        met.append("nesting")
+    except ValueError:  # (not to be: said at the first line)
+        met.append("something unreadable")
+    if met:
+        raise DiagnosticError(_value_problem(text, path, nesting="nesting" in met))
     return _pool_cards(value, text, path)
+
+
+MAX_POOL_DEPTH = 100
+"""Lists and objects nested deeper than this in a pool that JSON cannot read for its depth are
+reported at the first bracket past it (a pool nests three deep: a list of objects holding lists)."""
+
+_NUMBER = re.compile(r"-?(?P<digits>\d+)(?P<fraction>\.\d+)?(?P<exponent>[eE][-+]?\d+)?")
+_WORD = re.compile(r"-?[A-Za-z]+")
+
+
+def _value_problem(text: str, path: str, nesting: bool) -> Diagnostic:
+    """The first value of `text` (JSON that reads, but for what it met) that a pool cannot
+    hold, at its line and column: a key given twice in one object (at the second: JSON would
+    keep only the last), a whole number of more digits than can be read, and, when the JSON
+    could not be read for its depth, the first list or object nested past MAX_POOL_DEPTH."""
+    found = _first_problem(text, nesting)
+    if found is None:  # (not to be: what the reader met is in the text)
+        return Diagnostic("error", "the card pool cannot be read", Span(path, 1, 1, 1, 2), SHAPE_HINT)
+    offset, message, hint = found
+    line, column = _line_column(text, offset)
+    return Diagnostic("error", message, Span(path, line, column, line, column + 1), hint)
+
+
+def _first_problem(text: str, nesting: bool) -> tuple[int, str, str] | None:
+    """(offset, message, hint) of the first problem `_value_problem` describes, in text
+    order; None when there is none. Walks the text token by token, keeping for each object
+    open the offsets of its keys (no recursion: the text may nest deeply)."""
+    limit = sys.get_int_max_str_digits()
+    open_: list[dict[str, int] | None] = []  # per list or object open, innermost last: an object's keys -> offsets
+    i = _skip(text, 0)
+    while i < len(text):
+        c = text[i]
+        if c in "[{":
+            if nesting and len(open_) >= MAX_POOL_DEPTH:
+                return (i, f"the card pool nests too deeply here: lists and objects more than {MAX_POOL_DEPTH} deep",
+                        "a pool nests three deep: " + SHAPE_HINT[len("the pool is "):])
+            open_.append({} if c == "{" else None)
+            i += 1
+        elif c in "]}":
+            if open_:
+                open_.pop()
+            i += 1
+        elif c in ",:":
+            i += 1
+        elif c == '"':
+            key, end = json.decoder.scanstring(text, i + 1)
+            keys = open_[-1] if open_ else None
+            if keys is not None and text[_skip(text, end):_skip(text, end) + 1] == ":":
+                if key in keys:
+                    line, column = _line_column(text, keys[key])
+                    return (i, f"the key {_shown(key)} is given twice in this object (first at line {line}, column "
+                               f"{column}): JSON would keep only this one", "give each key of an object once")
+                keys[key] = i
+            i = end
+        else:
+            number = _NUMBER.match(text, i)
+            if number is None:
+                word = _WORD.match(text, i)
+                if word is None:  # (not JSON here: not to be, since the text read)
+                    return None
+                i = word.end()
+                continue
+            digits = number["digits"]
+            if limit and not number["fraction"] and not number["exponent"] and len(digits) > limit:
+                return (i, f"a whole number of {len(digits):,} digits, more than the {limit:,} a number may have",
+                        "a pool holds no numbers: " + SHAPE_HINT)
+            i = number.end()
+        i = _skip(text, i)
+    return None
+
+
+def _shown(key: str) -> str:
+    """A key as a message shows it: in JSON's quotes, cut short if long."""
+    quoted = json.dumps(key, ensure_ascii=False)
+    return quoted if len(quoted) <= 40 else quoted[:37] + '..."'
+
+
+def _line_column(text: str, offset: int) -> tuple[int, int]:
+    """The 1-based line and column of `offset` in `text`."""
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
 def _pool_cards(value, text: str, path: str) -> list[PoolCard]:
@@ -244,8 +343,7 @@ def _span_of(text: str, path: str, where: tuple) -> Span:
         i = _offset(text, where)
     except (ValueError, IndexError, RecursionError):  # (not to be: the text read as JSON)
         return Span(path, 1, 1, 1, 2)
-    line = text.count("\n", 0, i) + 1
-    column = i - (text.rfind("\n", 0, i) + 1) + 1
+    line, column = _line_column(text, i)
     return Span(path, line, column, line, column + 1)
 
 

@@ -414,6 +414,26 @@ def test_a_cache_folder_that_is_a_file_is_not_used_and_says_so_once(folder, tmp_
                      + (" (a part of its path is a file)" if below else "")]
 
 
+@pytest.mark.parametrize("below", [False, True])
+def test_a_cache_folder_that_is_a_dangling_link_is_not_used_and_says_so_once(folder, tmp_path, capsys, below, monkeypatch):
+    """issue 43: `PHASING_CACHE_DIR` naming a symbolic link to nothing (or a folder under one)
+    turned the cache off without a word (mkdir takes the link for something there; stat finds
+    nothing behind it). It now says once, on stderr as every other unusable folder does, that
+    the cache is off and why, naming the path and where the link leads; nothing is created
+    at the link's target."""
+    target = tmp_path / "gone"
+    folder.symlink_to(target)
+    where = folder / "sub" if below else folder
+    monkeypatch.setenv("PHASING_CACHE_DIR", str(where))
+    path = write_rules(tmp_path)
+    assert parse_file(path) == parse_file(path) == parse(SOURCE, str(path))
+    assert not os.path.lexists(target) and folder.is_symlink()
+    what = f"{where} is" if not below else f"{where} lies below {folder},"
+    assert capsys.readouterr().err.splitlines() == [
+        f"phasing: running without the parse cache: {what} a symbolic link to {target}, which does not exist; "
+        "point PHASING_CACHE_DIR at a folder only you can write"]
+
+
 def test_a_rule_file_edited_while_a_program_runs_is_read_again(tmp_path):
     """A rulebook is loaded once per process, but not kept past an edit of a file it was read
     from: a variant that drops a block no version has (an error at the drop) is reported once

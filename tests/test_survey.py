@@ -194,6 +194,53 @@ def test_a_pool_of_the_wrong_shape_is_an_error_naming_the_item_and_key(capsys, t
         assert word in e["message"], e
 
 
+def test_a_number_too_long_to_read_is_an_error_at_the_number_in_our_words(capsys, tmp_path):
+    """issue 43: a whole number of more than 4,300 digits was reported at 1:1 with Python's own
+    message ("ValueError: Exceeds the limit (4300 digits) for integer string conversion"). It
+    is an error at the number's line and column, saying what is wrong in the project's words."""
+    bad = tmp_path / "pool.json"
+    bad.write_text('[\n  {"name": "Oubliette",\n   "features": ["mill", -' + "7" * 4301 + ']}\n]\n', encoding="utf-8")
+    status, out, err = run(capsys, "cards", str(bad))
+    assert status == 1 and "Traceback" not in err
+    assert err.startswith(f"{bad}:3:25: error: a whole number of 4,301 digits, more than the 4,300 a number may have\n"), err
+    assert "Exceeds the limit" not in err and "integer string conversion" not in err
+    status, out, err = run(capsys, "cards", str(bad), "--json")
+    (e,) = json.loads(out)["errors"]
+    assert (e["line"], e["column"]) == (3, 25) and e["hint"].startswith("a pool holds no numbers")
+    bad.write_text('[{"name": "Oubliette", "features": [], "rank": ' + "7" * 4300 + '}]', encoding="utf-8")
+    assert run(capsys, "cards", str(bad))[0] == 0  # (4,300 digits read, in a key a pool may have and the survey ignores)
+
+
+@pytest.mark.parametrize("text, where, first", [
+    ('[\n  {"name": "Breezekeeper", "features": [],\n   "name": "Oubliette"}\n]\n', (3, 4), (2, 4)),
+    ('[{"name": "Oubliette", "features": ["mill"], "features": []}]', (1, 46), (1, 24)),
+    ('[{"name": "Oubliette", "features": [], "notes": {"x": 1, "y": 2, "x": 3}}]', (1, 66), (1, 50)),
+])
+def test_a_key_given_twice_in_one_object_is_an_error_at_the_second(capsys, tmp_path, text, where, first):
+    """issue 43: a key given twice in one object (the card would be "Oubliette", and the other
+    name lost without a word) was taken silently, JSON keeping the last. It is an error at the
+    second key, naming where the first is; in any object of the pool, even one the survey ignores."""
+    bad = tmp_path / "pool.json"
+    bad.write_text(text, encoding="utf-8")
+    status, out, err = run(capsys, "cards", str(bad), "--json")
+    assert status == 1 and "Traceback" not in err
+    (e,) = json.loads(out)["errors"]
+    assert (e["line"], e["column"]) == where, e
+    assert "given twice" in e["message"] and f"first at line {first[0]}, column {first[1]}" in e["message"], e
+    assert e["hint"] == "give each key of an object once"
+
+
+def test_a_pool_nested_too_deeply_is_an_error_at_the_bracket_past_the_limit(capsys, tmp_path):
+    """issue 43 ("pool JSON errors positioned at the value"): lists nested deeper than Python's
+    stack were reported at 1:1; the error is at the first bracket past MAX_POOL_DEPTH."""
+    bad = tmp_path / "pool.json"
+    bad.write_text("[\n" + "[" * 100_000 + "]" * 100_000 + "]", encoding="utf-8")
+    status, out, err = run(capsys, "cards", str(bad), "--json")
+    (e,) = json.loads(out)["errors"]
+    assert status == 1 and (e["line"], e["column"]) == (2, survey.MAX_POOL_DEPTH), e
+    assert "nests too deeply" in e["message"]
+
+
 def test_a_pool_or_library_that_cannot_be_read_is_a_one_line_error(capsys, tmp_path):
     status, out, err = run(capsys, "cards", str(tmp_path / "missing.json"))
     assert status == 1 and "Traceback" not in err and "missing.json" in err
