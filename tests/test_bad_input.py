@@ -14,6 +14,8 @@ made in tmp_path, so nothing under rules/ is touched.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import re
@@ -34,9 +36,28 @@ TIMEOUT = 60
 
 
 def phasing(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    """Run the command line as a user would, without a debug switch that would let tracebacks through."""
+    """Run the command line in this process, as `phasing` would (its `main`, in the folder
+    `cwd`, its output captured), without the debug switch that would let tracebacks through.
+    What a separate process adds (the exit status the shell sees, a traceback printed by
+    Python itself) is checked on a sample of the same inputs by `phasing_process`."""
+    from interpreter import cli
+
+    out, err = io.StringIO(), io.StringIO()
+    here, debug = os.getcwd(), os.environ.pop("PHASING_DEBUG", None)
+    try:
+        os.chdir(cwd or ROOT)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            status = cli.main([str(a) for a in args])
+    finally:
+        os.chdir(here)
+        if debug is not None:
+            os.environ["PHASING_DEBUG"] = debug
+    return subprocess.CompletedProcess(["phasing", *map(str, args)], status, out.getvalue(), err.getvalue())
+
+
+def phasing_process(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """Run the command line in a process of its own, as a user would."""
     env = {k: v for k, v in os.environ.items() if k != "PHASING_DEBUG"}
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     return subprocess.run(
         [sys.executable, "-m", "interpreter.cli", *map(str, args)],
         cwd=cwd or ROOT, capture_output=True, text=True, timeout=TIMEOUT, env=env,
@@ -135,6 +156,26 @@ def test_the_unbroken_copy_has_no_problems(version):
     assert result.returncode == 0 and "no problems found" in result.stdout, show(result)
     result = phasing("run", write(version.parent / "good.scenario", GOOD), "--rules", version)
     assert result.returncode == 0, show(result)
+
+
+# ---------------------------------------------------------------------------- in a process of its own
+
+
+@pytest.mark.parametrize("make, argv", [
+    (lambda folder: add_to_block(folder, "702.26p", "  prefer phased_indirectly = true;") and folder, ["check"]),
+    (lambda folder: add_to_block(folder, "702.26p", "  during untap step of P: tap x.nothing") and folder, ["check"]),
+    (lambda folder: write(folder.parent / "bad.scenario", GOOD.replace("players Alice Bob", "players Alice Alice")),
+     ["run"]),
+], ids=["syntax", "checker", "scenario"])
+def test_a_separate_process_says_what_the_command_in_this_one_says(version, make, argv):
+    """The bad-input cases here run the command line in this process (`phasing`); a sample of
+    them also runs as the user runs it, in a process of its own: the same lines, the same exit
+    status 1, and no traceback Python would print past the command's own handlers."""
+    target = make(version)
+    inside, alone = phasing(*argv, target), phasing_process(*argv, target)
+    assert_no_traceback(alone)
+    assert alone.returncode == inside.returncode == 1, show(alone)
+    assert (alone.stdout, alone.stderr) == (inside.stdout, inside.stderr)
 
 
 # ---------------------------------------------------------------------------- rule files: syntax
