@@ -141,14 +141,69 @@ def _window(line: str, column: int, width: int) -> tuple[str, int, int]:
     return shown, column - start + len(mark), width
 
 
-class DiagnosticError(Exception):
-    """Raised with one or more diagnostics when input cannot be used."""
+_NOTHING = object()  # (`DiagnosticError()` given nothing)
 
-    def __init__(self, diagnostics: list[Diagnostic] | Diagnostic):
-        if isinstance(diagnostics, Diagnostic):
+
+class DiagnosticError(Exception):
+    """Raised with one or more diagnostics when input cannot be used.
+
+    Built of anything but a Diagnostic or a non-empty list or tuple of them (None, a
+    string, a list holding something else, more arguments than one), it is still a
+    DiagnosticError, never a TypeError or AttributeError of its own (the API raises only this
+    type, issue 43): one whose diagnostic says how it was misused, at a span named
+    "DiagnosticError". The value given is described by its type, never written out."""
+
+    def __init__(self, diagnostics: list[Diagnostic] | tuple[Diagnostic, ...] | Diagnostic = _NOTHING,  # type: ignore
+                 *more: object, **keywords: object):
+        if isinstance(diagnostics, Diagnostic):  # (the commonest, first: this type is raised everywhere)
             diagnostics = [diagnostics]
-        self.diagnostics = list(diagnostics)
-        super().__init__("\n".join(d.message for d in self.diagnostics))
+        elif isinstance(diagnostics, (list, tuple)) and diagnostics and all(
+                isinstance(d, Diagnostic) for d in diagnostics):
+            diagnostics = list(diagnostics)
+        else:
+            diagnostics = [_misused(_given(diagnostics))]
+        if more or keywords:
+            diagnostics = [_misused(f"{1 + len(more)} arguments" if more
+                                    else f"the keyword argument {sorted(keywords)[0][:40]!r}")]
+        self.diagnostics = diagnostics
+        try:
+            message = "\n".join(d.message for d in diagnostics)
+        except TypeError:  # (a Diagnostic built with a message that is no string)
+            message = "\n".join(d.message if isinstance(d.message, str) else f"({_a(d.message)} as the message)"
+                                for d in diagnostics)
+        super().__init__(message)
+
+    def __reduce__(self):  # (pickled or copied: built again of its diagnostics, not of its message)
+        return type(self), (self.diagnostics,), self.__dict__
+
+
+def _a(value: object) -> str:
+    """`value` in words by its type: "an int", "a list" (never written out: an int of more
+    digits than Python writes raises ValueError, a long string would fill the message)."""
+    name = type(value).__name__
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
+
+
+def _given(value: object) -> str:
+    """What a misused `DiagnosticError(...)` was given, in words."""
+    if value is _NOTHING:
+        return "nothing"
+    if value is None:
+        return "None"
+    if isinstance(value, (list, tuple)):
+        if not value:
+            return f"an empty {type(value).__name__}"
+        wrong = next(d for d in value if not isinstance(d, Diagnostic))
+        return f"{_a(value)} holding {'None' if wrong is None else _a(wrong)}"
+    return _a(value)
+
+
+def _misused(given: str) -> Diagnostic:
+    """The diagnostic of a `DiagnosticError(...)` given `given` (in words)."""
+    return Diagnostic("error", f"DiagnosticError(...) takes a Diagnostic or a list of them, not {given}",
+                      Span("DiagnosticError", 0, 0, 0, 0),
+                      "raise DiagnosticError(Diagnostic('error', message, span, hint)), or give a non-empty list of "
+                      "Diagnostics (dsl.diagnostics.Diagnostic)")
 
 
 def error(message: str, span: Span = NOWHERE, hint: str | None = None) -> DiagnosticError:

@@ -27,7 +27,7 @@ from dsl.builtins import KIND_NAME, PERMANENT_TYPES, PT_COUNTER_SPELLINGS, ZONES
 from dsl.checker import tested_keywords
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean
 from dsl.printer import cost_part_text, expr_text
-from interpreter.calls import call_span, checked, refused_call
+from interpreter.calls import call_span, checked, describe, instance_of, refused_call
 from interpreter.batches import Batch
 from interpreter.engine import MISSING, Engine, Obj, PlayerRef, RulesError
 from interpreter.triggers import LEGAL_TARGET_HINT, TargetChoice, targets_of
@@ -88,7 +88,8 @@ def no_such_ability(name: str, card: ast.Card, number: int, span: Span) -> Diagn
         return _err(f"'{name}' ({card.name}) has no activated ability", span,
                     "activate a permanent whose card has an 'activated' line")
     one = len(abilities) == 1
-    return _err(f"'{name}' ({card.name}) has {len(abilities)} activated abilit{'y' if one else 'ies'}, so no ability {number}",
+    return _err(f"'{name}' ({card.name}) has {len(abilities)} activated abilit{'y' if one else 'ies'}, "
+                f"so no ability {describe(number)}",
                 span, "leave the number out: its one ability is ability 1" if one
                 else f"give a number from 1 to {len(abilities)}, in the order the card writes them")
 
@@ -169,18 +170,34 @@ def _action(method: Callable) -> Callable:
     return run
 
 
+def _named(name: Any) -> str:
+    """A name given to an action as a message shows it: a string in quotes ('bear'), anything
+    else through `describe` (written out with an f-string, an int of more digits than Python
+    writes would raise ValueError: issue 43)."""
+    return f"'{name}'" if isinstance(name, str) else describe(name)
+
+
 def _where_reported(name: str, span: Any) -> Span:
     """`span` as given to the action `name`: the place its errors are reported at, a `Span`
     whose path is text and whose positions are whole numbers of 0 or more (line 0: no line
     of a file, as a Python call's span has). Anything else is an error at the call's name:
     a diagnostic reported at it could not be written out."""
     fields = (span.line, span.column, span.end_line, span.end_column) if isinstance(span, Span) else ()
-    if not fields or not isinstance(span.path, str) or not all(
+    if fields and isinstance(span.path, str) and all(
             isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in fields):
-        raise _err(f"{name}(): span is where its errors are reported, a dsl.diagnostics.Span, not {span!r}",
-                   call_span(name), "give Span(path, line, column, end_line, end_column), "
-                   "or leave span out to have errors named after the call")
-    return span
+        return span
+    # (the wrong value shown through `describe`, as wherever an action shows one: written out
+    # with repr, an int of more digits than Python writes raised ValueError, issue 43)
+    if fields:
+        field, value = next((f, v) for f, v in attrs.asdict(span, recurse=False).items() if not (
+            isinstance(v, str) if f == "path" else isinstance(v, int) and not isinstance(v, bool) and v >= 0))
+        shown = f"a Span whose {field} is {describe(value)}"
+    else:
+        shown = describe(span)
+    raise _err(f"{name}(): span is where its errors are reported, a dsl.diagnostics.Span of a path (a string) and "
+               f"whole numbers of 0 or more, not {shown}", call_span(name),
+               "give Span(path, line, column, end_line, end_column), or leave span out to have errors named "
+               "after the call")
 
 
 # Where an object in one of the game's own zones is, in words; a zone a rulebook declares is
@@ -199,7 +216,7 @@ def zone_words(zone: str) -> str:
 def card_named(book: Rulebook, name: str, span: Span) -> ast.Card:
     """The card called `name` in the rulebook's card library (and a scenario's own cards)."""
     if not isinstance(name, str):
-        raise _err(f"a card is named by a string, its name, not {name!r}", span,
+        raise _err(f"a card is named by a string, its name, not {describe(name)}", span,
                    "give the card's name as written in rules/cards/ or the scenario file, e.g. \"Grizzly Bears\"")
     card = book.cards.get(name)
     if card is None:
@@ -306,7 +323,7 @@ def status_value(decl: ast.StatusDecl, raw: Any, game: Game, span: Span) -> Any:
         return raw
     wanted = {"enum": f"one of {', '.join(decl.values)}", "bool": "True or False",
               "player": f"a player: {', '.join(game.order)}"}.get(decl.type, "a name or a number")
-    raise _err(f"status '{decl.name}' cannot be {raw!r}", span, f"give {wanted}, or None")
+    raise _err(f"status '{decl.name}' cannot be {describe(raw)}", span, f"give {wanted}, or None")
 
 
 def permanent_from_spec(spec: Any, game: Game, book: Rulebook, span: Span,
@@ -315,12 +332,12 @@ def permanent_from_spec(spec: Any, game: Game, book: Rulebook, span: Span,
     if not isinstance(spec, dict):
         raise _err(f"a permanent is described by a dict, not {type(spec).__name__}", span,
                    "e.g. {'name': 'bear', 'card': 'Grizzly Bears', 'controller': 'Alice'}")
-    unknown = sorted(str(k) for k in spec if k not in SPEC_KEYS)
+    unknown = sorted(repr(k) if isinstance(k, str) else describe(k) for k in spec if k not in SPEC_KEYS)
     if unknown:
-        raise _err(f"unknown key(s) {', '.join(map(repr, unknown))} in a permanent", span, f"keys: {', '.join(SPEC_KEYS)}")
+        raise _err(f"unknown key(s) {', '.join(unknown)} in a permanent", span, f"keys: {', '.join(SPEC_KEYS)}")
     name = spec.get("name")
     if not isinstance(name, str) or not name or name in game.players or name in game.objects:
-        raise _err(f"a permanent needs a name of its own, not {name!r}", span,
+        raise _err(f"a permanent needs a name of its own, not {describe(name)}", span,
                    "give every permanent a distinct name that is not a player's")
     if "@" in name:  # (kept for an object as it was before a zone change: `model.earlier_name`)
         raise _err(f"a permanent's name cannot hold '@', as {name!r} does", span,
@@ -333,28 +350,30 @@ def permanent_from_spec(spec: Any, game: Game, book: Rulebook, span: Span,
     for key in ("owner", "controller"):
         who = spec.get(key)
         if who is not None and (not isinstance(who, str) or who not in game.players or not game.players[who].in_game):
-            raise _err(f"'{name}': {key} {who!r} is not a player in the game", span, f"players are: {', '.join(game.order)}")
+            raise _err(f"'{name}': {key} {describe(who)} is not a player in the game", span,
+                       f"players are: {', '.join(game.order)}")
         people[key] = who
     fields: dict[str, Any] = {}
     for key in SPEC_FLAGS:
         if key in spec:
             if not isinstance(spec[key], bool):
-                raise _err(f"'{name}': {key} is True or False, not {spec[key]!r}", span)
+                raise _err(f"'{name}': {key} is True or False, not {describe(spec[key])}", span)
             fields[key] = spec[key]
     for key in SPEC_NUMBERS:
         if key in spec:
             if not isinstance(spec[key], int) or isinstance(spec[key], bool) or spec[key] < 0:
-                raise _err(f"'{name}': {key} is a whole number of 0 or more, not {spec[key]!r}", span)
+                raise _err(f"'{name}': {key} is a whole number of 0 or more, not {describe(spec[key])}", span)
             fields[key] = spec[key]
     if "entered_turn" in fields:
         if fields["entered_turn"] > game.turn:  # (the turn it entered has not come yet)
-            raise _err(f"'{name}': entered_turn {fields['entered_turn']} is after the game's turn, {game.turn}: "
+            turn = describe(game.turn)
+            raise _err(f"'{name}': entered_turn {describe(fields['entered_turn'])} is after the game's turn, {turn}: "
                        "a permanent cannot have entered in a turn still to come", span,
-                       f"give a turn of at most {game.turn} (0: before the game began), or a later turn= to new_game")
+                       f"give a turn of at most {turn} (0: before the game began), or a later turn= to new_game")
         fields["controlled_since"] = fields["entered_turn"]
     if spec.get("attached_to") is not None:
         if not isinstance(spec["attached_to"], str):
-            raise _err(f"'{name}': attached_to names a permanent or player, not {spec['attached_to']!r}", span)
+            raise _err(f"'{name}': attached_to names a permanent or player, not {describe(spec['attached_to'])}", span)
         fields["attached_to"] = spec["attached_to"]
     keywords = spec.get("keywords", ())
     if isinstance(keywords, str) or not isinstance(keywords, (list, tuple)) or not all(isinstance(k, str) for k in keywords):
@@ -389,7 +408,9 @@ def permanent_from_spec(spec: Any, game: Game, book: Rulebook, span: Span,
     for key, raw in statuses.items():
         decl = book.statuses.get(key) if isinstance(key, str) else None
         if decl is None:
-            raise _err(f"'{name}': unknown status {key!r}", span, f"statuses of this version: {', '.join(sorted(book.statuses))}")
+            raise _err(f"'{name}': unknown status {key!r}" if isinstance(key, str) else
+                       f"'{name}': a status is named by a string, not {describe(key)}", span,
+                       f"statuses of this version: {', '.join(sorted(book.statuses))}")
         status[key] = status_value(decl, raw, game, span)
     return new_permanent(name, card, game, owner=people["owner"], controller=people["controller"],
                          extra_keywords=keywords, status=status, **tallies, **fields)
@@ -407,7 +428,7 @@ class Actions:
             raise _err(f"Actions() needs an Engine, not {type(engine).__name__}", call_span("Actions"),
                        "build one with interpreter.api.new_game(...), or Engine(book, game)")
         if not isinstance(steps, bool):
-            raise _err(f"Actions(): steps is True or False, not {steps!r}", call_span("Actions"))
+            raise _err(f"Actions(): steps is True or False, not {describe(steps)}", call_span("Actions"))
         self.engine = engine
         self.steps = steps
 
@@ -425,7 +446,7 @@ class Actions:
     def _known(self, name: Any, span: Span) -> str:
         if not isinstance(name, str) or name not in self.engine.game.objects:
             hint = "name a permanent declared in this game"
-            raise _err(f"unknown permanent '{name}'", span,
+            raise _err(f"unknown permanent {_named(name)}", span,
                        did_you_mean(name, self.engine.game.objects, hint) if isinstance(name, str) else hint)
         return name
 
@@ -474,7 +495,7 @@ class Actions:
         found = card_named(self.book, card, span)
         self._player(player, "cast anything", span)
         if not isinstance(hold, bool):
-            raise _err(f"hold is True or False, not {hold!r}", span, "hold=True leaves the spell on the stack for resolve()")
+            raise _err(f"hold is True or False, not {describe(hold)}", span, "hold=True leaves the spell on the stack for resolve()")
         self.castable(found, span)
         decls, names = self._targets(found, targets, span)
         env = {"you": PlayerRef(player)}
@@ -495,7 +516,7 @@ class Actions:
         players = self.engine.game.players
         if not isinstance(player, str) or player not in players:
             listed = f"players are: {', '.join(self.engine.game.order)}"
-            raise _err(f"'{player}' is not a player of the game", span,
+            raise _err(f"{_named(player)} is not a player of the game", span,
                        did_you_mean(player, players, listed) if isinstance(player, str) else listed)
         if not players[player].in_game:
             raise _err(f"'{player}' has left the game and cannot {doing}", span, "name a player still in the game")
@@ -516,10 +537,10 @@ class Actions:
         name = self._known(permanent, span)
         self._player(player, "activate anything", span)
         if not isinstance(ability, int) or isinstance(ability, bool) or ability < 1:
-            raise _err(f"ability is the number of an activated ability, 1 or more, not {ability!r}", span,
+            raise _err(f"ability is the number of an activated ability, 1 or more, not {describe(ability)}", span,
                        "abilities are numbered from 1 in the order the card writes them")
         if not isinstance(hold, bool):
-            raise _err(f"hold is True or False, not {hold!r}", span, "hold=True leaves the ability on the stack for resolve()")
+            raise _err(f"hold is True or False, not {describe(hold)}", span, "hold=True leaves the ability on the stack for resolve()")
         e = self.engine
         o = e.game.objects[name]
         card = self.book.cards[o.card]
@@ -667,6 +688,10 @@ class Actions:
                 for card, choice in self.engine.game.choices]
 
     @staticmethod
+    @checked(name="castable", wants={
+        "card": instance_of(ast.Card, "a card (dsl.ast.Card)", "give one of the rulebook's cards: play.book.cards[NAME]"),
+        "span": instance_of(Span, "a dsl.diagnostics.Span", "give where its error is reported: Span(path, line, column, "
+                            "end_line, end_column), line 0 for a call from Python")})
     def castable(card: ast.Card, span: Span) -> None:
         """A card whose resolving the game models: a spell with a spell ability, or a
         permanent spell that becomes a permanent attached to nothing. An Aura spell would
@@ -775,7 +800,7 @@ class Actions:
         self._known(name, span)
         zones = set(ZONES) | set(self.book.zones)
         if not isinstance(zone, str) or zone not in zones:
-            shown = f"'{zone}'" if isinstance(zone, str) else f"{zone!r}: a zone is named by a string"
+            shown = f"'{zone}'" if isinstance(zone, str) else f"{describe(zone)}: a zone is named by a string"
             listed = f"zones: {', '.join(sorted(zones))}"
             raise _err(f"unknown zone {shown}", span, did_you_mean(zone, zones, listed) if isinstance(zone, str) else listed)
         if self.engine.game.objects[name].zone == "battlefield" and not self.engine.visible(name):
@@ -789,7 +814,7 @@ class Actions:
     def next_turn(self, skip_untap: bool = False, *, span: Span) -> None:
         """The next player's turn begins (with its untap step, unless `skip_untap`, then its upkeep step)."""
         if not isinstance(skip_untap, bool):
-            raise _err(f"skip_untap is True or False, not {skip_untap!r}", span)
+            raise _err(f"skip_untap is True or False, not {describe(skip_untap)}", span)
         self._game_on(span)
         self._stack_empty("the next turn", span)
         self.engine.next_turn(skip_untap)
@@ -821,7 +846,7 @@ class Actions:
     def leave(self, player: str, *, span: Span) -> None:
         """`player` leaves the game (800.4)."""
         if not isinstance(player, str) or player not in self.engine.game.players:
-            raise _err(f"unknown player '{player}'", span, f"players are: {', '.join(self.engine.game.order)}")
+            raise _err(f"unknown player {_named(player)}", span, f"players are: {', '.join(self.engine.game.order)}")
         if not self.engine.game.players[player].in_game:
             raise _err(f"'{player}' has already left the game", span, "a player leaves the game once; remove this step")
         self.engine.player_leaves(player)

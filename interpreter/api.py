@@ -37,7 +37,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from dsl import ast
+from dsl import ast, limits
 from dsl.checker import check_cards, check_scenario
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean
 from dsl.parser import parse_file
@@ -143,8 +143,10 @@ def new_game(rules: str | Rulebook | None = None, players: list[str] | tuple[str
                             "e.g. ['Alice', 'Bob'] (letters, digits and _ only)")
     if active is not None and active not in players:
         raise _bad_argument("new_game", "active", active, "one of the players, or None", f"players: {', '.join(players)}")
-    if not isinstance(turn, int) or isinstance(turn, bool) or turn < 1:
-        raise _bad_argument("new_game", "turn", turn, "a whole number of 1 or more", "e.g. 1")
+    if not isinstance(turn, int) or isinstance(turn, bool) or not 1 <= turn < 10 ** limits.MAX_INTEGER_DIGITS:
+        raise _bad_argument("new_game", "turn", turn,
+                            f"a whole number of 1 or more, of at most {limits.MAX_INTEGER_DIGITS} digits (as a scenario's)",
+                            "e.g. 1")
     if isinstance(permanents, (str, dict)) or not isinstance(permanents, (list, tuple)):
         raise _bad_argument("new_game", "permanents", permanents, "a list of dicts, one per permanent",
                             "e.g. [{'name': 'bear', 'card': 'Grizzly Bears'}]")

@@ -34,7 +34,7 @@ from dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from interpreter.assertions import Assertions
 from interpreter.batches import Batch, Committer
 from interpreter.budget import Budget
-from interpreter.calls import checked
+from interpreter.calls import checked, describe
 from interpreter.effects import ContinuousEffects
 from interpreter.model import Game
 from interpreter.perception import Perception
@@ -61,7 +61,8 @@ def check_arguments(rulebook: Any, game: Any, budget: Any, journal: Any = "game"
     `DiagnosticError` naming the argument."""
     if journal not in KEEPS:
         raise DiagnosticError(Diagnostic(
-            "error", f"Engine(...): the journal argument must be one of {', '.join(map(repr, KEEPS))}, not {journal!r}",
+            "error", f"Engine(...): the journal argument must be one of {', '.join(map(repr, KEEPS))}, "
+            f"not {describe(journal)}",
             Span("Engine", 0, 0, 0, 0), "'game' keeps every change (the trace and undo need it); "
             "'checkpoint' only those since the last step or turn began"))
     if isinstance(rulebook, Program):

@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterator
 import attrs
 
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
-from interpreter.calls import checked
+from interpreter.calls import bad_argument, checked
 from interpreter.model import Game, Permanent
 
 
@@ -68,8 +68,15 @@ class ReadOnlyObject:
     @checked
     def get_status(self, name: str, default: Any = None) -> Any:
         """A status's value (its declared default when never written); `default` for a name
-        that is no status of the rules."""
-        return self._statuses().get(name, default)
+        that is no status of the rules. A name that cannot be one (a list: unhashable) is a
+        `DiagnosticError` at `get_status(name)` (issue 43), said only once the lookup fails."""
+        statuses = self._statuses()
+        try:
+            return statuses.get(name, default)
+        except TypeError:  # (unhashable: no key of a mapping)
+            raise bad_argument("get_status", "name", name, "a status's name, a string",
+                               "give a status's name as the rules declare it; Actions.state() lists each "
+                               "object's statuses") from None
 
     def __getattr__(self, name: str) -> Any:
         if name == "statuses":

@@ -41,6 +41,7 @@ from operator import attrgetter
 from typing import Any, Callable, Collection, Iterable, Sequence
 
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
+from interpreter.calls import checked, describe
 from interpreter.model import DATA_FIELDS, Game, Permanent, lower_types
 
 
@@ -561,6 +562,7 @@ class Store:
         """The journal's position now (how many changes it has taken in all)."""
         return self.base + len(self.entries) + self.extra
 
+    @checked(name="mark")  # (docs/api.md, "Undo and the journal": a call it does not take is a DiagnosticError)
     def mark(self) -> "Mark":
         """The journal's position now, to `undo` to: a `Mark`, which also knows this journal
         and how many undos it had seen, so that `undo` can tell a mark of a branch since
@@ -585,18 +587,22 @@ class Store:
         self.derived = [ref for ref in self.derived if ref() is not None]
         self.derived.append(weakref.WeakMethod(forget))
 
+    @checked(name="undo")  # (as `mark`)
     def undo(self, mark: int) -> None:
         """Walk the journal back to `mark`, restoring the game as it was then; then every engine
         on the game forgets what it worked out from the later state (`watched_by`). A `Mark`
         is checked (`check_mark`); a plain int is a raw position of the journal, at the store's
         own level (its tests walk back into the middle of a group), and may be inside an action:
-        `ObjectWriter.undo`, the engine's, takes only marks."""
+        `ObjectWriter.undo`, the engine's, takes only marks. Anything else, or a position the
+        journal never reached (past its end, or below 0), is a `DiagnosticError` (the value shown
+        through `describe`: an int of more digits than Python writes out raised ValueError, issue 43)."""
         if isinstance(mark, Mark):
             self.check_mark(mark)
-        if not isinstance(mark, int) or isinstance(mark, bool) or mark > self.position():
+        if not isinstance(mark, int) or isinstance(mark, bool) or not 0 <= mark <= self.position():
             raise DiagnosticError(Diagnostic(
-                "error", f"undo(): the mark must be a position of this game's journal, at most {self.position()}, "
-                f"not {mark!r}", Span("undo()", 0, 0, 0, 0), "take one with store.mark() before the changes to undo"))
+                "error", f"undo(): the mark must be a position of this game's journal, from 0 to {self.position()}, "
+                f"not {describe(mark)}", Span("undo()", 0, 0, 0, 0),
+                "take one with store.mark() before the changes to undo"))
         if mark < self.base:
             raise _trimmed(self, mark, "undo()")
         floors = self.floors

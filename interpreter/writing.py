@@ -10,6 +10,7 @@ from interpreter.characteristics import LastKnownGroup
 from interpreter.hiding import hidden_by_status, hidden_by_status_all
 from interpreter.model import Permanent
 from dsl.diagnostics import Diagnostic, DiagnosticError, Span
+from interpreter.calls import checked, describe
 from interpreter.store import ABSENT, Mark
 from interpreter.write_bits import ANY, CHECKED, HIDES, REACHES, bits_of
 
@@ -248,18 +249,21 @@ class ObjectWriter:
         store.remember_all(oids, LastKnownGroup(store, oids, store.position(), view.effects_in_order(), given, view.defaults),
                            cause)
 
+    @checked(name="undo")  # (docs/api.md, "Undo and the journal": a call it does not take is a DiagnosticError)
     def undo(self, mark: Mark) -> None:
         """Set the game back to `mark`, a mark `store.mark()` gave between actions (`Store.undo`,
         which then has this writer forget what was worked out from the game as it was:
         `restored`). Anything else (a position worked out from a mark, inside an action, say)
-        is a `DiagnosticError`."""
+        is a `DiagnosticError`, the value shown through `describe` (issue 43: an int of more
+        digits than Python writes out raised ValueError as it was shown with repr)."""
         if not isinstance(mark, Mark):
             raise DiagnosticError(Diagnostic(
-                "error", f"undo(): {mark!r} is not a mark: give one store.mark() gave", Span("undo()", 0, 0, 0, 0),
+                "error", f"undo(): {describe(mark)} is not a mark: give one store.mark() gave", Span("undo()", 0, 0, 0, 0),
                 "take one with play.engine.store.mark() before the changes to undo (a position worked out "
                 "from a mark may be inside an action, where no game stops)"))
         self.view.store.undo(mark)
 
+    @checked(name="restored")  # (as `undo`)
     def restored(self) -> None:
         """The game was set back (`Store.undo`, which calls this for every engine on the game:
         `Store.watched_by`): forget everything worked out from it (characteristics, sight,

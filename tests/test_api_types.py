@@ -9,13 +9,15 @@ callable of `api.__all__`, and every public method of the `Actions` it hands bac
 arguments drawn by Hypothesis: for each parameter of its signature, either a good value (so
 that a wrong value in a later parameter is reached) or a wrong one (None, bools, ints of any
 size, floats, complex numbers, bytes, lists, tuples, sets, dicts, plain objects, types,
-strings that name no file, API objects in the wrong place), and checks that the call either
-returns or raises DiagnosticError.
+strings that name no file, ints of more digits than Python writes out, API objects in the
+wrong place), and checks that the call either returns or raises DiagnosticError.
 
 Nothing is left out silently: `test_every_exported_callable_is_called` fails for a new export
-the tables here do not name, and the few calls reachable from the API that still let another
-exception out (in files this change does not own) are each a strict xfail below, saying where
-the fix belongs; a fix turns them into failures to be removed.
+the tables here do not name. The exception type itself (`api.DiagnosticError`, built of what
+is no Diagnostic), `Actions.castable`, the journal's and the read-only views' methods
+docs/api.md names ("Undo and the journal") and every message that shows a wrong value (an int
+of more than 4,300 digits raised ValueError as it was written out) let other exceptions out
+too, once: each has its own test below (issue 43, item 4).
 """
 
 from __future__ import annotations
@@ -151,7 +153,7 @@ STRINGS = st.one_of(
     st.sampled_from(["", " ", "\0", "a" * 300, "1999-01-01", "2026-13-45", "no-such-variant", "Alice", "bear"]),
 )
 HUGE = 10 ** 5000  # (more digits than Python writes out: a message showing it must not fail)
-WRONG_BUT_HUGE = st.one_of(
+WRONG = st.one_of(
     SCALARS,
     STRINGS,
     st.lists(st.one_of(SCALARS, STRINGS), max_size=3),
@@ -163,16 +165,14 @@ WRONG_BUT_HUGE = st.one_of(
     st.builds(object),
     st.sampled_from([int, str, Path, Ellipsis, NotImplemented, print]),
     st.integers(0, 5).map(lambda i: _api_objects()[i]),  # (an API object where another is wanted)
+    # (an int of more digits than Python writes out, alone, in a list, or where a permanent's
+    # dict has a value: every message that shows a wrong value must describe it, issue 43)
+    st.just(HUGE), st.just(-HUGE), st.lists(st.just(HUGE), min_size=1, max_size=1),
+    st.lists(st.fixed_dictionaries({"name": st.sampled_from(["bear", HUGE]), "card": st.just("Grizzly Bears")},
+                                   optional={"statuses": st.just({"phase": HUGE}), "damage": st.just(HUGE),
+                                             "entered_turn": st.just(HUGE), "controller": st.just(HUGE)}),
+             min_size=1, max_size=1),
 )
-WRONG = st.one_of(WRONG_BUT_HUGE, st.just(HUGE), st.lists(st.just(HUGE), min_size=1, max_size=1))
-# The parameters where a huge int is still shown with an f-string or repr (which raises
-# ValueError for it), and where: drawn without it, each a strict xfail below
-# (`test_known_gap_a_huge_int`). Every action's parameters are too (`test_an_action_...`).
-HUGE_GAP = {
-    ("Engine", "journal"): "interpreter/engine.py (check_arguments)",
-    ("Actions", "steps"): "interpreter/actions.py (Actions.__init__)",
-    ("new_game", "permanents"): "interpreter/actions.py (permanent_from_spec: a name, card, controller, status or key)",
-}
 
 # What a parameter may legitimately be given beyond the good values: left out of the wrong
 # ones here, each with why (`test_what_is_not_drawn_as_wrong_is_documented_as_taken`).
@@ -187,22 +187,20 @@ OMITTED = object()
 
 
 @cache
-def arguments(where: str, name: str, wrong_name: str = "WRONG") -> st.SearchStrategy[dict]:
+def arguments(where: str, name: str) -> st.SearchStrategy[dict]:
     """Keyword arguments for `name` of `where` ("api" or "Actions"): for each parameter of its
     signature a good value, a wrong one, or (when it has a default) nothing. A parameter the
     tables do not name is an error of the test (KeyError). Built once per function."""
     function = getattr(api if where == "api" else Actions, name)
     goods = GOOD[name] if where == "api" else ACTION_GOOD[name]
-    wrong = {"WRONG": WRONG, "WRONG_BUT_HUGE": WRONG_BUT_HUGE}[wrong_name]
     fields = {}
     for parameter in inspect.signature(function).parameters.values():
         if parameter.name == "self":
             continue
         span = where == "Actions" and parameter.name == "span"  # (an action's, by keyword only: None by default)
         skip = NOT_WRONG.get((name, parameter.name))
-        wrong_here = WRONG_BUT_HUGE if (name, parameter.name) in HUGE_GAP else wrong
         choices = [st.sampled_from(ACTION_SPAN if span else goods[parameter.name]).map(lambda make: make()),
-                   wrong_here.filter(lambda v, skip=skip: not skip(v)) if skip else wrong_here]
+                   WRONG.filter(lambda v, skip=skip: not skip(v)) if skip else WRONG]
         if span or parameter.default is not inspect.Parameter.empty and not (skip and skip(parameter.default)):
             choices.append(st.just(OMITTED))  # (left out: its default, unless that is a value kept out)
         fields[parameter.name] = st.one_of(*choices)
@@ -224,8 +222,10 @@ PROPERTY = settings(max_examples=EXAMPLES, deadline=None,
 
 
 def test_every_exported_callable_is_called():
-    """Every callable of `api.__all__` is in the property's table or is a known gap below:
-    a new export cannot be left out without this failing."""
+    """Every callable of `api.__all__` is in the property's table, but the exception type
+    (`test_diagnostic_error_built_of_anything_is_a_diagnostic_error`), and every public method
+    of `Actions` in the actions' table, but `castable` (`test_castable_of_anything_...`): a new
+    export cannot be left out without this failing."""
     exported = {name for name in api.__all__ if callable(getattr(api, name))}
     assert exported == set(GOOD) | {"DiagnosticError"}, exported ^ (set(GOOD) | {"DiagnosticError"})
     public = {name for name, value in vars(Actions).items()
@@ -238,8 +238,9 @@ def test_every_exported_callable_is_called():
 @given(data=st.data())
 def test_an_exported_callable_raises_only_diagnostic_error(name, data):
     """issue 43: `api.NAME(...)` with any mix of good and wrong arguments returns or raises
-    DiagnosticError; nothing else escapes. (For the parameters in HUGE_GAP, every wrong value
-    but an int of more digits than Python writes out: see `test_known_gap_a_huge_int`.)"""
+    DiagnosticError; nothing else escapes (an int of more digits than Python writes out
+    included: `Engine(journal=...)`, `Actions(steps=...)` and a permanent's values given to
+    `new_game` showed it with repr, which raised ValueError)."""
     kwargs = data.draw(arguments("api", name), label="arguments")
     _only_diagnostic_errors(lambda: getattr(api, name)(**kwargs))
 
@@ -250,9 +251,9 @@ def test_an_exported_callable_raises_only_diagnostic_error(name, data):
 def test_an_action_raises_only_diagnostic_error(method, data):
     """issue 43: the actions of a game `new_game` built (docs/api.md: `cast`, `resolve`, ...,
     `state()`), with any mix of good and wrong arguments and `span`, return or raise
-    DiagnosticError (RulesError is one). Every wrong value but a whole number of more digits
-    than Python writes out: that one is a known gap (`test_known_gap_a_huge_int`)."""
-    kwargs = data.draw(arguments("Actions", method, "WRONG_BUT_HUGE"), label="arguments")
+    DiagnosticError (RulesError is one); an int of more digits than Python writes out included
+    (each action showed a wrong value with an f-string or repr, which raised ValueError for it)."""
+    kwargs = data.draw(arguments("Actions", method), label="arguments")
     actions = play()
     _only_diagnostic_errors(lambda: getattr(actions, method)(**kwargs))
 
@@ -361,64 +362,200 @@ def test_check_paths_rejects_parsed_only_that_is_not_a_list(tmp_path):
     assert info.value.diagnostics[0].span.path == "check_paths(parsed_only)"
 
 
-# ---------------------------------------------------------------------------- known gaps (strict xfail)
+# ---------------------------------------------------------------------------- the gaps issue 43 left, closed
 
 
-GAP = "issue 43: reachable from the API, still lets another exception out; the fix belongs in {} (not this change's file)"
+@PROPERTY
+@given(value=st.one_of(WRONG, st.lists(st.one_of(st.builds(diagnostic), WRONG), max_size=3)))
+def test_diagnostic_error_built_of_anything_is_a_diagnostic_error(value):
+    """issue 43: `api.DiagnosticError` is exported, and the API raises only it: built of what is
+    no Diagnostic (None, an int, a list holding a string) it raised TypeError or AttributeError
+    (`__init__` iterated it and read `.message`). It is a DiagnosticError still, with one
+    diagnostic saying how it was misused, at a span named "DiagnosticError"; its message is
+    written out without fail (a huge int is described by its type, never written out)."""
+    exc = api.DiagnosticError(value)
+    assert isinstance(exc, DiagnosticError) and exc.diagnostics
+    assert all(isinstance(d, Diagnostic) for d in exc.diagnostics)
+    assert str(exc) == "\n".join(d.message for d in exc.diagnostics)
+    if isinstance(value, Diagnostic):  # (one drawn among the API's objects: what it is built of)
+        assert exc.diagnostics == [value]
+    elif isinstance(value, list) and value and all(isinstance(d, Diagnostic) for d in value):
+        assert exc.diagnostics == value
+    else:
+        (d,) = exc.diagnostics
+        assert d.span.path == "DiagnosticError" and d.hint
+        assert d.message.startswith("DiagnosticError(...) takes a Diagnostic or a list of them, not ")
 
 
-@pytest.mark.xfail(strict=True, raises=(TypeError, AttributeError), reason=GAP.format("dsl/diagnostics.py"))
-@pytest.mark.parametrize("value", [None, 5, ["not a diagnostic"]])
-def test_known_gap_diagnostic_error_built_of_what_is_no_diagnostic(value):
-    """`api.DiagnosticError` is exported: it is the exception type itself, and its constructor
-    takes a Diagnostic or a list of them. Given anything else it fails with TypeError or
-    AttributeError (`DiagnosticError.__init__` iterates it and reads `.message`)."""
-    _only_diagnostic_errors(lambda: api.DiagnosticError(value))
+@pytest.mark.parametrize("args, kwargs, given", [
+    ((None,), {}, "None"), ((5,), {}, "an int"), ((["not a diagnostic"],), {}, "a list holding a str"),
+    (([],), {}, "an empty list"), (("a message",), {}, "a str"), ((), {}, "nothing"),
+    ((diagnostic(), diagnostic()), {}, "2 arguments"), ((diagnostic(),), {"hint": "x"}, "the keyword argument 'hint'"),
+])
+def test_diagnostic_error_says_what_it_was_given(args, kwargs, given):
+    """issue 43: the cases the gap was found with (None, 5, a list of strings; TypeError or
+    AttributeError before), and a call Python itself would refuse (no argument, two, an
+    unknown keyword): each a DiagnosticError naming what it was given."""
+    exc = api.DiagnosticError(*args, **kwargs)
+    (d,) = exc.diagnostics
+    assert d.message == f"DiagnosticError(...) takes a Diagnostic or a list of them, not {given}"
+    assert d.span == Span("DiagnosticError", 0, 0, 0, 0) and str(exc) == d.message
 
 
-@pytest.mark.xfail(strict=True, raises=AttributeError, reason=GAP.format("interpreter/actions.py"))
-def test_known_gap_actions_castable_of_what_is_no_card():
-    """`Actions.castable(card, span)`, a public static method (the script checker's), reads
-    `card.entries` unchecked; it is no action of docs/api.md, but it is public."""
-    _only_diagnostic_errors(lambda: Actions.castable(None, SPAN))
+def test_diagnostic_error_of_diagnostics_is_unchanged_and_survives_pickling():
+    """What the project raises everywhere is as before: one Diagnostic, or a list or tuple of
+    them, kept in order (by keyword too); its message, their messages. Pickled and read back
+    (a copy, or another process), it holds the same diagnostics: it is rebuilt of them, not
+    of its message, which it would now take as a misuse (a string)."""
+    import copy
+    import pickle
+
+    one, other = diagnostic(), Diagnostic("warning", "another", SPAN)
+    assert api.DiagnosticError(one).diagnostics == [one]
+    assert api.DiagnosticError(diagnostics=one).diagnostics == [one]
+    exc = api.DiagnosticError((one, other))
+    assert exc.diagnostics == [one, other] and str(exc) == "a problem\nanother"
+    for again in (pickle.loads(pickle.dumps(exc)), copy.copy(exc)):
+        assert type(again) is DiagnosticError and again.diagnostics == [one, other] and str(again) == str(exc)
 
 
-@pytest.mark.xfail(strict=True, raises=(TypeError, ValueError), reason=GAP.format(
-    "interpreter/store.py, interpreter/writing.py and interpreter/readonly.py"))
-@pytest.mark.parametrize("call", [
-    lambda p: p.engine.store.mark(1),  # (docs/api.md, "Undo and the journal": arguments it does not take)
-    lambda p: p.engine.writer.undo(),
-    lambda p: p.engine.writer.undo(10 ** 5000),  # (its message shows the mark: more digits than Python writes)
-    lambda p: p.engine.store.undo(None, None),
-    lambda p: p.engine.writer.restored(1),
-    lambda p: p.game.objects["bear"].get_status(["phase"]),  # (an unhashable name: TypeError)
-], ids=["store.mark(1)", "writer.undo()", "writer.undo(10**5000)", "store.undo(None, None)",
-        "writer.restored(1)", "get_status([...])"])
-def test_known_gap_the_journal_and_read_only_views(call):
-    """The journal's and the read-only views' methods docs/api.md names take wrong arguments
-    the Python way (a TypeError for a call they do not bind to, an unhashable name)."""
+@PROPERTY
+@given(card=st.one_of(st.sampled_from(["Slip Away", "Grizzly Bears"]).map(lambda name: book().cards[name]), WRONG),
+       span=st.one_of(st.sampled_from([SPAN, Span("castable()", 0, 0, 0, 0)]), WRONG))
+def test_castable_of_anything_raises_only_diagnostic_error(card, span):
+    """issue 43: `Actions.castable(card, span)`, a public static method (the script checker's),
+    read `card.entries` unchecked: `castable(None, span)` raised AttributeError. Given any
+    card and span it returns or raises DiagnosticError."""
+    _only_diagnostic_errors(lambda: Actions.castable(card, span))
+
+
+@pytest.mark.parametrize("call, named", [
+    (lambda: Actions.castable(None, SPAN), "castable(card)"),
+    (lambda: Actions.castable(book().cards["Slip Away"], None), "castable(span)"),
+    (lambda: Actions.castable(book().cards["Slip Away"]), "castable()"),
+], ids=["card None", "span None", "no span"])
+def test_castable_names_the_argument_that_is_wrong(call, named):
+    """issue 43: the gap's case, `castable(None, span)` (AttributeError before), is a
+    DiagnosticError at the argument, as every wrong argument is said (`calls.bad_argument`)."""
+    with pytest.raises(DiagnosticError) as info:
+        call()
+    (d,) = info.value.diagnostics
+    assert d.span.path == named and d.hint
+
+
+@pytest.mark.parametrize("call, named, said", [
+    (lambda p: p.engine.store.mark(1), "mark()", "cannot take these arguments"),
+    (lambda p: p.engine.writer.undo(), "undo()", "cannot take these arguments"),
+    (lambda p: p.engine.writer.undo(HUGE), "undo()", "an int too large to show is not a mark"),
+    (lambda p: p.engine.writer.undo(p.engine.store.mark() + 0), "undo()", "is not a mark"),
+    (lambda p: p.engine.store.undo(None, None), "undo()", "cannot take these arguments"),
+    (lambda p: p.engine.store.undo(HUGE), "undo()", "not an int too large to show"),
+    (lambda p: p.engine.store.undo(-HUGE), "undo()", "not an int too large to show"),
+    (lambda p: p.engine.store.undo(-1), "undo()", "not -1"),
+    (lambda p: p.engine.store.undo([0]), "undo()", "not [0]"),
+    (lambda p: p.engine.writer.restored(1), "restored()", "cannot take these arguments"),
+    (lambda p: p.game.objects["bear"].get_status(["phase"]), "get_status(name)", "not ['phase']"),
+    (lambda p: p.game.objects["bear"].get_status({}), "get_status(name)", "not {}"),
+], ids=["store.mark(1)", "writer.undo()", "writer.undo(HUGE)", "writer.undo(int)", "store.undo(None, None)",
+        "store.undo(HUGE)", "store.undo(-HUGE)", "store.undo(-1)", "store.undo([0])", "writer.restored(1)",
+        "get_status([...])", "get_status({})"])
+def test_the_journal_and_read_only_views_take_wrong_arguments_as_diagnostic_errors(call, named, said):
+    """issue 43: the journal's and the read-only views' methods docs/api.md names ("Undo and
+    the journal") took wrong arguments the Python way: a TypeError for a call they do not bind
+    to, a ValueError for a mark of more digits than Python writes out (shown with repr), a
+    TypeError for an unhashable status name. Each is a DiagnosticError at the call, saying
+    what was wrong; and the game is as it was (nothing was undone)."""
     actions = play()
-    _only_diagnostic_errors(lambda: call(actions))
+    before = actions.state()
+    with pytest.raises(DiagnosticError) as info:
+        call(actions)
+    (d,) = info.value.diagnostics
+    assert d.span.path == named and said in d.message and d.hint, d
+    assert actions.state() == before
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError, reason=GAP.format("interpreter/actions.py and interpreter/engine.py"))
-@pytest.mark.parametrize("call", [
-    lambda p: p.cast(HUGE, "Alice"),
-    lambda p: p.move("bear", HUGE),
-    lambda p: p.leave(HUGE),
-    lambda p: p.resolve(span=HUGE),
-    lambda p: api.Engine(book(), api.game_from_scenario(scenario(), book()), journal=HUGE),
-    lambda p: api.Actions(p.engine, steps=HUGE),
-    lambda p: api.new_game(permanents=[{"name": HUGE, "card": "Grizzly Bears"}]),
-    lambda p: api.new_game(permanents=[{"name": "bear", "card": "Grizzly Bears", "statuses": {"phase": HUGE}}]),
-], ids=["cast(HUGE, ...)", "move(..., HUGE)", "leave(HUGE)", "resolve(span=HUGE)", "Engine(journal=HUGE)",
-        "Actions(steps=HUGE)", "new_game(permanents=[{name: HUGE}])", "new_game(permanents=[{statuses: HUGE}])"])
-def test_known_gap_a_huge_int(call):
-    """An action's message, Actions' and Engine's, and those of the permanents `new_game` is
-    given (checked in actions.permanent_from_spec), show a wrong value with an f-string or repr
-    (`unknown permanent '{name}'`, `not {journal!r}`), which for an int of more than 4,300
-    digits raises ValueError (Python's limit on writing ints out) instead of the
-    DiagnosticError it was building. The fix: show wrong values through
-    `interpreter.calls.describe`, as `api` now does."""
+def test_the_journal_and_read_only_views_still_work():
+    """The checks take nothing away: a mark undone to through the writer or the store sets the
+    game back, `restored()` is taken, and `get_status` reads a status (or the default given
+    for a name that is no status, a hashable one of any type, as before)."""
     actions = play()
-    _only_diagnostic_errors(lambda: call(actions))
+    before = actions.state()
+    mark = actions.engine.store.mark()
+    actions.move("bear", "graveyard")
+    actions.engine.writer.undo(mark)
+    assert actions.state() == before
+    actions.move("bear", "exile")
+    actions.engine.store.undo(mark=mark)
+    assert actions.state() == before
+    actions.engine.writer.restored()
+    bear = actions.game.objects["bear"]
+    assert bear.get_status("phase") == before["permanents"]["bear"]["statuses"]["phase"]
+    assert bear.get_status("no-such-status", "absent") == "absent" and bear.get_status(5) is None
+
+
+HUGE_CALLS = {
+    "cast(HUGE, ...)": lambda p: p.cast(HUGE, "Alice"),
+    "cast(..., HUGE)": lambda p: p.cast("Grizzly Bears", HUGE),
+    "cast(hold=HUGE)": lambda p: p.cast("Slip Away", "Alice", ["bear"], hold=HUGE),
+    "cast(targets=[HUGE])": lambda p: p.cast("Slip Away", "Alice", [HUGE]),
+    "activate(HUGE, ...)": lambda p: p.activate(HUGE, "Alice"),
+    "activate(ability=HUGE)": lambda p: api.new_game(players=["Alice", "Bob"], permanents=[
+        {"name": "dog", "card": "Blink Dog", "controller": "Alice"}]).activate("dog", "Alice", HUGE),
+    "move(..., HUGE)": lambda p: p.move("bear", HUGE),
+    "move(HUGE, ...)": lambda p: p.move(HUGE, "exile"),
+    "attack([HUGE])": lambda p: p.attack([HUGE]),
+    "next_turn(HUGE)": lambda p: p.next_turn(HUGE),
+    "leave(HUGE)": lambda p: p.leave(HUGE),
+    "resolve(span=HUGE)": lambda p: p.resolve(span=HUGE),
+    "resolve(span=Span(line=-HUGE))": lambda p: p.resolve(span=Span("x", -HUGE, 0, 0, 0)),
+    "Engine(journal=HUGE)": lambda p: api.Engine(book(), api.game_from_scenario(scenario(), book()), journal=HUGE),
+    "Actions(steps=HUGE)": lambda p: api.Actions(p.engine, steps=HUGE),
+    "new_game(permanents=[{name: HUGE}])": lambda p: api.new_game(permanents=[{"name": HUGE, "card": "Grizzly Bears"}]),
+    "new_game(permanents=[{card: HUGE}])": lambda p: api.new_game(permanents=[{"name": "bear", "card": HUGE}]),
+    "new_game(permanents=[{statuses: HUGE}])": lambda p: api.new_game(
+        permanents=[{"name": "bear", "card": "Grizzly Bears", "statuses": {"phase": HUGE}}]),
+    "new_game(permanents=[{statuses: {HUGE: ...}}])": lambda p: api.new_game(
+        permanents=[{"name": "bear", "card": "Grizzly Bears", "statuses": {HUGE: "in"}}]),
+    "new_game(permanents=[{HUGE: ...}])": lambda p: api.new_game(
+        permanents=[{"name": "bear", "card": "Grizzly Bears", HUGE: 1}]),
+    "new_game(permanents=[{controller: HUGE}])": lambda p: api.new_game(
+        permanents=[{"name": "bear", "card": "Grizzly Bears", "controller": HUGE}]),
+    "new_game(permanents=[{tapped: HUGE}])": lambda p: api.new_game(
+        permanents=[{"name": "bear", "card": "Grizzly Bears", "tapped": HUGE}]),
+    "new_game(permanents=[{damage: -HUGE}])": lambda p: api.new_game(
+        permanents=[{"name": "bear", "card": "Grizzly Bears", "damage": -HUGE}]),
+    "new_game(permanents=[{entered_turn: HUGE}])": lambda p: api.new_game(
+        permanents=[{"name": "bear", "card": "Grizzly Bears", "entered_turn": HUGE}]),
+    "new_game(permanents=[{attached_to: HUGE}])": lambda p: api.new_game(
+        permanents=[{"name": "bear", "card": "Grizzly Bears", "attached_to": HUGE}]),
+}
+
+
+@pytest.mark.parametrize("call", list(HUGE_CALLS.values()), ids=list(HUGE_CALLS))
+def test_a_huge_int_given_to_an_action_engine_or_permanent_is_described(call):
+    """issue 43: an action's messages, Actions' and Engine's, and those of the permanents
+    `new_game` is given (`actions.permanent_from_spec`) showed a wrong value with an f-string
+    or repr (`unknown permanent '{name}'`, `not {journal!r}`), which for an int of more than
+    4,300 digits raised ValueError (Python's limit on writing ints out) instead of the
+    DiagnosticError being built. Each now shows it through `interpreter.calls.describe`: the
+    error is a DiagnosticError that says "too large to show" and holds no run of its digits."""
+    actions = play()
+    with pytest.raises(DiagnosticError) as info:
+        call(actions)
+    (d,) = info.value.diagnostics
+    assert "too large to show" in d.message and "0000000000" not in d.message + (d.hint or ""), d
+
+
+def test_a_turn_number_longer_than_a_scenario_may_write_is_refused_and_one_within_plays():
+    """Issue 43: `new_game(turn=10**5000)` was taken, and the next turn then failed with
+    ValueError (Python will not print so long a number). A turn number has at most the digits
+    a scenario's numbers may have (dsl.limits.MAX_INTEGER_DIGITS); the largest such turn plays
+    on to the next (CR 500.1: a turn follows a turn)."""
+    from dsl import limits
+
+    with pytest.raises(api.DiagnosticError) as caught:
+        api.new_game(turn=10 ** limits.MAX_INTEGER_DIGITS)
+    assert "new_game(turn)" in caught.value.diagnostics[0].span.path
+    actions = api.new_game(turn=10 ** limits.MAX_INTEGER_DIGITS - 1)
+    actions.next_turn()
+    assert actions.game.turn == 10 ** limits.MAX_INTEGER_DIGITS
