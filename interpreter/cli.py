@@ -641,25 +641,51 @@ whole_number = number_argument(0, "a whole number, zero or more")
 step_number = number_argument(1, "a step number, 1 or more")
 
 
-def _readable_modules(paths) -> list:
-    """The rule files among `paths` that parse (one that does not is reported when it is one
-    of the files `fmt` rewrites), parsed and not checked: what fmt rewrites may be exactly
-    what the checker rejects (a condition that is always true)."""
+def _readable_modules(paths, names: frozenset | None = None, known: dict | None = None) -> list:
+    """The rule files among `paths` that parse and (when `names` is given) name one of the
+    statuses `names` (one that names none can neither declare them nor hide by them), parsed
+    and not checked: what fmt rewrites may be exactly what the checker rejects (a condition
+    that is always true). A file that does not read or parse is left out (it is reported
+    when it is one of the files `fmt` rewrites). `known` keeps, by path, what was read: the
+    text, then the tree once parsed, or None; so each file is read and parsed at most once."""
+    known = {} if known is None else known
+    named = re.compile("|".join(rf"(?<![\w-]){re.escape(name)}(?![\w-])" for name in sorted(names or ())))
     modules = []
     for path in paths:
-        try:
-            modules.append(parse(migrate.read(path), str(path)))
-        except (DiagnosticError, OSError, UnicodeDecodeError):
-            continue
+        key = str(path)
+        if key not in known:
+            try:
+                known[key] = migrate.read(path)
+            except (OSError, UnicodeDecodeError):
+                known[key] = None
+        if isinstance(known[key], str):
+            if names is not None and (not names or named.search(known[key]) is None):
+                continue
+            try:
+                known[key] = parse(known[key], key)
+            except DiagnosticError:
+                known[key] = None
+        if known[key] is not None:
+            modules.append(known[key])
     return modules
 
 
-def _fmt_vocabulary(folder: Path, base: "migrate.Vocabulary", known: dict) -> "migrate.Vocabulary":
-    """What `phasing fmt` knows of statuses for a file in `folder`: the newest version's, with
-    what the folder's own rule files declare taking precedence (a version folder's own)."""
-    if folder not in known:
-        known[folder] = base.merged(migrate.Vocabulary.of(_readable_modules(sorted(folder.glob("*.rules")))))
-    return known[folder]
+def _fmt_vocabulary(path: Path, names: frozenset, module, known: dict) -> "migrate.Vocabulary":
+    """What `phasing fmt` knows of the statuses `names` for the file at `path` (whose tree is
+    `module`): the newest version's, with what the rule files of the file's folder declare
+    taking precedence (a version folder's own). Asked for by `migrate.rewrite` only when the
+    file has a query testing these statuses with `or`; only the rule files that name one of
+    them are parsed (issue 43: a small file beside a large one reads only the small one)."""
+    known[str(path)] = module  # (the file itself, read and parsed already)
+    newest = ("newest version",)  # (a key no path is)
+    if newest not in known:
+        try:
+            known[newest] = files_of(current_version())
+        except DiagnosticError:
+            known[newest] = []
+    base = migrate.Vocabulary.of(_readable_modules(known[newest], names, known))
+    own = migrate.Vocabulary.of(_readable_modules(sorted(path.parent.glob("*.rules")), names, known))
+    return base.merged(own)
 
 
 def cmd_fmt(args) -> int:
@@ -667,8 +693,7 @@ def cmd_fmt(args) -> int:
     paths, problems = migrate.files(args.paths)
     if problems:
         raise DiagnosticError(problems)
-    base = migrate.Vocabulary.of(_readable_modules(files_of(current_version())))
-    known: dict = {}
+    known: dict = {}  # (what `_fmt_vocabulary` read, shared by all the files)
     changed: list[tuple[Path, str, str]] = []
     for path in paths:
         try:
@@ -677,7 +702,8 @@ def cmd_fmt(args) -> int:
             problems.append(_encoding_diagnostic(exc, str(path)))
             continue
         try:
-            after = migrate.rewrite(before, str(path), _fmt_vocabulary(path.parent, base, known))
+            after = migrate.rewrite(before, str(path),
+                                    lambda names, module, path=path: _fmt_vocabulary(path, names, module, known))
         except DiagnosticError as exc:
             problems.extend(exc.diagnostics)
             continue

@@ -6,12 +6,15 @@ removed or changed (`clause_diff`). `behaviour_diff` plays the conformance scena
 both, lists the ones that end differently, and names the block changes that account for each:
 the scenario is played again under A with one change of B made at a time (`swapped`).
 `search_witness` generates games until one ends differently, shrinks it, and returns it as a
-scenario file.
+scenario file; it plays them in rounds (`SEARCH_ROUND`), so that its memory does not grow
+with the number of games.
 """
 
 from __future__ import annotations
 
+import gc
 import os
+import random
 import re
 import tempfile
 from contextlib import contextmanager
@@ -480,6 +483,25 @@ def _private_hypothesis_storage():
             configuration.set_hypothesis_home_dir(None)  # as it was: not chosen
 
 
+SEARCH_ROUND = 1000
+"""The most games one run of Hypothesis plays in a search. A run keeps what it learnt of each
+game it played (a tree of its choices, a cache of their results: some 12 KB a game) until it
+ends, so a search of more games is made of several runs of at most this many, one after the
+other, each from a seed of its own: its memory is that of one round, whatever the number of
+games (issue 43). The first round is the run a search of this many games or fewer always was;
+and Hypothesis draws the first games of a run of 500 or more the same way however many it may
+play, so a search of more finds the same witness as before whenever its first round does. (A
+run knows nothing of the games of the rounds before it, and each begins with small games: a
+later round may play again a few small games an earlier one played.)"""
+
+
+def search_rounds(examples: int) -> list[int]:
+    """The games each round of a search of `examples` games plays: `SEARCH_ROUND` each, the
+    rest in the last."""
+    full, rest = divmod(max(examples, 0), SEARCH_ROUND)
+    return [SEARCH_ROUND] * full + ([rest] if rest else [])
+
+
 def search_witness(a: Rulebook, b: Rulebook, examples: int, budget: Budget | None = None) -> str | None:
     """The smallest generated game that ends differently under `a` and `b`, as a scenario file;
     up to `examples` games are tried, each step of each within `budget`."""
@@ -501,11 +523,18 @@ def _search(a: Rulebook, b: Rulebook, examples: int, budget: Budget | None) -> s
             return False
         return bool(differences(comparable(oa, common), comparable(ob, common)))
 
-    try:
-        # derandomized: the same two rulebooks and budget always give the same answer
-        game = find(games(), differs, settings=settings(max_examples=examples, database=None, deadline=None,
-                                                       derandomize=True, suppress_health_check=list(HealthCheck)))
-    except NoSuchExample:
+    game = None
+    for number, size in enumerate(search_rounds(examples)):
+        # derandomized: the same two rulebooks and budget always give the same answer (the first
+        # round by Hypothesis's own fixed seed, each later one by its number)
+        try:
+            game = find(games(), differs, random=None if number == 0 else random.Random(number),
+                        settings=settings(max_examples=size, database=None, deadline=None, derandomize=True,
+                                          suppress_health_check=list(HealthCheck)))
+            break
+        except NoSuchExample:
+            gc.collect()  # (the round's run and all it kept, in cycles, go before the next round begins)
+    if game is None:
         return None
     oa, ob = _outcome_of(game, a, budget), _outcome_of(game, b, budget)
     fa, fb = comparable(oa, common), comparable(ob, common)

@@ -7,11 +7,12 @@ Cards live in `rules/cards/`. A scenario may bring cards of its own.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import functools
 import os
 import re
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from pathlib import Path
 from typing import Iterable
 
@@ -31,6 +32,7 @@ VARIANTS_DIR = RULES_ROOT / "variants"
 VERSION_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
+@functools.lru_cache(maxsize=4096)
 def rule_key(rule_id: str) -> tuple:
     """CR order: 502.3 < 702.26a < 702.26p < 800.4a."""
     match = re.match(r"^(\d+)\.(\d+)([a-z]?)$", rule_id)
@@ -221,10 +223,45 @@ def set_rules_path(folders) -> None:
     _option_path = tuple(str(f) for f in folders or ())
 
 
+# While `one_listing()` is in force: what the rules path and the names on it were found to be,
+# by what decides them (the option's folders, the variable, the working folder).
+_listed: dict[str, tuple] | None = None
+
+
+@contextlib.contextmanager
+def one_listing():
+    """Within it, the folders of the rules path and the versions and variants on them are listed
+    once, not at every name looked up: a command that loads every name (`phasing versions`)
+    would otherwise list every folder again for each of them, and take time quadratic in the
+    number of variants (issue 43). A file added meanwhile is seen by the next command."""
+    global _listed
+    outer = _listed
+    if outer is None:
+        _listed = {}
+    try:
+        yield
+    finally:
+        _listed = outer
+
+
+def _listing_key() -> tuple:
+    return (_option_path, os.environ.get(RULES_PATH_ENV, ""), os.getcwd())
+
+
 def rules_path() -> tuple[Path, ...]:
     """The folders searched, in order, before the shipped rules when a version or variant is
     named: those of `--rules-path`, then those of PHASING_RULES_PATH (separated by os.pathsep).
     A folder that does not exist is an error naming it."""
+    if _listed is None:
+        return _rules_path()
+    key = _listing_key()
+    found = _listed.get("path")
+    if found is None or found[0] != key:
+        found = _listed["path"] = (key, _rules_path())
+    return found[1]
+
+
+def _rules_path() -> tuple[Path, ...]:
     found: list[Path] = []
     sources = [(f, "--rules-path") for f in _option_path]
     sources += [(f, RULES_PATH_ENV) for f in os.environ.get(RULES_PATH_ENV, "").split(os.pathsep) if f.strip()]
@@ -262,6 +299,33 @@ def _entries(folder: Path) -> list[Path]:
     return sorted(folder.iterdir())
 
 
+def _version_files(folder: Path) -> list[Path]:
+    """The rule files of a version folder, in name order. A folder that cannot be read is an
+    error saying so at the folder (issue 43): it was an unknown version, or a version of no
+    files, since a glob passes over a folder it cannot list."""
+    try:
+        return [p for p in _entries(folder) if p.name.endswith(".rules")]
+    except OSError as exc:
+        raise DiagnosticError(Diagnostic(
+            "error", f"cannot read version folder {folder}: {exc.strerror or exc}", Span(str(folder), 0, 0, 0, 0),
+            "let this user read the folder and its files (chmod u+rx), or name another version")) from None
+
+
+def _holds_version(folder: Path) -> bool:
+    """A dated folder of the rules path is a version when it holds version.rules, or when it
+    cannot be read: listed, so that its name says it cannot be read (`_version_files`) rather
+    than that no such version exists, or leads to a shipped one of the same name."""
+    try:
+        if (folder / "version.rules").is_file():
+            return True
+        _entries(folder)
+    except ValueError:
+        return False
+    except OSError:
+        return True
+    return False
+
+
 def _sources_in(root: Path, origin: Path | None) -> list[Source]:
     found = []
     try:
@@ -270,7 +334,7 @@ def _sources_in(root: Path, origin: Path | None) -> list[Source]:
         return []
     variants = root / "variants" if origin is None else root
     for p in entries:
-        if VERSION_RE.match(p.name) and _probe(p.is_dir) and (origin is None or _probe((p / "version.rules").is_file)):
+        if VERSION_RE.match(p.name) and _probe(p.is_dir) and (origin is None or _holds_version(p)):
             found.append(Source(p.name, "version", p, origin))
     try:
         files = sorted(variants.glob("*.rules")) if _probe(variants.is_dir) else []
@@ -284,13 +348,25 @@ def _sources_in(root: Path, origin: Path | None) -> list[Source]:
 def sources() -> list[Source]:
     """Every version and variant a name can reach: the rules path first, then the shipped
     rules; a name found twice leads to the first."""
+    return list(_by_name().values())
+
+
+def _by_name() -> dict[str, Source]:
+    """`sources()` by name (listed once while `one_listing()` is in force)."""
+    if _listed is not None:
+        key = _listing_key()
+        found = _listed.get("sources")
+        if found is not None and found[0] == key:
+            return found[1]
     seen: dict[str, Source] = {}
     for folder in rules_path():
         for source in _sources_in(folder, folder):
             seen.setdefault(source.name, source)
     for source in _sources_in(RULES_ROOT, None):
         seen.setdefault(source.name, source)
-    return list(seen.values())
+    if _listed is not None:
+        _listed["sources"] = (key, seen)
+    return seen
 
 
 def shipped_sources() -> list[Source]:
@@ -320,17 +396,7 @@ def _named(spec: str) -> Source | None:
     `sources()` with that name)."""
     if not (VERSION_RE.match(spec) or re.fullmatch(r"[A-Za-z0-9_-]+", spec)):
         return None
-    return next((source for source in sources() if source.name == spec), None)
-    for folder in rules_path() + (RULES_ROOT,):
-        if VERSION_RE.match(spec):
-            candidate = folder / spec
-            if _probe(candidate.is_dir) and (folder == RULES_ROOT or _probe((candidate / "version.rules").is_file)):
-                return Source(spec, "version", candidate, None if folder == RULES_ROOT else folder)
-        else:
-            candidate = (VARIANTS_DIR if folder == RULES_ROOT else folder) / f"{spec}.rules"
-            if _probe(candidate.is_file):
-                return Source(spec, "variant", candidate, None if folder == RULES_ROOT else folder)
-    return None
+    return _by_name().get(spec)
 
 
 def files_of(spec: str, names_only: bool = False) -> list[Path]:
@@ -342,14 +408,14 @@ def files_of(spec: str, names_only: bool = False) -> list[Path]:
     """
     source = _named(spec)
     if source is not None:
-        return sorted(source.path.glob("*.rules")) if source.kind == "version" else [source.path]
+        return _version_files(source.path) if source.kind == "version" else [source.path]
     known = ", ".join(available_versions() + available_variants())
     if names_only:
         raise DiagnosticError(Diagnostic("error", f"'{spec}' is not a version or variant in the rules folders",
                                          Span(spec, 0, 0, 0, 0), f"extend one of: {known}"))
     candidate = Path(spec)
-    if _probe(candidate.is_dir) and _probe((candidate / "version.rules").exists):
-        return sorted(candidate.glob("*.rules"))
+    if _probe(candidate.is_dir) and (_probe((candidate / "version.rules").exists) or _holds_version(candidate)):
+        return _version_files(candidate)  # (one that cannot be read: an error saying so)
     if _probe(candidate.is_file) and candidate.suffix == ".rules":
         return [candidate]
     raise DiagnosticError(_unknown(spec, known))
@@ -389,12 +455,43 @@ def _parse_all(paths: Iterable[Path]) -> list[ast.Module]:
     modules, problems = [], []
     for path in paths:
         try:
-            modules.append(parse_file(path))
+            modules.append(_parsed(path))
         except DiagnosticError as exc:
             problems.extend(exc.diagnostics)
     if problems:
         raise DiagnosticError(problems)
     return modules
+
+
+_PARSED: OrderedDict[str, tuple[bytes, ast.Module]] = OrderedDict()  # path -> (its bytes, their tree), newest last
+_PARSED_KEPT = 256
+
+
+def _parsed(path: Path) -> ast.Module:
+    """`parse_file(path)`, kept per process for as long as the file holds the same bytes: a load
+    reads the files of what it extends to see whether they changed, and then reads its own
+    again; without this each variant would parse its version's files again (issue 43). The
+    last `_PARSED_KEPT` files are kept."""
+    try:
+        before = path.read_bytes()
+    except OSError:
+        return parse_file(path)  # (which says why it cannot be read, at the file)
+    key = str(path)
+    hit = _PARSED.get(key)
+    if hit is not None and hit[0] == before:
+        _PARSED.move_to_end(key)
+        return hit[1]
+    module = parse_file(path)
+    try:
+        after = path.read_bytes()
+    except OSError:
+        return module
+    if after == before:  # (else it changed while read: not kept)
+        _PARSED[key] = (before, module)
+        _PARSED.move_to_end(key)
+        while len(_PARSED) > _PARSED_KEPT:
+            _PARSED.popitem(last=False)
+    return module
 
 
 @functools.cache
@@ -567,6 +664,8 @@ def _check_file_name(manifest: ast.Version, modules: list[ast.Module]) -> None:
     if manifest.kind != "variant" or len(modules) != 1 or not modules[0].span.path:
         return
     path = Path(modules[0].span.path)
+    if path.stem == manifest.id:
+        return
     try:
         named_here = path.resolve().parent in {*rules_path(), VARIANTS_DIR.resolve()}
     except (OSError, RuntimeError):
@@ -614,19 +713,19 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
             known = available_versions() + available_variants()
             hint = did_you_mean(manifest.extends, known, exc.diagnostics[0].hint, cutoff=0.8)
             raise DiagnosticError(attrs.evolve(exc.diagnostics[0], span=where, hint=hint)) from None
-        base = _resolve(manifest.extends, chain + (manifest.id,))
+        base = _load(manifest.extends, (manifest.extends, rules_path(), None), chain + (manifest.id,))
         _check_renumbers(manifest, base)
         statuses.update(base.statuses)
         verbs.update(base.verbs)
         zones.update(base.zones)
         amendments.update(base.amendments)
-        for rule in base.rules:
-            moved = _renumber_rule(rule, manifest.renumbers)
+        for rule in base.rules:  # (without renumbers, the extended rulebook's own blocks and declarations)
+            moved = _renumber_rule(rule, manifest.renumbers) if manifest.renumbers else rule
             rules[moved.slug] = moved
         if not sections:  # inherited: a problem with them is this manifest's to fix
             sections = tuple(attrs.evolve(s, rule=_renumbered(s.rule, manifest.renumbers), span=manifest.span)
                              for s in base.version.sections)
-        for table in (statuses, verbs, zones):
+        for table in (statuses, verbs, zones) if manifest.renumbers else ():
             for name, decl in list(table.items()):
                 table[name] = attrs.evolve(decl, cites=tuple(_renumbered(c, manifest.renumbers) for c in decl.cites))
         gone: dict[str, ast.Drop] = {}  # each name (slug and id of a block) a drop has taken away -> that drop
@@ -787,7 +886,13 @@ def load_version(spec: str) -> Rulebook:
     rules path and working folder it was loaded with, for as long as none of the files it was
     read from (its own, those of what it extends, the card library) changes: a rule file
     edited while a program runs is read again the next time it is loaded."""
-    key = (spec, rules_path(), os.getcwd() if not _named(spec) else None)
+    return _load(spec, (spec, rules_path(), os.getcwd() if not _named(spec) else None))
+
+
+def _load(spec: str, key: tuple, chain: tuple[str, ...] = ()) -> Rulebook:
+    """`load_version`, for the key it is kept under. A version extended is loaded so too (with
+    the chain that leads to it, to tell a cycle), so that the variants that extend one version
+    share it rather than each resolving and checking it again (issue 43)."""
     hit = _LOADED.get(key)
     if hit is not None and _stamps(p for p, _time, _size in hit[1]) == hit[1]:
         return hit[0]
@@ -797,15 +902,16 @@ def load_version(spec: str) -> Rulebook:
         stamps = None  # (it does not load: `_resolve` says why)
     if hit is not None:
         load_cards.cache_clear()  # (the card library may be what changed)
-    book = _resolve(spec)
+    book = _resolve(spec, chain)
     if stamps is not None:
         _LOADED[key] = (book, stamps)
     return book
 
 
 def _forget_loaded() -> None:
-    """Forget every rulebook loaded (and the card library), as if none had been."""
+    """Forget every rulebook loaded (and the card library, and the files parsed), as if none had been."""
     _LOADED.clear()
+    _PARSED.clear()
     load_cards.cache_clear()
 
 

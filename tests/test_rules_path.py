@@ -251,3 +251,78 @@ def test_a_file_given_as_a_rules_folder_is_an_error_naming_it(tmp_path, capsys):
     assert status == 1
     assert f"not a folder: {afile} (from --rules-path)" in err
     assert out == ""
+
+
+def _later_version(mine: Path) -> Path:
+    """A copy of 2026-09-25 dated 2099-01-01 in the rules folder `mine`."""
+    from interpreter.rulebook import RULES_ROOT
+
+    later = mine / "2099-01-01"
+    later.mkdir()
+    for f in (RULES_ROOT / "2026-09-25").glob("*.rules"):
+        text = f.read_text(encoding="utf-8").replace("version 2026-09-25", "version 2099-01-01")
+        (later / f.name).write_text(text, encoding="utf-8")
+    return later
+
+
+def _lock(monkeypatch, folder: Path) -> None:
+    """Make `folder` behave as chmod 000 makes it for a user other than root: listing it, and
+    looking up anything in it, fail with PermissionError (the folder itself can still be
+    seen). Tests run as root in CI, where the mode bits would stop nothing."""
+    locked = {os.path.abspath(folder), os.path.realpath(folder)}  # (computed before os.lstat is patched)
+
+    def refusing(real, itself: bool):
+        def call(path=".", *args, **kwargs):
+            try:
+                text = os.path.abspath(os.fsdecode(os.fspath(path)))
+            except TypeError:  # (a file descriptor)
+                return real(path, *args, **kwargs)
+            if any(text.startswith(f + os.sep) or (itself and text == f) for f in locked):
+                raise PermissionError(13, "Permission denied", os.fsdecode(os.fspath(path)))
+            return real(path, *args, **kwargs)
+        return call
+
+    for name, itself in (("stat", False), ("lstat", False), ("scandir", True), ("listdir", True)):
+        monkeypatch.setattr(os, name, refusing(getattr(os, name), itself))
+
+
+def test_a_version_folder_that_cannot_be_read_is_said_to_be_unreadable_not_unknown(mine, monkeypatch, capsys):
+    """issue 43: a version folder the user may not read (chmod 000), named by path or by its
+    date on the rules path, was reported as an unknown version (the glob and the probe for
+    version.rules pass over what they cannot read). It is an error at the folder saying it
+    cannot be read, with a hint, exit 1; `versions` lists it as not loading, with that error."""
+    later = _later_version(mine)
+    _lock(monkeypatch, later)
+    monkeypatch.chdir(mine.parent / "elsewhere")
+    with pytest.raises(DiagnosticError) as info:
+        api.load("2099-01-01")  # (not on the rules path, nor a folder here: still unknown)
+    assert "unknown rules version" in info.value.diagnostics[0].message
+    with pytest.raises(DiagnosticError) as info:
+        api.load(str(later))
+    (d,) = info.value.diagnostics
+    assert (d.span.path, d.span.line) == (str(later), 0)
+    assert d.message == f"cannot read version folder {later}: Permission denied" and "chmod" in d.hint
+    monkeypatch.setenv("PHASING_RULES_PATH", str(mine))
+    for argv in (["run", api.default_suite() / "tour.scenario", "--rules", "2099-01-01"], ["show", "2099-01-01"],
+                 ["run", api.default_suite() / "tour.scenario", "--rules", later]):
+        status, out, err = run(capsys, *argv)
+        folder = later.resolve() if argv[-1] == "2099-01-01" else later
+        assert status == 1, (argv, out, err)
+        assert err.startswith(f"{folder}: error: cannot read version folder {folder}: Permission denied\n"), (argv, err)
+        assert "unknown" not in err and "Traceback" not in err
+    monkeypatch.setattr(cli, "out", cli._console(width=400))
+    status, out, err = run(capsys, "versions")
+    assert status == 1 and "does not load" in out
+    assert f"cannot read version folder {later.resolve()}: Permission denied" in err
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a folder whatever its mode: the test above simulates it")
+def test_a_version_folder_of_mode_000_is_said_to_be_unreadable(mine, capsys):
+    """issue 43: the same as the test above, with the mode bits themselves (as a user other than root)."""
+    later = _later_version(mine)
+    later.chmod(0)
+    try:
+        status, out, err = run(capsys, "show", later)
+    finally:
+        later.chmod(0o755)
+    assert status == 1 and f"cannot read version folder {later}: Permission denied" in err, err
