@@ -24,7 +24,7 @@ import functools
 import random
 from typing import Any
 
-from interpreter.model import Game, Permanent, Player
+from phasing_rules.interpreter.game.model import Game, Permanent, Player
 
 PLAYER_NAMES = ("Alice", "Bob", "Carol", "Dana")
 PHASER = "Breezekeeper"  # has the phasing keyword
@@ -37,8 +37,8 @@ MAX_DEPTH = 3  # attachments in a chain below its root creature
 @functools.cache
 def card_shape(name: str) -> tuple[frozenset[str], int | None, int | None, tuple[str, ...]]:
     """(types, power, toughness, keywords) of a library card, read from its AST."""
-    from dsl import ast
-    from interpreter.rulebook import load_cards
+    from phasing_rules.dsl import ast
+    from phasing_rules.interpreter.rulebook.loading import load_cards
 
     card = load_cards()[name]
     types: frozenset[str] = frozenset()

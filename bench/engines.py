@@ -5,11 +5,11 @@
 
 from __future__ import annotations
 
-from dsl import ast
-from interpreter.engine import Engine
-from interpreter.model import Game, Permanent
-from interpreter.program import Program
-from interpreter.rulebook import Rulebook, load_version
+from phasing_rules.dsl import ast
+from phasing_rules.interpreter.engine.engine import Engine
+from phasing_rules.interpreter.game.model import Game, Permanent
+from phasing_rules.interpreter.program.program import Program
+from phasing_rules.interpreter.rulebook.loading import Rulebook, load_version
 
 VERSION = "2026-09-25"
 COMPARED = ("phase", "phased_indirectly", "phased_out_under", "tapped", "attached_to", "zone")

@@ -40,7 +40,7 @@ if __name__ == "__main__":
 from bench.arguments import board_and_rounds
 from bench.boards import build_board
 from bench.reference import _state_based_actions, untap_step as reference_untap_step
-from interpreter.model import Game, Permanent, merge_status
+from phasing_rules.interpreter.game.model import Game, Permanent, merge_status
 
 # The phasing statuses and their defaults, as rules/2026-09-25/vocabulary.rules declares them.
 DEFAULTS: dict[str, Any] = {"phase": "in", "phased_out_under": None, "phased_indirectly": False,
@@ -208,7 +208,7 @@ def untap_step(board: Board, player: str) -> dict[str, Permanent]:
 
 def main(argv: list[str]) -> int:
     from bench.engines import full_book, observed, prepare as prepare_engine
-    from interpreter.turns import collector_paused
+    from phasing_rules.interpreter.engine.turns import collector_paused
 
     n, _rounds = board_and_rounds(argv, "bench/event_model.py", __doc__.split("\n")[0], None)
     game = build_board(n)

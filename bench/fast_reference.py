@@ -51,7 +51,7 @@ from __future__ import annotations
 import gc
 from typing import Any
 
-from interpreter.model import Game, earlier_name
+from phasing_rules.interpreter.game.model import Game, earlier_name
 
 BATTLEFIELD = "battlefield"
 GRAVEYARD = "graveyard"
@@ -290,7 +290,7 @@ class Board:
     def _to_graveyard(self, o: Perm) -> None:
         """A new object in its owner's graveyard (400.7): none of its battlefield state stays.
         What is attached to it stays attached to the object it was, which is gone (named as
-        `interpreter.model.earlier_name` names it); the state checks see to them."""
+        `interpreter.game.model.earlier_name` names it); the state checks see to them."""
         controller = o.controller
         if o.phasing:
             self.phasing[controller].discard(o)

@@ -71,7 +71,7 @@ if __name__ == "__main__":
 
 from bench.fast_reference import Board as FastBoard
 from bench.in_turn import run_in_turn, timed
-from interpreter.model import Game, earlier_name
+from phasing_rules.interpreter.game.model import Game, earlier_name
 
 BATTLEFIELD, GRAVEYARD, EXILE, NOWHERE = "battlefield", "graveyard", "exile", "nowhere"
 # toughness each card's static ability gives what its source is attached to (rules/cards/library.rules)

@@ -23,7 +23,7 @@ if __name__ == "__main__":  # (a module the models import, not a script)
 
 from bench.arguments import board_and_rounds
 from bench.boards import build_board
-from interpreter.model import Game
+from phasing_rules.interpreter.game.model import Game
 
 # One round: (the game, the active player) -> (the model's time, the fast reference's, whether
 # they end in the same state (and, where the model undoes, whether its undo gives the start), a

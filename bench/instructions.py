@@ -21,7 +21,7 @@ of the interpreter and of the fast reference at 10,000 and at 100,000 permanents
 ratio, and how each scales from one board to the other), and the interpreter's setup at
 100,000 (making the Engine on the board and its first state check, `Engine.settle`) beside
 its step there, with the game's indexes (which the game's store keeps for every engine on
-it, `interpreter.indexes.indexes_of`) counted apart, as bench/run.py times them. About four
+it, `interpreter.program.indexes.indexes_of`) counted apart, as bench/run.py times them. About four
 minutes on two cores; `--json` prints the figures as one object.
 """
 
@@ -65,7 +65,7 @@ elif engine == "fast reference":
     run = lambda: board.untap_step(game.active, state_based=True)
 elif engine == "event model":
     from bench import event_model
-    from interpreter.turns import collector_paused
+    from phasing_rules.interpreter.engine.turns import collector_paused
     board = event_model.prepare(game)
     def run():
         with collector_paused():
@@ -81,9 +81,9 @@ else:
     warm.run_hook("untap step", game.active)
     del warm
     if engine in ("interpreter setup", "game indexes"):
-        from interpreter.engine import Engine
-        from interpreter.indexes import indexes_of
-        from interpreter.program import Program
+        from phasing_rules.interpreter.engine.engine import Engine
+        from phasing_rules.interpreter.program.indexes import indexes_of
+        from phasing_rules.interpreter.program.program import Program
         program = Program.of(book, "generated")
         if engine == "game indexes":
             run = lambda: indexes_of(game, program.defaults).ready()

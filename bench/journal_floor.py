@@ -3,7 +3,7 @@
 Issue 17 asks for the interpreter's untap step within 3 times (goal 2) of
 bench/fast_reference.py. The interpreter journals every write it makes, as one entry with
 the object, the attribute, the old and new values and the cause: that is what its undo,
-its trace and last known information read (`interpreter/store.py`). The fast reference
+its trace and last known information read (`interpreter/game/store.py`). The fast reference
 journals nothing. This module measures how much of the allowed distance the journal alone
 takes: `JournaledBoard` is the fast reference's untap step, statement for statement, with
 one journal entry appended for every slot it changes (a tuple of the same five things the
@@ -29,7 +29,7 @@ if __name__ == "__main__":
 
 from bench.fast_reference import Board
 from bench.in_turn import run_in_turn, timed
-from interpreter.model import Game
+from phasing_rules.interpreter.game.model import Game
 
 # the causes entries name (blocks of rules/2026-09-25)
 PHASE_OUT_AND_IN = "702.26a phase-out-and-in"

@@ -17,7 +17,7 @@ prints the medians side by side:
 - a fifth of the objects, looked up by id, in the game's order and in a set's order;
 - a selection as the engine makes one (702.26a's phasing permanents of the active player
   that are phased in): three index sets intersected, the result put in the game's order and
-  each object read, once with sets of ids as `interpreter.indexes` keeps them (the order
+  each object read, once with sets of ids as `interpreter.program.indexes` keeps them (the order
   read from a table of each id's place, each object looked up by id), once with sets of
   places in the game's order (sorted as they are, each object taken from a list by its
   place): the layout docs/architecture.md proposes for the indexes a compiled step reads.

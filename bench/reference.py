@@ -1,7 +1,7 @@
 """A plain, hand-written untap step: the yardstick the interpreter is measured against.
 
 This is what an engine developer would write for the current rules (CR 2026-09-25), working
-directly on `interpreter.model` objects, with no rule files and no DSL:
+directly on `interpreter.game.model` objects, with no rule files and no DSL:
 
 702.26a  In the active player P's untap step, before anything untaps, and all at once:
          every phased-in permanent with phasing that P controls phases out, and every
@@ -37,7 +37,7 @@ players, so the other state-based actions of the rulebook never apply and are no
 from __future__ import annotations
 
 from collections import defaultdict
-from interpreter.model import Game, Permanent, earlier_name, merge_status
+from phasing_rules.interpreter.game.model import Game, Permanent, earlier_name, merge_status
 
 PHASE = "phase"
 UNDER = "phased_out_under"

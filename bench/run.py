@@ -115,20 +115,20 @@ def median(times: list[float]) -> float:
 
 def clear_load_caches(*, everything: bool) -> None:
     """`load_version`'s cache; with `everything`, also the cards' and the grammar's."""
-    from interpreter import rulebook
+    from phasing_rules.interpreter.rulebook import loading as rulebook
 
     caches = [rulebook.load_version]
     if everything:
-        import dsl.parser
+        from phasing_rules.dsl import parser as dsl_parser
 
-        caches += [rulebook.load_cards, getattr(dsl.parser, "_parser", None)]
+        caches += [rulebook.load_cards, getattr(dsl_parser, "_parser", None)]
     for fn in caches:
         if hasattr(fn, "cache_clear"):
             fn.cache_clear()
 
 
 def shipped_specs() -> list[str]:
-    from interpreter.rulebook import available_variants, available_versions
+    from phasing_rules.interpreter.rulebook.loading import available_variants, available_versions
 
     return available_versions() + available_variants()
 
@@ -140,7 +140,7 @@ def child_loads(mode: str, specs: list[str], budget: float, max_rounds: int) -> 
     empty folder, emptied again before every load, so an on-disk cache kept there can't help.
     `fresh`: the ordinary environment, so an on-disk cache written by earlier loads is used.
     """
-    from interpreter.rulebook import load_version
+    from phasing_rules.interpreter.rulebook.loading import load_version
 
     scratch = os.environ.get("PHASING_CACHE_DIR") if mode == "cold" else None
     times: dict[str, list[float]] = {s: [] for s in specs}
@@ -183,7 +183,7 @@ def spawn_loads(mode: str, specs: list[str], budget: float, max_rounds: int) -> 
 
 
 def measure_loads(specs: list[str], quick: bool, progress) -> dict[str, Any]:
-    from interpreter.rulebook import load_version
+    from phasing_rules.interpreter.rulebook.loading import load_version
 
     progress("loading rulebooks cold (in a child process, caches out of reach)")
     cold = spawn_loads("cold", specs, budget=15 if quick else 50, max_rounds=1 if quick else 3)
@@ -226,8 +226,8 @@ def interpreter_run(book, game, player: str, cap: float, observe: bool = False) 
     which is then set back to where it started through its journal (`Store.undo`): every
     round, and the references, start from the same board without copying it."""
     from bench.engines import observed
-    from interpreter.engine import Engine, RulesError
-    from interpreter.store import store_of
+    from phasing_rules.interpreter.engine.engine import Engine, RulesError
+    from phasing_rules.interpreter.game.store import store_of
 
     store = store_of(game)
     start = store.mark()
@@ -254,10 +254,10 @@ def interpreter_run(book, game, player: str, cap: float, observe: bool = False) 
 
 def game_indexes(book, game) -> float:
     """Build the game's indexes for the rulebook's statuses, which the game's store keeps
-    (`interpreter.indexes.indexes_of`) for every engine on the game, if they are not built:
+    (`interpreter.program.indexes.indexes_of`) for every engine on the game, if they are not built:
     the time it took (about none when an earlier measurement on the board built them)."""
-    from interpreter.indexes import indexes_of
-    from interpreter.program import Program
+    from phasing_rules.interpreter.program.indexes import indexes_of
+    from phasing_rules.interpreter.program.program import Program
 
     defaults = Program.of(book, "generated").defaults
     gc.collect()
@@ -392,8 +392,8 @@ def measure_models(game, clock: Clock, quick: bool, progress) -> dict[str, Any]:
 
 
 def measure_suite(quick: bool, progress) -> dict[str, Any]:
-    from interpreter.rulebook import load_version
-    from interpreter.suite import collect, run_all
+    from phasing_rules.interpreter.rulebook.loading import load_version
+    from phasing_rules.interpreter.play.suite import collect, run_all
 
     progress("conformance suite")
     cases, problems = collect([ROOT / "tests" / "scenarios"])
@@ -415,7 +415,7 @@ def measure_suite(quick: bool, progress) -> dict[str, Any]:
 def measure_memory(game, clock: Clock, quick: bool, progress) -> dict[str, Any]:
     from bench.engines import full_book
     from bench.reference import untap_step
-    from interpreter.engine import Engine
+    from phasing_rules.interpreter.engine.engine import Engine
 
     progress("memory, 100,000 permanents")
     out: dict[str, Any] = {}

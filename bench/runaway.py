@@ -70,8 +70,8 @@ def rule_text(clause: str) -> str:
 
 def book_with(path: Path):
     """The current rulebook with the block in file `path` added."""
-    from dsl.parser import parse
-    from interpreter.rulebook import RULES_ROOT, assemble, load_cards
+    from phasing_rules.dsl.parser import parse
+    from phasing_rules.interpreter.rulebook.loading import RULES_ROOT, assemble, load_cards
 
     modules = [parse(p.read_text(encoding="utf-8"), str(p)) for p in sorted((RULES_ROOT / VERSION).glob("*.rules"))]
     modules.append(parse(path.read_text(encoding="utf-8"), str(path)))
@@ -81,9 +81,9 @@ def book_with(path: Path):
 def child(case: str, permanents: int, budget_text: str | None) -> dict:
     """Run one case (in this process) and return its figures."""
     from bench.boards import build_board
-    from dsl.diagnostics import DiagnosticError
-    from interpreter.budget import Budget
-    from interpreter.engine import Engine
+    from phasing_rules.dsl.diagnostics import DiagnosticError
+    from phasing_rules.interpreter.game.budget import Budget
+    from phasing_rules.interpreter.engine.engine import Engine
 
     budget = Budget.from_option(budget_text) if budget_text else None
     with tempfile.TemporaryDirectory() as folder:

@@ -37,8 +37,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.arguments import ArgumentParser, positive  # noqa: E402
-from dsl import migrate  # noqa: E402
-from dsl.parser import parse  # noqa: E402
+from phasing_rules.dsl import migrate  # noqa: E402
+from phasing_rules.dsl.parser import parse  # noqa: E402
 
 SIZES = (1_000, 2_000, 5_000, 10_000, 20_000)
 QUICK_SIZES = (200, 500, 1_000)

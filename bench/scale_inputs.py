@@ -16,7 +16,7 @@ Cases (the functions a common driver can call, each returning one dict per size 
 
 - `chain`: `phasing check` (`api.check_paths`) of a scenario with an N-deep chain of
   attachments, a1 attached to a0, a2 to a1, ... (`rows_chain_check`; the check of the chain is
-  `interpreter.actions.check_attachments`, CR 301.5 / 303.4);
+  `interpreter.play.actions.check_attachments`, CR 301.5 / 303.4);
 - `chain-run`: running that scenario (`api.run_file`), which builds the game through the
   same check (`rows_chain_run`);
 - `forge-chain`: `phasing import forge` (`interop.forge.import_state`) of a Forge state with
@@ -127,7 +127,7 @@ def _measure(folder: Path, name: str, text: str, operation: Callable[[Path], obj
     the least time of as many parses of the scenario text `parsed` gives of its result (no
     parse cache: `parse` is not `parse_file`), each parse right after a run so that both see
     the machine alike, and the last run's result."""
-    from dsl.parser import parse
+    from phasing_rules.dsl.parser import parse
 
     best, best_parse, result = float("inf"), float("inf"), None
     for _ in range(rounds):
@@ -141,8 +141,8 @@ def _measure(folder: Path, name: str, text: str, operation: Callable[[Path], obj
 
 def _warm() -> None:
     """The rulebook and the card library loaded, and every module imported, before any timing."""
-    from interop import forge  # noqa: F401
-    from interpreter import api
+    from phasing_rules.interop import forge  # noqa: F401
+    from phasing_rules.interpreter import api
 
     api.load()
 
@@ -178,7 +178,7 @@ def _errors(problems) -> list:
 
 def rows_chain_check(sizes=CHAIN_SIZES, rounds: int = ROUNDS) -> list[Row]:
     """`api.check_paths` of a scenario with an N-deep chain of attachments, for each N."""
-    from interpreter import api
+    from phasing_rules.interpreter import api
 
     rows = []
     with _Setting() as folder:
@@ -194,7 +194,7 @@ def rows_chain_check(sizes=CHAIN_SIZES, rounds: int = ROUNDS) -> list[Row]:
 
 def rows_chain_run(sizes=CHAIN_SIZES, rounds: int = ROUNDS) -> list[Row]:
     """`api.run_file` of the same scenario (building the game checks the chain), for each N."""
-    from interpreter import api
+    from phasing_rules.interpreter import api
 
     rows = []
     with _Setting() as folder:
@@ -209,7 +209,7 @@ def rows_chain_run(sizes=CHAIN_SIZES, rounds: int = ROUNDS) -> list[Row]:
 
 def rows_forge_chain(sizes=CHAIN_SIZES, rounds: int = ROUNDS) -> list[Row]:
     """`import_state` of a Forge state with an N-deep chain of attachments, for each N."""
-    from interop.forge import import_state
+    from phasing_rules.interop.forge import import_state
 
     rows = []
     with _Setting() as folder:
@@ -237,7 +237,7 @@ def _forge_chain_name(i: int) -> str:
 
 def rows_naming(sizes=NAMING_SIZES, rounds: int = ROUNDS) -> list[Row]:
     """`import_state` of N cards of one name (each named by `first_free`), for each N."""
-    from interop.forge import import_state
+    from phasing_rules.interop.forge import import_state
 
     rows = []
     with _Setting() as folder:
@@ -253,7 +253,7 @@ def rows_naming(sizes=NAMING_SIZES, rounds: int = ROUNDS) -> list[Row]:
 
 def rows_naming_casts(sizes=CAST_SIZES, rounds: int = ROUNDS) -> list[Row]:
     """`api.check_paths` of a scenario casting one permanent card N times, for each N."""
-    from interpreter import api
+    from phasing_rules.interpreter import api
 
     rows = []
     with _Setting() as folder:

@@ -90,7 +90,7 @@ def write_variants(folder: Path, n: int) -> list[Path]:
 _PARSE = """
 import json, sys, time
 from pathlib import Path
-from dsl.parser import parse_file
+from phasing_rules.dsl.parser import parse_file
 paths = sorted(Path(sys.argv[2]).glob("*.rules"))
 start, cpu = time.perf_counter(), time.process_time()
 for path in paths:
@@ -101,7 +101,7 @@ Path(sys.argv[1]).write_text(json.dumps({"seconds": time.perf_counter() - start,
 _VERSIONS = """
 import json, sys, time
 from pathlib import Path
-from interpreter import cli
+from phasing_rules.interpreter import cli
 start, cpu = time.perf_counter(), time.process_time()
 status = cli.main(["versions", "--rules-path", sys.argv[2]])
 Path(sys.argv[1]).write_text(json.dumps({"seconds": time.perf_counter() - start, "cpu": time.process_time() - cpu,
@@ -110,15 +110,15 @@ Path(sys.argv[1]).write_text(json.dumps({"seconds": time.perf_counter() - start,
 
 _PRIME = """
 import sys
-from interpreter import cli
+from phasing_rules.interpreter import cli
 sys.exit(cli.main(["versions"] + (["--rules-path", sys.argv[2]] if len(sys.argv) > 2 else [])))
 """
 
 _SEARCH = """
 import json, resource, sys, time, tracemalloc
 from pathlib import Path
-from interpreter import compare
-from interpreter.rulebook import load_version
+from phasing_rules.interpreter import compare
+from phasing_rules.interpreter.rulebook.loading import load_version
 a, b = load_version(sys.argv[3]), load_version(sys.argv[4])
 games, traced = int(sys.argv[2]), sys.argv[5] == "1"
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024

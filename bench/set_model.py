@@ -16,7 +16,7 @@ per *set of objects* instead.
   and answers with bulk writes of its own (702.26g's attachments are a join through the
   index of attachments by host).
 - Settling looks only at the attributes two writers could set to different values (what
-  `interpreter/write_sites.py` works out today); for the others the bulk writes are taken
+  `interpreter/program/write_sites.py` works out today); for the others the bulk writes are taken
   as they are.
 - Applying a bulk write changes the objects in place and records one journal entry (the
   attribute, the objects, their old values, the new value or column, the cause); the
@@ -48,7 +48,7 @@ if __name__ == "__main__":
 
 from bench.fast_reference import Board as FastBoard
 from bench.in_turn import run_in_turn, timed
-from interpreter.model import Game, earlier_name
+from phasing_rules.interpreter.game.model import Game, earlier_name
 
 BATTLEFIELD = "battlefield"
 # The statuses rules/2026-09-25/vocabulary.rules declares, with their defaults.

@@ -45,11 +45,11 @@ from bench.boards import build_board
 from bench.engines import full_book, observed
 from bench.fast_reference import Board
 from bench.fused_model import FusedGame
-from dsl import ast
-from interpreter.batches import Committer
-from interpreter.clauses import ClauseTables
-from interpreter.engine import Engine
-from interpreter.store import store_of
+from phasing_rules.dsl import ast
+from phasing_rules.interpreter.engine.batches import Committer
+from phasing_rules.interpreter.program.clauses import ClauseTables
+from phasing_rules.interpreter.engine.engine import Engine
+from phasing_rules.interpreter.game.store import store_of
 
 PARTS = ("statements", "expansion")
 

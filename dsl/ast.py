@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterator, TypeVar, Union
 
 import attrs
 
-from dsl.diagnostics import NOWHERE, Span
+from .diagnostics import NOWHERE, Span
 
 
 def node(cls):

@@ -28,7 +28,7 @@ import stat
 import tempfile
 from pathlib import Path
 
-from dsl.diagnostics import Diagnostic, DiagnosticError, Span
+from .diagnostics import Diagnostic, DiagnosticError, Span
 
 
 class WriteRefused(DiagnosticError):

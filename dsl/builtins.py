@@ -17,7 +17,7 @@ OBJECT_ATTR_KINDS = {
     "counters": "counters", "stickers": "counters", "card": "text", "types": "names", "keywords": "names",
 }
 # The counter kinds the game model gives a meaning (CR 122.1a, layer 7c of 613.4c): each of
-# these counters adds its amount to power and toughness (`interpreter.characteristics`).
+# these counters adds its amount to power and toughness (`interpreter.game.characteristics`).
 # Every other kind (charge, feather, ...) is only counted: rules and cards read it as
 # X.counters.KIND. A kind is a plain name, as the scenario language writes one (`NAME`).
 PT_COUNTERS = {"p1p1": 1, "m1m1": -1}

@@ -32,8 +32,8 @@ import sys
 import time
 from pathlib import Path
 
-from dsl import ast, codec
-from dsl.atomic import write_file
+from . import ast, codec
+from .atomic import write_file
 
 MAX_ENTRY_BYTES = 8 * 1024 * 1024
 """An encoded tree larger than this is not kept (parsing such a file again is cheap by comparison)."""

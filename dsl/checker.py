@@ -16,12 +16,11 @@ import re
 from collections import Counter
 from typing import Iterable
 
-from dsl import ast, constant, types
-from dsl.builtins import (REFERENCE_KINDS, CARD_TYPES, KEYWORD_ABILITIES, CONSTANTS, NO_PRIORITY_STEPS, OBJECT_ATTRS, PERCEPTIONS, PERMANENT_TYPES,
-                          PLAYER_ATTRS, STATUS_TYPES, SUBTYPES, TRIGGER_STEPS, WRITABLE, ZONES, card_slug, first_free)
-from dsl.diagnostics import Diagnostic, DiagnosticError, close_names, did_you_mean, word_span
-from dsl.parser import keywords
-from dsl.types import Type
+from . import ast, constant, types
+from .builtins import REFERENCE_KINDS, CARD_TYPES, KEYWORD_ABILITIES, CONSTANTS, NO_PRIORITY_STEPS, OBJECT_ATTRS, PERCEPTIONS, PERMANENT_TYPES, PLAYER_ATTRS, STATUS_TYPES, SUBTYPES, TRIGGER_STEPS, WRITABLE, ZONES, card_slug, first_free
+from .diagnostics import Diagnostic, DiagnosticError, close_names, did_you_mean, word_span
+from .parser import keywords
+from .types import Type
 
 
 # How many times verb bodies are read for what their parameters need (each round follows
@@ -623,11 +622,11 @@ def static_statement_problems(s: ast.Node) -> list[tuple[ast.Node, str]]:
         case ast.Pump(duration=d) | ast.Grant(duration=d):
             if d is None:
                 return []
-            from dsl.printer import duration_text
+            from .printer import duration_text
 
             return [(s, f"a static ability cannot last '{duration_text(d).strip()}': what it gives lasts while "
                         "its source is on the battlefield (611.3a)")]
-    from dsl.printer import stmt_lines
+    from .printer import stmt_lines
 
     text = stmt_lines(s)[0].rstrip(" {")
     return [(s, f"a static ability cannot '{text}': it can only add to power and toughness and grant keywords")]
@@ -658,7 +657,7 @@ def distinct_names(names: Iterable[str]) -> list[str]:
 
 
 def ast_text(e: ast.Node) -> str:
-    from dsl.printer import expr_text
+    from .printer import expr_text
 
     return expr_text(e)
 
@@ -869,7 +868,7 @@ def check_cards(cards: Iterable[ast.Card], book) -> list[Diagnostic]:
 
 def tested_keywords(book, cards: Iterable[ast.Card] = ()) -> set[str]:
     """The keywords a rule or card of the rulebook tests for (`has K`) or grants: those a
-    printed keyword can mean something by (as interpreter/actions.py's known_keywords, less
+    printed keyword can mean something by (as interpreter/play/actions.py's known_keywords, less
     the keywords that are only printed)."""
     return {n.keyword for node in (*book.rules, *book.cards.values(), *cards) for n in node.walk()
             if isinstance(n, (ast.Has, ast.Grant))}

@@ -31,8 +31,8 @@ from typing import Any, Union
 
 import attrs
 
-from dsl import ast, limits
-from dsl.diagnostics import Span
+from . import ast, limits
+from .diagnostics import Span
 
 FORMAT = 1
 

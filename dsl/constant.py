@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Callable, NamedTuple
 
-from dsl import ast
+from . import ast
 
 # (the `X.S` an `is` test reads) -> the values S can take there, or None when they are not all known
 ValuesOf = Callable[[ast.Attr], "tuple[str, ...] | None"]
@@ -57,7 +57,7 @@ def complement(e: ast.Node) -> ast.Node:
 
 
 def _text(e: ast.Node) -> str:
-    from dsl.printer import expr_text
+    from .printer import expr_text
 
     return expr_text(e)
 

@@ -39,10 +39,10 @@ from typing import Callable, Iterable, NamedTuple, Union
 
 import attrs
 
-from dsl import ast, constant
-from dsl.atomic import write_file
-from dsl.diagnostics import Diagnostic, DiagnosticError, Span
-from dsl.parser import BOM, LINE_BREAK, keywords, parse
+from . import ast, constant
+from .atomic import write_file
+from .diagnostics import Diagnostic, DiagnosticError, Span
+from .parser import BOM, LINE_BREAK, keywords, parse
 
 
 @attrs.frozen

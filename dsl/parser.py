@@ -16,9 +16,9 @@ import lark
 from lark import Token
 from lark.exceptions import GrammarError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
-from dsl import ast, cache, limits, tables
-from dsl.builtins import HOOK_KINDS
-from dsl.diagnostics import Diagnostic, DiagnosticError, Span, close_names
+from . import ast, cache, limits, tables
+from .builtins import HOOK_KINDS
+from .diagnostics import Diagnostic, DiagnosticError, Span, close_names
 
 GRAMMAR = Path(__file__).with_name("grammar.lark")
 

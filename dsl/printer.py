@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dsl import ast
-from dsl.parser import keywords
+from . import ast
+from .parser import keywords
 
 INDENT = "  "
 

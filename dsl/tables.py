@@ -7,7 +7,7 @@ run code when read (Lark's `cache=True` and `Lark.load` would unpickle a file fr
 temporary folder instead). The file records a hash of the grammar it was built from; when
 it does not match (or the file cannot be read), the parser is built from the grammar.
 
-Regenerate after editing the grammar:  python -m dsl.tables
+Regenerate after editing the grammar:  python -m phasing_rules.dsl.tables
 (tests/test_parser.py fails, saying so, while the file is out of date).
 """
 
@@ -23,7 +23,7 @@ import lark
 from lark.grammar import Rule
 from lark.lexer import TerminalDef
 
-from dsl.atomic import write_file
+from .atomic import write_file
 
 HERE = Path(__file__).resolve().parent
 GRAMMAR = HERE / "grammar.lark"
@@ -147,16 +147,16 @@ def up_to_date() -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m dsl.tables` rewrites the tables; `--check` only says whether they are current."""
+    """`python -m phasing_rules.dsl.tables` rewrites the tables; `--check` only says whether they are current."""
     argv = sys.argv[1:] if argv is None else argv
     if argv == ["--check"]:
         if up_to_date():
             print(f"{TABLES.name} is up to date")
             return 0
-        print(f"{TABLES.name} is out of date: run python -m dsl.tables")
+        print(f"{TABLES.name} is out of date: run python -m phasing_rules.dsl.tables")
         return 1
     if argv:
-        print("usage: python -m dsl.tables [--check]", file=sys.stderr)
+        print("usage: python -m phasing_rules.dsl.tables [--check]", file=sys.stderr)
         return 1
     text = grammar_text()
     write_file(TABLES, serialise(build(text), text).encode("utf-8"), replace=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import attrs
 
-from dsl.builtins import OBJECT_ATTR_KINDS, PLAYER_ATTR_KINDS
+from .builtins import OBJECT_ATTR_KINDS, PLAYER_ATTR_KINDS
 
 
 @attrs.frozen

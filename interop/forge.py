@@ -22,13 +22,13 @@ from typing import Any, Iterable
 
 import attrs
 
-from dsl import ast
-from dsl.atomic import write_file
-from dsl.builtins import CONSTANTS, KIND_NAME, card_slug, first_free
-from dsl.checker import check_cards
-from dsl.diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean
-from dsl.parser import _encoding_diagnostic, parse_file
-from dsl.printer import item_lines
+from ..dsl import ast
+from ..dsl.atomic import write_file
+from ..dsl.builtins import CONSTANTS, KIND_NAME, card_slug, first_free
+from ..dsl.checker import check_cards
+from ..dsl.diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean
+from ..dsl.parser import _encoding_diagnostic, parse_file
+from ..dsl.printer import item_lines
 
 MAPPING = Path(__file__).with_name("forge.toml")
 MOST_SEATS = 16  # (players p0 to p15: more is no game Forge plays, and a typo would make thousands)
@@ -406,8 +406,8 @@ def import_state(path: str | Path, mapping_path: str | Path | None = None,
     `card_files`: the user's own card files, whose cards a Forge card may be, and which the
     scenario then declares. A mapping file or card file that does not load raises
     DiagnosticError; so does a Forge file that cannot be read as text."""
-    from interpreter.rulebook import load_version
-    from interpreter.suite import current_version
+    from ..interpreter.rulebook.loading import load_version
+    from ..interpreter.play.suite import current_version
 
     for file in [path, *card_files] + ([mapping_path] if mapping_path is not None else []):
         _regular(file)
@@ -457,7 +457,7 @@ def _regular(file: str | Path) -> None:
 def _checked(scenario: str, origins: dict[int, Span], nowhere: Span) -> list[Diagnostic]:
     """What `phasing check` finds in the scenario made, each at the place of the Forge file
     its line came from."""
-    from interpreter import api
+    from ..interpreter import api
 
     with tempfile.TemporaryDirectory(prefix="phasing-import-") as folder:
         file = Path(folder) / "imported.scenario"

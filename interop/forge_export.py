@@ -17,11 +17,10 @@ from typing import Any
 
 import attrs
 
-from dsl import ast
-from dsl.diagnostics import Diagnostic, DiagnosticError, Span
-from dsl.printer import expr_text
-from interop.forge import (CONTROLLER_PLACEHOLDER, MOST_SEATS, SEAT_PLACEHOLDER, STARTING_LIFE, Mapping,
-                           load_mapping)
+from ..dsl import ast
+from ..dsl.diagnostics import Diagnostic, DiagnosticError, Span
+from ..dsl.printer import expr_text
+from .forge import CONTROLLER_PLACEHOLDER, MOST_SEATS, SEAT_PLACEHOLDER, STARTING_LIFE, Mapping, load_mapping
 
 START_PHASE = "MAIN1"  # (where a scenario starts: after the untap step, before attackers are declared)
 
@@ -39,9 +38,9 @@ def export_scenario(path: str | Path, name: str | None = None, mapping_path: str
     """The starting state of the scenario of `path` (the one called `name`, when the file has
     several) as Forge's game-state text. A file that does not parse or check, or that has no
     such scenario, raises DiagnosticError."""
-    from interpreter.rulebook import load_version
-    from interpreter.scenario import build_game, scenario_versions
-    from interpreter.suite import collect, current_version
+    from ..interpreter.rulebook.loading import load_version
+    from ..interpreter.play.scenario import build_game, scenario_versions
+    from ..interpreter.play.suite import collect, current_version
 
     cases, problems = collect([path])
     if problems:

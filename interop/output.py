@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dsl.atomic import target_problem, write_file
-from dsl.diagnostics import Diagnostic
+from ..dsl.atomic import target_problem, write_file
+from ..dsl.diagnostics import Diagnostic
 
 
 def refusal(out: Path | None, force: bool) -> Diagnostic | None:

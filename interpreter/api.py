@@ -1,13 +1,13 @@
 """The Python API under the command line, for engine developers.
 
-    from interpreter import api
+    from phasing_rules.interpreter import api
     book = api.load("2026-09-25")                 # a checked, indexed rulebook
     outcome = api.run_file("tests/scenarios/untap_step.scenario")[0]
     for event in outcome.trace: print(event.render())
 
     play = api.new_game("2026-09-25", players=["Alice", "Bob"], permanents=[
         {"name": "bear", "card": "Grizzly Bears", "controller": "Alice"}])
-    play.cast("Slip Away", "Alice", ["bear"])    # the game's actions (interpreter.actions)
+    play.cast("Slip Away", "Alice", ["bear"])    # the game's actions (interpreter.play.actions)
     play.next_turn()
     play.state()["permanents"]["bear"]            # the board as plain data
     play.trace                                    # what happened, each event naming its rule block
@@ -21,9 +21,9 @@ hint; `Diagnostic.render()` writes one as `path:line:col: error: message`, the s
 a caret and the hint. `diagnostic_json(d)` gives one as a dictionary. No TypeError,
 AttributeError or KeyError escapes for a bad argument; a call with arguments a function does
 not take (too many, an unknown keyword, a missing one) is a DiagnosticError at the call's name
-whose hint is the function's signature (`interpreter.calls.checked`, on every function here),
+whose hint is the function's signature (`interpreter.game.calls.checked`, on every function here),
 and so is an argument that is not what `checked(wants=...)` says it must be, or what the
-function's own checks (`interpreter.calls.bad_argument`) find wrong (tests/test_api_types.py
+function's own checks (`interpreter.game.calls.bad_argument`) find wrong (tests/test_api_types.py
 calls each with wrong values of every kind).
 
 Paths. `check_paths` and `run_file` read the paths they are given and nothing else: a
@@ -37,25 +37,22 @@ import os
 from pathlib import Path
 from typing import Any
 
-from dsl import ast, limits
-from dsl.checker import check_cards, check_scenario
-from dsl.diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean
-from dsl.parser import parse_file
-from interpreter.actions import Actions, check_attachments, guarded, known_keywords, permanent_from_spec
-from interpreter.backends import BACKENDS
-from interpreter.budget import Budget
-from interpreter.calls import Wants, bad_argument, checked, instance_of, is_path, list_of
-from interpreter.engine import Engine  # noqa: F401  (re-exported)
-from interpreter.rulebook import (RULES_ROOT, VARIANTS_DIR, Rulebook, available_variants, available_versions,
-                                  lineage, load_cards, load_version, rules_path, shipped_sources)
-from interpreter.model import Game, Player
-from interpreter.program import Program
-from interpreter.store import SETUP, store_of
-from interpreter.scenario import (Outcome, build_game, scenario_versions, script_problems, start_state_problems,
-                                   unknown_expectation_names)
-from interpreter.trace import trace_json
-from interpreter.suite import (SCENARIO_SUFFIX, Case, collect, current_version, expectations_off_the_rules_line, run_all,
-                               unevaluated_expectations, unmodelled_steps)
+from ..dsl import ast, limits
+from ..dsl.checker import check_cards, check_scenario
+from ..dsl.diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean
+from ..dsl.parser import parse_file
+from .play.actions import Actions, check_attachments, guarded, known_keywords, permanent_from_spec
+from .program.backends import BACKENDS
+from .game.budget import Budget
+from .game.calls import Wants, bad_argument, checked, instance_of, is_path, list_of
+from .engine.engine import Engine  # noqa: F401  (re-exported)
+from .rulebook.loading import RULES_ROOT, VARIANTS_DIR, Rulebook, available_variants, available_versions, lineage, load_cards, load_version, rules_path, shipped_sources
+from .game.model import Game, Player
+from .program.program import Program
+from .game.store import SETUP, store_of
+from .play.scenario import Outcome, build_game, scenario_versions, script_problems, start_state_problems, unknown_expectation_names
+from .game.trace import trace_json
+from .play.suite import SCENARIO_SUFFIX, Case, collect, current_version, expectations_off_the_rules_line, run_all, unevaluated_expectations, unmodelled_steps
 
 __all__ = ["load", "new_game", "Actions", "run_file", "game_from_scenario", "check_paths", "default_suite", "outcome_json",
            "diagnostic_json", "files_without_scenarios", "os_error_diagnostic", "Engine", "DiagnosticError"]
@@ -66,7 +63,7 @@ PathLike = (str, os.PathLike)
 # ---------------------------------------------------------------------------- argument checks
 
 
-_bad_argument = bad_argument  # (interpreter.calls: every wrong argument is said one way)
+_bad_argument = bad_argument  # (interpreter.game.calls: every wrong argument is said one way)
 _PATH_HINT = "give the path of a file or folder"
 
 
@@ -100,7 +97,7 @@ def _budget(function: str, value: Any) -> Budget | None:
                 "error", f"{function}(): {d.message}", Span(f"{function}(budget)", 0, 0, 0, 0),
                 "give budget as a Budget, or as its option text: a positive whole number (the scale, e.g. '256') "
                 "or any of 'iterations=N,writes=N,objects=N,scale=N' separated by commas")) from None
-    raise _bad_argument(function, "budget", value, "an interpreter.budget.Budget, its option text, or None",
+    raise _bad_argument(function, "budget", value, "an interpreter.game.budget.Budget, its option text, or None",
                         "e.g. Budget(scale=256), Budget.from_option('iterations=100000'), or '256'")
 
 
@@ -127,7 +124,7 @@ def new_game(rules: str | Rulebook | None = None, players: list[str] | tuple[str
     toughness) and `statuses` (status -> value, e.g.
     `{"phase": "out"}`). `active` (default the first player) and `turn` say whose turn it is.
     `backend`: how the rules run, "closures" or "generated" (Python written from the rules);
-    None chooses by the size of the game (`interpreter.program.backend_for`).
+    None chooses by the size of the game (`interpreter.program.program.backend_for`).
 
     A permanent that breaks an `assert always` of the rulebook (a state its rules never make)
     is a DiagnosticError naming it and the block. The
@@ -209,14 +206,14 @@ def run_file(path: str | Path, rules: str | list[str] | tuple[str, ...] | None =
 @checked
 def default_suite() -> Path:
     """The conformance scenarios shipped with the command: the checkout's tests/scenarios (for
-    an editable install), or the installed copy (the package `phasing_conformance`). Which
+    an editable install), or the installed copy (the package `phasing_rules.conformance`). Which
     folder the command runs in plays no part: a `tests/scenarios` there is not the suite."""
     checkout = Path(__file__).resolve().parent.parent / "tests" / "scenarios"
     if checkout.is_dir():  # an editable install runs from the checkout
         return checkout
     import importlib.util
 
-    spec = importlib.util.find_spec("phasing_conformance")
+    spec = importlib.util.find_spec(__name__.split(".")[0] + ".conformance")
     if spec is None or not spec.submodule_search_locations:
         raise DiagnosticError(Diagnostic("error", "the conformance scenarios are not installed", Span("phasing", 0, 0, 0, 0),
                                          "reinstall with 'pip install .', or name a scenario folder"))
@@ -429,8 +426,8 @@ def unknown_subrules_cited(scenario: ast.Scenario, books: list[Rulebook]) -> lis
     "paths": Wants(lambda v: is_path(v) or isinstance(v, (list, tuple)) and all(map(is_path, v)),
                    "a path or a list or tuple of paths (each a non-empty str or pathlib.Path)",
                    "the paths the scenarios were collected from, e.g. [Path('tests/scenarios')]"),
-    "cases": list_of(Case, "a list of interpreter.suite.Case", "the cases interpreter.suite.collect(paths) found"),
-    "problems": list_of(Diagnostic, "a list of Diagnostic", "the problems interpreter.suite.collect(paths) found")})
+    "cases": list_of(Case, "a list of interpreter.play.suite.Case", "the cases interpreter.play.suite.collect(paths) found"),
+    "problems": list_of(Diagnostic, "a list of Diagnostic", "the problems interpreter.play.suite.collect(paths) found")})
 def files_without_scenarios(paths: str | Path | list[str | Path] | tuple[str | Path, ...], cases: list[Case],
                             problems: list[Diagnostic]) -> list[Diagnostic]:
     """An error for each scenario file among `paths` (files, or folders searched below

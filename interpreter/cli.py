@@ -21,18 +21,18 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from dsl import atomic, migrate
-from dsl.diagnostics import Diagnostic, DiagnosticError, Span
-from dsl.parser import _encoding_diagnostic, parse
-from dsl.printer import item_lines
-from interpreter import ablation, api, compare, reading
-from interpreter import fuzz, survey, why
-from interpreter.budget import DEFAULT_SCALE, Budget
-from interpreter.rulebook import (files_of, lineage, load_version, one_listing, rules_path, set_rules_path,
-                                  shipped_sources, sources)
-from interpreter.scenario import Outcome
-from interpreter.suite import collect, current_version, plan, run_all
-from interpreter.trace import grouped_lines, show_value
+from ..dsl import atomic, migrate
+from ..dsl.diagnostics import Diagnostic, DiagnosticError, Span
+from ..dsl.parser import _encoding_diagnostic, parse
+from ..dsl.printer import item_lines
+from .tools import ablation, compare, reading
+from . import api
+from .tools import fuzz, survey, why
+from .game.budget import DEFAULT_SCALE, Budget
+from .rulebook.loading import files_of, lineage, load_version, one_listing, rules_path, set_rules_path, shipped_sources, sources
+from .play.scenario import Outcome
+from .play.suite import collect, current_version, plan, run_all
+from .game.trace import grouped_lines, show_value
 
 
 class _Console(Console):
@@ -793,7 +793,7 @@ def cmd_import(args) -> int:
     """`phasing import forge FILE`: a Forge game state as a scenario (`interop.forge`), on stdout
     or in `-o OUT` (a file that exists only with --force); its warnings and errors on stderr,
     and under --json all three as one object."""
-    from interop import forge, output
+    from ..interop import forge, output
 
     out = Path(args.output) if args.output else None
     refused = output.refusal(out, args.force)
@@ -825,7 +825,7 @@ def cmd_import(args) -> int:
 def cmd_export(args) -> int:
     """`phasing export forge SCENARIO`: a scenario's starting state in Forge's game-state text
     (`interop.forge_export`), on stdout or in `-o OUT` as `import` writes; warnings on stderr."""
-    from interop import forge_export, output
+    from ..interop import forge_export, output
 
     out = Path(args.output) if args.output else None
     refused = output.refusal(out, args.force)

@@ -9,7 +9,7 @@ import sys
 
 def main() -> int:
     try:
-        from interpreter.cli import main as command
+        from .cli import main as command
     except KeyboardInterrupt:
         sys.stderr.write("phasing: error: interrupted\n")
         return 130

@@ -1,4 +1,4 @@
 """The rule files: one folder per CR version (named by its effective date), and the card library.
 
-This package holds data only; `interpreter.rulebook` reads it.
+This package holds data only; `interpreter.rulebook.loading` reads it.
 """

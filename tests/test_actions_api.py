@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from dsl.diagnostics import DiagnosticError
-from interpreter import api
-from interpreter import scenario as scenario_runner
-from interpreter.engine import RulesError
-from interpreter.rulebook import load_version
+from phasing_rules.dsl.diagnostics import DiagnosticError
+from phasing_rules.interpreter import api
+from phasing_rules.interpreter.play import scenario as scenario_runner
+from phasing_rules.interpreter.engine.engine import RulesError
+from phasing_rules.interpreter.rulebook.loading import load_version
 
 
 @pytest.fixture

@@ -12,14 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from dsl.checker import check_cards
-from dsl.diagnostics import DiagnosticError
-from dsl.parser import parse, parse_file
-from dsl.printer import print_module
-from interpreter import api, program
-from interpreter.engine import RulesError
-from interpreter.rulebook import load_version
-from interpreter.scenario import script_problems
+from phasing_rules.dsl.checker import check_cards
+from phasing_rules.dsl.diagnostics import DiagnosticError
+from phasing_rules.dsl.parser import parse, parse_file
+from phasing_rules.dsl.printer import print_module
+from phasing_rules.interpreter import api
+from phasing_rules.interpreter.program import program
+from phasing_rules.interpreter.engine.engine import RulesError
+from phasing_rules.interpreter.rulebook.loading import load_version
+from phasing_rules.interpreter.play.scenario import script_problems
 
 CARDS = """
 card "Blinking Sprite" {

@@ -17,14 +17,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dsl import codec
-from dsl.diagnostics import DiagnosticError
-from dsl.parser import parse, parse_file
-from dsl.printer import clause_lines, item_lines, labelled_lines, print_module
-from interpreter import api, cli, reading, why
-from interpreter.compare import comparable, rulebook_diff
-from interpreter.rulebook import VARIANTS_DIR, load_version
-from interpreter.suite import collect, run_case
+from phasing_rules.dsl import codec
+from phasing_rules.dsl.diagnostics import DiagnosticError
+from phasing_rules.dsl.parser import parse, parse_file
+from phasing_rules.dsl.printer import clause_lines, item_lines, labelled_lines, print_module
+from phasing_rules.interpreter import api, cli
+from phasing_rules.interpreter.tools import reading, why
+from phasing_rules.interpreter.tools.compare import comparable, rulebook_diff
+from phasing_rules.interpreter.rulebook.loading import VARIANTS_DIR, load_version
+from phasing_rules.interpreter.play.suite import collect, run_case
 
 SUITE = Path(__file__).resolve().parent / "scenarios"
 

@@ -31,10 +31,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dsl.diagnostics import Diagnostic, DiagnosticError, Span
-from dsl.parser import parse_file
-from interpreter import api
-from interpreter.actions import Actions
+from phasing_rules.dsl.diagnostics import Diagnostic, DiagnosticError, Span
+from phasing_rules.dsl.parser import parse_file
+from phasing_rules.interpreter import api
+from phasing_rules.interpreter.play.actions import Actions
 from samples import GOOD_SCENARIO
 
 EXAMPLES = 30  # per function: the whole file runs in a few seconds
@@ -402,20 +402,20 @@ def test_diagnostic_error_says_what_it_was_given(args, kwargs, given):
     assert d.span == Span("DiagnosticError", 0, 0, 0, 0) and str(exc) == d.message
 
 
-def test_diagnostic_error_of_diagnostics_is_unchanged_and_survives_pickling():
+def test_diagnostic_error_of_diagnostics_is_unchanged_and_survives_copying():
     """What the project raises everywhere is as before: one Diagnostic, or a list or tuple of
-    them, kept in order (by keyword too); its message, their messages. Pickled and read back
-    (a copy, or another process), it holds the same diagnostics: it is rebuilt of them, not
-    of its message, which it would now take as a misuse (a string)."""
+    them, kept in order (by keyword too); its message, their messages. Copied (`copy` and
+    pickling both rebuild an exception through `__reduce__`), it holds the same diagnostics:
+    it is rebuilt of them, not of its message, which it would now take as a misuse (a
+    string). (The project never unpickles anything: test_cache.)"""
     import copy
-    import pickle
 
     one, other = diagnostic(), Diagnostic("warning", "another", SPAN)
     assert api.DiagnosticError(one).diagnostics == [one]
     assert api.DiagnosticError(diagnostics=one).diagnostics == [one]
     exc = api.DiagnosticError((one, other))
     assert exc.diagnostics == [one, other] and str(exc) == "a problem\nanother"
-    for again in (pickle.loads(pickle.dumps(exc)), copy.copy(exc)):
+    for again in (copy.copy(exc), copy.deepcopy(exc)):
         assert type(again) is DiagnosticError and again.diagnostics == [one, other] and str(again) == str(exc)
 
 
@@ -537,7 +537,7 @@ def test_a_huge_int_given_to_an_action_engine_or_permanent_is_described(call):
     `new_game` is given (`actions.permanent_from_spec`) showed a wrong value with an f-string
     or repr (`unknown permanent '{name}'`, `not {journal!r}`), which for an int of more than
     4,300 digits raised ValueError (Python's limit on writing ints out) instead of the
-    DiagnosticError being built. Each now shows it through `interpreter.calls.describe`: the
+    DiagnosticError being built. Each now shows it through `interpreter.game.calls.describe`: the
     error is a DiagnosticError that says "too large to show" and holds no run of its digits."""
     actions = play()
     with pytest.raises(DiagnosticError) as info:
@@ -551,7 +551,7 @@ def test_a_turn_number_longer_than_a_scenario_may_write_is_refused_and_one_withi
     ValueError (Python will not print so long a number). A turn number has at most the digits
     a scenario's numbers may have (dsl.limits.MAX_INTEGER_DIGITS); the largest such turn plays
     on to the next (CR 500.1: a turn follows a turn)."""
-    from dsl import limits
+    from phasing_rules.dsl import limits
 
     with pytest.raises(api.DiagnosticError) as caught:
         api.new_game(turn=10 ** limits.MAX_INTEGER_DIGITS)

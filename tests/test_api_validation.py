@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from dsl.diagnostics import Diagnostic, DiagnosticError, Span
-from dsl.parser import parse_file
-from interpreter import api
-from interpreter.budget import Budget
+from phasing_rules.dsl.diagnostics import Diagnostic, DiagnosticError, Span
+from phasing_rules.dsl.parser import parse_file
+from phasing_rules.interpreter import api
+from phasing_rules.interpreter.game.budget import Budget
 from samples import GOOD_SCENARIO
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -40,7 +40,7 @@ def phasing(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedP
     `cwd`, its output captured), without the debug switch that would let tracebacks through.
     What a separate process adds (the exit status the shell sees, a traceback printed by
     Python itself) is checked on a sample of the same inputs by `phasing_process`."""
-    from interpreter import cli
+    from phasing_rules.interpreter import cli
 
     out, err = io.StringIO(), io.StringIO()
     here, debug = os.getcwd(), os.environ.pop("PHASING_DEBUG", None)
@@ -59,7 +59,7 @@ def phasing_process(*args: str | Path, cwd: Path | None = None) -> subprocess.Co
     """Run the command line in a process of its own, as a user would."""
     env = {k: v for k, v in os.environ.items() if k != "PHASING_DEBUG"}
     return subprocess.run(
-        [sys.executable, "-m", "interpreter.cli", *map(str, args)],
+        [sys.executable, "-m", "phasing_rules.interpreter.cli", *map(str, args)],
         cwd=cwd or ROOT, capture_output=True, text=True, timeout=TIMEOUT, env=env,
     )
 
@@ -551,8 +551,8 @@ def test_only_the_versions_with_the_blocks_have_the_start_state_invariants():
     """702.26a and 702.26g of 2026-09-25 carry the `assert always` clauses; 2005-02-01
     (phasing as a zone, 502.15) writes its blocks itself and has none, so its scenarios are
     not judged by invariants on statuses it does not have."""
-    from dsl import ast
-    from interpreter.rulebook import load_version
+    from phasing_rules.dsl import ast
+    from phasing_rules.interpreter.rulebook.loading import load_version
 
     assert [r.id for r in load_version("2026-09-25").rules if any(isinstance(c, ast.AssertAlways) for c in r.clauses)] \
         == ["702.26a", "702.26g"]
@@ -1121,7 +1121,7 @@ scenario "move a bear that is phased out" {
 """, 5, 5, "'bear' cannot be moved: it is treated by the game as not existing", "once the game sees it again"),
 }
 
-# Diagnostics that come without a hint today (interpreter/scenario.py gives none).
+# Diagnostics that come without a hint today (interpreter/play/scenario.py gives none).
 NO_HINT_YET = {"leaves-twice", "wrong-number-of-targets"}
 
 

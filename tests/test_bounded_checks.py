@@ -21,13 +21,13 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dsl import ast
-from dsl.parser import parse
-from interpreter import codegen
-from interpreter.engine import Engine
-from interpreter.model import Effect, Game, Permanent, Player
-from interpreter.program import Program
-from interpreter.rulebook import load_version
+from phasing_rules.dsl import ast
+from phasing_rules.dsl.parser import parse
+from phasing_rules.interpreter.program import codegen
+from phasing_rules.interpreter.engine.engine import Engine
+from phasing_rules.interpreter.game.model import Effect, Game, Permanent, Player
+from phasing_rules.interpreter.program.program import Program
+from phasing_rules.interpreter.rulebook.loading import load_version
 
 CURSE = '''
 card "Test Withering" {

@@ -19,16 +19,16 @@ import string
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from dsl import ast
-from dsl.diagnostics import DiagnosticError
-from dsl.limits import MAX_BLOCK_DEPTH, MAX_EXPRESSION_DEPTH
-from dsl.parser import parse
-from interpreter.budget import DEFAULT_SCALE, Budget
-from interpreter.batches import MAX_SETTLE_ROUNDS
-from interpreter.engine import Engine, RulesError
-from interpreter.model import Game, Permanent, Player
-from interpreter.program import Program
-from interpreter.rulebook import assemble, load_cards
+from phasing_rules.dsl import ast
+from phasing_rules.dsl.diagnostics import DiagnosticError
+from phasing_rules.dsl.limits import MAX_BLOCK_DEPTH, MAX_EXPRESSION_DEPTH
+from phasing_rules.dsl.parser import parse
+from phasing_rules.interpreter.game.budget import DEFAULT_SCALE, Budget
+from phasing_rules.interpreter.engine.batches import MAX_SETTLE_ROUNDS
+from phasing_rules.interpreter.engine.engine import Engine, RulesError
+from phasing_rules.interpreter.game.model import Game, Permanent, Player
+from phasing_rules.interpreter.program.program import Program
+from phasing_rules.interpreter.rulebook.loading import assemble, load_cards
 
 RULES = "/budget-test/extra.rules"  # (a name for positions: parsed from text, never read from disk)
 HEAD = 'version 2099-01-01 {\n  title "budget tests"\n}\nstatus mark: bool = false cites 100.1\n'
@@ -435,7 +435,7 @@ def test_a_verb_that_calls_itself_and_ends_runs(generated, monkeypatch):
     of 20 attachments from its end (deeper than generated code inlines verbs) and marks all of it.
     The checker rejects recursive verbs (issue 15); the engine must still run one it is handed
     (a rulebook built without the checker, as the API allows), so the check is left out here."""
-    monkeypatch.setattr("interpreter.rulebook.check_rulebook", lambda *args, **kwargs: [])
+    monkeypatch.setattr("phasing_rules.interpreter.rulebook.loading.check_rulebook", lambda *args, **kwargs: [])
     n = 20
     game = board(n)
     for i in range(1, n):
@@ -451,7 +451,7 @@ def test_a_verb_that_calls_itself_without_end_stops_at_the_call(generated, monke
     """`verb spin x { do spin x }` would recurse forever: a RulesError at the call, not a
     RecursionError. (The checker rejects it first; the engine's own guard is what is tested,
     so the check is left out here.)"""
-    monkeypatch.setattr("interpreter.rulebook.check_rulebook", lambda *args, **kwargs: [])
+    monkeypatch.setattr("phasing_rules.interpreter.rulebook.loading.check_rulebook", lambda *args, **kwargs: [])
     text = "verb spin x cites 100.1 {\n  do spin x\n}\n" + rule("100.1", "spins", "during untap step of P: each x where x.controller is P: do spin x")
     e = engine(book(text), board(2), generated)
     with pytest.raises(RulesError) as info:

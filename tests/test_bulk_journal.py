@@ -1,4 +1,4 @@
-"""Bulk journal entries (interpreter/store.py, `Bulk`): many writes of one attribute as one
+"""Bulk journal entries (interpreter/game/store.py, `Bulk`): many writes of one attribute as one
 entry of the game's journal, the first step of the build order in docs/architecture.md ("One
 game, faster"); and the last known information of many objects as one entry
 (`Remembered`).
@@ -22,11 +22,11 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from interpreter.batches import Write
-from interpreter.characteristics import LastKnown, LastKnownGroup
-from interpreter.model import LastKnownBook
-from interpreter.store import ABSENT, Bulk, JournalTrimmed, Recorded, Store
-from interpreter.trace import Cause
+from phasing_rules.interpreter.game.writes import Write
+from phasing_rules.interpreter.game.characteristics import LastKnown, LastKnownGroup
+from phasing_rules.interpreter.game.model import LastKnownBook
+from phasing_rules.interpreter.game.store import ABSENT, Bulk, JournalTrimmed, Recorded, Store
+from phasing_rules.interpreter.game.trace import Cause
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # (bench/, for its boards)
 
@@ -301,8 +301,8 @@ def test_last_known_information_kept_of_a_batch_is_made_when_read():
     the object as it was when kept, with what static abilities gave it then (Holy Strength's
     +1/+2 on the creatures of this board), and reading it again gives the same record."""
     from bench import engines
-    from interpreter.engine import Engine
-    from interpreter.program import Program
+    from phasing_rules.interpreter.engine.engine import Engine
+    from phasing_rules.interpreter.program.program import Program
 
     game = build_board(400, 5)
     engine = Engine(Program.of(engines.full_book(), "generated"), game)

@@ -15,10 +15,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dsl import ast as A
-from dsl import cache, codec
-from dsl.diagnostics import Span
-from dsl.parser import parse, parse_file
+from phasing_rules.dsl import ast as A
+from phasing_rules.dsl import cache, codec
+from phasing_rules.dsl.diagnostics import Span
+from phasing_rules.dsl.parser import parse, parse_file
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = sorted((ROOT / "rules").rglob("*.rules")) + sorted((ROOT / "tests" / "scenarios").glob("*.scenario"))
@@ -341,7 +341,7 @@ def test_a_damaged_entry_is_rejected_or_decodes_to_a_well_typed_tree(module, dat
     except codec.CodecError:
         return
     for node in decoded.walk():
-        assert type(node).__module__ == "dsl.ast"
+        assert type(node).__module__ == "phasing_rules.dsl.ast"
         assert type(node.span) is Span
 
 
@@ -356,7 +356,7 @@ def test_a_stored_tree_taller_than_the_parser_allows_is_rejected():
 
 
 def test_the_tallest_trees_the_parser_accepts_fit_under_the_codec_bound():
-    from dsl.limits import MAX_BLOCK_DEPTH, MAX_EXPRESSION_DEPTH
+    from phasing_rules.dsl.limits import MAX_BLOCK_DEPTH, MAX_EXPRESSION_DEPTH
 
     nots = "not " * (MAX_EXPRESSION_DEPTH - 1) + "a"
     blocks = "each x where a: { " * (MAX_BLOCK_DEPTH - 1)
@@ -376,7 +376,7 @@ def test_a_fifo_planted_as_an_entry_is_a_miss_and_does_not_block(folder, tmp_pat
     folder.mkdir(mode=0o700)
     entry = folder / (cache.key(str(path), SOURCE) + cache.SUFFIX)
     os.mkfifo(entry)
-    probe = ("import sys; from dsl import cache; from dsl.parser import parse_file\n"
+    probe = ("import sys; from phasing_rules.dsl import cache; from phasing_rules.dsl.parser import parse_file\n"
              "assert cache.load(sys.argv[1], open(sys.argv[1]).read()) is None\n"
              "parse_file(sys.argv[1]); print('parsed')\n")
     done = subprocess.run([sys.executable, "-c", probe, str(path)], cwd=ROOT, capture_output=True, text=True,
@@ -442,8 +442,8 @@ def test_a_rule_file_edited_while_a_program_runs_is_read_again(tmp_path):
     long-running program saw the old file.)"""
     import time
 
-    from dsl.diagnostics import DiagnosticError
-    from interpreter.rulebook import load_version
+    from phasing_rules.dsl.diagnostics import DiagnosticError
+    from phasing_rules.interpreter.rulebook.loading import load_version
 
     variant = tmp_path / "mine.rules"
     variant.write_text("variant mine {\n  extends 2026-09-25\n}\n")

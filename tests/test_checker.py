@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from dsl.checker import check_scenario
-from dsl.diagnostics import Diagnostic, DiagnosticError
-from dsl.parser import parse, parse_file
-from interpreter.rulebook import Rulebook, assemble, load_version
+from phasing_rules.dsl.checker import check_scenario
+from phasing_rules.dsl.diagnostics import Diagnostic, DiagnosticError
+from phasing_rules.dsl.parser import parse, parse_file
+from phasing_rules.interpreter.rulebook.loading import Rulebook, assemble, load_version
 
 VERSION = """\
 version 2030-01-01 {
@@ -490,7 +490,7 @@ rule 702.26g indirect-phasin "Attachments phase out with their host." {
 
 def test_a_variant_block_whose_slug_matches_no_inherited_block_is_named_with_the_nearest_slug(tmp_path, capsys):
     """Not "rule 702.26g appears twice" with a hint into the installed rules: the slug is what is wrong."""
-    from interpreter.cli import main
+    from phasing_rules.interpreter.cli import main
 
     path = tmp_path / "typo.rules"
     path.write_text(VARIANT_TYPO, encoding="utf-8")
@@ -503,7 +503,7 @@ def test_a_variant_block_whose_slug_matches_no_inherited_block_is_named_with_the
 
 
 def test_a_variant_block_with_an_inherited_slug_replaces_that_block(tmp_path, capsys):
-    from interpreter.cli import main
+    from phasing_rules.interpreter.cli import main
 
     path = tmp_path / "fixed.rules"
     path.write_text(VARIANT_TYPO.replace("indirect-phasin ", "indirect-phasing "), encoding="utf-8")
@@ -511,7 +511,7 @@ def test_a_variant_block_with_an_inherited_slug_replaces_that_block(tmp_path, ca
 
 
 def test_a_variant_that_drops_the_inherited_block_may_put_a_block_of_another_slug_in_its_place(tmp_path, capsys):
-    from interpreter.cli import main
+    from phasing_rules.interpreter.cli import main
 
     path = tmp_path / "dropped.rules"
     path.write_text(VARIANT_TYPO.replace("extends 2026-09-25\n", "extends 2026-09-25\n  drop indirect-phasing\n"),
@@ -603,7 +603,7 @@ def test_conditions_that_can_go_either_way_pass(tmp_path, condition):
 
 
 def test_the_command_line_rejects_a_tautology_with_exit_status_1(tmp_path, capsys):
-    from interpreter.cli import main
+    from phasing_rules.interpreter.cli import main
 
     (tmp_path / "v.rules").write_text(
         "variant v {\n  extends 2026-09-25\n}\n" + probe("during cleanup of P: each x where x.phase is in or x.phase is out: untap x"),
@@ -619,7 +619,7 @@ def test_a_scenario_that_checks_under_a_rulebook_checks_with_any_block_deleted(v
     each rulebook with a block deleted (`run_case(..., checked=True)`): a scenario's check reads
     the declarations and the cards, which deleting a block leaves as they are. Every scenario
     of the suite that checks cleanly under `version` still does with each of its blocks gone."""
-    from interpreter.suite import collect, plan
+    from phasing_rules.interpreter.play.suite import collect, plan
 
     book = load_version(version)
     cases, _problems = collect([Path(__file__).parent / "scenarios"])
@@ -665,7 +665,7 @@ def test_entries_a_card_s_kind_never_uses_are_rejected_where_written(tmp_path):
     line would never run; an instant or sorcery is never on the battlefield (112.3a, 113.6), so
     its static and triggered abilities would never apply. Each is an error at its line, with a
     hint naming what the card language models; the cards that use their kind's entries pass."""
-    from dsl.checker import check_cards
+    from phasing_rules.dsl.checker import check_cards
 
     path = tmp_path / "kinds.rules"
     path.write_text(KINDS)
@@ -734,7 +734,7 @@ def test_a_blank_partial_entry_is_an_error_at_the_entry(tmp_path):
     """A `partial` entry names a part of the real card the library's card leaves out: empty or
     blank text names nothing, so it is an error at that entry (each of them); one with text
     is no problem, and changes nothing the card does."""
-    from dsl.checker import check_cards
+    from phasing_rules.dsl.checker import check_cards
 
     path = tmp_path / "partials.rules"
     path.write_text(PARTIALS)
@@ -754,7 +754,7 @@ def test_a_card_s_step_trigger_names_a_step_in_which_players_get_priority(tmp_pa
     step); a hook that is no step of the turn is one too, listing the steps. `each player P`
     binds a name of its own (a target's is refused), and an instant or sorcery has no such
     ability (113.6). The upkeep and end step are accepted."""
-    from dsl.checker import check_cards
+    from phasing_rules.dsl.checker import check_cards
 
     path = tmp_path / "steps.rules"
     path.write_text(STEP_TRIGGERS)
@@ -779,7 +779,7 @@ def test_a_card_s_step_trigger_names_a_step_in_which_players_get_priority(tmp_pa
 def test_a_step_trigger_s_body_is_checked_with_the_player_it_binds(tmp_path):
     """`at beginning of upkeep of each player P` binds P to a player: a body that uses it as a
     player passes, one that names a player the trigger does not bind is an unknown name."""
-    from dsl.checker import check_cards
+    from phasing_rules.dsl.checker import check_cards
 
     text = ('card "Loose Realm" {\n  types enchantment\n'
             '  at beginning of upkeep of each player P: Q gains 1 life\n}\n')
@@ -796,7 +796,7 @@ def test_a_keyword_ability_of_magic_is_no_typo_even_when_spelt_like_a_tested_one
     the game has no blocking yet): it is data, as printed, and no typo of `flying`, which a
     card grants. A word that is no keyword ability and is spelt like a tested one still is
     (`flyng`: a creature printed with it would never fly)."""
-    from dsl.checker import check_cards
+    from phasing_rules.dsl.checker import check_cards
 
     text = ('card "Winged Grant" {\n  types instant\n  target t where t is a creature\n  spell: t gains flying\n}\n'
             'card "Flanker" {\n  types creature\n  pt 2/2\n  keywords flanking\n}\n'

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from interpreter.cli import main
+from phasing_rules.interpreter.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 TOUR = ROOT / "tests" / "scenarios" / "tour.scenario"
@@ -89,7 +89,7 @@ def test_diff_json_has_rules_scenarios_and_witness(capsys):
 def test_the_command_works_from_any_directory(tmp_path):
     """Installed, `phasing` finds the shipped rules and the conformance suite wherever it runs."""
     env = {k: v for k, v in os.environ.items() if k != "PHASING_DEBUG"}
-    done = subprocess.run([sys.executable, "-m", "interpreter.cli", "ablate", "2025-02-07", "--json"],
+    done = subprocess.run([sys.executable, "-m", "phasing_rules.interpreter.cli", "ablate", "2025-02-07", "--json"],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["all_load_bearing"] is True
@@ -226,7 +226,7 @@ def closed_pipe_run(*argv: str) -> subprocess.CompletedProcess:
     os.close(reader)
     env = {k: v for k, v in os.environ.items() if k != "PHASING_DEBUG"}
     try:
-        return subprocess.run([sys.executable, "-m", "interpreter.cli", *argv], stdout=writer, stderr=subprocess.PIPE,
+        return subprocess.run([sys.executable, "-m", "phasing_rules.interpreter.cli", *argv], stdout=writer, stderr=subprocess.PIPE,
                               cwd=ROOT, env=env, text=True, timeout=300)
     finally:
         os.close(writer)
@@ -284,7 +284,7 @@ def test_the_default_suite_is_the_shipped_one_whatever_the_current_folder(tmp_pa
     mine.mkdir(parents=True)
     (mine / "one.scenario").write_text((ROOT / "tests" / "scenarios" / "attachments.scenario").read_text())
     monkeypatch.chdir(tmp_path)
-    from interpreter import api
+    from phasing_rules.interpreter import api
 
     shipped = api.default_suite()  # (the checkout's, or, installed with `pip install .`, the package's copy)
     assert shipped.resolve() != mine.resolve()
@@ -352,7 +352,7 @@ def test_outcome_json_of_the_api_is_what_run_json_prints_warnings_and_all(tmp_pa
     warning (2005-02-01 has no block for a player leaving, 800.4a came later) has it under
     `warnings` from both; `test --json`'s run is the same without its trace. outcome_json
     gave no `warnings` at all: the command added them itself."""
-    from interpreter import api
+    from phasing_rules.interpreter import api
 
     scenario = tmp_path / "leaving.scenario"
     scenario.write_text(LEAVING_UNDER.replace("RULES", "2005-02-01").replace("ZONE", "battlefield"))
@@ -399,7 +399,7 @@ def test_an_expect_for_no_rulebook_has_is_a_warning_in_a_scenario_without_rules_
         captured = capsys.readouterr()
         assert status == 0, captured.err
         assert "so its 2 expectations are not evaluated under 2026-09-25" in captured.err
-    from interpreter import api
+    from phasing_rules.interpreter import api
 
     assert [d.kind for d in api.check_paths(str(scenario))] == ["warning"]
     # the same lines run under a variant file of that name are that variant's expectations:
@@ -442,7 +442,7 @@ def test_an_expect_for_a_known_name_off_the_rules_line_is_a_warning_or_an_error(
     assert (f"{scenario}:8:16: warning: 'expect for 2017-07-08': 2017-07-08 is not in the rules line of this "
             "scenario, so its 2 expectations are evaluated only when the scenario is run with --rules 2017-07-08") in captured.err
     assert "add 2017-07-08 to it" in captured.err
-    from interpreter import api
+    from phasing_rules.interpreter import api
 
     assert [(d.kind, d.span.line, d.span.column, d.span.end_column) for d in api.check_paths(str(scenario))] == [("warning", 8, 16, 26)]
     scenario.write_text(OFF_THE_RULES_LINE.replace("RULES", "2017-08-25").replace("NAME", "end-step-phasing"))
@@ -485,10 +485,10 @@ def test_test_and_run_give_the_off_the_rules_line_warning_too(tmp_path, capsys):
 
 
 def _interrupted_after(seconds: float, *argv: str) -> subprocess.CompletedProcess:
-    """Start `python -m interpreter.cli ARGV`, send it SIGINT (Ctrl-C) after `seconds`."""
+    """Start `python -m phasing_rules.interpreter.cli ARGV`, send it SIGINT (Ctrl-C) after `seconds`."""
     import signal
     import time
-    child = subprocess.Popen([sys.executable, "-m", "interpreter.cli", *argv], cwd=ROOT, text=True,
+    child = subprocess.Popen([sys.executable, "-m", "phasing_rules.interpreter.cli", *argv], cwd=ROOT, text=True,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     time.sleep(seconds)
     child.send_signal(signal.SIGINT)
@@ -507,7 +507,7 @@ def test_ctrl_c_during_a_long_command_says_interrupted_and_exits_130():
 
 def test_ctrl_c_under_json_prints_the_error_as_json_too(monkeypatch, capsys):
     """Under --json the interruption is also the documented JSON error on stdout."""
-    from interpreter import cli
+    from phasing_rules.interpreter import cli
 
     def interrupted(_args):
         raise KeyboardInterrupt
@@ -523,17 +523,17 @@ def test_ctrl_c_under_json_prints_the_error_as_json_too(monkeypatch, capsys):
 
 
 def test_ctrl_c_while_the_console_script_imports_the_command_line(monkeypatch, capsys):
-    """The `phasing` script (interpreter.entry) imports interpreter.cli under its own guard, so
+    """The `phasing` script (phasing_rules.interpreter.entry) imports phasing_rules.interpreter.cli under its own guard, so
     a Ctrl-C in the imports, before any command handler exists, ends like one during a command."""
-    from interpreter import entry
+    from phasing_rules.interpreter import entry
 
     class Interrupt:
         def find_spec(self, name, path=None, target=None):
-            if name == "interpreter.cli":
+            if name == "phasing_rules.interpreter.cli":
                 raise KeyboardInterrupt
             return None
 
-    monkeypatch.delitem(sys.modules, "interpreter.cli")
+    monkeypatch.delitem(sys.modules, "phasing_rules.interpreter.cli")
     monkeypatch.setattr(sys, "meta_path", [Interrupt(), *sys.meta_path])
     assert entry.main() == 130
     assert capsys.readouterr().err == "phasing: error: interrupted\n"
@@ -543,7 +543,7 @@ def test_ctrl_c_that_python_swallowed_in_a_callback_still_ends_the_command_as_in
     """Python swallows a KeyboardInterrupt raised in a weak reference's callback (the engine's
     caches have such callbacks), and the command ran on and ended with status 0 and an
     'Exception ignored' traceback: `main` remembers the Ctrl-C and ends it as interrupted."""
-    from interpreter import cli
+    from phasing_rules.interpreter import cli
 
     def versions_hit_in_a_callback(_args):
         try:

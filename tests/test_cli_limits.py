@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from interpreter import cli
-from interpreter.rulebook import RULES_ROOT
+from phasing_rules.interpreter import cli
+from phasing_rules.interpreter.rulebook.loading import RULES_ROOT
 from samples import GOOD_SCENARIO
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -234,7 +234,7 @@ def test_diff_search_writes_nothing_into_the_current_folder(tmp_path):
     process, so that nothing Hypothesis cached in this one hides the write."""
     env = {k: v for k, v in os.environ.items() if k not in ("PHASING_DEBUG", "HYPOTHESIS_STORAGE_DIRECTORY")}
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    done = subprocess.run([sys.executable, "-m", "interpreter.cli", "diff", "2017-07-08", "2017-08-25", str(TOUR),
+    done = subprocess.run([sys.executable, "-m", "phasing_rules.interpreter.cli", "diff", "2017-07-08", "2017-08-25", str(TOUR),
                            "--search", "5"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "Behaviour:" in done.stdout

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from dsl.parser import parse
-from interpreter.compare import behaviour_diff, load_cases, rulebook_diff, search_witness
-from interpreter.rulebook import load_version
-from interpreter.scenario import run_scenario
+from phasing_rules.dsl.parser import parse
+from phasing_rules.interpreter.tools.compare import behaviour_diff, load_cases, rulebook_diff, search_witness
+from phasing_rules.interpreter.rulebook.loading import load_version
+from phasing_rules.interpreter.play.scenario import run_scenario
 
 SUITE = Path(__file__).parent / "scenarios"
 
@@ -129,7 +129,7 @@ def test_2005_support_rules_keep_their_slugs_into_2009():
 
 
 def test_diff_command_prints_the_support_renumbering(capsys):
-    from interpreter.cli import main
+    from phasing_rules.interpreter.cli import main
 
     assert main(["diff", "2021-04-22", "2022-10-07"]) == 0
     line = next(l for l in capsys.readouterr().out.splitlines() if l.strip().startswith("untap-permanents"))
@@ -180,7 +180,7 @@ def test_diff_counts_only_what_it_compared_and_lists_what_one_side_cannot_play(t
     differently`: the scenario never ran under 2018-07-13. It is now out of the count and listed
     as running only under 2020-08-07; being written for later rules is no failure (exit 0), but
     the rulebooks that part them differ in text, which --exit-code counts."""
-    from interpreter.cli import main
+    from phasing_rules.interpreter.cli import main
 
     path = tmp_path / "oubliette.scenario"
     path.write_text(OUBLIETTE)
@@ -207,12 +207,12 @@ def test_the_610_4_scenarios_of_the_suite_run_only_from_2020(capsys):
     """2020-08-07's main new rule, phasing out until an object leaves (610.4), shows in the
     suite's comparison with 2018-07-13 as the scenarios only 2020-08-07 can play; the 2005
     scenarios (a phased-out zone) run under neither and are listed as such."""
-    from interpreter.cli import main
+    from phasing_rules.interpreter.cli import main
 
     import re
 
-    from interpreter.api import default_suite
-    from interpreter.suite import collect
+    from phasing_rules.interpreter.api import default_suite
+    from phasing_rules.interpreter.play.suite import collect
 
     assert main(["diff", "2018-07-13", "2020-08-07"]) == 0
     out = capsys.readouterr().out
@@ -234,7 +234,7 @@ def test_a_scenario_neither_side_plays_is_no_difference(tmp_path, capsys):
     """An Oubliette scenario (610.4, from CR 2020-08-07) compared between 2018-07-13 and itself:
     neither plays it, so nothing differs (--exit-code gives 0), and it is listed as run under
     neither, not counted as compared."""
-    from interpreter.cli import main
+    from phasing_rules.interpreter.cli import main
 
     path = tmp_path / "oubliette.scenario"
     path.write_text(OUBLIETTE)

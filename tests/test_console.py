@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from interpreter import cli
+from phasing_rules.interpreter import cli
 
 HOSTILE = "[/x] [b]bold[/b] :smile: [red]red"  # a closing tag with no opening one is a MarkupError in rich
 CARD = "[/x] Gentle :bear: [i]Beast"
@@ -208,7 +208,7 @@ def test_a_long_source_line_is_shown_around_its_caret(tmp_path):
     """A diagnostic on a very long line shows the part around the span, marked "..." where cut,
     with the caret still under the span (a fuzzed 34 kB line with hundreds of errors printed
     the whole line under each and took 23 s to report)."""
-    from dsl.diagnostics import SHOWN_LINE, Diagnostic, Span
+    from phasing_rules.dsl.diagnostics import SHOWN_LINE, Diagnostic, Span
     line = "a" * 900 + "WRONG" + "b" * 900
     path = tmp_path / "long.rules"
     path.write_text("first line\n" + line + "\n", encoding="utf-8")
@@ -230,7 +230,7 @@ def test_a_long_name_quoted_in_a_message_is_shown_cut(tmp_path):
     "..." (a fuzzed 25 MB rule file with 5,000 errors, each naming a 5,000-character name,
     wrote 27 MB of diagnostics); the source line under it still shows where it is, short
     quotes are shown whole, and the diagnostic itself keeps the whole message."""
-    from dsl.diagnostics import SHOWN_QUOTE, Diagnostic, Span
+    from phasing_rules.dsl.diagnostics import SHOWN_QUOTE, Diagnostic, Span
     name = "x" * 5000
     path = tmp_path / "long-name.rules"
     path.write_text(f"  tap {name}\n", encoding="utf-8")
@@ -265,7 +265,7 @@ def test_many_errors_in_one_file_split_it_into_lines_once(tmp_path, capsys):
     splitting the whole file into lines again under each error; the lines of a source are now
     worked out once per text (`dsl.diagnostics._lines`), and each error still shows its own
     line and caret."""
-    from dsl import diagnostics
+    from phasing_rules.dsl import diagnostics
     body = "".join(f"  tap x{i}\n" for i in range(2000))
     path = tmp_path / "many.rules"
     path.write_text('variant many {\n  title "many errors"\n  extends 2026-09-25\n}\n'

@@ -30,13 +30,13 @@ import pytest
 from hypothesis import given, note
 from hypothesis import strategies as st
 
-from interpreter import program
-from interpreter.engine import Engine
-from interpreter.model import Game, Permanent, Player
-from interpreter.statics import Statics
-from interpreter.trace import Cause
+from phasing_rules.interpreter.program import program
+from phasing_rules.interpreter.engine.engine import Engine
+from phasing_rules.interpreter.game.model import Game, Permanent, Player
+from phasing_rules.interpreter.engine.statics import Statics
+from phasing_rules.interpreter.game.trace import Cause
 from test_bounded_checks import CURSED
-from interpreter.scenario import ScenarioRun
+from phasing_rules.interpreter.play.scenario import ScenarioRun
 from test_game_properties import BOOK, SETTINGS, HypothesisChooser, choose_step, parse_scenario, parse_step, start_game
 from test_reference_differential import board_text, boards
 

@@ -1,4 +1,4 @@
-"""`delayed triggers lose X` (interpreter/delayed.py): a delayed trigger that names an object
+"""`delayed triggers lose X` (interpreter/engine/delayed.py): a delayed trigger that names an object
 stops reaching it, and nothing else about the delayed triggers changes. The 2005 rules use it
 for 502.15g ("delayed triggered abilities that specifically reference a permanent will be
 unable to further affect that permanent if it phases out")."""
@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from hypothesis import given, strategies as st
 
-from interpreter.delayed import lose_reference
-from interpreter.model import DelayedTrigger, Game, Player
-from interpreter.refs import MISSING, Obj, PlayerRef
+from phasing_rules.interpreter.engine.delayed import lose_reference
+from phasing_rules.interpreter.game.model import DelayedTrigger, Game, Player
+from phasing_rules.interpreter.game.refs import MISSING, Obj, PlayerRef
 
 OIDS = st.sampled_from(["a", "b", "c"])
 VALUES = OIDS.map(Obj) | st.sampled_from([PlayerRef("Alice"), 3, None])

@@ -8,11 +8,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from dsl.parser import parse
-from interpreter import cli
-from interpreter.compare import behaviour_diff, load_cases, rulebook_diff, search_witness, seen_first
-from interpreter.rulebook import load_version
-from interpreter.scenario import run_scenario
+from phasing_rules.dsl.parser import parse
+from phasing_rules.interpreter import cli
+from phasing_rules.interpreter.tools.compare import behaviour_diff, load_cases, rulebook_diff, search_witness, seen_first
+from phasing_rules.interpreter.rulebook.loading import load_version
+from phasing_rules.interpreter.play.scenario import run_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 SUITE = ROOT / "tests" / "scenarios"
@@ -338,8 +338,8 @@ def test_without_an_accounting_block_a_witness_cites_the_blocks_that_changed_wha
     """When no single change accounts for a game, the blocks cited are those that changed an
     object ending differently after the two games part: 702.26a phased the Breezekeeper out
     (under both) and, under the variant, left it phased out for good."""
-    from interpreter.compare import comparable, differences, witness_cites
-    from interpreter.suite import run_case
+    from phasing_rules.interpreter.tools.compare import comparable, differences, witness_cites
+    from phasing_rules.interpreter.play.suite import run_case
 
     a, b = load_version("2026-09-25"), load_version(str(write(tmp_path, "together.rules", TOGETHER)))
     [case] = load_cases([write(tmp_path, "djinn.scenario", DJINN)])

@@ -5,7 +5,7 @@ what static abilities give it (604.1, 613), its indexes and whether a hide rule 
 (702.26b). Four shortcuts make that cheaper, and each must give what the general way gives:
 
 - static abilities of the shape `each x where this.A is x: x gets ...` read off their source
-  (`interpreter.direct_statics`) give what `GameView.collect_static` gives, in the same
+  (`interpreter.engine.direct_statics`) give what `GameView.collect_static` gives, in the same
   order, counting the same selection budget, one source at a time and all at once;
 - a new engine's first refresh (`Statics.first_look`, every source new) leaves the tables of
   what sources give as working each out and comparing it with nothing leaves them;
@@ -31,15 +31,15 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dsl import ast
-from dsl.parser import parse
-from interpreter.direct_statics import gifts_of
-from interpreter.engine import Engine
-from interpreter.indexes import FIELDS, Indexes
-from interpreter.characteristics import characteristics
-from interpreter.model import Effect, Game, Player, Permanent
-from interpreter.rulebook import load_version
-from interpreter.statics import UNWORKED
+from phasing_rules.dsl import ast
+from phasing_rules.dsl.parser import parse
+from phasing_rules.interpreter.engine.direct_statics import gifts_of
+from phasing_rules.interpreter.engine.engine import Engine
+from phasing_rules.interpreter.program.indexes import FIELDS, Indexes
+from phasing_rules.interpreter.game.characteristics import characteristics
+from phasing_rules.interpreter.game.model import Effect, Game, Player, Permanent
+from phasing_rules.interpreter.rulebook.loading import load_version
+from phasing_rules.interpreter.engine.statics import UNWORKED
 
 # Test cards: static abilities of the shape the shortcut takes (two on one card; reversed; a
 # block; anchored on a status naming an object; in every zone; one ability giving two things;
@@ -350,7 +350,7 @@ def test_a_source_whose_adding_is_undone_is_let_go():
     """Glorious Anthem cast and resolved (608.3: a new object) gives the bear +1/+1 (613);
     once the cast is undone the anthem is no object of the game, and the next refresh lets
     go of what it gave: the tables are a fresh engine's on the game as it is again."""
-    from interpreter import api
+    from phasing_rules.interpreter import api
 
     play = api.new_game("2026-09-25", permanents=[{"name": "bear", "card": "Grizzly Bears", "controller": "Alice"}])
     engine, store = play.engine, play.engine.store
@@ -373,8 +373,8 @@ OVER_BUDGET = """
 import sys
 sys.path[:0] = [{root!r}, {tests!r}]
 from test_direct_statics import BOOK, PLAYERS, permanent
-from interpreter.engine import Engine
-from interpreter.model import Game, Player
+from phasing_rules.interpreter.engine.engine import Engine
+from phasing_rules.interpreter.game.model import Game, Player
 cards = ["Grizzly Bears", "Holy Strength", "Bonesplitter", "Holy Strength", "Bonesplitter", "Test Banner"]
 objects = {{f"p{{i}}": permanent(f"p{{i}}", card, "Alice", "p0" if i else None, i + 1, {{}}) for i, card in enumerate(cards)}}
 for budget in (1, 2):
@@ -407,7 +407,7 @@ def test_a_static_ability_that_cannot_run_names_what_is_wrong_at_run_time():
     statement at fault and what a static ability can hold, not a claim that power and
     toughness are no characteristics."""
     import pytest
-    from interpreter.errors import RulesError
+    from phasing_rules.interpreter.game.errors import RulesError
 
     card = parse('''card "Test Giant Curse" {
   types enchantment aura

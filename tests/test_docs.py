@@ -37,13 +37,13 @@ from pathlib import Path
 import attrs
 import pytest
 
-from dsl import ast
-from dsl.checker import check_cards
-from dsl.diagnostics import DiagnosticError
-from dsl.parser import parse
-from interpreter import api
-from interpreter.cli import main
-from interpreter.rulebook import load_version
+from phasing_rules.dsl import ast
+from phasing_rules.dsl.checker import check_cards
+from phasing_rules.dsl.diagnostics import DiagnosticError
+from phasing_rules.dsl.parser import parse
+from phasing_rules.interpreter import api
+from phasing_rules.interpreter.cli import main
+from phasing_rules.interpreter.rulebook.loading import load_version
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -458,7 +458,7 @@ def test_the_reference_mentions_every_construct_of_the_grammar():
 
 def test_commands_page_describes_every_subcommand_and_option():
     """Every `phasing` subcommand the command line defines has its section in commands.md."""
-    from interpreter.cli import build_parser
+    from phasing_rules.interpreter.cli import build_parser
 
     parser = build_parser()
     sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
@@ -475,7 +475,7 @@ def test_commands_page_describes_every_subcommand_and_option():
 def test_every_option_has_help_that_gives_its_default():
     """`phasing SUBCOMMAND --help` explains every option, and names the default of one that
     has a value of its own (as `ablate --limit`, default 6)."""
-    from interpreter.cli import build_parser
+    from phasing_rules.interpreter.cli import build_parser
 
     parser = build_parser()
     sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
@@ -495,7 +495,7 @@ def test_every_option_has_help_that_gives_its_default():
 
 def test_the_readme_lists_every_subcommand():
     """README's "The command line" names each subcommand, as `phasing NAME`."""
-    from interpreter.cli import build_parser
+    from phasing_rules.interpreter.cli import build_parser
 
     parser = build_parser()
     sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")

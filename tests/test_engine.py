@@ -12,16 +12,16 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from dsl import ast
-from dsl.diagnostics import DiagnosticError
-from dsl.parser import parse
-from interpreter.engine import Engine, Obj, RulesError
-from interpreter.program import Program
-from interpreter.rulebook import RULES_ROOT, Rulebook, assemble, load_cards, load_version
-from interpreter.scenario import ScenarioRun
-from interpreter.trace import SCRIPT, Cause, rule_cause
-from interpreter.hiding import hidden_by_status
-from interpreter.write_sites import WriteSites
+from phasing_rules.dsl import ast
+from phasing_rules.dsl.diagnostics import DiagnosticError
+from phasing_rules.dsl.parser import parse
+from phasing_rules.interpreter.engine.engine import Engine, Obj, RulesError
+from phasing_rules.interpreter.program.program import Program
+from phasing_rules.interpreter.rulebook.loading import RULES_ROOT, Rulebook, assemble, load_cards, load_version
+from phasing_rules.interpreter.play.scenario import ScenarioRun
+from phasing_rules.interpreter.game.trace import SCRIPT, Cause, rule_cause
+from phasing_rules.interpreter.engine.hiding import hidden_by_status
+from phasing_rules.interpreter.program.write_sites import WriteSites
 
 VERSION = "2026-09-25"
 
@@ -373,7 +373,7 @@ def test_a_step_log_names_the_object_a_count_in_change_order_would(batches, defe
     as ids or, as a batch of runs gives them, as a function."""
     from collections import Counter
 
-    from interpreter.turns import HookLog
+    from phasing_rules.interpreter.engine.turns import HookLog
     log, counted = HookLog(), Counter()
     for batch in batches:
         if batch:
@@ -508,7 +508,7 @@ def test_assert_always_is_looked_at_only_where_a_step_changed_what_it_reads(book
     of the permanent and of what it is attached to, so a step is checked at the permanents it
     changed and their attachments; a condition that reads a characteristic (power, which
     effects change) or the turn makes every permanent checked (None)."""
-    from interpreter.program import Program
+    from phasing_rules.interpreter.program.program import Program
     assert Program.of(book, "closures").always_local_reads == {"phase", "phased_out_under", "phased_indirectly",
                                                                 "attached_to"}
     for cond in ("x.power > 0", "x.entered_turn <= turn"):

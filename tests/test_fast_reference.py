@@ -33,7 +33,7 @@ from bench import reference  # noqa: E402
 from bench.boards import AURA, EQUIPMENT, PHASER, permanent  # noqa: E402
 from bench.engines import full_book, observed, prepare, without_state_checks  # noqa: E402
 from bench.fast_reference import Board, untap_step  # noqa: E402
-from interpreter.model import Game, Player  # noqa: E402
+from phasing_rules.interpreter.game.model import Game, Player  # noqa: E402
 from tests.test_reference_differential import Books, board_text, boards  # noqa: E402
 
 COMPARED = "compared as (phase, phased_indirectly, phased_out_under, tapped, attached_to, zone)"

@@ -34,17 +34,17 @@ import contextlib
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dsl.parser import parse
-from interpreter import codegen
-from interpreter.backends import GeneratedBackend
-from interpreter.engine import Engine
-from interpreter.errors import RulesError
-from interpreter.model import Effect, Game, Permanent, Player
-from interpreter.program import Program
-from interpreter.rulebook import load_version
-from interpreter.selection import Selector
-from interpreter.state_checks import StateChecks
-from interpreter.trace import Cause
+from phasing_rules.dsl.parser import parse
+from phasing_rules.interpreter.program import codegen
+from phasing_rules.interpreter.program.backends import GeneratedBackend
+from phasing_rules.interpreter.engine.engine import Engine
+from phasing_rules.interpreter.game.errors import RulesError
+from phasing_rules.interpreter.game.model import Effect, Game, Permanent, Player
+from phasing_rules.interpreter.program.program import Program
+from phasing_rules.interpreter.rulebook.loading import load_version
+from phasing_rules.interpreter.program.selection import Selector
+from phasing_rules.interpreter.engine.state_checks import StateChecks
+from phasing_rules.interpreter.game.trace import Cause
 
 BOOK = load_version("2026-09-25")
 # 800.4c as 2015-01-23..2017-09-29 have it, a check of what the game sees (from 2018-07-13 it

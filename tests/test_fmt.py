@@ -15,10 +15,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dsl.migrate import Vocabulary, migrated_tree, rewrite
-from dsl.parser import parse
-from dsl.printer import print_module
-from interpreter.cli import main
+from phasing_rules.dsl.migrate import Vocabulary, migrated_tree, rewrite
+from phasing_rules.dsl.parser import parse
+from phasing_rules.dsl.printer import print_module
+from phasing_rules.interpreter.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 PHASE = Vocabulary({"phase": ("in", "out"), "phased_indirectly": ("true", "false")}, frozenset({"phase"}))
@@ -288,7 +288,7 @@ def test_parse_gives_the_same_tree_and_positions_whatever_the_line_ending(line_e
 def test_a_syntax_error_is_placed_at_its_line_whatever_the_line_ending(line_end):
     """issue 43: line numbers in diagnostics are right for each line ending (a CR-only file
     was one line, its error at line 1)."""
-    from dsl.diagnostics import DiagnosticError
+    from phasing_rules.dsl.diagnostics import DiagnosticError
 
     text = with_line_end("# a comment\nverb v x {\n  tap x )\n}\n", line_end)
     with pytest.raises(DiagnosticError) as caught:
@@ -328,7 +328,7 @@ def test_check_gives_a_cr_only_file_the_diagnostics_of_its_lf_twin(tmp_path, cap
 
 def recorded_parses(monkeypatch) -> list[str]:
     """The paths `phasing fmt` parses besides the files it rewrites (`_readable_modules`)."""
-    import interpreter.cli as cli
+    import phasing_rules.interpreter.cli as cli
 
     seen: list[str] = []
     real = cli.parse
@@ -396,7 +396,7 @@ def test_nested_old_forms_are_rewritten_on_one_parse(monkeypatch):
     comparing every edit with every other). Every edit is now found on one parse and made in
     one pass; the time is measured by bench/scale_fmt.py, never here. Forms nested three deep
     (a count in an each's condition, `not (...)` and `do` beside them) take one parse."""
-    import dsl.migrate as migrate
+    import phasing_rules.dsl.migrate as migrate
 
     calls: list[str] = []
     real = migrate.parse

@@ -18,11 +18,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dsl import migrate
-from dsl.diagnostics import DiagnosticError
-from dsl.migrate import Vocabulary, migrated_tree, rewrite
-from dsl.parser import parse
-from interpreter.cli import main
+from phasing_rules.dsl import migrate
+from phasing_rules.dsl.diagnostics import DiagnosticError
+from phasing_rules.dsl.migrate import Vocabulary, migrated_tree, rewrite
+from phasing_rules.dsl.parser import parse
+from phasing_rules.interpreter.cli import main
 
 PHASE = Vocabulary({"phase": ("in", "out"), "phased_indirectly": ("true", "false")}, frozenset({"phase"}))
 

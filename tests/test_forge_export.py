@@ -11,13 +11,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dsl.parser import parse
-from interop.forge import import_state
-from interop.forge_export import export_scenario
-from interpreter.cli import main
-from interpreter.rulebook import load_version
-from interpreter.scenario import build_game
-from interpreter.suite import current_version
+from phasing_rules.dsl.parser import parse
+from phasing_rules.interop.forge import import_state
+from phasing_rules.interop.forge_export import export_scenario
+from phasing_rules.interpreter.cli import main
+from phasing_rules.interpreter.rulebook.loading import load_version
+from phasing_rules.interpreter.play.scenario import build_game
+from phasing_rules.interpreter.play.suite import current_version
 
 ROOT = Path(__file__).resolve().parent.parent
 FORGE = ROOT / "tests" / "fixtures" / "forge"

@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from interop.forge import MAPPING, import_state, load_mapping
-from interpreter import api
-from interpreter.cli import main
-from interpreter.rulebook import load_version
-from interpreter.suite import current_version
+from phasing_rules.interop.forge import MAPPING, import_state, load_mapping
+from phasing_rules.interpreter import api
+from phasing_rules.interpreter.cli import main
+from phasing_rules.interpreter.rulebook.loading import load_version
+from phasing_rules.interpreter.play.suite import current_version
 
 ROOT = Path(__file__).resolve().parent.parent
 FORGE = ROOT / "tests" / "fixtures" / "forge"
@@ -515,7 +515,7 @@ def test_bad_input_in_a_subprocess_ends_in_a_diagnostic(tmp_path):
     nonsense = tmp_path / "nonsense.txt"
     nonsense.write_text("=\n|||\nhumanbattlefield=;;|Id|AttachedTo|Counters:=\n[state\n", encoding="utf-8")
     for path in (binary, nonsense):
-        run = subprocess.run([sys.executable, "-m", "interpreter.entry", "import", "forge", str(path)],
+        run = subprocess.run([sys.executable, "-m", "phasing_rules.interpreter.entry", "import", "forge", str(path)],
                              capture_output=True, text=True, env=env, cwd=tmp_path)
         assert run.returncode == 1, run.stderr
         assert "Traceback" not in run.stderr and "internal error" not in run.stderr

@@ -74,7 +74,7 @@ def test_a_static_ability_phasing_out_is_looked_at_again():
     when the Aura phases out on its own (it has phasing), the Bears' toughness is 2 again and
     they are destroyed: the host of a static ability whose source phased is checked again."""
     from bench.boards import AURA, PLAIN, permanent
-    from interpreter.model import Game, Player
+    from phasing_rules.interpreter.game.model import Game, Player
 
     bears = permanent("c1", PLAIN, "Alice").replace(damage=3)
     aura = permanent("a2", AURA, "Alice", attached_to="c1", extra_keywords=("phasing",))

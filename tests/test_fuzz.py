@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 
-from interpreter import cli, fuzz
+from phasing_rules.interpreter import cli
+from phasing_rules.interpreter.tools import fuzz
 
 REGRESSIONS = Path(__file__).with_name("fuzz_regressions")
 # A command on one input running longer than this is a hang: the limit `phasing fuzz` uses by

@@ -43,16 +43,16 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, note, settings
 from hypothesis import strategies as st
 
-from dsl import ast
-from dsl.checker import check_scenario
-from dsl.builtins import ZONES
-from dsl.parser import parse
-from dsl.printer import print_module
-from interpreter.engine import RulesError
-from interpreter.model import Permanent
-from interpreter.rulebook import load_version
-from interpreter.scenario import ScenarioRun, build_game
-from interpreter.trace import Event
+from phasing_rules.dsl import ast
+from phasing_rules.dsl.checker import check_scenario
+from phasing_rules.dsl.builtins import ZONES
+from phasing_rules.dsl.parser import parse
+from phasing_rules.dsl.printer import print_module
+from phasing_rules.interpreter.engine.engine import RulesError
+from phasing_rules.interpreter.game.model import Permanent
+from phasing_rules.interpreter.rulebook.loading import load_version
+from phasing_rules.interpreter.play.scenario import ScenarioRun, build_game
+from phasing_rules.interpreter.game.trace import Event
 
 VERSION = "2026-09-25"
 PLAYER_NAMES = ("Alice", "Bob", "Carol", "Dave")
@@ -248,7 +248,7 @@ def status(o: Permanent, name: str) -> Any:
 def attachment(snapshot: "Snapshot", value: Any) -> Any:
     """What `attached_to` means in `snapshot`: a player's name, None, or (id, incarnation) of the
     object, which is the object under that name then, or one it was before a zone change made
-    it a new object (400.7; named `id@incarnation`, `interpreter.model.earlier_name`)."""
+    it a new object (400.7; named `id@incarnation`, `interpreter.game.model.earlier_name`)."""
     if value is None or value in snapshot.in_game:
         return value
     oid, at, incarnation = value.partition("@")

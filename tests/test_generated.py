@@ -1,10 +1,10 @@
-"""Generated Python against the closures that define it (`interpreter.codegen`).
+"""Generated Python against the closures that define it (`interpreter.program.codegen`).
 
 The engine runs rule bodies (with their blocks' exemptions), `as` and `after` clauses,
 assertions after a change and the state checks made again for changed objects (in one pass)
-as Python written from the rule files once per rulebook (the "generated" backend of `interpreter.backends`, chosen when the `Program` is built; tests
-choose one by `interpreter.program.DEFAULT_BACKEND`). The closures
-of `interpreter.compiled` and `Compiler.compile_statement` stay the definition. These tests run
+as Python written from the rule files once per rulebook (the "generated" backend of `interpreter.program.backends`, chosen when the `Program` is built; tests
+choose one by `interpreter.program.program.DEFAULT_BACKEND`). The closures
+of `interpreter.program.compiled` and `Compiler.compile_statement` stay the definition. These tests run
 both and ask for the same outcome and the same trace, event for event, on:
 
 - every scenario of the conformance suite, under every version and variant it names
@@ -29,16 +29,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository r
 
 from bench.boards import build_board  # noqa: E402
 from bench.engines import full_book, prepare  # noqa: E402
-from dsl import ast  # noqa: E402
-from interpreter import program  # noqa: E402
-from interpreter.engine import Engine  # noqa: E402
-from interpreter.program import Program  # noqa: E402
-from interpreter.refs import Obj  # noqa: E402
-from interpreter.trace import SCRIPT, Cause, rule_cause  # noqa: E402
-from interpreter.rulebook import available_variants, available_versions, load_version  # noqa: E402
-from interpreter.budget import Budget  # noqa: E402
-from interpreter.scenario import ScenarioRun  # noqa: E402
-from interpreter.suite import collect, run_case, versions_for  # noqa: E402
+from phasing_rules.dsl import ast  # noqa: E402
+from phasing_rules.interpreter.program import program  # noqa: E402
+from phasing_rules.interpreter.engine.engine import Engine  # noqa: E402
+from phasing_rules.interpreter.program.program import Program  # noqa: E402
+from phasing_rules.interpreter.game.refs import Obj  # noqa: E402
+from phasing_rules.interpreter.game.trace import SCRIPT, Cause, rule_cause  # noqa: E402
+from phasing_rules.interpreter.rulebook.loading import available_variants, available_versions, load_version  # noqa: E402
+from phasing_rules.interpreter.game.budget import Budget  # noqa: E402
+from phasing_rules.interpreter.play.scenario import ScenarioRun  # noqa: E402
+from phasing_rules.interpreter.play.suite import collect, run_case, versions_for  # noqa: E402
 from tests import test_engine  # noqa: E402
 from tests.test_game_properties import RandomChooser, parse_scenario, play_generated  # noqa: E402
 from tests.test_reference_differential import boards  # noqa: E402
@@ -280,9 +280,9 @@ def test_a_verb_parameter_with_a_hyphen_is_written_out_as_python(tmp_path):
     """Names may hold '-'; generated code turns a verb's parameter into a local of letters,
     digits and underscores, so the block runs as generated code (no fall back to the
     closures) and taps the creature as the rule says."""
-    from interpreter import codegen
-    from interpreter.rulebook import load_version
-    from interpreter.suite import collect, run_case
+    from phasing_rules.interpreter.program import codegen
+    from phasing_rules.interpreter.rulebook.loading import load_version
+    from phasing_rules.interpreter.play.suite import collect, run_case
 
     (tmp_path / "v.rules").write_text(
         'variant hyphen-params {\n  extends 2026-09-25\n  title "a verb whose parameter has a hyphen"\n}\n'
@@ -318,7 +318,7 @@ def test_state_checks_made_in_one_pass_count_what_each_check_alone_would(monkeyp
     selection against the step's budget, as each check made alone does (and as the closures
     do): the same iterations are left after the first check and after an untap step, and the
     game ends the same, with the one pass and without it."""
-    from interpreter.backends import GeneratedBackend
+    from phasing_rules.interpreter.program.backends import GeneratedBackend
 
     book = full_book()
     game = build_board(size, 3)

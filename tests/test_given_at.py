@@ -1,5 +1,5 @@
 """Last known information of what static abilities gave, worked out from the journal when
-first asked (`interpreter.given_at.GivenAt`, made by `Statics.given_later`).
+first asked (`interpreter.engine.given_at.GivenAt`, made by `Statics.given_later`).
 
 608.2h: last known information is the object as it last existed, with what static abilities
 gave it then (613). Where every source on the board is read off itself (an Aura's or an
@@ -25,13 +25,13 @@ import pytest
 from hypothesis import given, note
 from hypothesis import strategies as st
 
-from interpreter import program
-from interpreter.engine import Engine
-from interpreter.given_at import GivenAt
-from interpreter.model import Game, Permanent, Player
-from interpreter.statics import Statics
-from interpreter.store import Bulk, store_of
-from interpreter.trace import Cause
+from phasing_rules.interpreter.program import program
+from phasing_rules.interpreter.engine.engine import Engine
+from phasing_rules.interpreter.engine.given_at import GivenAt
+from phasing_rules.interpreter.game.model import Game, Permanent, Player
+from phasing_rules.interpreter.engine.statics import Statics
+from phasing_rules.interpreter.game.store import Bulk, store_of
+from phasing_rules.interpreter.game.trace import Cause
 from test_game_properties import BOOK, SETTINGS, HypothesisChooser, choose_step, start_game
 from test_reference_differential import board_text, boards, untap_steps
 

@@ -10,8 +10,8 @@ generated Python) must choose the same objects.
 
 from __future__ import annotations
 
-from interpreter import api
-from interpreter import program
+from phasing_rules.interpreter import api
+from phasing_rules.interpreter.program import program
 
 VARIANT = """\
 variant cleanup-own-creatures {
@@ -73,8 +73,8 @@ def test_without_including_hidden_the_same_selection_skips_the_hidden_creature(t
 
 
 def test_why_names_a_selection_including_hidden_as_written():
-    from dsl import ast
-    from interpreter.why import selection_text
+    from phasing_rules.dsl import ast
+    from phasing_rules.interpreter.tools.why import selection_text
 
     tap = ast.Tap(ast.Name("x"))
     assert selection_text(ast.Each("x", None, tap, False, True)) == "each x including hidden"

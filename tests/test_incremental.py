@@ -27,12 +27,12 @@ import pytest
 from hypothesis import given, note
 from hypothesis import strategies as st
 
-from dsl import ast
-from interpreter import program
-from interpreter.engine import Engine
-from interpreter.indexes import Indexes
-from interpreter.refs import Obj, PlayerRef
-from interpreter.view import FALSY, GameView
+from phasing_rules.dsl import ast
+from phasing_rules.interpreter.program import program
+from phasing_rules.interpreter.engine.engine import Engine
+from phasing_rules.interpreter.program.indexes import Indexes
+from phasing_rules.interpreter.game.refs import Obj, PlayerRef
+from phasing_rules.interpreter.engine.view import FALSY, GameView
 from test_game_properties import BOOK, SETTINGS, HypothesisChooser, choose_step, start_game
 from test_reference_differential import board_text, boards
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from dsl import cache
-from dsl.diagnostics import DiagnosticError
-from dsl.limits import MAX_BLOCK_DEPTH, MAX_EXPRESSION_DEPTH
-from dsl.parser import parse, parse_file
-from dsl.printer import print_module
+from phasing_rules.dsl import cache
+from phasing_rules.dsl.diagnostics import DiagnosticError
+from phasing_rules.dsl.limits import MAX_BLOCK_DEPTH, MAX_EXPRESSION_DEPTH
+from phasing_rules.dsl.parser import parse, parse_file
+from phasing_rules.dsl.printer import print_module
 
 E, B = MAX_EXPRESSION_DEPTH, MAX_BLOCK_DEPTH
 

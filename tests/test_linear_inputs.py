@@ -1,7 +1,7 @@
 """Issue 43, "no input slow out of proportion to its size": the attachment-chain check and the
 naming of permanents made of one card, linear, with the same results as before.
 
-- `interpreter.actions.check_attachments` walked every permanent's chain to its end with the
+- `interpreter.play.actions.check_attachments` walked every permanent's chain to its end with the
   chain in a list: a 2,000-deep chain took 12.5 s to check, a 5,000-deep one through
   `import forge` 191 s. It now walks each permanent once.
 - `dsl.builtins.first_free` tried `slug`, `slug_2`, ... from the start for every permanent:
@@ -24,18 +24,18 @@ from pathlib import Path
 
 import pytest
 
-import interop.forge
-import interpreter.scenario
-from dsl import ast
-from dsl.builtins import card_slug, first_free
-from dsl.diagnostics import DiagnosticError, Span
-from dsl.parser import parse
-from interop.forge import import_state
-from interpreter import api
-from interpreter.actions import check_attachments
-from interpreter.rulebook import load_version
-from interpreter.scenario import script_problems
-from interpreter.suite import current_version
+from phasing_rules.interop import forge as interop_forge
+from phasing_rules.interpreter.play import scenario as play_scenario
+from phasing_rules.dsl import ast
+from phasing_rules.dsl.builtins import card_slug, first_free
+from phasing_rules.dsl.diagnostics import DiagnosticError, Span
+from phasing_rules.dsl.parser import parse
+from phasing_rules.interop.forge import import_state
+from phasing_rules.interpreter import api
+from phasing_rules.interpreter.play.actions import check_attachments
+from phasing_rules.interpreter.rulebook.loading import load_version
+from phasing_rules.interpreter.play.scenario import script_problems
+from phasing_rules.interpreter.play.suite import current_version
 
 
 @pytest.fixture(autouse=True)
@@ -187,7 +187,7 @@ def test_the_forge_import_names_n_cards_of_one_name_asking_about_o_n_names(tmp_p
     grizzly_bears_2, ... as before, asking about O(N) names in all (before: O(N^2), since
     each card's name was looked for from grizzly_bears on)."""
     views: list[CountingNames] = []
-    monkeypatch.setattr(interop.forge, "first_free", counting_first_free(views))
+    monkeypatch.setattr(interop_forge, "first_free", counting_first_free(views))
     n = 1500
     result = import_state(forge_file(tmp_path, ["Grizzly Bears"] * n))
     assert not result.errors
@@ -202,7 +202,7 @@ def test_the_forge_import_names_interleaved_cards_as_before(tmp_path):
     cards = ["Grizzly Bears", "Plains", "Grizzly Bears", "Plains", "Plains", "Grizzly Bears"]
     result = import_state(forge_file(tmp_path, cards))
     assert not result.errors
-    taken, expected = set(interop.forge.RESERVED), []
+    taken, expected = set(interop_forge.RESERVED), []
     for card in cards:
         expected.append(first_free_before(card_slug(card), taken))
         taken.add(expected[-1])
@@ -215,7 +215,7 @@ def test_a_scripts_casts_are_named_as_before_asking_about_o_n_names(book, monkey
     asks about O(N) names for N casts (before: O(N^2)). A step naming the N-th cast's
     permanent is known; one naming a permanent no cast makes is still reported."""
     views: list[CountingNames] = []
-    monkeypatch.setattr(interpreter.scenario, "first_free", counting_first_free(views))
+    monkeypatch.setattr(play_scenario, "first_free", counting_first_free(views))
     n = 1200
     text = "\n".join(['scenario "casts" {', "  players Alice Bob", "  turn 1 of Alice",
                       '  permanent grizzly_bears_3 = "Grizzly Bears", controller Bob', "  script {"]
@@ -233,16 +233,16 @@ def test_the_checkers_names_for_a_scripts_casts_ask_about_o_n_names(book, monkey
     """Issue 43: `phasing check` works out the names a script's casts make (`made_by_casts`,
     for the names its `expect` lines may use) through `first_free` with its memory, as the
     runner does: O(N) names asked about for N casts, not O(N^2), and the same names."""
-    import dsl.checker
+    from phasing_rules.dsl import checker as dsl_checker
 
     views: list[CountingNames] = []
-    monkeypatch.setattr(dsl.checker, "first_free", counting_first_free(views))
+    monkeypatch.setattr(dsl_checker, "first_free", counting_first_free(views))
     n = 1200
     text = "\n".join(['scenario "casts" {', "  players Alice Bob", "  turn 1 of Alice",
                       '  permanent grizzly_bears_3 = "Grizzly Bears", controller Bob', "  script {"]
                      + ['    cast "Grizzly Bears" by Alice'] * n + ["  }", "}"]) + "\n"
     scn = next(i for i in parse(text, "casts.scenario").items if isinstance(i, ast.Scenario))
-    made = dsl.checker.made_by_casts(scn, book.cards)
+    made = dsl_checker.made_by_casts(scn, book.cards)
     assert sorted(made) == sorted(["grizzly_bears", "grizzly_bears_2"] + [f"grizzly_bears_{k}" for k in range(4, n + 2)])
     assert len(views) == n and sum(v.probes for v in views) <= 2 * n + 2
 

@@ -18,8 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from interpreter import cli, compare, rulebook
-from interpreter.rulebook import load_version
+from phasing_rules.interpreter import cli
+from phasing_rules.interpreter.tools import compare
+from phasing_rules.interpreter.rulebook import loading as rulebook
+from phasing_rules.interpreter.rulebook.loading import load_version
 
 VERSION = "2026-09-25"
 

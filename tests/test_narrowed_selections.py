@@ -29,11 +29,11 @@ from hypothesis import HealthCheck, given, note, settings
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root, for `bench`
 
 from bench.engines import full_book, observed  # noqa: E402
-from interpreter import codegen  # noqa: E402
-from interpreter.backends import GeneratedBackend  # noqa: E402
-from interpreter.engine import Engine, RulesError  # noqa: E402
-from interpreter.program import Program  # noqa: E402
-from interpreter.trace import SCRIPT, rule_cause  # noqa: E402
+from phasing_rules.interpreter.program import codegen  # noqa: E402
+from phasing_rules.interpreter.program.backends import GeneratedBackend  # noqa: E402
+from phasing_rules.interpreter.engine.engine import Engine, RulesError  # noqa: E402
+from phasing_rules.interpreter.program.program import Program  # noqa: E402
+from phasing_rules.interpreter.game.trace import SCRIPT, rule_cause  # noqa: E402
 from tests.test_engine import ENCHANTED, start, statement  # noqa: E402
 from tests.test_reference_differential import board_text, boards  # noqa: E402
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from interpreter.rulebook import RULES_ROOT, VARIANTS_DIR, VERSION_RE, load_version
+from phasing_rules.interpreter.rulebook.loading import RULES_ROOT, VARIANTS_DIR, VERSION_RE, load_version
 
 RUN = 8  # consecutive words in common that make a copy
 HISTORY = Path(os.environ.get("PHASING_CR_HISTORY") or Path(__file__).resolve().parents[2] / "shared" / "cr-history")

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from dsl import ast as A
-from dsl.diagnostics import Diagnostic, DiagnosticError, Span
-from dsl.parser import parse, parse_file
+from phasing_rules.dsl import ast as A
+from phasing_rules.dsl.diagnostics import Diagnostic, DiagnosticError, Span
+from phasing_rules.dsl.parser import parse, parse_file
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED_RULES = sorted((ROOT / "rules").rglob("*.rules"))
@@ -307,7 +307,7 @@ def test_each_clause_kind_parses(text, expected):
 
 
 def grammar_hook_kinds() -> list[str]:
-    from dsl.parser import _parser
+    from phasing_rules.dsl.parser import _parser
 
     parser = _parser()
     return sorted(
@@ -691,15 +691,15 @@ def test_shipped_702_26_file_has_one_block_per_listed_subrule():
 
 def test_the_shipped_parse_tables_match_the_grammar():
     """The tables in dsl/parse_tables.json are exactly what the grammar builds today."""
-    from dsl import tables
+    from phasing_rules.dsl import tables
 
     assert tables.up_to_date(), (
-        "dsl/parse_tables.json is out of date with dsl/grammar.lark: run `python -m dsl.tables` and commit it")
+        "dsl/parse_tables.json is out of date with dsl/grammar.lark: run `python -m phasing_rules.dsl.tables` and commit it")
 
 
 def test_the_parser_comes_from_the_shipped_tables_not_from_a_cache():
-    from dsl import tables
-    from dsl.parser import _parser
+    from phasing_rules.dsl import tables
+    from phasing_rules.dsl.parser import _parser
 
     assert tables.load() is not None, "the shipped tables did not load"
     assert _parser().source_path == "<deserialized>"
@@ -725,7 +725,7 @@ def _shape(tree) -> list:
 
 
 def test_the_shipped_tables_parse_every_shipped_file_as_the_grammar_does():
-    from dsl import tables
+    from phasing_rules.dsl import tables
 
     shipped, built = tables.load(), tables.build()
     for path in SHIPPED:
@@ -743,7 +743,7 @@ def test_the_shipped_tables_parse_every_shipped_file_as_the_grammar_does():
 def test_the_shipped_tables_report_syntax_errors_as_the_grammar_does(text):
     from lark.exceptions import UnexpectedInput
 
-    from dsl import tables
+    from phasing_rules.dsl import tables
 
     outcomes = []
     for parser in (tables.load(), tables.build()):
@@ -756,7 +756,7 @@ def test_the_shipped_tables_report_syntax_errors_as_the_grammar_does(text):
 
 
 def test_tables_built_from_another_grammar_are_not_used():
-    from dsl import tables
+    from phasing_rules.dsl import tables
 
     assert tables.load(tables.grammar_text() + "\n// edited\n") is None
 
@@ -815,7 +815,7 @@ def test_a_hundred_digit_number_is_still_a_number():
 
 
 def test_any_other_failure_in_the_builder_is_reported_at_the_node_not_at_1_1(monkeypatch):
-    from dsl import parser as P
+    from phasing_rules.dsl import parser as P
 
     def refuse(self, meta, children):
         raise ValueError("no numbers today")
@@ -863,7 +863,7 @@ def test_partial_entries_name_what_a_card_leaves_out_in_order():
 def test_a_step_trigger_parses_as_a_triggered_ability(text, expected):
     """`at beginning of STEP of you` and `... of each player P` are triggered abilities whose
     trigger is a step beginning (603.2); the printer writes them back as they were written."""
-    from dsl.printer import print_module
+    from phasing_rules.dsl.printer import print_module
 
     module = parse(f'card "C" {{ {text} }}')
     (card,) = module.items
@@ -875,7 +875,7 @@ def test_a_step_trigger_parses_as_a_triggered_ability(text, expected):
 def test_the_grammar_s_hooks_are_the_game_model_s():
     """The grammar's `hook_kind` spells each hook of `dsl.builtins.HOOK_KINDS` (upkeep
     among them), and nothing else, so a list a hint draws from names every hook."""
-    from dsl.builtins import HOOK_KINDS
+    from phasing_rules.dsl.builtins import HOOK_KINDS
     from tests.test_roundtrip_property import grammar_hook_kinds
 
     assert sorted(grammar_hook_kinds()) == sorted(HOOK_KINDS)

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from dsl import ast as A
-from dsl.parser import parse
-from dsl.printer import expr_text, print_module, stmt_lines
+from phasing_rules.dsl import ast as A
+from phasing_rules.dsl.parser import parse
+from phasing_rules.dsl.printer import expr_text, print_module, stmt_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = sorted((ROOT / "rules").rglob("*.rules")) + sorted((ROOT / "tests" / "scenarios").glob("*.scenario"))

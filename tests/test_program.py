@@ -18,14 +18,14 @@ from pathlib import Path
 import attrs
 import pytest
 
-from dsl.diagnostics import DiagnosticError
-from interpreter import program as program_module
-from interpreter.backends import ClosureBackend, GeneratedBackend
-from interpreter.engine import Engine
-from interpreter.program import Program
-from interpreter.rulebook import load_version
-from interpreter.scenario import ScenarioRun
-from interpreter.suite import collect, versions_for
+from phasing_rules.dsl.diagnostics import DiagnosticError
+from phasing_rules.interpreter.program import program as program_module
+from phasing_rules.interpreter.program.backends import ClosureBackend, GeneratedBackend
+from phasing_rules.interpreter.engine.engine import Engine
+from phasing_rules.interpreter.program.program import Program
+from phasing_rules.interpreter.rulebook.loading import load_version
+from phasing_rules.interpreter.play.scenario import ScenarioRun
+from phasing_rules.interpreter.play.suite import collect, versions_for
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root, for `bench`
 from bench.boards import build_board  # noqa: E402
@@ -123,14 +123,14 @@ def test_an_unknown_backend_is_a_positioned_error_naming_the_ones_there_are():
 def test_the_engine_has_no_branch_on_the_backend():
     """Issue 17 item 2: the two ways to run are backend objects; no part of the engine asks
     which one it is (`generated` as a flag: `if ... generated`, `.generated`)."""
-    found = [f"{path.name}:{n}: {line.strip()}" for path in sorted(INTERPRETER.glob("*.py"))
+    found = [f"{path.name}:{n}: {line.strip()}" for path in sorted(INTERPRETER.rglob("*.py"))
              for n, line in enumerate(path.read_text().splitlines(), 1)
              if re.search(r"\.generated\b|\bif\b[^#]*\bgenerated\b", line.split("#")[0]) and '"""' not in line]
     assert found == []
 
 
 def _empty_game():
-    from interpreter.model import Game, Player
+    from phasing_rules.interpreter.game.model import Game, Player
     return Game({"Alice": Player("Alice"), "Bob": Player("Bob")}, ("Alice", "Bob"), "Alice")
 
 
@@ -138,7 +138,7 @@ def test_rulebooks_that_share_a_block_share_its_generated_code():
     """`phasing ablate` and `diff` build many rulebooks that share most of their blocks: the
     untap step (502.1, 702.26a) generated for each writes the same Python, which is compiled
     once (`codegen._compiled`) while each program keeps its own function and constants."""
-    from interpreter import codegen
+    from phasing_rules.interpreter.program import codegen
 
     base = load_version("2026-09-25")
     variant = base.without(base.rules[-1].id)  # (a different rulebook: a program of its own)
@@ -162,7 +162,7 @@ def test_rulebooks_that_share_a_block_share_its_generated_code():
 def test_what_is_worked_out_per_node_is_kept_while_the_node_lives():
     """`ast.per_node` answers again from what it kept for the same node object, works out an
     equal but distinct node afresh, and forgets a node once it is gone."""
-    from dsl import ast
+    from phasing_rules.dsl import ast
 
     calls = []
 
@@ -192,7 +192,7 @@ def test_nothing_in_the_engine_writes_into_its_program():
 
     makers = {"program.py", "compiler.py", "clauses.py", "trace.py"}
     found = []
-    for path in sorted(INTERPRETER.glob("*.py")):
+    for path in sorted(INTERPRETER.rglob("*.py")):
         if path.name in makers:
             continue
         for node in pyast.walk(pyast.parse(path.read_text())):
@@ -222,7 +222,7 @@ def test_the_engine_and_the_language_use_no_retired_name():
     import ast as pyast
 
     found = []
-    for path in sorted([*INTERPRETER.glob("*.py"), *(INTERPRETER.parent / "dsl").glob("*.py")]):
+    for path in sorted([*INTERPRETER.rglob("*.py"), *(INTERPRETER.parent / "dsl").glob("*.py")]):
         for node in pyast.walk(pyast.parse(path.read_text())):
             names = []
             if isinstance(node, pyast.Attribute):
@@ -246,7 +246,7 @@ def test_the_compiler_needs_no_game():
     program = Program.of(book, "generated")
     assert not program.compiler.runners
     (rule, during), *_ = program.index.hooks["untap step"]
-    from interpreter.trace import rule_cause
+    from phasing_rules.interpreter.game.trace import rule_cause
     runner = program.compiler.body_runner(during.body, rule_cause(program, rule, during))
     checks = program.clauses.state_checks()
     expander = program.clauses.expander()

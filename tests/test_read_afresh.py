@@ -24,10 +24,10 @@ import pytest
 from hypothesis import given, note
 from hypothesis import strategies as st
 
-from interpreter import program
-from interpreter.engine import Engine
-from interpreter.model import Game, Permanent, Player
-from interpreter.statics import Statics
+from phasing_rules.interpreter.program import program
+from phasing_rules.interpreter.engine.engine import Engine
+from phasing_rules.interpreter.game.model import Game, Permanent, Player
+from phasing_rules.interpreter.engine.statics import Statics
 from test_bounded_checks import CURSE, CURSED
 from test_budgets import book, rule
 from test_deferred_statics import seen

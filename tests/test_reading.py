@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from interpreter import reading
-from interpreter.cli import main
-from interpreter.rulebook import available_versions
+from phasing_rules.interpreter.tools import reading
+from phasing_rules.interpreter.cli import main
+from phasing_rules.interpreter.rulebook.loading import available_versions
 
 ROOT = Path(__file__).resolve().parent.parent
 CR = ROOT / "tests" / "fixtures" / "cr-sample.txt"

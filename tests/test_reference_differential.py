@@ -29,7 +29,7 @@ from bench import event_model  # noqa: E402
 from bench.boards import AURA, EQUIPMENT, PHASER, PLAIN, PLAYER_NAMES, permanent  # noqa: E402
 from bench.engines import full_book, observed, untap_with_interpreter, without_state_checks  # noqa: E402
 from bench.reference import untap_step  # noqa: E402
-from interpreter.model import Game, Player  # noqa: E402
+from phasing_rules.interpreter.game.model import Game, Player  # noqa: E402
 
 CURSE = "Curse of Chains"  # an Aura that enchants a player
 

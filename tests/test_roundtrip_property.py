@@ -18,9 +18,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dsl import ast as A
-from dsl.parser import _parser, parse
-from dsl.printer import expr_text, print_module
+from phasing_rules.dsl import ast as A
+from phasing_rules.dsl.parser import _parser, parse
+from phasing_rules.dsl.printer import expr_text, print_module
 
 SETTINGS = settings(max_examples=200, deadline=None)
 

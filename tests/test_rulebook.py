@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from dsl.diagnostics import DiagnosticError
-from interpreter.rulebook import available_variants, available_versions, load_version
+from phasing_rules.dsl.diagnostics import DiagnosticError
+from phasing_rules.interpreter.rulebook.loading import available_variants, available_versions, load_version
 
 
 def test_fifteen_versions_and_at_least_four_variants_are_shipped():

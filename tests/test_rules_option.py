@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from dsl.diagnostics import DiagnosticError
-from interpreter import api, cli
-from interpreter.rulebook import RULES_ROOT
-from interpreter.suite import collect, home_versions
+from phasing_rules.dsl.diagnostics import DiagnosticError
+from phasing_rules.interpreter import api, cli
+from phasing_rules.interpreter.rulebook.loading import RULES_ROOT
+from phasing_rules.interpreter.play.suite import collect, home_versions
 
 ROOT = Path(__file__).resolve().parent.parent
 SUITE = ROOT / "tests" / "scenarios"
@@ -260,7 +260,7 @@ def test_a_rulebook_that_does_not_load_is_loaded_once_for_all_its_scenarios(tmp_
     """A broken variant given as --rules is an error with its own errors before any scenario
     runs, and is read and checked once, not once per scenario (the fuzzer's
     two-thousand-errors input took seconds per scenario that way)."""
-    from interpreter import suite
+    from phasing_rules.interpreter.play import suite
 
     broken = tmp_path / "broken.rules"
     broken.write_text('variant broken {\n  extends 2026-09-25\n  title "a variant with a mistake"\n}\n'

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from dsl.diagnostics import DiagnosticError
-from interpreter import api, cli
-from interpreter.rulebook import available_variants, load_version
+from phasing_rules.dsl.diagnostics import DiagnosticError
+from phasing_rules.interpreter import api, cli
+from phasing_rules.interpreter.rulebook.loading import available_variants, load_version
 
 # Without 702.26g an Aura does not phase out with its creature; it goes to the graveyard as a
 # state-based action (704.5m).
@@ -142,7 +142,7 @@ def test_versions_lists_them_with_their_folder(mine, monkeypatch, capsys):
 def test_a_version_folder_on_the_path(mine, monkeypatch, capsys):
     """DIR/DATE/ is a version: a copy of 2026-09-25 under a later date becomes the newest, so
     the tour's `rules from 2017-08-25` reaches it and it is judged by its own expectations."""
-    from interpreter.rulebook import RULES_ROOT
+    from phasing_rules.interpreter.rulebook.loading import RULES_ROOT
 
     later = mine / "2099-01-01"
     later.mkdir()
@@ -174,7 +174,7 @@ def test_a_folder_that_cannot_be_read_is_an_error_naming_it(command, mine, monke
     """A folder of the rules path the user may not read (chmod 000) was skipped by `versions`,
     and `check` blamed a file in it; both say the folder cannot be read, exit 1. The listing
     is made to fail as it does without permission (tests may run as root, whom modes do not stop)."""
-    from interpreter import rulebook
+    from phasing_rules.interpreter.rulebook import loading as rulebook
 
     listing = rulebook._entries
 
@@ -255,7 +255,7 @@ def test_a_file_given_as_a_rules_folder_is_an_error_naming_it(tmp_path, capsys):
 
 def _later_version(mine: Path) -> Path:
     """A copy of 2026-09-25 dated 2099-01-01 in the rules folder `mine`."""
-    from interpreter.rulebook import RULES_ROOT
+    from phasing_rules.interpreter.rulebook.loading import RULES_ROOT
 
     later = mine / "2099-01-01"
     later.mkdir()

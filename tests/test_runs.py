@@ -1,4 +1,4 @@
-"""Batches made of runs (interpreter/batches.py, `Batch.bulks`; interpreter/codegen.py,
+"""Batches made of runs (interpreter/engine/batches.py, `Batch.bulks`; interpreter/program/codegen.py,
 `Emitter.runs`; docs/architecture.md, build order step 2): generated code adds each change a
 write site makes to that site's run (its objects, the values they replace, each write's
 position among the batch's writes) instead of making a `Write`; the `as` clauses expand a
@@ -25,13 +25,13 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, note, settings, strategies as st
 
-from interpreter.batches import Batch, Write
-from interpreter.engine import Engine
-from interpreter.errors import RulesError
-from interpreter.model import Game, Permanent, Player
-from interpreter.program import Program
-from interpreter.store import Bulk
-from interpreter.trace import Cause
+from phasing_rules.interpreter.game.writes import Batch, Write
+from phasing_rules.interpreter.engine.engine import Engine
+from phasing_rules.interpreter.game.errors import RulesError
+from phasing_rules.interpreter.game.model import Game, Permanent, Player
+from phasing_rules.interpreter.program.program import Program
+from phasing_rules.interpreter.game.store import Bulk
+from phasing_rules.interpreter.game.trace import Cause
 from test_budgets import book, rule
 from test_incremental import check_against_a_fresh_engine
 

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from dsl import atomic, migrate
-from dsl.atomic import WriteRefused, target_problem, write_file
-from interpreter.cli import main
+from phasing_rules.dsl import atomic, migrate
+from phasing_rules.dsl.atomic import WriteRefused, target_problem, write_file
+from phasing_rules.interpreter.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 FORGE = ROOT / "tests" / "fixtures" / "forge"

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from interpreter.suite import collect, run_case, versions_for
-from interpreter.rulebook import load_version
+from phasing_rules.interpreter.play.suite import collect, run_case, versions_for
+from phasing_rules.interpreter.rulebook.loading import load_version
 
 SUITE = Path(__file__).parent / "scenarios"
 CASES, PROBLEMS = collect([SUITE])

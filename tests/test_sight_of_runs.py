@@ -22,10 +22,10 @@ import pytest
 from hypothesis import given, note
 from hypothesis import strategies as st
 
-from interpreter import program
-from interpreter.engine import Engine
-from interpreter.hiding import Hiding
-from interpreter.model import Game, Permanent, Player
+from phasing_rules.interpreter.program import program
+from phasing_rules.interpreter.engine.engine import Engine
+from phasing_rules.interpreter.engine.hiding import Hiding
+from phasing_rules.interpreter.game.model import Game, Permanent, Player
 from test_budgets import book, rule
 from test_game_properties import BOOK, SETTINGS
 from test_reference_differential import board_text, boards, untap_steps

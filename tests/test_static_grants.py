@@ -18,7 +18,7 @@ import pytest
 
 from bench.boards import build_board
 from bench.engines import full_book, observed, prepare
-from interpreter.program import Program
+from phasing_rules.interpreter.program.program import Program
 
 
 def step(book, game, backend):

@@ -19,9 +19,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository r
 from bench import step_parts  # noqa: E402
 from bench.boards import build_board  # noqa: E402
 from bench.engines import full_book  # noqa: E402
-from interpreter.batches import Batch, Committer  # noqa: E402
-from interpreter.clauses import ClauseTables  # noqa: E402
-from interpreter.engine import Engine  # noqa: E402
+from phasing_rules.interpreter.engine.batches import Committer
+from phasing_rules.interpreter.game.writes import Batch  # noqa: E402
+from phasing_rules.interpreter.program.clauses import ClauseTables  # noqa: E402
+from phasing_rules.interpreter.engine.engine import Engine  # noqa: E402
 
 
 def test_the_parts_are_parts_of_the_step_and_the_wrappers_go():

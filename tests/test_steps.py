@@ -1,5 +1,5 @@
-"""The upkeep step and abilities that trigger as a step begins (interpreter/turns.py,
-interpreter/triggers.py `Triggers.step_begins`).
+"""The upkeep step and abilities that trigger as a step begins (interpreter/engine/turns.py,
+interpreter/engine/triggers.py `Triggers.step_begins`).
 
 The turn runs the active player's upkeep step after the untap step (503.1), also when the
 untap step is skipped: a block hooked `during upkeep of P` runs then, before the abilities the
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import pytest
 
-from dsl.parser import parse
-from interpreter.engine import Engine
+from phasing_rules.dsl.parser import parse
+from phasing_rules.interpreter.engine.engine import Engine
 from tests import test_engine
 
 # A test block: in the upkeep, the active player's permanents become tapped.

@@ -1,4 +1,4 @@
-"""The game store (interpreter/store.py): the one place that changes a game state, and its
+"""The game store (interpreter/game/store.py): the one place that changes a game state, and its
 journal (issue 17, item 4).
 
 - No module of the interpreter but the store writes into a game: its containers, its fields
@@ -22,13 +22,13 @@ import sys
 import pytest
 from hypothesis import HealthCheck, given, note, settings, strategies as st
 
-from dsl.diagnostics import DiagnosticError
-from interpreter.engine import Engine
-from interpreter.indexes import Indexes
-from interpreter.model import DATA_FIELDS, Game
-from interpreter.rulebook import load_version
-from interpreter.scenario import ScenarioRun, build_game
-from interpreter.store import JournalTrimmed, store_of
+from phasing_rules.dsl.diagnostics import DiagnosticError
+from phasing_rules.interpreter.engine.engine import Engine
+from phasing_rules.interpreter.program.indexes import Indexes
+from phasing_rules.interpreter.game.model import DATA_FIELDS, Game
+from phasing_rules.interpreter.rulebook.loading import load_version
+from phasing_rules.interpreter.play.scenario import ScenarioRun, build_game
+from phasing_rules.interpreter.game.store import JournalTrimmed, store_of
 from test_game_properties import BOOK, GeneratedGame, HypothesisChooser, board_text, choose_step, generate_board, parse_scenario
 from test_incremental import check_against_a_fresh_engine, index_sets
 
@@ -98,10 +98,10 @@ def game_writes(source: str, module: str) -> list[str]:
 
 def test_only_the_store_writes_into_a_game():
     found = []
-    for path in sorted(INTERPRETER.glob("*.py")):
+    for path in sorted(INTERPRETER.rglob("*.py")):
         if path.name != "store.py":
             found += game_writes(path.read_text(), path.name)
-    assert found == [], "every change of a game goes through interpreter/store.py:\n" + "\n".join(found)
+    assert found == [], "every change of a game goes through interpreter/game/store.py:\n" + "\n".join(found)
 
 
 @pytest.mark.parametrize("planted", [
@@ -119,8 +119,8 @@ def test_only_the_store_writes_into_a_game():
 ])
 def test_a_write_planted_outside_the_store_is_found(planted):
     """The check fails when a module writes into a game directly (planted in writing.py)."""
-    source = (INTERPRETER / "writing.py").read_text() + f"\n\ndef planted(game, o, self, w, d, eid):\n    {planted}\n"
-    assert game_writes((INTERPRETER / "writing.py").read_text(), "writing.py") == []
+    source = (INTERPRETER / "engine" / "writing.py").read_text() + f"\n\ndef planted(game, o, self, w, d, eid):\n    {planted}\n"
+    assert game_writes((INTERPRETER / "engine" / "writing.py").read_text(), "writing.py") == []
     assert game_writes(source, "writing.py") != []
 
 
@@ -292,8 +292,8 @@ def test_reading_many_recorded_objects_back_at_once_finds_each_as_one_read_would
 def test_the_game_the_api_hands_out_is_read_only():
     """`Actions.game` reads the live game but cannot change it: every write raises
     `ReadOnlyError` (docs/api.md), and the game is as it was."""
-    from interpreter import api
-    from interpreter.readonly import ReadOnlyError
+    from phasing_rules.interpreter import api
+    from phasing_rules.interpreter.game.readonly import ReadOnlyError
 
     play = api.new_game("2026-09-25", players=["Alice", "Bob"], permanents=[
         {"name": "bear", "card": "Grizzly Bears", "controller": "Alice"}])
@@ -331,7 +331,7 @@ def test_a_views_statuses_are_every_declared_status_as_state_gives_them():
     """A permanent never phased out reads phase `in` through its view (702.26a's default, in
     the vocabulary), as `state()` says; `get_status` gives its own default only for a name
     that is no status of the rules."""
-    from interpreter import api
+    from phasing_rules.interpreter import api
 
     play = api.new_game("2026-09-25", players=["Alice", "Bob"], permanents=[
         {"name": "bear", "card": "Grizzly Bears", "controller": "Alice"}])
@@ -352,7 +352,7 @@ def test_a_zone_change_makes_a_new_incarnation_linked_to_the_old_one():
     previous existence. The game keeps its id (what scenarios see is unchanged) and makes a
     new incarnation linked to the old one, recorded in the journal; phasing is no zone
     change (702.26d) and makes none."""
-    from interpreter import api
+    from phasing_rules.interpreter import api
 
     play = api.new_game("2026-09-25", players=["Alice", "Bob"], permanents=[
         {"name": "bear", "card": "Grizzly Bears", "controller": "Alice", "tapped": True},
@@ -381,7 +381,7 @@ def test_the_traces_change_events_are_the_journals_write_entries_in_order():
     """A batch's changes are journaled once, as the engine's write records, and the trace's
     change events are read from those entries (a block of the journal per batch): the same
     object, attribute, old and new value and cause, in the same order."""
-    from interpreter.batches import Write
+    from phasing_rules.interpreter.game.writes import Write
 
     engine = Engine(load_version("2026-09-25"), _board(60))
     engine.settle()
@@ -400,8 +400,8 @@ def test_a_batch_that_writes_a_new_status_and_moves_its_object_is_undone_exactly
     object's writes are journaled with the batch and applied one by one."""
     from test_engine import TWO_BEARS, start
 
-    from interpreter.batches import Batch, Write
-    from interpreter.trace import Cause
+    from phasing_rules.interpreter.game.writes import Batch, Write
+    from phasing_rules.interpreter.game.trace import Cause
 
     run = start(load_version("2026-09-25"), TWO_BEARS)
     game, store = run.engine.game, store_of(run.engine.game)
@@ -424,8 +424,8 @@ def test_a_batch_that_moves_an_object_journals_each_of_its_writes_once():
     place)."""
     from test_engine import TWO_BEARS, start
 
-    from interpreter.batches import Batch, Write
-    from interpreter.trace import Cause
+    from phasing_rules.interpreter.game.writes import Batch, Write
+    from phasing_rules.interpreter.game.trace import Cause
 
     run = start(load_version("2026-09-25"), TWO_BEARS)
     game, store = run.engine.game, store_of(run.engine.game)
@@ -450,7 +450,7 @@ def test_undo_puts_back_a_spell_held_on_the_stack_and_targets_chosen_in_advance(
     targets not yet phased out, and resolving it again ends as the first time (its ability
     phases the creature out, 702.26a's `phase_out_until`); an undo past `choose_targets`
     forgets the choice."""
-    from interpreter import api
+    from phasing_rules.interpreter import api
 
     play = api.new_game("2026-09-25", players=["Alice", "Bob"], permanents=[
         {"name": "bear", "card": "Grizzly Bears", "controller": "Bob"}])
@@ -521,7 +521,7 @@ def test_the_games_indexes_take_in_an_object_added_and_let_it_go_on_undo(backend
     """A creature spell that resolves becomes a new object of the game (608.3): the store adds
     it to the indexes in the game's order, and takes it out again when the cast is undone,
     without building them again."""
-    from interpreter import api
+    from phasing_rules.interpreter import api
 
     play = api.new_game("2026-09-25", permanents=[{"name": "bear", "card": "Grizzly Bears", "controller": "Alice"}],
                         backend=backend)
@@ -542,7 +542,7 @@ def test_the_games_indexes_follow_a_step_of_bulk_writes_undone_part_by_part():
     """An untap step played in generated Python writes its batches as runs (bulk journal
     entries); undone to positions inside those runs, then to the step's start, the store moves
     the indexes back write by write, so that they are always those built afresh."""
-    from interpreter.program import Program
+    from phasing_rules.interpreter.program.program import Program
 
     game = _board(300)
     engine = Engine(Program.of(load_version("2026-09-25"), "generated"), game)

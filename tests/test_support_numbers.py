@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from interpreter.rulebook import RULES_ROOT, VERSION_RE, Rulebook, load_version
+from phasing_rules.interpreter.rulebook.loading import RULES_ROOT, VERSION_RE, Rulebook, load_version
 
 TABLE_FILE = Path(__file__).parent.parent / "rules" / "support-numbers.toml"
 TABLE: dict[str, dict[str, str]] = tomllib.loads(TABLE_FILE.read_text(encoding="utf-8"))
@@ -89,7 +89,7 @@ def test_a_summary_names_the_same_block_by_number_in_every_version_it_is_in():
     rules it mentions otherwise: a rule id in a summary must name the same block (or no block)
     in every version whose block has that summary. (CR 704.5d of 2009-07-10..2017-07-08: the
     phased-out tokens are removed by 702.23k, 702.24k or 702.25k as each version numbers it.)"""
-    from interpreter.rulebook import available_variants
+    from phasing_rules.interpreter.rulebook.loading import available_variants
     named: dict[tuple[str, str, str], dict[str | None, list[str]]] = {}
     for version in SHIPPED + available_variants():
         book = load_version(version)

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from dsl import ast
-from dsl.parser import parse
-from interpreter import survey
-from interpreter.cli import main
+from phasing_rules.dsl import ast
+from phasing_rules.dsl.parser import parse
+from phasing_rules.interpreter.tools import survey
+from phasing_rules.interpreter.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 POOL = ROOT / "tests" / "fixtures" / "card-pool.json"

@@ -1,10 +1,10 @@
-"""The trace (`interpreter.trace.Trace`): changes kept as records read back as Events."""
+"""The trace (`interpreter.game.trace.Trace`): changes kept as records read back as Events."""
 
 from __future__ import annotations
 
 from types import SimpleNamespace
 
-from interpreter.trace import SCRIPT, Event, Trace
+from phasing_rules.interpreter.game.trace import SCRIPT, Event, Trace
 
 
 def change(subject: str, new: str, old: str) -> SimpleNamespace:

@@ -10,10 +10,10 @@ import json
 import re
 from pathlib import Path
 
-from interpreter.cli import main
-from interpreter.rulebook import load_version
-from interpreter.suite import collect, run_case
-from interpreter.trace import SCRIPT, Cause, Event, grouped_lines
+from phasing_rules.interpreter.cli import main
+from phasing_rules.interpreter.rulebook.loading import load_version
+from phasing_rules.interpreter.play.suite import collect, run_case
+from phasing_rules.interpreter.game.trace import SCRIPT, Cause, Event, grouped_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "tests" / "scenarios"

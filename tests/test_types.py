@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from dsl import types
-from interpreter.cli import main
+from phasing_rules.dsl import types
+from phasing_rules.interpreter.cli import main
 
 VARIANT = """\
 variant probe-types {

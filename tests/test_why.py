@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from interpreter.cli import main
-from interpreter.engine import Engine
-from interpreter.rulebook import load_version
-from interpreter.scenario import ScenarioRun
-from interpreter.suite import collect
+from phasing_rules.interpreter.cli import main
+from phasing_rules.interpreter.engine.engine import Engine
+from phasing_rules.interpreter.rulebook.loading import load_version
+from phasing_rules.interpreter.play.scenario import ScenarioRun
+from phasing_rules.interpreter.play.suite import collect
 
 ROOT = Path(__file__).resolve().parent.parent
 NONEXISTENT = str(ROOT / "tests" / "scenarios" / "treated_as_nonexistent.scenario")

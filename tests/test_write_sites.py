@@ -1,7 +1,7 @@
-"""Which attributes two writes of one batch can set to different values (`interpreter.write_sites`),
+"""Which attributes two writes of one batch can set to different values (`interpreter.program.write_sites`),
 as generated code uses it to keep the writes that change nothing only where a conflict can be."""
 
-from interpreter.write_sites import UNKNOWN, WriteSites, contested
+from phasing_rules.interpreter.program.write_sites import UNKNOWN, WriteSites, contested
 
 
 def sites(opaque=False, **values):

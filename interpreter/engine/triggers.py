@@ -1,0 +1,188 @@
+"""Triggered abilities: collecting them from a batch's events, choosing their targets, and
+resolving them."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+import attrs
+
+from ...dsl import ast
+from .batches import MAX_SETTLE_ROUNDS
+from ..game.writes import Write
+from ..game.refs import Obj, PlayerRef
+from ..game.trace import Cause, Event, change_event
+
+
+LEGAL_TARGET_HINT = "a target must exist, be seen by the game, and match the card's condition"
+
+
+def targets_of(card: ast.Card) -> list[ast.Target]:
+    """The targets a card declares, in order."""
+    return [t for t in card.entries if isinstance(t, ast.Target)]
+
+
+@attrs.frozen
+class TargetChoice:
+    """Targets chosen in advance for the next triggered ability of a card that needs them."""
+
+    targets: tuple[str, ...]
+    span: Any = None  # where the choice was made (a scenario step)
+
+
+@attrs.define
+class PendingTrigger:
+    source: str
+    card: str
+    body: ast.Node
+    env: dict
+    cause: Cause
+
+
+class Triggers:
+    """Collects the triggered abilities a batch's events trigger, chooses their targets from
+    the choices made in advance, and resolves them in order."""
+
+    def __init__(self, eng: Any):
+        self.eng = eng  # the engine it is part of
+
+    def collect_triggers(self, changes: list[Write], others: list[Event], vis_before: dict) -> None:
+        """The abilities of cards on the objects a batch's events happened to (or the hosts an
+        attachment event names) that trigger on them: its changes, then its other events."""
+        eng = self.eng
+        triggered = eng.program.triggered_cards
+        if not triggered or not any(eng.indexes.lookup("card", name) for name in triggered):
+            return  # no object in the game has a triggered ability
+        events = [change_event(w, eng.step) for w in changes] + others
+        objects = eng.game.objects
+        for event in events:
+            candidates = [event.subject]
+            if event.kind in ("attached", "unattached"):
+                candidates.append(event.values().get("host"))
+            for oid in candidates:
+                o = objects.get(oid)
+                if o is None or o.card not in triggered:
+                    continue
+                card = eng.rulebook.cards[o.card]
+                for entry in card.entries:
+                    if isinstance(entry, ast.Triggered) and self.trigger_matches(entry.trigger, oid, event, vis_before):
+                        you = eng.game.lki.get(oid, {}).get("controller") if not eng.visible(oid) else eng.controller(oid)
+                        self.triggers(oid, card, entry, {"this": Obj(oid), "you": PlayerRef(you or o.controller)})
+
+    def step_begins(self, step: str, player: str) -> None:
+        """Step `step` of `player`'s turn begins: each ability that triggers then (`at beginning
+        of STEP of you` on a permanent `player` controls, `at beginning of STEP of each player
+        P` on any, with P bound to `player`) triggers once for each permanent with it that the
+        game sees (603.2: one a hide rule hides has no abilities the game sees trigger), in the
+        game's order of the permanents, and waits with the other triggered abilities."""
+        eng = self.eng
+        abilities = eng.program.step_triggers.get(step)
+        if not abilities:
+            return
+        candidates: set[str] = set()
+        for name in abilities:
+            found = eng.indexes.lookup("card", name)
+            candidates.update(found if found is not None else (oid for oid, o in eng.game.objects.items() if o.card == name))
+        for oid in eng.indexes.sort(candidates):
+            if not eng.visible(oid):
+                continue
+            card = eng.rulebook.cards[eng.game.objects[oid].card]
+            you = eng.controller(oid)
+            for entry in abilities[card.name]:
+                whose = entry.trigger.player
+                if whose is None and you != player:
+                    continue  # (`of you`: only its controller's step)
+                env = {"this": Obj(oid), "you": PlayerRef(you)}
+                if whose is not None:
+                    env[whose] = PlayerRef(player)
+                self.triggers(oid, card, entry, env)
+
+    def triggers(self, oid: str, card: ast.Card, entry: ast.Triggered, env: dict) -> None:
+        """Ability `entry` of `card`, on object `oid`, triggers with `env`: it waits with the
+        other triggered abilities to be put on the stack (603.3)."""
+        eng = self.eng
+        cause = Cause("card", card.name)
+        eng.made(entry.span, cause)
+        eng.store.add_to("pending", PendingTrigger(oid, card.name, entry.body, env, cause), cause)
+        eng.record("trigger", oid, f"ability of {card.name} triggers", cause)
+
+    def trigger_matches(self, trigger, oid, event: Event, vis_before: dict) -> bool:
+        """Does `event` trigger `trigger`, an ability of object `oid`? (`vis_before`: whether
+        the game saw each object before the batch: a leaving, or a look-back, triggers on that.)"""
+        eng = self.eng
+        was_visible = vis_before.get(oid, eng.visible(oid))
+        match trigger:
+            case ast.OnEnters():
+                return event.kind == "enters" and event.subject == oid and eng.visible(oid)
+            case ast.OnLeaves():
+                return event.kind == "leaves" and event.subject == oid and was_visible
+            case ast.OnAttached():
+                return event.kind == "attached" and eng.visible(oid)
+            case ast.OnUnattached():
+                return event.kind == "unattached" and was_visible
+            case ast.OnChange(change=pattern):
+                data = event.values()
+                if event.kind != "change" or event.subject != oid:
+                    return False
+                if not eng.program.clauses.matches(pattern, data.get("attr"), data.get("old"), data.get("new")):
+                    return False
+                looks_back = any(lb.attr == pattern.attr and eng.program.compiler.constant(lb.value) == eng.program.compiler.constant(pattern.value)
+                                 for lb in eng.clause_index.lookbacks)
+                return was_visible if looks_back else eng.visible(oid)
+        return False
+
+    def resolve_triggers(self) -> None:
+        """Resolve the pending triggered abilities, first triggered first, watching for a
+        run of them that never ends."""
+        resolved = 0
+        with contextlib.ExitStack() as stack:
+            again = None
+            while self.eng.game.pending:
+                resolved += 1
+                if resolved > MAX_SETTLE_ROUNDS:  # many in a row: do they go round in a circle?
+                    again = again or stack.enter_context(self.eng.committer.watched())
+                    again(tuple((t.source, t.card, id(t.body), tuple(t.env.items())) for t in self.eng.game.pending))
+                self.resolve_trigger()
+
+    def resolve_trigger(self) -> None:
+        """Resolve the first pending triggered ability."""
+        waiting = self.eng.store.remove_at("pending", 0, self.eng.game.pending[0].cause)
+        trig = attrs.evolve(waiting, env=dict(waiting.env))  # (its targets are chosen on a copy: undo puts back the one that waited)
+        card = self.eng.rulebook.cards[trig.card]
+        unchosen = [t for t in targets_of(card) if t.var not in trig.env]
+        names = {t.var for t in unchosen}
+        if names and any(isinstance(n, ast.Name) and n.id in names for n in trig.body.walk()):
+            if not self.choose_targets(trig, unchosen):
+                return
+        self.eng.record("resolve", trig.source, f"ability of {trig.card} resolves", trig.cause)
+        self.eng.run(trig.body, trig.env, trig.cause)
+        self.eng.checks.settle()
+
+    def choose_targets(self, trig: PendingTrigger, decls: list[ast.Target]) -> bool:
+        """Targets for a triggered ability as it is put on the stack (603.3d), from the choices
+        made for its card in advance (`TargetChoice`), first made, first used. Without one the
+        ability is removed from the stack. A chosen target must be legal then, as when a spell
+        is cast (601.2c)."""
+        choices = self.eng.game.choices
+        position = next((k for k, (card, _choice) in enumerate(choices) if card == trig.card), None)
+        if position is None:
+            self.eng.record("fails", trig.source, f"ability of {trig.card} has no target chosen and is removed", trig.cause)
+            return False
+        _card, choice = self.eng.store.remove_at("choices", position, trig.cause)
+        if len(choice.targets) != len(decls):
+            raise self.eng.fail(f"the ability of \"{trig.card}\" needs {len(decls)} target(s), {len(choice.targets)} chosen",
+                            choice.span, "choose as many targets as the card declares")
+        for decl, name in zip(decls, choice.targets):
+            if not self.legal_target(decl, name, trig.env):
+                raise self.eng.fail(f"'{name}' cannot be a target of the ability of \"{trig.card}\" when it triggers",
+                                choice.span, LEGAL_TARGET_HINT)
+            trig.env[decl.var] = Obj(name)
+        self.eng.record("target", trig.source, f"ability of {trig.card} targets {', '.join(choice.targets)}", trig.cause)
+        return True
+
+    def legal_target(self, decl: ast.Target, name: str, env: dict) -> bool:
+        """A target must exist, be seen by the game and fit its card's condition (LEGAL_TARGET_HINT)."""
+        if not self.eng.visible(name):
+            return False
+        return self.eng.truthy(self.eng.eval(decl.cond, {**env, decl.var: Obj(name)}))

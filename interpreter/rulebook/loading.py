@@ -1,0 +1,936 @@
+"""Loading a version of the rules: its files, the shared card library, and the indexes the
+engine looks things up in.
+
+A version lives in `rules/<date>/`: a `version.rules` manifest and any number of rule files.
+Cards live in `rules/cards/`. A scenario may bring cards of its own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import functools
+import os
+import re
+from collections import OrderedDict, defaultdict
+from pathlib import Path
+from typing import Iterable
+
+import attrs
+
+from ... import rules as shipped_rules
+from ...dsl import ast
+from ...dsl.checker import check_rulebook
+from ...dsl.diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean, word_span
+from ...dsl.parser import parse_file
+from .amending import Amendment, apply_amends, stray_amends
+from .dropping import Holder, Removal, dangling, within
+
+RULES_ROOT = Path(shipped_rules.__file__).parent
+CARDS_DIR = RULES_ROOT / "cards"
+VARIANTS_DIR = RULES_ROOT / "variants"
+VERSION_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+@functools.lru_cache(maxsize=4096)
+def rule_key(rule_id: str) -> tuple:
+    """CR order: 502.3 < 702.26a < 702.26p < 800.4a."""
+    match = re.match(r"^(\d+)\.(\d+)([a-z]?)$", rule_id)
+    if not match:
+        return (10**6, rule_id)
+    return (int(match.group(1)), int(match.group(2)), match.group(3))
+
+
+@attrs.frozen
+class ClauseIndex:
+    """What the engine asks of a rulebook, gathered once."""
+
+    hides: tuple[tuple[ast.Rule, ast.Hide], ...]
+    hiding_attrs: frozenset[str]
+    as_clauses_by_attr: dict[str, tuple[tuple[ast.Rule, ast.AsClause], ...]]
+    afters: tuple[tuple[ast.Rule, ast.After], ...]
+    prefers: dict[str, tuple[ast.Rule, ast.Prefer]]
+    not_perceived: dict[str, tuple[ast.NotPerceived, ...]]
+    exempts: dict[str, tuple[tuple[ast.Rule, ast.Exempt], ...]]
+    excludes: tuple[tuple[ast.Rule, ast.Exclude], ...]
+    lookbacks: tuple[ast.Change, ...]
+    hooks: dict[str, tuple[tuple[ast.Rule, ast.During], ...]]
+    assertions: tuple[tuple[ast.Rule, ast.Node], ...]
+
+
+@attrs.frozen
+class Rulebook:
+    """A resolved version: every declaration and block it has, in CR order, with its cards.
+    Data only: what is worked out from it is kept by its `interpreter.program.program.Program`."""
+
+    version: ast.Version
+    statuses: dict[str, ast.StatusDecl]
+    verbs: dict[str, ast.VerbDecl]
+    rules: tuple[ast.Rule, ...]
+    cards: dict[str, ast.Card]
+    folder: Path | None = None
+    zones: dict[str, ast.ZoneDecl] = attrs.field(factory=dict)
+    # The blocks an `amend` changed (here or in a rulebook this one extends), by slug, oldest first.
+    amendments: dict[str, tuple[Amendment, ...]] = attrs.field(factory=dict)
+
+    def rule(self, key: str) -> ast.Rule | None:
+        return next((r for r in self.rules if key in (r.id, r.slug)), None)
+
+    def amended_by(self, rule: ast.Rule, clause: ast.Node | None = None) -> Amendment | None:
+        """The amend that wrote `clause` into `rule` (None: the block's own file wrote it); with
+        no clause, the last amend of the block (None: it was never amended)."""
+        found = self.amendments.get(rule.slug, ())
+        if clause is None:
+            return found[-1] if found else None
+        return next((a for a in reversed(found) if a.span.path == clause.span.path), None)
+
+    def without(self, key: str) -> "Rulebook":
+        """The same rulebook with one block deleted (for ablation)."""
+        return attrs.evolve(self, rules=tuple(r for r in self.rules if key not in (r.id, r.slug)))
+
+    def with_cards(self, cards: Iterable[ast.Card]) -> "Rulebook":
+        """The rulebook with more cards; itself when there are none (so that what it has worked
+        out about its rules stays with it)."""
+        cards = list(cards)
+        if not cards:
+            return self
+        merged = dict(self.cards)
+        merged.update({c.name: c for c in cards})
+        return attrs.evolve(self, cards=merged)
+
+
+def anchor_of(entry: ast.Static) -> str | None:
+    """The attribute A when the ability is `each x where this.A is x ...` and reads only
+    `this`, `x` and `you` (one level deep); None when it may reach anything."""
+    each = entry.body
+    if not isinstance(each, ast.Each):
+        return None
+    allowed = {"this", "you", each.var, "none", "true", "false"}
+    for n in each.walk():
+        if isinstance(n, (ast.Count, ast.Each)) and n is not each:
+            return None
+        if isinstance(n, ast.Name) and n.id not in allowed:
+            return None
+        if isinstance(n, ast.Attr) and not isinstance(n.obj, ast.Name):
+            return None
+    for c in ast.conjuncts(each.cond):
+        if isinstance(c, ast.Is) and not c.negated:
+            for side, other in ((c.left, c.right), (c.right, c.left)):
+                if (isinstance(side, ast.Attr) and isinstance(side.obj, ast.Name) and side.obj.id == "this"
+                        and isinstance(other, ast.Name) and other.id == each.var):
+                    return side.name
+    return None
+
+
+def attributes_read(node: ast.Node) -> set[str]:
+    """Every attribute a piece of rule text reads of an object: those it names, the keywords
+    `has` looks at and the types `is a` looks at."""
+    names = ast.names_in(node)
+    for n in node.walk():
+        if isinstance(n, ast.Has):
+            names.add("keywords")
+        elif isinstance(n, ast.IsA):
+            names.add("types")
+    return names
+
+
+def local_body(body: ast.Node) -> bool:
+    """Is a state check's body one `each x where ...` reading only x, what x is attached to and
+    x's controller (so that it can be made again only for changed objects)?"""
+    if not isinstance(body, ast.Each):
+        return False
+    for n in (body.cond.walk() if body.cond is not None else ()):
+        if isinstance(n, ast.Count):
+            return False
+        if isinstance(n, ast.Attr) and isinstance(n.obj, ast.Attr):
+            inner = n.obj
+            if not (isinstance(inner.obj, ast.Name) and inner.obj.id == body.var and inner.name in ("attached_to", "controller")):
+                return False
+    return True
+
+
+def build_index(rules: tuple[ast.Rule, ...]) -> ClauseIndex:
+    hides, afters, excludes, lookbacks, assertions = [], [], [], [], []
+    as_clauses_by_attr: dict[str, list] = defaultdict(list)
+    prefers: dict[str, tuple] = {}
+    not_perceived: dict[str, list] = defaultdict(list)
+    exempts: dict[str, list] = defaultdict(list)
+    hooks: dict[str, list] = defaultdict(list)
+    orders: dict[str, list[str]] = {}
+    for rule in rules:
+        for clause in rule.clauses:
+            match clause:
+                case ast.Hide():
+                    hides.append((rule, clause))
+                case ast.AsClause():
+                    as_clauses_by_attr[clause.change.attr].append((rule, clause))
+                case ast.After():
+                    afters.append((rule, clause))
+                case ast.Prefer():
+                    prefers[clause.attr] = (rule, clause)
+                case ast.NotPerceived():
+                    not_perceived[clause.attr].append(clause)
+                case ast.Exempt():
+                    exempts[clause.rule].append((rule, clause))
+                case ast.Exclude():
+                    excludes.append((rule, clause))
+                case ast.Lookback():
+                    lookbacks.append(clause.change)
+                case ast.During():
+                    hooks[clause.hook.kind].append((rule, clause))
+                case ast.Order():
+                    orders[clause.hook] = list(clause.rules)
+                case ast.AssertAfter() | ast.AssertOnce() | ast.AssertSkipped() | ast.AssertAlways():
+                    assertions.append((rule, clause))
+    ordered = {}
+    for kind, entries in hooks.items():
+        listed = orders.get(kind, [])
+
+        def position(entry, listed=listed):
+            rule = entry[0]
+            if rule.id in listed:
+                return (0, listed.index(rule.id))
+            return (1, rule_key(rule.id))
+
+        ordered[kind] = tuple(sorted(entries, key=position))
+    hiding = frozenset(a for _, h in hides for a in ast.names_in(h.cond))
+    return ClauseIndex(
+        hides=tuple(hides),
+        hiding_attrs=hiding,
+        as_clauses_by_attr={k: tuple(v) for k, v in as_clauses_by_attr.items()},
+        afters=tuple(afters),
+        prefers=prefers,
+        not_perceived={k: tuple(v) for k, v in not_perceived.items()},
+        exempts={k: tuple(v) for k, v in exempts.items()},
+        excludes=tuple(excludes),
+        lookbacks=tuple(lookbacks),
+        hooks=ordered,
+        assertions=tuple(assertions),
+    )
+
+
+# ------------------------------------------------------------------ loading
+
+
+RULES_PATH_ENV = "PHASING_RULES_PATH"
+_option_path: tuple[str, ...] = ()
+
+
+def set_rules_path(folders) -> None:
+    """The folders of `--rules-path`, searched before those of PHASING_RULES_PATH (and both
+    before the shipped rules); () for none."""
+    global _option_path
+    _option_path = tuple(str(f) for f in folders or ())
+
+
+# While `one_listing()` is in force: what the rules path and the names on it were found to be,
+# by what decides them (the option's folders, the variable, the working folder).
+_listed: dict[str, tuple] | None = None
+
+
+@contextlib.contextmanager
+def one_listing():
+    """Within it, the folders of the rules path and the versions and variants on them are listed
+    once, not at every name looked up: a command that loads every name (`phasing versions`)
+    would otherwise list every folder again for each of them, and take time quadratic in the
+    number of variants (issue 43). A file added meanwhile is seen by the next command."""
+    global _listed
+    outer = _listed
+    if outer is None:
+        _listed = {}
+    try:
+        yield
+    finally:
+        _listed = outer
+
+
+def _listing_key() -> tuple:
+    return (_option_path, os.environ.get(RULES_PATH_ENV, ""), os.getcwd())
+
+
+def rules_path() -> tuple[Path, ...]:
+    """The folders searched, in order, before the shipped rules when a version or variant is
+    named: those of `--rules-path`, then those of PHASING_RULES_PATH (separated by os.pathsep).
+    A folder that does not exist is an error naming it."""
+    if _listed is None:
+        return _rules_path()
+    key = _listing_key()
+    found = _listed.get("path")
+    if found is None or found[0] != key:
+        found = _listed["path"] = (key, _rules_path())
+    return found[1]
+
+
+def _rules_path() -> tuple[Path, ...]:
+    found: list[Path] = []
+    sources = [(f, "--rules-path") for f in _option_path]
+    sources += [(f, RULES_PATH_ENV) for f in os.environ.get(RULES_PATH_ENV, "").split(os.pathsep) if f.strip()]
+    for text, where in sources:
+        folder = Path(text)
+        if not _probe(folder.is_dir):
+            what = "not a folder" if _probe(folder.exists) else "no such rules folder"
+            raise DiagnosticError(Diagnostic("error", f"{what}: {text} (from {where})",
+                                             Span(text, 0, 0, 0, 0),
+                                             "give a folder holding variants (NAME.rules) or version folders (DATE/)"))
+        try:
+            _entries(folder)
+        except OSError as exc:  # (not skipped: its names would silently lead elsewhere)
+            raise DiagnosticError(Diagnostic("error", f"cannot read rules folder: {exc.strerror or exc}",
+                                             Span(text, 0, 0, 0, 0),
+                                             f"it is named by {where}: let this user read it, or leave it out")) from None
+        folder = folder.resolve()
+        if folder not in found:
+            found.append(folder)
+    return tuple(found)
+
+
+@attrs.frozen
+class Source:
+    """Where a version or variant name leads: its folder or file, and the folder it was found in."""
+
+    name: str
+    kind: str  # "version" or "variant"
+    path: Path
+    origin: Path | None  # a rules-path folder; None: shipped
+
+
+def _entries(folder: Path) -> list[Path]:
+    """What a folder holds, in name order (an OSError when it cannot be read)."""
+    return sorted(folder.iterdir())
+
+
+def _version_files(folder: Path) -> list[Path]:
+    """The rule files of a version folder, in name order. A folder that cannot be read is an
+    error saying so at the folder (issue 43): it was an unknown version, or a version of no
+    files, since a glob passes over a folder it cannot list."""
+    try:
+        return [p for p in _entries(folder) if p.name.endswith(".rules")]
+    except OSError as exc:
+        raise DiagnosticError(Diagnostic(
+            "error", f"cannot read version folder {folder}: {exc.strerror or exc}", Span(str(folder), 0, 0, 0, 0),
+            "let this user read the folder and its files (chmod u+rx), or name another version")) from None
+
+
+def _holds_version(folder: Path) -> bool:
+    """A dated folder of the rules path is a version when it holds version.rules, or when it
+    cannot be read: listed, so that its name says it cannot be read (`_version_files`) rather
+    than that no such version exists, or leads to a shipped one of the same name."""
+    try:
+        if (folder / "version.rules").is_file():
+            return True
+        _entries(folder)
+    except ValueError:
+        return False
+    except OSError:
+        return True
+    return False
+
+
+def _sources_in(root: Path, origin: Path | None) -> list[Source]:
+    found = []
+    try:
+        entries = _entries(root)
+    except OSError:  # (a folder of the rules path that cannot be read is an error in `rules_path`)
+        return []
+    variants = root / "variants" if origin is None else root
+    for p in entries:
+        if VERSION_RE.match(p.name) and _probe(p.is_dir) and (origin is None or _holds_version(p)):
+            found.append(Source(p.name, "version", p, origin))
+    try:
+        files = sorted(variants.glob("*.rules")) if _probe(variants.is_dir) else []
+    except OSError:
+        files = []
+    found += [Source(f.stem, "variant", f, origin) for f in files
+              if re.fullmatch(r"[A-Za-z0-9_-]+", f.stem) and not VERSION_RE.match(f.stem)]
+    return found
+
+
+def sources() -> list[Source]:
+    """Every version and variant a name can reach: the rules path first, then the shipped
+    rules; a name found twice leads to the first."""
+    return list(_by_name().values())
+
+
+def _by_name() -> dict[str, Source]:
+    """`sources()` by name (listed once while `one_listing()` is in force)."""
+    if _listed is not None:
+        key = _listing_key()
+        found = _listed.get("sources")
+        if found is not None and found[0] == key:
+            return found[1]
+    seen: dict[str, Source] = {}
+    for folder in rules_path():
+        for source in _sources_in(folder, folder):
+            seen.setdefault(source.name, source)
+    for source in _sources_in(RULES_ROOT, None):
+        seen.setdefault(source.name, source)
+    if _listed is not None:
+        _listed["sources"] = (key, seen)
+    return seen
+
+
+def shipped_sources() -> list[Source]:
+    """The versions and variants shipped with the package."""
+    return _sources_in(RULES_ROOT, None)
+
+
+def available_versions() -> list[str]:
+    return sorted(s.name for s in sources() if s.kind == "version")
+
+
+def available_variants() -> list[str]:
+    return sorted(s.name for s in sources() if s.kind == "variant")
+
+
+def _probe(test) -> bool:
+    """A file-system test that is False, not an OSError, for a name no file can have (too
+    long, say): such a name is an unknown version like any other."""
+    try:
+        return test()
+    except (OSError, ValueError):
+        return False
+
+
+def _named(spec: str) -> Source | None:
+    """The version or variant a name leads to, on the rules path or shipped (the first of
+    `sources()` with that name)."""
+    if not (VERSION_RE.match(spec) or re.fullmatch(r"[A-Za-z0-9_-]+", spec)):
+        return None
+    return _by_name().get(spec)
+
+
+def files_of(spec: str, names_only: bool = False) -> list[Path]:
+    """The files of a version (a dated folder), a variant (one file), or a user's folder or file.
+
+    Names are looked up on the rules path (see `rules_path`) and then in the shipped rules.
+    With `names_only` (how `extends` is resolved) only names are found: a rule file never
+    makes the interpreter read a file it names by path.
+    """
+    source = _named(spec)
+    if source is not None:
+        return _version_files(source.path) if source.kind == "version" else [source.path]
+    known = ", ".join(available_versions() + available_variants())
+    if names_only:
+        raise DiagnosticError(Diagnostic("error", f"'{spec}' is not a version or variant in the rules folders",
+                                         Span(spec, 0, 0, 0, 0), f"extend one of: {known}"))
+    candidate = Path(spec)
+    if _probe(candidate.is_dir) and (_probe((candidate / "version.rules").exists) or _holds_version(candidate)):
+        return _version_files(candidate)  # (one that cannot be read: an error saying so)
+    if _probe(candidate.is_file) and candidate.suffix == ".rules":
+        return [candidate]
+    raise DiagnosticError(_unknown(spec, known))
+
+
+def version_in_force(day: str) -> str | None:
+    """The version in force on `day` (YYYY-MM-DD): the newest dated on or before it; None
+    before the oldest (versions are named by their effective dates)."""
+    older = [v for v in available_versions() if v <= day]
+    return older[-1] if older else None
+
+
+def _unknown(spec: str, known: str) -> Diagnostic:
+    """The error for a name that leads nowhere. A name written as a date that is no date
+    (2017-13-45) says so; a date between versions names the version in force that day, the
+    newest one dated on or before it (versions are named by their effective dates)."""
+    where = Span(spec, 0, 0, 0, 0)
+    if VERSION_RE.match(spec):
+        try:
+            datetime.date.fromisoformat(spec)
+        except ValueError as exc:
+            return Diagnostic("error", f"'{spec}' is not a valid date ({exc})", where,
+                              f"a version is its effective date, written YYYY-MM-DD; known: {known}")
+        version = version_in_force(spec)
+        if version is not None and version == available_versions()[-1]:
+            return Diagnostic("error", f"unknown rules version or variant '{spec}'", where,
+                              f"known: {known}; the newest, {version}, is the last version dated on or "
+                              f"before {spec} (no later release is modelled)")
+        if version is not None:
+            return Diagnostic("error", f"unknown rules version or variant '{spec}'", where,
+                              f"{version} was in force on {spec} (the newest version dated on or before it); "
+                              f"known: {known}")
+    return Diagnostic("error", f"unknown rules version or variant '{spec}'", where, f"known: {known}")
+
+
+def _parse_all(paths: Iterable[Path]) -> list[ast.Module]:
+    modules, problems = [], []
+    for path in paths:
+        try:
+            modules.append(_parsed(path))
+        except DiagnosticError as exc:
+            problems.extend(exc.diagnostics)
+    if problems:
+        raise DiagnosticError(problems)
+    return modules
+
+
+_PARSED: OrderedDict[str, tuple[bytes, ast.Module]] = OrderedDict()  # path -> (its bytes, their tree), newest last
+_PARSED_KEPT = 256
+
+
+def _parsed(path: Path) -> ast.Module:
+    """`parse_file(path)`, kept per process for as long as the file holds the same bytes: a load
+    reads the files of what it extends to see whether they changed, and then reads its own
+    again; without this each variant would parse its version's files again (issue 43). The
+    last `_PARSED_KEPT` files are kept."""
+    try:
+        before = path.read_bytes()
+    except OSError:
+        return parse_file(path)  # (which says why it cannot be read, at the file)
+    key = str(path)
+    hit = _PARSED.get(key)
+    if hit is not None and hit[0] == before:
+        _PARSED.move_to_end(key)
+        return hit[1]
+    module = parse_file(path)
+    try:
+        after = path.read_bytes()
+    except OSError:
+        return module
+    if after == before:  # (else it changed while read: not kept)
+        _PARSED[key] = (before, module)
+        _PARSED.move_to_end(key)
+        while len(_PARSED) > _PARSED_KEPT:
+            _PARSED.popitem(last=False)
+    return module
+
+
+@functools.cache
+def load_cards() -> dict[str, ast.Card]:
+    cards: dict[str, ast.Card] = {}
+    for module in _parse_all(sorted(CARDS_DIR.glob("*.rules"))):
+        stray_amends(module, "the card library")
+        for item in module.items:
+            if isinstance(item, ast.Card):
+                cards[item.name] = item
+    return cards
+
+
+def _renumbered(rule_id: str, renumbers: tuple[ast.Renumber, ...]) -> str:
+    """`renumber 702.26 as 702.25` moves a whole section; `renumber 702.25f as 702.25e` one block."""
+    for r in renumbers:
+        if _renumbers(r, rule_id):
+            return r.new + rule_id[len(r.old):]
+    return rule_id
+
+
+def _moved_away(rule_id: str, renumbers: tuple[ast.Renumber, ...], base: Rulebook) -> tuple[ast.Renumber, str] | None:
+    """The renumber that moves `rule_id`, a block of `base`, to another number, and the
+    block's slug; None when no renumber moves a block of that number."""
+    r = next((r for r in renumbers if _renumbers(r, rule_id)), None)
+    block = base.rule(rule_id)
+    if r is None or block is None or block.id != rule_id:
+        return None
+    return r, block.slug
+
+
+def _renumbers(r: ast.Renumber, rule_id: str) -> bool:
+    """Does `r` move `rule_id`: the block numbered so, or one of the section it numbers?"""
+    return rule_id == r.old or (rule_id.startswith(r.old) and rule_id[len(r.old):].isalpha())
+
+
+def _check_renumbers(manifest: ast.Version, base: Rulebook) -> None:
+    """Each `renumber` of `manifest` moves something `base` (the version it extends) numbers:
+    a block, a section, or a rule its statuses, verbs or zones cite. One that moves nothing is
+    a slip (a number mistyped, or the wrong version extended), said at the renumber."""
+    if not manifest.renumbers:
+        return
+    sections = sorted({s.rule for s in base.version.sections})
+    blocks = sorted(block.id for block in base.rules)
+    numbers = {*sections, *blocks}
+    numbers |= {c for table in (base.statuses, base.verbs, base.zones) for decl in table.values() for c in decl.cites}
+    problems = []
+    for r in manifest.renumbers:
+        if not any(_renumbers(r, number) for number in numbers):
+            problems.append(Diagnostic(
+                "error", f"'renumber {r.old} as {r.new}' moves nothing: {manifest.extends} numbers no block, section "
+                         f"or cited rule {r.old}", r.span,
+                did_you_mean(r.old, sections + blocks, f"renumber a section ({', '.join(sections)}) or a block of "
+                             f"{manifest.extends} ('phasing show {manifest.extends}' lists them)", cutoff=0.8)))
+    if problems:
+        raise DiagnosticError(problems)
+
+
+def _check_renumbered_into_place(manifest: ast.Version, base: Rulebook, inherited: dict[str, ast.Rule],
+                                 own_slugs: set[str]) -> None:
+    """No `renumber` moves an inherited block onto the number another inherited block still
+    has (one not dropped, nor restated by the manifest's own file): said at the renumber,
+    naming that block, rather than as two blocks of one number in the extended version's file."""
+    before = {rule.slug: rule.id for rule in base.rules}
+    holders: dict[str, list[str]] = defaultdict(list)  # number -> slugs that end up with it
+    for slug, rule in inherited.items():
+        if slug not in own_slugs:
+            holders[rule.id].append(slug)
+    problems, told = [], set()
+    for r in reversed(manifest.renumbers):  # (two that move blocks onto one number: said at the later)
+        for slug, rule in inherited.items():
+            if slug in own_slugs or not _renumbers(r, before[slug]) or rule.id in told:
+                continue
+            others = [s for s in holders[rule.id] if s != slug]
+            if not others:
+                continue
+            told.add(rule.id)
+            other = others[0]
+            if before[other] == rule.id:
+                said = f"{rule.id} is already the number of a block of {manifest.extends}: {other}"
+                hint = (f"move {other} out of the way as well ('renumber {rule.id} as ...': renumbers are made all at "
+                        f"once), 'drop {other}', or renumber {r.old} to a number {manifest.extends} does not use")
+            else:
+                said = f"another renumber moves {other} ({before[other]} in {manifest.extends}) there too"
+                hint = f"give one of the two another number, or 'drop {other}'"
+            problems.append(Diagnostic(
+                "error", f"'renumber {r.old} as {r.new}' moves {slug} ({before[slug]}) to {rule.id}, but {said}",
+                r.span, hint))
+    if problems:
+        raise DiagnosticError(sorted(problems, key=lambda d: (d.span.line, d.span.column)))
+
+
+def with_rule_refs(clause: ast.Node, rename) -> ast.Node:
+    """The clause with the rule ids it refers to (in `order` and `exempt`) passed through `rename`."""
+    if isinstance(clause, ast.Order):
+        return attrs.evolve(clause, rules=tuple(rename(r) for r in clause.rules))
+    if isinstance(clause, ast.Exempt):
+        return attrs.evolve(clause, rule=rename(clause.rule))
+    return clause
+
+
+def _renumber_rule(rule: ast.Rule, renumbers) -> ast.Rule:
+    def rename(rule_id: str) -> str:
+        return _renumbered(rule_id, renumbers)
+    return attrs.evolve(rule, id=rename(rule.id), clauses=tuple(with_rule_refs(c, rename) for c in rule.clauses))
+
+
+def _check_inherited_sections(sections: tuple[ast.Section, ...], dropped: dict[str, ast.Drop], own_ids: set[str],
+                              extended: str) -> None:
+    """A manifest that lists no sections inherits them; a block it drops that one of them
+    lists, and that none of its own blocks puts back, leaves a subrule with no block: said at
+    the drop, with the sections written out without it for the manifest to list instead."""
+    missing = {rule_id: drop for rule_id, drop in dropped.items() if rule_id not in own_ids}  # (own blocks take theirs)
+    problems = []
+    for rule_id, drop in missing.items():
+        for section in sections:
+            if rule_id in {section.rule + letter for letter in section.letters}:
+                left = " ".join(x for x in section.letters if section.rule + x not in missing)
+                problems.append(Diagnostic(
+                    "error", f"dropping '{drop.name}' leaves subrule {rule_id}, which the sections inherited from "
+                             f"{extended} list, with no block", drop.span,
+                    f"list the sections without it: 'section {section.rule} subrules {left}'; "
+                    f"or write a block of your own for {rule_id}"))
+    if problems:
+        raise DiagnosticError(problems)
+
+
+def _check_renumbered_sections(manifest: ast.Version, sections: tuple[ast.Section, ...], base: Rulebook,
+                               inherited: dict[str, ast.Rule], own: list[ast.Rule]) -> None:
+    """A manifest that lists no sections inherits them as the extended version lists them; a
+    `renumber` of one block that moves it off a subrule they list, or onto one they do not,
+    leaves them out of step with the blocks: said at the renumber, with the sections written
+    out as the blocks now are for the manifest to list instead (rather than as a block of the
+    extended version's file that no section lists)."""
+    before = {rule.slug: rule.id for rule in base.rules}
+    own_slugs = {r.slug for r in own}
+    ids = {r.id for slug, r in inherited.items() if slug not in own_slugs} | {r.id for r in own}
+    problems, told = [], set()
+    for section in sections:
+        listed = {section.rule + letter for letter in section.letters}
+        have = {i for i in ids if i.startswith(section.rule) and i[len(section.rule):].isalpha()}
+        if listed == have:
+            continue
+        letters = " ".join(sorted(i[len(section.rule):] for i in have))
+        for r in manifest.renumbers:
+            for slug, rule in inherited.items():
+                old = before.get(slug)
+                if slug in own_slugs or old is None or old == rule.id or not _renumbers(r, old) or id(r) in told:
+                    continue
+                if old in listed - have:
+                    said = f"but the sections inherited from {manifest.extends} still list {old}"
+                elif rule.id in have - listed:
+                    said = f"which the sections inherited from {manifest.extends} do not list"
+                else:
+                    continue
+                told.add(id(r))
+                problems.append(Diagnostic(
+                    "error", f"'renumber {r.old} as {r.new}' moves {slug} ({old}) to {rule.id}, {said}", r.span,
+                    f"give the manifest its sections as the blocks now are: 'section {section.rule} subrules {letters}'; "
+                    f"or renumber it to a subrule they list"))
+    if problems:
+        raise DiagnosticError(sorted(problems, key=lambda d: (d.span.line, d.span.column)))
+
+
+def _check_file_name(manifest: ast.Version, modules: list[ast.Module]) -> None:
+    """A variant in a folder where variants are found by name (one of the rules path, or the
+    shipped rules/variants/) is in the file named after it: `phasing versions` and `--rules`
+    know it by its file's name, and its results by its manifest's. A file given by its path
+    elsewhere may be named freely."""
+    if manifest.kind != "variant" or len(modules) != 1 or not modules[0].span.path:
+        return
+    path = Path(modules[0].span.path)
+    if path.stem == manifest.id:
+        return
+    try:
+        named_here = path.resolve().parent in {*rules_path(), VARIANTS_DIR.resolve()}
+    except (OSError, RuntimeError):
+        return
+    if named_here and path.stem != manifest.id:
+        raise DiagnosticError(Diagnostic(
+            "error", f"variant '{manifest.id}' is in {path.name}: a variant's file is named after it ({manifest.id}.rules)",
+            word_span(manifest.span, manifest.id, skip=1 if manifest.id == manifest.kind else 0),
+            f"where variants are found by name (the folders of the rules path, rules/variants/) a variant is known by "
+            f"its file's name: rename the file to {manifest.id}.rules, or the variant to {path.stem}"))
+
+
+def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, ast.Card],
+             chain: tuple[str, ...] = ()) -> Rulebook:
+    """Resolve a version's own files over the version it extends, then check the result."""
+    manifests = [i for m in modules for i in m.items if isinstance(i, ast.Version)]
+    if len(manifests) > 1:  # said at each manifest after the first
+        raise DiagnosticError([Diagnostic(
+            "error", f"a version needs exactly one manifest, found {len(manifests)}: this is one more", extra.span,
+            f"the first is '{manifests[0].kind} {manifests[0].id}' at {manifests[0].span}; keep one, or put this "
+            f"{extra.kind} in a file (a variant) or folder (a version) of its own") for extra in manifests[1:]])
+    if len(manifests) != 1:
+        where = (Span(modules[0].span.path, 0, 0, 0, 0) if len(modules) == 1 and modules[0].span.path  # (a variant file)
+                 else Span(str(folder / "version.rules") if folder else "<rules>", 0, 0, 0, 0))
+        raise DiagnosticError(Diagnostic("error", f"a version needs exactly one manifest, found {len(manifests)}", where,
+                                         "write one 'version DATE { ... }' (or 'variant NAME { ... }') per version"))
+    manifest = manifests[0]
+    _check_file_name(manifest, modules)
+    statuses: dict[str, ast.StatusDecl] = {}
+    verbs: dict[str, ast.VerbDecl] = {}
+    zones: dict[str, ast.ZoneDecl] = {}
+    rules: dict[str, ast.Rule] = {}
+    amendments: dict[str, tuple[Amendment, ...]] = {}
+    dropped_blocks: dict[str, ast.Drop] = {}  # rule id -> the drop that took its inherited block away
+    removals: list[Removal] = []  # what each drop took away
+    sections = manifest.sections
+    if manifest.extends_clause is not None:
+        where = manifest.extends_clause.span
+        if manifest.extends in chain + (manifest.id,):
+            raise DiagnosticError(Diagnostic("error", f"'{manifest.id}' extends itself through {' -> '.join(chain + (manifest.id, manifest.extends))}",
+                                             where, "a version must extend an older or a different one"))
+        try:
+            files_of(manifest.extends, names_only=True)
+        except DiagnosticError as exc:
+            known = available_versions() + available_variants()
+            hint = did_you_mean(manifest.extends, known, exc.diagnostics[0].hint, cutoff=0.8)
+            raise DiagnosticError(attrs.evolve(exc.diagnostics[0], span=where, hint=hint)) from None
+        base = _load(manifest.extends, (manifest.extends, rules_path(), None), chain + (manifest.id,))
+        _check_renumbers(manifest, base)
+        statuses.update(base.statuses)
+        verbs.update(base.verbs)
+        zones.update(base.zones)
+        amendments.update(base.amendments)
+        for rule in base.rules:  # (without renumbers, the extended rulebook's own blocks and declarations)
+            moved = _renumber_rule(rule, manifest.renumbers) if manifest.renumbers else rule
+            rules[moved.slug] = moved
+        if not sections:  # inherited: a problem with them is this manifest's to fix
+            sections = tuple(attrs.evolve(s, rule=_renumbered(s.rule, manifest.renumbers), span=manifest.span)
+                             for s in base.version.sections)
+        for table in (statuses, verbs, zones) if manifest.renumbers else ():
+            for name, decl in list(table.items()):
+                table[name] = attrs.evolve(decl, cites=tuple(_renumbered(c, manifest.renumbers) for c in decl.cites))
+        gone: dict[str, ast.Drop] = {}  # each name (slug and id of a block) a drop has taken away -> that drop
+        twice = []
+        for drop in manifest.drops:
+            dropped = drop.name
+            victim = next((slug for slug, r in rules.items() if dropped in (slug, r.id)), None)
+            if victim is not None:
+                block = rules.pop(victim)
+                dropped_blocks[block.id] = drop
+                gone.update({block.slug: drop, block.id: drop})
+                removals.append(Removal(drop, "block", block.id, block.slug))
+            elif dropped in verbs:
+                del verbs[dropped]
+                gone[dropped] = drop
+                removals.append(Removal(drop, "verb", dropped))
+            elif dropped in statuses:
+                del statuses[dropped]
+                gone[dropped] = drop
+                removals.append(Removal(drop, "status", dropped))
+            elif dropped in gone:
+                first = gone[dropped]
+                twice.append(Diagnostic(
+                    "error", f"'{dropped}' is dropped twice; the first is at line {first.span.line}", drop.span,
+                    f"keep one: the first drop ('drop {first.name}', at {first.span}) already removes it"))
+            elif (moved := _moved_away(dropped, manifest.renumbers, base)) is not None:
+                r, slug = moved
+                now = _renumbered(dropped, manifest.renumbers)
+                raise DiagnosticError(Diagnostic(
+                    "error", f"'{dropped}' numbers no block here: this {manifest.kind}'s own 'renumber {r.old} as "
+                             f"{r.new}' (line {r.span.line}) moves {slug} ({dropped} in {manifest.extends}) to {now}",
+                    drop.span,
+                    f"drop it by its new number ('drop {now}') or by its slug ('drop {slug}'): drops are made after the "
+                    f"renumbers; a block dropped needs no renumber, so the renumber at {r.span} can go too"
+                    if now not in gone else
+                    f"the drop at line {gone[now].span.line} ('drop {gone[now].name}') already removes it: keep one"))
+            else:
+                names = list(rules) + [r.id for r in rules.values()] + list(verbs) + list(statuses)
+                raise DiagnosticError(Diagnostic(
+                    "error", f"'{dropped}' is not a block, verb or status of {manifest.extends}", drop.span,
+                    did_you_mean(dropped, names, f"drop a slug, rule id, verb or status of {manifest.extends} "
+                                 f"('phasing show {manifest.extends}' lists them)", cutoff=0.5)))
+        if twice:
+            raise DiagnosticError(twice)
+    elif manifest.renumbers or manifest.drops:
+        raise DiagnosticError(Diagnostic("error", "renumber and drop need an 'extends'",
+                                         (manifest.renumbers + manifest.drops)[0].span,
+                                         "add 'extends VERSION', naming the version or variant whose blocks they change"))
+    elif manifest.kind == "variant":  # a patch over nothing: its blocks would lean on words no rulebook declares
+        raise DiagnosticError(Diagnostic("error", f"a variant needs 'extends VERSION': '{manifest.id}' extends nothing",
+                                         manifest.span, "a variant is a patch over a version or another variant: add "
+                                         f"'extends {available_versions()[-1]}' (or the variant it changes) to the manifest; a rulebook "
+                                         "of its own is a version folder (DATE/version.rules)"))
+    own = [i for m in modules for i in m.items if isinstance(i, ast.Rule)]
+    if manifest.renumbers:
+        _check_renumbered_into_place(manifest, base, rules, {r.slug for r in own})
+    if dropped_blocks and not manifest.sections:
+        _check_inherited_sections(sections, dropped_blocks, {r.id for r in own}, manifest.extends)
+    if manifest.renumbers and not manifest.sections:
+        _check_renumbered_sections(manifest, sections, base, rules, own)
+    amends = [i for m in modules for i in m.items if isinstance(i, ast.Amend)]
+    if amends:  # made on the inherited blocks, before the rulebook's own blocks take their places
+        moved = {}  # each number of the extended rulebook a renumber moves a block from -> (that renumber, its new number)
+        for rule in base.rules if manifest.extends_clause is not None else ():
+            r = next((r for r in manifest.renumbers if _renumbers(r, rule.id)), None)
+            if r is not None:
+                moved[rule.id] = (r, _renumbered(rule.id, manifest.renumbers))
+        made = apply_amends(rules, amends, manifest, {r.slug: r for r in own}, moved)
+        for slug, amendment in made.items():
+            amendments[slug] = amendments.get(slug, ()) + (amendment,)
+    for module in modules:
+        for item in module.items:
+            if isinstance(item, ast.StatusDecl):
+                statuses[item.name] = item
+            elif isinstance(item, ast.VerbDecl):
+                verbs[item.name] = item
+            elif isinstance(item, ast.ZoneDecl):
+                zones[item.name] = item
+    # A block replaces the inherited block with the same slug; duplicates are the checker's to report.
+    own_slugs = {r.slug for r in own}
+    declared = [r for r in rules.values() if r.slug not in own_slugs] + own
+    replaced = set()
+    for rule in own:  # a duplicated slug keeps its first block; the checker reports the second
+        if rule.slug not in replaced:
+            rules[rule.slug] = rule
+            replaced.add(rule.slug)
+    ordered = tuple(sorted(rules.values(), key=lambda r: rule_key(r.id)))
+    resolved = attrs.evolve(manifest, sections=sections)
+    kept = {slug: amendments[slug] for slug in rules if slug in amendments and slug not in own_slugs}
+    book = Rulebook(resolved, statuses, verbs, ordered, dict(cards), folder, zones, kept)
+    left, explained = _dangling(removals, rules, verbs, own_slugs, modules, manifest.extends)
+    try:
+        check_rulebook(book, modules, declared=declared)
+    except DiagnosticError as exc:
+        if not left:
+            raise
+        # (what the drops left behind is said at them, not again where the version extended has it)
+        left += [d for d in exc.diagnostics if not any(within(d.span, outer) for outer in explained)]
+    if left:
+        raise DiagnosticError(left)
+    return book
+
+
+def _dangling(removals: list[Removal], rules: dict[str, ast.Rule], verbs: dict[str, ast.VerbDecl],
+              own_slugs: set[str], modules: list[ast.Module], extended: str | None) -> tuple[list[Diagnostic], list[Span]]:
+    """The errors for what the manifest's drops took away and the blocks and verbs it goes on
+    inheriting still name (`interpreter.rulebook.dropping`), and the spans those are in."""
+    if not removals:
+        return [], []
+    own_paths = {m.span.path for m in modules} | {i.span.path for m in modules for i in m.items}
+    holders = [Holder(f"{rule.id} {rule.slug}", rule, rule.slug, False)
+               for slug, rule in rules.items() if slug not in own_slugs]
+    holders += [Holder(f"verb {name}", decl, name, True) for name, decl in verbs.items() if decl.span.path not in own_paths]
+    return dangling(removals, holders, own_paths, extended or "")
+
+
+def _resolve(spec: str, chain: tuple[str, ...] = ()) -> Rulebook:
+    files = files_of(spec)
+    modules = _parse_all(files)
+    folder = files[0].parent if files else None
+    return assemble(modules, folder, load_cards(), chain)
+
+
+_LOADED: dict[tuple, tuple[Rulebook, tuple]] = {}  # (spec, rules path, folder) -> (rulebook, what it was read from)
+
+
+def _read_from(spec: str) -> list[Path]:
+    """The files a load of `spec` reads, and their folders (a file added to a version's folder
+    changes the folder): its own, those of what it extends down the chain, and the card library."""
+    paths: list[Path] = []
+    seen: set[str] = set()
+    names_only = False
+    next_spec: str | None = spec
+    while next_spec is not None and next_spec not in seen:
+        seen.add(next_spec)
+        files = files_of(next_spec, names_only=names_only)
+        paths += files + sorted({f.parent for f in files})
+        manifests = [i for m in _parse_all(files) for i in m.items if isinstance(i, ast.Version)]
+        next_spec = manifests[0].extends if manifests else None
+        names_only = True
+    return paths + sorted(CARDS_DIR.glob("*.rules")) + [CARDS_DIR]
+
+
+def _stamps(paths: Iterable[Path]) -> tuple:
+    """(path, modification time, size) of each path, (path, None, None) for one gone."""
+    found = []
+    for path in paths:
+        try:
+            info = path.stat()
+            found.append((path, info.st_mtime_ns, info.st_size))
+        except OSError:
+            found.append((path, None, None))
+    return tuple(found)
+
+
+def load_version(spec: str) -> Rulebook:
+    """Parse, resolve, check and index one version or variant. Cached per process, for the
+    rules path and working folder it was loaded with, for as long as none of the files it was
+    read from (its own, those of what it extends, the card library) changes: a rule file
+    edited while a program runs is read again the next time it is loaded."""
+    return _load(spec, (spec, rules_path(), os.getcwd() if not _named(spec) else None))
+
+
+def _load(spec: str, key: tuple, chain: tuple[str, ...] = ()) -> Rulebook:
+    """`load_version`, for the key it is kept under. A version extended is loaded so too (with
+    the chain that leads to it, to tell a cycle), so that the variants that extend one version
+    share it rather than each resolving and checking it again (issue 43)."""
+    hit = _LOADED.get(key)
+    if hit is not None and _stamps(p for p, _time, _size in hit[1]) == hit[1]:
+        return hit[0]
+    try:
+        stamps = _stamps(_read_from(spec))  # (taken before reading: an edit made meanwhile is seen next time)
+    except DiagnosticError:
+        stamps = None  # (it does not load: `_resolve` says why)
+    if hit is not None:
+        load_cards.cache_clear()  # (the card library may be what changed)
+    book = _resolve(spec, chain)
+    if stamps is not None:
+        _LOADED[key] = (book, stamps)
+    return book
+
+
+def _forget_loaded() -> None:
+    """Forget every rulebook loaded (and the card library, and the files parsed), as if none had been."""
+    _LOADED.clear()
+    _PARSED.clear()
+    load_cards.cache_clear()
+
+
+load_version.cache_clear = _forget_loaded  # type: ignore[attr-defined]
+
+
+def lineage(spec: str) -> tuple[str, ...]:
+    """The names a version or variant is built on, itself first, following `extends` down to
+    a version: ("my-variant", "end-step-phasing", "2026-09-25"). Read from the manifests
+    alone, so that a rulebook that fails its checks still has one."""
+    chain: list[str] = []
+    while spec is not None and spec not in chain:
+        files = files_of(spec, names_only=bool(chain))
+        manifests = [i for m in _parse_all(files) for i in m.items if isinstance(i, ast.Version)]
+        if not manifests:  # a rulebook without a manifest: its error, before anything runs
+            where = str(files[0]) if len(files) == 1 else str(files[0].parent / "version.rules") if files else spec
+            raise DiagnosticError(Diagnostic("error", "a version needs exactly one manifest, found 0",
+                                             Span(where, 0, 0, 0, 0),
+                                             "write one 'version DATE { ... }' (or 'variant NAME { ... }') per version"))
+        chain.append(spec if chain else manifests[0].id)  # a base by the name it is extended by
+        spec = manifests[0].extends if manifests[0].kind == "variant" else None
+    return tuple(chain)
