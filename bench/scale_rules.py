@@ -13,8 +13,8 @@ user's own:
   folder it cannot use (it says so once on stderr, shown only if the child fails): every file is really
   parsed, by `versions` (the shipped rules too) and by the parse alike, and nothing is stored;
 - `--cache cold`: every child gets a copy of one cache folder that holds the shipped rules,
-  so both really parse the N variants and store them (storing an entry also looks over every
-  entry of the folder, `dsl.cache.evict`);
+  so both really parse the N variants and store them (the folder is looked over once, at the
+  first store, and again only when the entries pass the folder's bound: `dsl.cache`);
 - `--cache warm`: the copy holds the N variants too, so both only read them from the cache.
 Neither child profits from the other's entries.
 
@@ -117,7 +117,7 @@ sys.exit(cli.main(["versions"] + (["--rules-path", sys.argv[2]] if len(sys.argv)
 _SEARCH = """
 import json, resource, sys, time, tracemalloc
 from pathlib import Path
-from phasing_rules.interpreter import compare
+from phasing_rules.interpreter.tools import compare
 from phasing_rules.interpreter.rulebook.loading import load_version
 a, b = load_version(sys.argv[3]), load_version(sys.argv[4])
 games, traced = int(sys.argv[2]), sys.argv[5] == "1"

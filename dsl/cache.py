@@ -12,7 +12,12 @@ the modules that turn text into trees (tables, parser, AST, codec, limits, this 
 path and the file's text, so any change to one of them misses.
 
 Size: an entry larger than MAX_ENTRY_BYTES is not stored; when the folder grows beyond
-MAX_FOLDER_BYTES the least recently used entries (oldest mtime; a hit refreshes it) go.
+MAX_FOLDER_BYTES the least recently used entries (oldest mtime; a hit refreshes it) go, down
+to EVICT_TO of it. The folder is looked over once, at a process's first store, and the process
+then adds the size of each entry it stores to the total it found; only when that passes
+MAX_FOLDER_BYTES is the folder looked over again (and entries evicted), so that storing N
+entries costs time in proportion to N, not N squared (issue 43: every store listed the whole
+folder). What other processes store meanwhile is found at that next look, or by them.
 
 Reads are bounded: an entry is opened without blocking and without following a symbolic link,
 and anything but a regular file (a FIFO or device planted under an entry's name) is a miss.
@@ -40,6 +45,10 @@ MAX_ENTRY_BYTES = 8 * 1024 * 1024
 
 MAX_FOLDER_BYTES = 64 * 1024 * 1024
 """Entries are evicted, least recently used first, to keep the folder under this total."""
+
+EVICT_TO = 0.75
+"""When the folder has grown past MAX_FOLDER_BYTES, entries go until it holds at most this part
+of it: the room left means the stores that follow need not look over the folder again at once."""
 
 STALE_TEMPORARY_SECONDS = 3600
 """A temporary file this old was left by a process that died mid-write; eviction removes it."""
@@ -226,15 +235,39 @@ def store(path: str, text: str, module: ast.Module) -> None:
         write_file(where / (key(path, text) + SUFFIX), data, replace=True, private=True, durable=False,
                    temporary=(_TEMPORARY_PREFIX, SUFFIX))
     except Exception:
-        pass
-    evict(where)
+        return
+    _stored(where, len(data))
 
 
-def evict(where: Path, limit: int | None = None) -> None:
-    """Remove the least recently used entries until the folder holds at most `limit` bytes
-    (MAX_FOLDER_BYTES when not given), temporary files left by crashed writers, and entries
-    in the pickle format earlier versions wrote (never read: they cannot be trusted)."""
+# Each cache folder this process has stored in -> the bytes its entries held when it was last
+# looked over, plus those of every entry stored in it since (an entry written over one of the
+# same name counts twice: the total errs on the side of looking again early).
+_folder_bytes: dict[str, int] = {}
+
+
+def _stored(where: Path, size: int) -> None:
+    """Count an entry of `size` bytes just stored in `where`; look the folder over (and evict)
+    at the first store of the process there, and whenever the total passes MAX_FOLDER_BYTES."""
+    name = os.fsdecode(where)
+    total = _folder_bytes.get(name)
+    if total is not None and total + size <= MAX_FOLDER_BYTES:
+        _folder_bytes[name] = total + size
+        return
+    left = evict(where, down_to=int(MAX_FOLDER_BYTES * EVICT_TO))
+    if left is None:  # (the folder could not be listed: look again next time)
+        _folder_bytes.pop(name, None)
+    else:
+        _folder_bytes[name] = left
+
+
+def evict(where: Path, limit: int | None = None, down_to: int | None = None) -> int | None:
+    """When the folder holds more than `limit` bytes (MAX_FOLDER_BYTES when not given), remove
+    the least recently used entries until it holds at most `down_to` (`limit` when not given);
+    remove too temporary files left by crashed writers, and entries in the pickle format
+    earlier versions wrote (never read: they cannot be trusted). The bytes the entries left
+    hold, or None when the folder cannot be listed."""
     limit = MAX_FOLDER_BYTES if limit is None else limit
+    down_to = limit if down_to is None else min(down_to, limit)
     entries = []
     total = 0
     now = time.time()
@@ -255,14 +288,15 @@ def evict(where: Path, limit: int | None = None) -> None:
                     entries.append((info.st_mtime, item.path, info.st_size))
                     total += info.st_size
     except OSError:
-        return
+        return None
     if total <= limit:
-        return
+        return total
     for _, entry, size in sorted(entries):
-        if total <= limit:
+        if total <= down_to:
             break
         if _remove(entry):
             total -= size
+    return total
 
 
 def _remove(entry: str) -> bool:

@@ -668,9 +668,8 @@ def card_vocabulary(cards: Iterable[ast.Card]) -> set[str]:
 
 
 def _checker(book, cards: Iterable[ast.Card] = (), allow_missing: frozenset[str] = frozenset()) -> _Checker:
-    hiding = {name for rule in book.rules for c in rule.clauses if isinstance(c, ast.Hide) for name in ast.names_in(c.cond)}
     return _Checker(book.statuses, book.verbs, {r.id for r in book.rules}, allow_missing, book.zones,
-                    card_vocabulary(list(book.cards.values()) + list(cards)), hiding)
+                    card_vocabulary(list(book.cards.values()) + list(cards)), _hiding(book))
 
 
 def verb_cycles(verbs: dict[str, ast.VerbDecl]) -> list[tuple[ast.Call, list[str]]]:
@@ -697,12 +696,47 @@ def verb_cycles(verbs: dict[str, ast.VerbDecl]) -> list[tuple[ast.Call, list[str
     return found
 
 
+def _hiding(book) -> set[str]:
+    """The statuses the conditions of the rulebook's hide clauses read."""
+    return {name for rule in book.rules for c in rule.clauses if isinstance(c, ast.Hide) for name in ast.names_in(c.cond)}
+
+
+def _same_entries(mine: dict, theirs: dict) -> bool:
+    """The two tables have the same names, each for the very same object."""
+    return mine.keys() == theirs.keys() and all(theirs[name] is decl for name, decl in mine.items())
+
+
+def checked_already(book, modules: list[ast.Module], checker: "_Checker", extended) -> set[int]:
+    """The ids of the blocks of `book` whose check would tell nothing new (issue 43): the very
+    same objects as blocks of `extended`, the rulebook `book` extends, which passed
+    `check_rulebook` (without allow_missing), when nothing a block's check reads can differ
+    between the two. Empty unless the manifest renumbers and drops nothing, the rulebook's own
+    files declare no status, verb or zone, and the checker's words are those `extended` was
+    checked with: the same status, verb and zone declarations (the same objects), the same cards,
+    the same statuses read by hide clauses, and every block id `extended` has (a block added
+    only makes more ids known). Otherwise every block is checked."""
+    if extended is None or book.version.renumbers or book.version.drops:
+        return set()
+    if any(isinstance(item, (ast.StatusDecl, ast.VerbDecl, ast.ZoneDecl)) for m in modules for item in m.items):
+        return set()
+    if not (_same_entries(book.statuses, extended.statuses) and _same_entries(book.verbs, extended.verbs)
+            and _same_entries(book.zones, extended.zones) and _same_entries(book.cards, extended.cards)):
+        return set()
+    if not {r.id for r in extended.rules} <= checker.rule_ids or _hiding(extended) != checker.hiding:
+        return set()
+    return {id(r) for r in extended.rules}
+
+
 def check_rulebook(book, modules: list[ast.Module], allow_missing: frozenset[str] = frozenset(),
-                   declared: list[ast.Rule] | None = None, composed: bool = False) -> None:
+                   declared: list[ast.Rule] | None = None, composed: bool = False, extended=None) -> None:
     """Raise DiagnosticError listing every problem in a version's files and its cards.
     `composed`: the rulebook is put together from two others' blocks (by `diff`), and its
-    `order` clauses are not written for it (orders_of_nothing is not asked of them)."""
+    `order` clauses are not written for it (orders_of_nothing is not asked of them).
+    `extended`: the rulebook `book` extends, which passed this check (without allow_missing):
+    the blocks `book` shares with it are not checked again where nothing their check reads
+    can differ (`checked_already`); everything else, the checks across blocks included, is."""
     checker = _checker(book, allow_missing=allow_missing)
+    skip = checked_already(book, modules, checker, extended)
     problems = checker.problems
     seen_status: dict[str, ast.StatusDecl] = {}
     seen_verb: dict[str, ast.VerbDecl] = {}
@@ -764,7 +798,8 @@ def check_rulebook(book, modules: list[ast.Module], allow_missing: frozenset[str
             checker.error(f"slug '{rule.slug}' is used by {slugs[rule.slug].id} and {rule.id}", rule, "every block needs its own slug")
         ids.setdefault(rule.id, rule)
         slugs.setdefault(rule.slug, rule)
-        checker.rule(rule)
+        if id(rule) not in skip:
+            checker.rule(rule)
     prefers_twice(checker, rules, modules)
     if not composed:
         orders_of_nothing(checker, rules, modules, allow_missing)

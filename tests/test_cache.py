@@ -456,3 +456,59 @@ def test_a_rule_file_edited_while_a_program_runs_is_read_again(tmp_path):
     time.sleep(0.01)
     variant.write_text("variant mine {\n  extends 2026-09-25\n  drop combat-ends\n}\n")
     assert load_version(str(variant)).rule("511.3") is None and first.rule("511.3") is not None
+
+
+def scans_of(folder: Path, monkeypatch) -> list:
+    """Record each listing of `folder` (`os.scandir`), the work that grows with the folder."""
+    listed = []
+    scandir = os.scandir
+
+    def counted(path="."):
+        if Path(path) == folder:
+            listed.append(path)
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", counted)
+    return listed
+
+
+def store_entries(tmp_path: Path, first: int, count: int) -> None:
+    module = parse(SOURCE, "r.rules")
+    for i in range(first, first + count):
+        cache.store(str(tmp_path / f"r{i}.rules"), SOURCE + f"# {i}\n", module)
+
+
+def test_storing_n_entries_lists_the_folder_once_until_it_is_full(folder, tmp_path, monkeypatch):
+    """issue 43: every store listed the whole folder to evict, so a cold run storing N new
+    entries took time in N squared (2,000 files 18.5 s, 1,000 files 6.7 s). Now a process
+    lists the folder at its first store and adds up what it stores after: 40 entries, one
+    listing, and the entries all kept while under the bound."""
+    listed = scans_of(folder, monkeypatch)
+    store_entries(tmp_path, 0, 40)
+    assert len(listed) == 1
+    assert len([p for p in folder.iterdir() if p.suffix == ".json"]) == 40
+
+
+def test_storing_past_the_bound_still_evicts_the_oldest_and_lists_the_folder_seldom(folder, tmp_path, monkeypatch):
+    """issue 43: counting instead of listing, the folder still stays under MAX_FOLDER_BYTES
+    after every store, what goes is what was used longest ago, entries another process stored
+    meanwhile are found when the folder is listed again, and eviction makes room (down to
+    EVICT_TO of the bound) so that the stores after it do not each list the folder."""
+    folder.mkdir(mode=0o700)
+    size = len(codec.encode(parse(SOURCE, str(tmp_path / "r0.rules"))))
+    monkeypatch.setattr(cache, "MAX_FOLDER_BYTES", 20 * size)
+    old = folder / f"{0:064x}.json"  # (another process's entry, used long ago)
+    old.write_bytes(b"x" * size)
+    os.utime(old, (1_000_000, 1_000_000))
+    listed = scans_of(folder, monkeypatch)
+    for i in range(60):
+        store_entries(tmp_path, i, 1)
+        entry = folder / (cache.key(str(tmp_path / f"r{i}.rules"), SOURCE + f"# {i}\n") + cache.SUFFIX)
+        os.utime(entry, (2_000_000 + i, 2_000_000 + i))  # (stored in this order, whatever the clock's grain)
+        assert sum(p.stat().st_size for p in folder.iterdir()) <= cache.MAX_FOLDER_BYTES
+    assert not old.exists()
+    assert 2 <= len(listed) <= 1 + 60 // 4  # (each eviction leaves room for about a quarter of the bound)
+    left = {p.name for p in folder.iterdir()}
+    newest = cache.key(str(tmp_path / "r59.rules"), SOURCE + "# 59\n") + cache.SUFFIX
+    oldest = cache.key(str(tmp_path / "r0.rules"), SOURCE + "# 0\n") + cache.SUFFIX
+    assert newest in left and oldest not in left

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from phasing_rules.dsl.diagnostics import DiagnosticError
 from phasing_rules.interpreter import cli
 from phasing_rules.interpreter.tools import compare
 from phasing_rules.interpreter.rulebook import loading as rulebook
@@ -296,3 +297,76 @@ def test_a_witness_found_in_a_later_round_is_the_same_every_time(monkeypatch):
     witness, runs = search_spied(monkeypatch, "2018-07-13", "2020-08-07", 60, 5)
     assert len(runs) == 5 and [run["given"] for run in runs] == [5] * 5
     assert witness == LATER_WITNESS
+
+
+# ------------------------------------------------------------------ blocks checked once
+
+
+def rule_checks(monkeypatch) -> Counter:
+    """Count the checks of each block (`_Checker.rule`), by rule id."""
+    from phasing_rules.dsl import checker
+
+    counts: Counter = Counter()
+    check = checker._Checker.rule
+
+    def counted(self, rule):
+        counts[rule.id] += 1
+        return check(self, rule)
+
+    monkeypatch.setattr(checker._Checker, "rule", counted)
+    return counts
+
+
+VARIANTS = {
+    # (each declares or renumbers something that could change what an inherited block means)
+    "renumbered": "  renumber 702.26 as 702.99\n}\n",
+    "with-a-status": "}\n\nstatus house_mark: bool = false\n",
+    "with-a-verb": "}\n\nverb house_tap x {\n  set x.tapped = true\n}\n",
+    "dropping": "  drop indirect-phasing\n  drop indirect-wins\n  section 702.26 subrules a b c d e f i j k m n p\n}\n",
+}
+BROKEN = {
+    # (an inherited block of 2026-09-25 is wrong only through what the variant changes)
+    "status-retyped": ("}\n\nstatus phased_indirectly: player = none\n",
+                       "cannot set status 'phased_indirectly' to true"),
+    "verb-reshaped": ("}\n\nverb phase_in x y {\n  set x.phase = in\n}\n", "'phase_in' takes 2 argument(s), 1 given"),
+}
+
+
+def variant_file(folder: Path, name: str, rest: str) -> Path:
+    path = folder / f"{name}.rules"
+    path.write_text(f'variant {name} {{\n  title "{name}"\n  extends {VERSION}\n' + rest, encoding="utf-8")
+    return path
+
+
+def test_a_variant_checks_only_the_blocks_it_changes(tmp_path, monkeypatch, fresh):
+    """issue 43: `versions` over 5,000 variants spent a quarter of its time checking again, in
+    every variant, the thirty blocks it inherits unchanged, already checked in the version it
+    extends. A variant that only amends a block now checks that block alone; one that declares
+    a status or a verb, renumbers or drops (anything that could change what an inherited block
+    means) still has every block checked, and an inherited block its change makes wrong is
+    still reported, at the block."""
+    base = load_version(VERSION)
+    counts = rule_checks(monkeypatch)
+    amended = load_version(str(variant_file(tmp_path, "house-amend", '}\n' + AMEND.format(n=1))))
+    assert counts == Counter({amended.rule("untap-step-phasing").id: 1})
+    for name, rest in VARIANTS.items():
+        counts.clear()
+        book = load_version(str(variant_file(tmp_path, name, rest)))
+        assert sum(counts.values()) == len(book.rules) and set(counts) == {r.id for r in book.rules}, name
+    blocks = {r.span.path for r in base.rules}
+    for name, (rest, message) in BROKEN.items():
+        with pytest.raises(DiagnosticError) as caught:
+            load_version(str(variant_file(tmp_path, name, rest)))
+        found = [d for d in caught.value.diagnostics if message in d.message]
+        assert found and all(d.span.path in blocks for d in found), (name, caught.value.diagnostics)
+
+
+def test_versions_checks_each_block_once_over_many_variants(tmp_path, monkeypatch, capsys, fresh):
+    """issue 43: the checks of blocks made by `versions` grew by about thirty for each variant
+    (every block it inherits); now by one, the block its amend changes."""
+    counts = rule_checks(monkeypatch)
+    versions_counting(monkeypatch, capsys, houses(tmp_path / "n4", 4))
+    few = sum(counts.values())
+    counts.clear()
+    versions_counting(monkeypatch, capsys, houses(tmp_path / "n13", 13))
+    assert sum(counts.values()) - few == 13 - 4

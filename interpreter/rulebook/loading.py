@@ -818,7 +818,10 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
     book = Rulebook(resolved, statuses, verbs, ordered, dict(cards), folder, zones, kept)
     left, explained = _dangling(removals, rules, verbs, own_slugs, modules, manifest.extends)
     try:
-        check_rulebook(book, modules, declared=declared)
+        # (the blocks shared with the rulebook extended, checked there, are not checked again when
+        # nothing this one changes can change what they mean: issue 43)
+        check_rulebook(book, modules, declared=declared,
+                       extended=base if manifest.extends_clause is not None else None)
     except DiagnosticError as exc:
         if not left:
             raise
