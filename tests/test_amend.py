@@ -90,6 +90,7 @@ def without_provenance(detail: str) -> str:
     return re.sub(r", amended by [^ ]+ at [^ )]+", "", detail)
 
 
+@pytest.mark.slow
 def test_the_amend_plays_the_suite_as_the_restatement_does(tmp_path):
     """Every scenario of the suite ends the same way, event for event, under the amending
     variant and under the whole restatement (702.26a in the end step either way)."""

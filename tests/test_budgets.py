@@ -259,6 +259,7 @@ def test_the_default_budget_is_the_documented_scale():
 # ---------------------------------------------------------------- never settles: repetition, not size
 
 
+@pytest.mark.slow
 def test_a_block_of_5000_statements_runs():
     """A long block is finite: each of its 5,001 statements is an event of its own (tap,
     untap, tap, ...), and the last one taps: every permanent ends tapped, 5,001 changes each.

@@ -613,6 +613,7 @@ def test_the_command_line_rejects_a_tautology_with_exit_status_1(tmp_path, capsy
     assert "v.rules:6:" in err and "always true" in err and "including hidden" in err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("version", ["2026-09-25", "2005-02-01", "no-indirect-phasing"])
 def test_a_scenario_that_checks_under_a_rulebook_checks_with_any_block_deleted(version):
     """`phasing ablate` checks each scenario once, under the whole rulebook, and not again under

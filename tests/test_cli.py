@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from phasing_rules.interpreter.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,6 +43,7 @@ def test_show_prints_what_a_reconstructed_version_was_rebuilt_from(capsys):
     assert json.loads(out)["reconstructed"] is None
 
 
+@pytest.mark.slow
 def test_diff_finds_a_witness_for_the_magic_2010_change(capsys):
     # the zone-to-status change of the Magic 2010 update (bulletin of July 2009) parts the two
     status, out = run(capsys, "diff", "2005-02-01", "2009-07-10", "--search", "2000")
@@ -86,6 +89,7 @@ def test_diff_json_has_rules_scenarios_and_witness(capsys):
     assert data["scenarios"][0]["differences"] == [{"what": "soldier.zone", "a": "nowhere", "b": "battlefield"}]
 
 
+@pytest.mark.slow
 def test_the_command_works_from_any_directory(tmp_path):
     """Installed, `phasing` finds the shipped rules and the conformance suite wherever it runs."""
     env = {k: v for k, v in os.environ.items() if k != "PHASING_DEBUG"}
@@ -277,6 +281,7 @@ def test_ablate_reports_runs_the_budget_stopped_and_fails(capsys):
     assert "stopped_by_budget" not in json.loads(out)
 
 
+@pytest.mark.slow
 def test_the_default_suite_is_the_shipped_one_whatever_the_current_folder(tmp_path, monkeypatch, capsys):
     """`phasing test` with no path plays the conformance suite that ships with the command, as
     documented; a tests/scenarios folder in the current folder used to replace it silently."""

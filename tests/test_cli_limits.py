@@ -228,6 +228,7 @@ def test_diff_plays_under_the_budget_it_is_given(capsys):
 # ---------------------------------------------------------------------------- diff --search leaves no .hypothesis
 
 
+@pytest.mark.slow
 def test_diff_search_writes_nothing_into_the_current_folder(tmp_path):
     """Hypothesis keeps its storage (character tables, examples) in `./.hypothesis` unless told
     otherwise; a search run from a user's folder must leave the folder as it was. A fresh

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from phasing_rules.dsl.parser import parse
 from phasing_rules.interpreter.tools.compare import behaviour_diff, load_cases, rulebook_diff, search_witness
 from phasing_rules.interpreter.rulebook.loading import load_version
@@ -44,6 +46,7 @@ def test_2005_changes_the_untap_rule_in_meaning():
     assert "changed" in found["untap-step-phasing"] and "renumbered" in found["untap-step-phasing"]
 
 
+@pytest.mark.slow  # (long: in the slow selection, which .ci/run runs)
 def test_behaviour_diff_lists_the_token_scenarios():
     """Under 2017-07-08 a phased-out token ceases to exist (702.25k); under 2017-08-25 it stays."""
     diffs = behaviour_diff(load_version("2017-07-08"), load_version("2017-08-25"), load_cases([SUITE]))
@@ -57,6 +60,7 @@ def test_behaviour_diff_of_a_renumbering_is_empty():
     assert behaviour_diff(load_version("2011-02-04"), load_version("2011-09-30"), load_cases([SUITE])) == []
 
 
+@pytest.mark.slow
 def test_search_finds_a_witness_that_passes_under_a_and_fails_under_b():
     a, b = load_version("2017-07-08"), load_version("2017-08-25")
     text = search_witness(a, b, 300)
@@ -128,6 +132,7 @@ def test_2005_support_rules_keep_their_slugs_into_2009():
     assert rule.slug == "stated-duration" and rule.summary.startswith("An effect from a resolved spell or ability lasts as long as it says")
 
 
+@pytest.mark.slow  # (long: in the slow selection, which .ci/run runs)
 def test_diff_command_prints_the_support_renumbering(capsys):
     from phasing_rules.interpreter.cli import main
 
@@ -203,6 +208,7 @@ def test_diff_counts_only_what_it_compared_and_lists_what_one_side_cannot_play(t
     assert data["compared"] == 1 and data["cannot_run"] == []
 
 
+@pytest.mark.slow  # (long: in the slow selection, which .ci/run runs)
 def test_the_610_4_scenarios_of_the_suite_run_only_from_2020(capsys):
     """2020-08-07's main new rule, phasing out until an object leaves (610.4), shows in the
     suite's comparison with 2018-07-13 as the scenarios only 2020-08-07 can play; the 2005

@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from phasing_rules.dsl.parser import parse
 from phasing_rules.interpreter import cli
 from phasing_rules.interpreter.tools.compare import behaviour_diff, load_cases, rulebook_diff, search_witness, seen_first
@@ -251,6 +253,7 @@ def test_witness_fields_come_in_the_order_a_player_sees_them():
         "p0.phase", "p0.phased_out_under"]
 
 
+@pytest.mark.slow
 def test_a_witness_cites_the_block_that_accounts_for_it():
     """The witness between 2017-07-08 and 2017-08-25 is a phased-out token: it cites 702.25k
     (phased-out-tokens-cease, removed by 2017-08-25) and says that block accounts for it."""
@@ -316,6 +319,7 @@ scenario "a bear slips away and comes back" {
 """
 
 
+@pytest.mark.slow
 def test_a_witness_saved_from_diff_passes_check(tmp_path, capsys):
     """The guide says a witness is ready to add to your scenarios. One accounted for by a block
     only B has (702.26q, added by the variant) cited 702.26q under `rules 2026-09-25`, and

@@ -28,6 +28,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -387,6 +388,7 @@ for budget in (1, 2):
 """
 
 
+@pytest.mark.slow  # (long: in the slow selection, which .ci/run runs)
 def test_a_first_refresh_over_budget_names_the_same_card_however_strings_hash():
     """The sources are worked out in the game's order, each counting the object it reaches
     against the step's selection budget: with room for one, the second source (Bonesplitter)

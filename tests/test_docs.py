@@ -150,8 +150,14 @@ def load_or_fail(spec: str, fails: str | None = None):
 # ------------------------------------------------------------------ rules
 
 
+# Console examples that survey the whole shipped card library (`phasing cards` with no path
+# plays every card's scenarios): each takes seconds, so they run in the slow selection.
+WHOLE_LIBRARY = ("$ phasing cards\n", "$ phasing cards   #", "$ phasing cards --json")
+
+
 def by_tag(tag: str) -> list:
-    return [pytest.param(e, id=e.id) for e in ALL if e.tag == tag]
+    return [pytest.param(e, id=e.id, marks=[pytest.mark.slow] if tag == "console" and any(
+        m in e.text for m in WHOLE_LIBRARY) else []) for e in ALL if e.tag == tag]
 
 
 def wrapped_in_variant(text: str, base: str) -> str:

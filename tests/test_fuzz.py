@@ -81,7 +81,12 @@ def test_there_are_saved_crashes_to_replay():
     assert regression_inputs(), f"{REGRESSIONS} holds no saved input"
 
 
-@pytest.mark.parametrize("path", regression_inputs(), ids=lambda p: p.name)
+# Saved crashes that take seconds each to replay (thousands of tests or errors): slow selection.
+HEAVY_CRASHES = ("thousands-of-joined-tests.rules", "two-thousand-errors-reported-per-scenario.rules")
+
+
+@pytest.mark.parametrize("path", [pytest.param(p, id=p.name, marks=[pytest.mark.slow] if p.name in HEAVY_CRASHES else [])
+                                  for p in regression_inputs()])
 def test_saved_crash_gets_a_clean_answer(path):
     """Each file here once crashed a command (its comment says which and how); every command
     that takes it must now exit 0 or 1 with no internal error or traceback."""
@@ -206,6 +211,7 @@ def test_fuzz_command_defaults():
     assert args.func is fuzz.cmd_fuzz
 
 
+@pytest.mark.slow
 def test_fuzz_command_saves_findings_without_overwriting(tmp_path, monkeypatch, capsys):
     def broken(args):
         raise RuntimeError("planted for the campaign")
@@ -229,6 +235,7 @@ def test_fuzz_command_saves_findings_without_overwriting(tmp_path, monkeypatch, 
     assert len(list(out.iterdir())) > len(first)
 
 
+@pytest.mark.slow
 def test_fuzz_command_exits_0_when_nothing_is_found(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(cli, "main", lambda argv: 0)
     args = fuzz_args("--minutes", "0.02", "--out", str(tmp_path / "f"), "--seed", "1")

@@ -59,7 +59,14 @@ def both_ways(monkeypatch, run):
 
 
 def scenario_pairs() -> list:
-    return [(c, v) for c in CASES for v in versions_for(c, None)]
+    """Every scenario under every version it runs under: under its newest one in the default
+    run, under the others in the slow selection (the same comparison, the whole matrix)."""
+    pairs: list = []
+    for c in CASES:
+        versions = list(versions_for(c, None))
+        pairs += [(c, v) if i == len(versions) - 1 else pytest.param(c, v, marks=pytest.mark.slow)
+                  for i, v in enumerate(versions)]
+    return pairs
 
 
 @pytest.mark.parametrize("case,version", scenario_pairs(),
@@ -349,8 +356,10 @@ def engine_budget(book, game) -> int:
 BUDGET_FILES = ("attachments.scenario", "continuous_effects.scenario", "tour.scenario")
 
 
-@pytest.mark.parametrize("limit", [f"iterations={n}" for n in (1, 2, 3, 5, 8, 13, 21)]
-                         + [f"writes={n}" for n in (1, 2, 3, 5, 8, 13)])
+@pytest.mark.parametrize("limit", [
+    # (every limit plays the three files under every version: a few run by default, the rest slow)
+    limit if limit == "iterations=1" else pytest.param(limit, marks=pytest.mark.slow)
+    for limit in [f"iterations={n}" for n in (1, 2, 3, 5, 8, 13, 21)] + [f"writes={n}" for n in (1, 2, 3, 5, 8, 13)]])
 def test_both_ways_run_out_of_a_tight_budget_at_the_same_place(monkeypatch, limit):
     """A step's budget counts the same in both ways of running the rules. Iterations: each
     selection's candidates, less what a hide rule hides by a stored status (as generated Python

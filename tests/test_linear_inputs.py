@@ -373,6 +373,7 @@ def test_a_forge_cycle_is_reported_at_its_card(tmp_path):
 # ------------------------------------------------------------------ the benchmark keeps working
 
 
+@pytest.mark.slow
 def test_the_scale_benchmark_gives_its_rows():
     """bench/scale_inputs.py's functions (which a common driver calls) give one row per size
     with the keys it reads, each case's operation checked right inside it. No time is

@@ -289,6 +289,7 @@ scenario "witness: 2018-07-13 and 2020-08-07 part here" {
 """
 
 
+@pytest.mark.slow  # (long: in the slow selection, which .ci/run runs)
 def test_a_witness_found_in_a_later_round_is_the_same_every_time(monkeypatch):
     """issue 43: each round after the first is seeded by its number, so a search stays
     derandomized when the witness is found in a later round: the same two rulebooks give the

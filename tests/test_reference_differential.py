@@ -139,6 +139,7 @@ def test_interpreter_untap_step_matches_the_reference(books, state_based, board)
     assert not diff, "compared as (phase, phased_indirectly, phased_out_under, tapped, attached_to, zone):\n" + "\n".join(diff)
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(board=boards())
 def test_the_hand_written_event_model_matches_the_reference(board):

@@ -80,6 +80,7 @@ def test_a_variant_that_changes_nothing_the_suite_sees_passes_everything(tmp_pat
     assert (status, out.strip().splitlines()[-1]) == (0, f"{shipped_runs_under_2026()} passed, 0 failed"), err
 
 
+@pytest.mark.slow
 def test_the_same_through_the_api(variant):
     outcomes = api.run_file(SUITE, rules=str(variant))
     assert len(outcomes) == shipped_runs_under_2026()

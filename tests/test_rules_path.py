@@ -191,6 +191,7 @@ def test_a_folder_that_cannot_be_read_is_an_error_naming_it(command, mine, monke
     assert "my-base.rules" not in out + err
 
 
+@pytest.mark.slow
 def test_a_variant_on_the_path_in_a_file_of_another_name_is_an_error_at_its_name(mine, monkeypatch, capsys):
     """`othername.rules` holding `variant mismatch` was listed and named as othername and ran as
     mismatch. On the rules path a variant's file is named after it (commands.md): check, and
@@ -230,6 +231,7 @@ def test_versions_lists_a_variant_that_does_not_load_and_shows_its_error(mine, m
     assert "'no-such-block' is not a block, verb or status of 2026-09-25" in err
 
 
+@pytest.mark.slow
 def test_check_without_paths_checks_the_rules_path_too(mine, monkeypatch, capsys):
     """`phasing check` with no path checks the shipped rules and the user's folders: a broken
     variant there is reported with its position; the intact folder checks clean, its scenario

@@ -14,6 +14,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
@@ -22,6 +23,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository r
 from bench import set_model  # noqa: E402
 from bench.fast_reference import Board  # noqa: E402
 from tests.test_reference_differential import board_text, boards  # noqa: E402
+
+# The set model's design question is answered (issue 44): its checks run in the slow selection.
+pytestmark = pytest.mark.slow
 
 SETTINGS = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

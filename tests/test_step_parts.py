@@ -14,6 +14,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root, for `bench`
 
 from bench import step_parts  # noqa: E402
@@ -23,6 +25,9 @@ from phasing_rules.interpreter.engine.batches import Committer
 from phasing_rules.interpreter.game.writes import Batch  # noqa: E402
 from phasing_rules.interpreter.program.clauses import ClauseTables  # noqa: E402
 from phasing_rules.interpreter.engine.engine import Engine  # noqa: E402
+
+# The step-parts measurement's question is answered (issue 44): its checks run in the slow selection.
+pytestmark = pytest.mark.slow
 
 
 def test_the_parts_are_parts_of_the_step_and_the_wrappers_go():

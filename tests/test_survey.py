@@ -49,6 +49,7 @@ def library() -> Path:
 # ------------------------------------------------------------------ against the shipped library
 
 
+@pytest.mark.slow
 def test_the_shipped_library_is_surveyed_card_by_card(capsys):
     """Exit 0 (a report, not a test). Breezekeeper is written, and the conformance scenarios
     that put it into play are listed and all pass; Oubliette is partial, with what it leaves
@@ -62,6 +63,7 @@ def test_the_shipped_library_is_surveyed_card_by_card(capsys):
     assert "2 written, 2 partial, 3 not written" in out
 
 
+@pytest.mark.slow
 def test_json_gives_every_card_its_kind_scenarios_and_the_ranking(capsys):
     """The same survey as one JSON object: every pool card with its status; a written card's
     scenarios each with whether it passed; a partial card's entries; a missing card's
@@ -95,6 +97,7 @@ def test_json_gives_every_card_its_kind_scenarios_and_the_ranking(capsys):
         ("enters trigger", 1), ("flying", 1), ("mill", 1), ("phases in tapped", 1), ("upkeep cost", 1)]
 
 
+@pytest.mark.slow
 def test_the_ranking_is_printed_as_what_to_build_next(capsys):
     status, out, _err = run(capsys, "cards", str(POOL))
     assert status == 0

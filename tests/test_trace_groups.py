@@ -10,6 +10,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from phasing_rules.interpreter.cli import main
 from phasing_rules.interpreter.rulebook.loading import load_version
 from phasing_rules.interpreter.play.suite import collect, run_case
@@ -172,6 +174,7 @@ def test_run_json_numbers_events_as_the_trace_shows_them(capsys):
     assert shown  # (the last file's runs were compared)
 
 
+@pytest.mark.slow
 def test_every_header_names_the_turn_and_its_active_player(capsys):
     # 500.1/102.1: a turn is the active player's; a scenario that never changes step (here:
     # 702.26 phasing out under an effect, all in Alice's turn 1) gets headers

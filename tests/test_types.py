@@ -255,6 +255,7 @@ def test_well_typed_text_is_accepted(tmp_path, capsys, text):
     assert main(["check", str(path)]) == 0, capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_every_shipped_rule_file_variant_card_file_and_scenario_still_checks_clean(capsys):
     """`phasing check` with no arguments checks every version, variant, card and scenario shipped."""
     assert main(["check"]) == 0, capsys.readouterr().err
