@@ -332,6 +332,23 @@ def test_readme_console_examples_print_what_the_readme_quotes(example, tmp_path,
     test_console_examples_give_the_status_and_output_shown(example, tmp_path, monkeypatch, capsys)
 
 
+# docs/versions.md quotes a whole `diff --search 2000` run (moved there from the README):
+# every quoted line must still print. The search takes half a minute: the slow selection.
+VERSIONS_CONSOLE = [pytest.param(e, id=e.id, marks=[pytest.mark.slow])
+                    for e in examples_of("versions.md") if e.tag == "console"]
+
+
+def test_versions_md_quotes_a_real_run():
+    assert VERSIONS_CONSOLE, "docs/versions.md has no ```console block"
+
+
+@pytest.mark.parametrize("example", VERSIONS_CONSOLE)
+def test_versions_md_console_examples_print_what_the_page_quotes(example, tmp_path, monkeypatch, capsys):
+    """The run docs/versions.md quotes (`phasing diff 2017-07-08 2017-08-25 --search 2000`)
+    prints every line quoted, with the status shown: a stale count or difference fails."""
+    test_console_examples_give_the_status_and_output_shown(example, tmp_path, monkeypatch, capsys)
+
+
 def test_the_readme_has_python_examples():
     assert README_PYTHON, "README.md has no ```python block"
 
