@@ -27,8 +27,10 @@ from pathlib import Path
 import pytest
 from samples import GOOD_SCENARIO
 
+from phasing_rules.interpreter.rulebook.loading import RULES_ROOT
+
 ROOT = Path(__file__).resolve().parent.parent
-CURRENT = ROOT / "rules" / "2026-09-25"
+CURRENT = RULES_ROOT / "2026-09-25"  # (the shipped rules the command reads: the installed copy, or the checkout's)
 TIMEOUT = 60
 
 
