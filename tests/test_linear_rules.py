@@ -259,6 +259,7 @@ scenario "witness: 2005-02-01 and 2009-07-10 part here" {
 """
 
 
+@pytest.mark.slow  # (long: in the slow selection, which .ci/run runs)
 def test_the_search_finds_the_witness_it_found_before():
     """issue 43 split a search of more than SEARCH_ROUND games into rounds; the first round
     plays the games the single run played, so the witness found there is the one found before,

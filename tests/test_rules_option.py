@@ -55,6 +55,7 @@ def shipped_runs_under_2026() -> int:
     return sum("2026-09-25" in home_versions(c) for c in cases)
 
 
+@pytest.mark.slow  # (long: in the slow selection, which .ci/run runs)
 def test_a_variant_file_outside_the_repo_runs_the_shipped_suite(variant, capsys):
     """Every scenario written for 2026-09-25 runs under the variant; the failures are exactly
     the outcomes dropping 702.26g changes (an Aura stays phased in, 702.26g), each naming
@@ -72,6 +73,7 @@ def test_a_variant_file_outside_the_repo_runs_the_shipped_suite(variant, capsys)
            "[my-variant, expectations of 2026-09-25]" in out
 
 
+@pytest.mark.slow  # (long: in the slow selection, which .ci/run runs)
 def test_a_variant_that_changes_nothing_the_suite_sees_passes_everything(tmp_path, capsys):
     """A variant restating 2026-09-25 (a note only) changes no outcome: all its runs pass."""
     path = tmp_path / "same.rules"
