@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # (the benchmark's own scripts, run on small boards: the slow selection)
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root, for `bench`
 
 from bench import instructions  # noqa: E402
