@@ -17,7 +17,9 @@ from collections import Counter
 from typing import Iterable
 
 from . import ast, constant, types
-from .builtins import REFERENCE_KINDS, CARD_TYPES, KEYWORD_ABILITIES, CONSTANTS, NO_PRIORITY_STEPS, OBJECT_ATTRS, PERCEPTIONS, PERMANENT_TYPES, PLAYER_ATTRS, STATUS_TYPES, SUBTYPES, TRIGGER_STEPS, WRITABLE, ZONES, card_slug, first_free
+from .builtins import (REFERENCE_KINDS, CARD_TYPES, KEYWORD_ABILITIES, CONSTANTS, NO_PRIORITY_STEPS,
+                       OBJECT_ATTRS, PERCEPTIONS, PERMANENT_TYPES, PLAYER_ATTRS, STATUS_TYPES, SUBTYPES,
+                       TRIGGER_STEPS, WRITABLE, ZONES, card_slug, first_free)
 from .diagnostics import Diagnostic, DiagnosticError, close_names, did_you_mean, word_span
 from .parser import keywords
 from .types import Type

@@ -169,7 +169,7 @@ class DiagnosticError(Exception):
         try:
             message = "\n".join(d.message for d in diagnostics)
         except TypeError:  # (a Diagnostic built with a message that is no string)
-            message = "\n".join(d.message if isinstance(d.message, str) else f"({_a(d.message)} as the message)"
+            message = "\n".join(d.message if isinstance(d.message, str) else f"({type_in_words(d.message)} as the message)"
                                 for d in diagnostics)
         super().__init__(message)
 
@@ -177,7 +177,7 @@ class DiagnosticError(Exception):
         return type(self), (self.diagnostics,), self.__dict__
 
 
-def _a(value: object) -> str:
+def type_in_words(value: object) -> str:
     """`value` in words by its type: "an int", "a list" (never written out: an int of more
     digits than Python writes raises ValueError, a long string would fill the message)."""
     name = type(value).__name__
@@ -194,8 +194,8 @@ def _given(value: object) -> str:
         if not value:
             return f"an empty {type(value).__name__}"
         wrong = next(d for d in value if not isinstance(d, Diagnostic))
-        return f"{_a(value)} holding {'None' if wrong is None else _a(wrong)}"
-    return _a(value)
+        return f"{type_in_words(value)} holding {'None' if wrong is None else type_in_words(wrong)}"
+    return type_in_words(value)
 
 
 def _misused(given: str) -> Diagnostic:

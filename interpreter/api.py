@@ -46,13 +46,16 @@ from .program.backends import BACKENDS
 from .game.budget import Budget
 from .game.calls import Wants, bad_argument, checked, instance_of, is_path, list_of
 from .engine.engine import Engine  # noqa: F401  (re-exported)
-from .rulebook.loading import RULES_ROOT, VARIANTS_DIR, Rulebook, available_variants, available_versions, lineage, load_cards, load_version, rules_path, shipped_sources
+from .rulebook.loading import (RULES_ROOT, VARIANTS_DIR, Rulebook, available_variants, available_versions,
+                               lineage, load_cards, load_version, rules_path, shipped_sources)
 from .game.model import Game, Player
 from .program.program import Program
 from .game.store import SETUP, store_of
-from .play.scenario import Outcome, build_game, scenario_versions, script_problems, start_state_problems, unknown_expectation_names
+from .play.scenario import (Outcome, build_game, scenario_versions, script_problems, start_state_problems,
+                            unknown_expectation_names)
 from .game.trace import trace_json
-from .play.suite import SCENARIO_SUFFIX, Case, collect, current_version, expectations_off_the_rules_line, run_all, unevaluated_expectations, unmodelled_steps
+from .play.suite import (SCENARIO_SUFFIX, Case, collect, current_version, expectations_off_the_rules_line,
+                         run_all, unevaluated_expectations, unmodelled_steps)
 
 __all__ = ["load", "new_game", "Actions", "run_file", "game_from_scenario", "check_paths", "default_suite", "outcome_json",
            "diagnostic_json", "files_without_scenarios", "os_error_diagnostic", "Engine", "DiagnosticError"]
@@ -63,15 +66,14 @@ PathLike = (str, os.PathLike)
 # ---------------------------------------------------------------------------- argument checks
 
 
-_bad_argument = bad_argument  # (interpreter.game.calls: every wrong argument is said one way)
 _PATH_HINT = "give the path of a file or folder"
 
 
 def _path(function: str, name: str, value: Any) -> Path:
     if not isinstance(value, PathLike) or isinstance(value, bytes):
-        raise _bad_argument(function, name, value, "a path (str or pathlib.Path)", _PATH_HINT)
+        raise bad_argument(function, name, value, "a path (str or pathlib.Path)", _PATH_HINT)
     if not is_path(value):
-        raise _bad_argument(function, name, value, "a non-empty path without NUL characters", _PATH_HINT)
+        raise bad_argument(function, name, value, "a non-empty path without NUL characters", _PATH_HINT)
     return Path(os.fspath(value))
 
 
@@ -79,7 +81,7 @@ def _version(function: str, name: str, value: Any, optional: bool = True) -> str
     if value is None and optional:
         return None
     if not isinstance(value, str) or not value.strip() or "\0" in value:
-        raise _bad_argument(function, name, value, "a version date, variant name or folder (a non-empty str)"
+        raise bad_argument(function, name, value, "a version date, variant name or folder (a non-empty str)"
                             + (", or None" if optional else ""),
                             f"known versions and variants: {', '.join(available_versions() + available_variants())}")
     return value
@@ -97,7 +99,7 @@ def _budget(function: str, value: Any) -> Budget | None:
                 "error", f"{function}(): {d.message}", Span(f"{function}(budget)", 0, 0, 0, 0),
                 "give budget as a Budget, or as its option text: a positive whole number (the scale, e.g. '256') "
                 "or any of 'iterations=N,writes=N,objects=N,scale=N' separated by commas")) from None
-    raise _bad_argument(function, "budget", value, "an interpreter.game.budget.Budget, its option text, or None",
+    raise bad_argument(function, "budget", value, "an interpreter.game.budget.Budget, its option text, or None",
                         "e.g. Budget(scale=256), Budget.from_option('iterations=100000'), or '256'")
 
 
@@ -136,19 +138,19 @@ def new_game(rules: str | Rulebook | None = None, players: list[str] | tuple[str
     book = rules if isinstance(rules, Rulebook) else load(_version("new_game", "rules", rules))
     if isinstance(players, str) or not isinstance(players, (list, tuple)) or not players or \
             not all(isinstance(n, str) and n.isidentifier() for n in players) or len(set(players)) != len(players):
-        raise _bad_argument("new_game", "players", players, "a non-empty list of distinct names",
+        raise bad_argument("new_game", "players", players, "a non-empty list of distinct names",
                             "e.g. ['Alice', 'Bob'] (letters, digits and _ only)")
     if active is not None and active not in players:
-        raise _bad_argument("new_game", "active", active, "one of the players, or None", f"players: {', '.join(players)}")
+        raise bad_argument("new_game", "active", active, "one of the players, or None", f"players: {', '.join(players)}")
     if not isinstance(turn, int) or isinstance(turn, bool) or not 1 <= turn < 10 ** limits.MAX_INTEGER_DIGITS:
-        raise _bad_argument("new_game", "turn", turn,
+        raise bad_argument("new_game", "turn", turn,
                             f"a whole number of 1 or more, of at most {limits.MAX_INTEGER_DIGITS} digits (as a scenario's)",
                             "e.g. 1")
     if isinstance(permanents, (str, dict)) or not isinstance(permanents, (list, tuple)):
-        raise _bad_argument("new_game", "permanents", permanents, "a list of dicts, one per permanent",
+        raise bad_argument("new_game", "permanents", permanents, "a list of dicts, one per permanent",
                             "e.g. [{'name': 'bear', 'card': 'Grizzly Bears'}]")
     if backend is not None and (not isinstance(backend, str) or backend not in BACKENDS):
-        raise _bad_argument("new_game", "backend", backend, "'closures', 'generated' or None",
+        raise bad_argument("new_game", "backend", backend, "'closures', 'generated' or None",
                             "None chooses by the size of the game")
     game = Game({n: Player(n) for n in players}, tuple(players), active or players[0], turn)
     keywords = known_keywords(book)  # (worked out once for every permanent given)
@@ -168,10 +170,10 @@ def new_game(rules: str | Rulebook | None = None, players: list[str] | tuple[str
 def game_from_scenario(scenario: ast.Scenario, book: Rulebook):
     """The initial state a scenario describes, built under `book` (a `model.Game`)."""
     if not isinstance(scenario, ast.Scenario):
-        raise _bad_argument("game_from_scenario", "scenario", scenario, "a dsl.ast.Scenario",
+        raise bad_argument("game_from_scenario", "scenario", scenario, "a dsl.ast.Scenario",
                             "parse one with dsl.parser.parse_file(path) and take a Scenario from its items")
     if not isinstance(book, Rulebook):
-        raise _bad_argument("game_from_scenario", "book", book, "a Rulebook", "load one with api.load(version)")
+        raise bad_argument("game_from_scenario", "book", book, "a Rulebook", "load one with api.load(version)")
     return build_game(scenario, book)
 
 
@@ -186,7 +188,7 @@ def run_file(path: str | Path, rules: str | list[str] | tuple[str, ...] | None =
     target = _path("run_file", "path", path)
     if isinstance(rules, (list, tuple)):
         if not rules:
-            raise _bad_argument("run_file", "rules", rules, "a non-empty list", "leave it out, or name a version")
+            raise bad_argument("run_file", "rules", rules, "a non-empty list", "leave it out, or name a version")
         specs = [_version("run_file", "rules", r, optional=False) for r in rules]
     else:
         specs = [r for r in [_version("run_file", "rules", rules)] if r is not None]
@@ -239,7 +241,7 @@ def check_paths(paths: str | Path | list[str | Path] | tuple[str | Path, ...] | 
     elif isinstance(paths, PathLike):
         paths = [paths]
     elif not isinstance(paths, (list, tuple)):
-        raise _bad_argument("check_paths", "paths", paths, "a path, a list or tuple of paths, or None",
+        raise bad_argument("check_paths", "paths", paths, "a path, a list or tuple of paths, or None",
                             "e.g. check_paths('tests/scenarios') or check_paths(['a.rules', 'b.scenario'])")
     targets = [_path("check_paths", "paths", p) for p in paths]
     if not targets:
@@ -457,9 +459,9 @@ def outcome_json(o: Outcome, with_trace: bool = True) -> dict:
     gives them) and its trace unless told not to: what `phasing run --json` prints for a run
     (and `test --json` without the trace)."""
     if not isinstance(o, Outcome):
-        raise _bad_argument("outcome_json", "o", o, "an Outcome", "take one from api.run_file(path)")
+        raise bad_argument("outcome_json", "o", o, "an Outcome", "take one from api.run_file(path)")
     if not isinstance(with_trace, bool):
-        raise _bad_argument("outcome_json", "with_trace", with_trace, "True or False", "leave it out for True")
+        raise bad_argument("outcome_json", "with_trace", with_trace, "True or False", "leave it out for True")
     checked = o.checked if len(o.checked) == len(o.expectations) else ()
     data = {
         "scenario": o.scenario,
@@ -482,7 +484,7 @@ def diagnostic_json(d: Diagnostic) -> dict:
     """A diagnostic as plain data: path, line, column (0 when it points at no line), message, hint, and
     its notes (each path, line, column, message) when it has any."""
     if not isinstance(d, Diagnostic):
-        raise _bad_argument("diagnostic_json", "d", d, "a Diagnostic", "take one from DiagnosticError.diagnostics")
+        raise bad_argument("diagnostic_json", "d", d, "a Diagnostic", "take one from DiagnosticError.diagnostics")
     found = {"kind": d.kind, "path": d.span.path, "line": d.span.line, "column": d.span.column,
              "end_line": d.span.end_line, "end_column": d.span.end_column, "message": d.message, "hint": d.hint}
     if d.notes:  # (the other places it concerns, when it names any)

@@ -17,9 +17,7 @@ import unicodedata
 from pathlib import Path
 from typing import Callable, NoReturn
 
-from rich.cells import cell_len
 from rich.console import Console
-from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
@@ -217,124 +215,6 @@ def show_table(table: Table, console: Console | None = None) -> None:
                 console.print(Text.assemble("  ", column.header, ": ", values[row]))
 
 
-class _Written:
-    """Text already laid out, printed as it is (one segment: no wrapping, cropping or styles)."""
-
-    def __init__(self, text: str):
-        self.text = text
-
-    def __rich_console__(self, console: Console, options):
-        yield Segment(self.text)
-
-
-def _one_line(text: str) -> bool:
-    """`text` is drawn as written, one character a cell: nothing rich would expand, wrap or
-    measure otherwise (tabs, line breaks, wide or zero-width characters)."""
-    if text.isascii():
-        return text.isprintable()
-    return text.isprintable() and all(cell_len(ch) == 1 for ch in text)
-
-
-def show_long_table(table: Table, console: Console | None = None) -> None:
-    """`show_table`, byte for byte, in time a small part of rich's for a table of many rows
-    (issue 43: rich took about 0.75 ms a row, `phasing versions` over 5,000 variants 4 s).
-
-    Rich's column widths depend on the rows only through each column's widest cell and the
-    cell with its longest word, so rich lays out a table of the header and those few rows;
-    where every cell of every row is plain text that fits its column on one line, with nothing
-    rich would treat otherwise, and the output is not a terminal (no styles), each row's line is
-    the cells padded to their widths between the borders, checked against the lines rich drew
-    for the rows it was given. In any other case (a terminal, a cell that wraps, the console
-    too narrow for the columns, anything unexpected), `show_table` prints the table."""
-    console = console or out
-    fast = _laid_out(table, console)
-    if fast is None:
-        show_table(table, console)
-    else:
-        console.print(_Written(fast))
-
-
-def _laid_out(table: Table, console: Console) -> str | None:
-    """What `show_table` prints for `table` on `console`, or None where `show_long_table` leaves
-    it to rich."""
-    columns = table.columns
-    if (console.color_system is not None or console.is_terminal or not console.soft_wrap or console.record
-            or console.width < len(columns) * (NARROWEST_CELL + 3) + 1  # (show_table's list)
-            or table.row_count < 2 or any(r.style is not None or r.end_section for r in table.rows)
-            or table.show_footer or table.show_lines or not table.show_edge or table.expand
-            or table.row_styles or table.padding != (0, 1, 0, 1) or table.collapse_padding or not table.pad_edge
-            or table.box is None or not table.show_header or table.box.row_left == table.box.mid_left):
-        return None
-    cells = [list(column.cells) for column in columns]
-    if not all(isinstance(cell, Text) and not cell.spans and not cell.style and cell.end == "\n"
-               for values in cells for cell in values):
-        return None
-    if any(column.justify != "left" or column.style or column.width is not None or column.ratio for column in columns):
-        return None
-    texts = [[cell.plain for cell in values] for values in cells]
-    count = table.row_count
-    plain_rows = [all(_one_line(values[row]) for values in texts) for row in range(count)]
-    # Rich's widths depend on each column's widest cell and the cell with its longest word: those
-    # of the plain rows (one cell a character), and every other row, which rich measures itself.
-    wanted = {row for row in range(count) if not plain_rows[row]}
-    candidates = [row for row in range(count) if plain_rows[row]]
-    for values in texts if candidates else ():
-        wanted.add(max(candidates, key=lambda row: len(values[row])))
-        wanted.add(max(candidates, key=lambda row: max((len(w) for w in values[row].split()), default=0)))
-
-    def sample_of(rows: list[int]) -> Table:
-        sample = Table(title=table.title, title_justify=table.title_justify, box=table.box, safe_box=table.safe_box,
-                       show_lines=True)  # (a line between rows, to tell rich's rows apart: left out below)
-        for column in columns:
-            sample.add_column(column.header, overflow=column.overflow)
-        for row in rows:
-            sample.add_row(*(cells[c][row] for c in range(len(columns))))
-        return sample
-
-    def widths_of(sample: Table) -> list[int]:  # (as Table.__rich_console__ asks for them)
-        options = console.options
-        return sample._calculate_column_widths(console, options.update_width(options.max_width - sample._extra_width))
-
-    try:
-        widths = widths_of(sample_of(sorted(wanted)))
-        box = table.box.substitute(console.options, safe=table.safe_box if table.safe_box is not None else console.safe_box)
-    except Exception:
-        return None
-    inner = [width - 2 for width in widths]
-    fits = [plain_rows[row] and all(len(values[row]) <= room for values, room in zip(texts, inner)) for row in range(count)]
-    drawn_rows = sorted(wanted | {row for row in range(count) if not fits[row]})  # (what rich draws: those that wrap too)
-    sample = sample_of(drawn_rows)
-    if widths_of(sample) != widths:
-        return None
-    left, middle, right = box.mid_left, box.mid_vertical, box.mid_right
-
-    def line(row: int) -> str:
-        return left + middle.join(f" {values[row]}{' ' * (room - len(values[row]))} "
-                                  for values, room in zip(texts, inner)) + right + "\n"
-
-    with console.capture() as captured:
-        console.print(sample)
-    drawn = captured.get().splitlines(keepends=True)
-    head_rule = box.get_row(widths, "head", edge=True) + "\n"
-    row_rule = box.get_row(widths, "row", edge=True) + "\n"
-    if head_rule not in drawn:
-        return None
-    head = drawn.index(head_rule) + 1
-    groups: list[list[str]] = [[]]
-    for text in drawn[head:-1]:
-        if text == row_rule:
-            groups.append([])
-        else:
-            groups[-1].append(text)
-    if len(groups) != len(drawn_rows) or not all(groups):
-        return None
-    by_row = dict(zip(drawn_rows, groups))
-    if any(fits[row] and by_row[row] != [line(row)] for row in drawn_rows):
-        return None
-    body = "".join(line(row) if fits[row] else "".join(by_row[row]) for row in range(count))
-    return "".join(drawn[:head]) + body + drawn[-1]
-
-
 def state_table(o: Outcome) -> Table:
     """The final state: one row per object, rule-declared statuses shown where not at their default."""
     table = _table(f"Final state of \"{o.scenario}\" under {o.version} (turn {o.final.get('turn')}, "
@@ -462,7 +342,7 @@ def _versions_table(table) -> int:
             name += " (reconstructed)"
         cells = (name, sections, book.version.extends or "", str(len(book.rules)), origin, " ".join(book.version.notes))
         table.add_row(*(plain(cell) for cell in cells))
-    show_long_table(table)
+    show_table(table)
     if problems:
         raise DiagnosticError(problems)
     return 0

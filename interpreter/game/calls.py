@@ -23,7 +23,7 @@ import inspect
 import os
 from typing import Any, Callable
 
-from ...dsl.diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean
+from ...dsl.diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean, type_in_words
 
 HIDDEN_PARAMETERS = ("self", "span")  # (`span`: where an action's errors are reported, for a runner of scripts; docs/api.md)
 
@@ -66,8 +66,7 @@ def describe(value: Any) -> str:
         return "None"
     if isinstance(value, str):
         return "an empty string" if not value else f"the string {value[:40]!r}"
-    name = type(value).__name__
-    a_name = f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
+    name, a_name = type(value).__name__, type_in_words(value)
     if isinstance(value, (bool, int, float, list, tuple, dict, set, frozenset)):
         try:
             shown = repr(value)

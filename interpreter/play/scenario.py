@@ -19,7 +19,8 @@ from ...dsl.parser import parse_file
 from ..rulebook.amending import stray_amends
 from ..game.budget import Budget
 from ...dsl.builtins import PERMANENT_TYPES, card_slug, first_free, pt_counter_meant
-from .actions import Actions, activated_abilities, card_named, card_types, check_attachments, guarded, new_permanent, no_such_ability, wrong_target_count
+from .actions import (Actions, activated_abilities, card_named, card_types, check_attachments, guarded,
+                      new_permanent, no_such_ability, wrong_target_count)
 from ..engine.triggers import targets_of
 from ..engine.engine import Engine, Obj, PlayerRef, RulesError
 from ..game.refs import obj_ref

@@ -13,7 +13,8 @@ from ...dsl.diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean, 
 from ..game.budget import BUDGET_HINT, Budget
 from ..rulebook.loading import VERSION_RE, Rulebook, available_variants, available_versions, lineage, load_version
 from ..game.model import Game
-from .scenario import Outcome, ScenarioRun, load_scenarios, rules_line_problems, run_scenario, scenario_versions, under_rules, unknown_expectation_names
+from .scenario import (Outcome, ScenarioRun, load_scenarios, rules_line_problems, run_scenario,
+                       scenario_versions, under_rules, unknown_expectation_names)
 
 SCENARIO_SUFFIX = ".scenario"
 

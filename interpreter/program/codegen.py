@@ -54,7 +54,8 @@ import attrs
 
 from ...dsl import ast
 from ...dsl.builtins import REFERENCE_KINDS
-from .compiled import BEFORE, compare, has_keyword, is_of_type, is_same, is_same_stored, is_visible, is_visible_stored, printed_or_changed, symbol_value
+from .compiled import (BEFORE, compare, has_keyword, is_of_type, is_same, is_same_stored, is_visible,
+                       is_visible_stored, printed_or_changed, symbol_value)
 from .indexes import FIELD_SET, NOTHING
 from ..game.refs import Obj, obj_ref, stored
 from ..game.model import PLAIN_FIELDS
