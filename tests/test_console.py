@@ -371,3 +371,56 @@ def test_no_control_format_or_separator_character_reaches_the_terminal(text):
         unescaped = re.sub(r"\\(x[0-9a-f]{2}|u[0-9a-f]{4}|U[0-9a-f]{8})", "", printed)
         assert unescaped == "".join(ch for ch in text if ch in "\n\t" or not (
             unicodedata.category(ch) in HIDDEN or ch in cli.BLANK_FILLERS))
+
+
+def _drawn(table, width: int, color: bool) -> str:
+    import io
+    stream = io.StringIO()
+    console = cli._console(file=stream, width=width, force_terminal=color, color_system="truecolor" if color else None)
+    cli.show_table(table, console)
+    return stream.getvalue()
+
+
+def _drawn_by_rich(table, width: int, color: bool) -> str:
+    """rich's own drawing of `table`, with the widths `show_table` chose."""
+    import io
+    from rich.table import Table
+    stream = io.StringIO()
+    console = cli._console(file=stream, width=width, force_terminal=color, color_system="truecolor" if color else None)
+    drawn = Table(title=table.title, title_justify=table.title_justify)
+    for column, chosen in zip(table.columns, cli.column_widths(table, width)):
+        drawn.add_column(column.header, overflow=column.overflow, width=chosen)
+    for row in range(table.row_count):
+        drawn.add_row(*(list(column.cells)[row] for column in table.columns))
+    console.print(drawn)
+    return stream.getvalue()
+
+
+CELL_TEXT = st.text(alphabet=st.sampled_from("ab -/é漢\n\t"), max_size=30)
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=st.lists(st.tuples(CELL_TEXT, CELL_TEXT, CELL_TEXT), max_size=8),
+       width=st.integers(min_value=22, max_value=90), color=st.booleans(), styled=st.booleans())
+def test_a_table_is_drawn_as_rich_draws_it(rows, width, color, styled):
+    """`show_table` lets rich draw the title and header and draws the rows itself (rich takes
+    about a millisecond a row): whatever the cells (wide characters, tabs, line breaks, words
+    longer than a column, styles, no rows at all), on a terminal or not, the output is exactly
+    rich's drawing of the whole table with the same column widths."""
+    table = cli._table("A title", ("one", "two", "three"))
+    for row in rows:
+        cells = [cli.plain(cell) for cell in row]
+        if styled:
+            cells[0].stylize("bold", 0, 1)
+        table.add_row(*cells)
+    assert _drawn(table, width, color) == _drawn_by_rich(table, width, color)
+
+
+@pytest.mark.parametrize("width, widths", [(200, [30, 2, 120]), (80, [30, 2, 38]), (40, [14, 2, 14])])
+def test_column_widths_fit_the_console_and_keep_narrow_columns_whole(width, widths):
+    """Where the widest cells fit, each column is as wide as its widest cell; where they do
+    not, the table is as wide as the console (a border and two spaces a column, and one more
+    border) and the widest columns are narrowed to one common width, the others kept whole."""
+    table = cli._table("t", ("name", "n", "what it is"))
+    table.add_row(*(cli.plain(c) for c in ("end-step-no-indirect (variant)", "30", "x " * 60)))
+    assert cli.column_widths(table, width) == widths
