@@ -20,7 +20,7 @@ def node(cls):
     """Declare an AST node: frozen, with a location that equality ignores."""
     cls.__annotations__["span"] = Span
     cls.span = attrs.field(default=NOWHERE, eq=False, kw_only=True, repr=False)
-    return attrs.frozen(cls)
+    return attrs.frozen(cls, cache_hash=True)
 
 
 def clause(cls):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from collections import Counter
+from collections import Counter, OrderedDict
 from typing import Iterable
 
 from . import ast, constant, types
@@ -48,6 +48,12 @@ class _Checker:
         self._needing: dict[str, tuple[Type, ast.Node]] = {}
         self._selecting: list[str] = []  # the variables of the selections whose condition is being read
         self.hiding = frozenset(hiding)  # the statuses a hide clause reads
+
+    def share_words(self, other: "_Checker") -> None:
+        """Take the card types and the verbs' needs of `other`, a checker of the same status,
+        verb and zone declarations and the same cards (`checked_already`)."""
+        self.card_types = other.card_types
+        self._needs = other._needs
 
     def error(self, message: str, node: ast.Node, hint: str | None = None) -> None:
         if self._verb is None:  # (not while a verb body is read for what it needs)
@@ -433,9 +439,13 @@ class _Checker:
             self.error(f"'{ast_text(default)}' cannot be the default of status '{decl.name}'", default,
                        f"the default must be one of its values: {allowed}")
 
-    def rule(self, rule: ast.Rule) -> None:
+    def rule(self, rule: ast.Rule, passed: frozenset[int] | set[int] = frozenset()) -> None:
+        """Check a block's clauses, but those in `passed` (ids of clauses a checker with the same
+        words passed: `check_rulebook`); each clause is checked on its own."""
         obj = types.OBJECT
         for c in rule.clauses:
+            if id(c) in passed:
+                continue
             match c:
                 case ast.Hide(var=v, cond=cond) | ast.Exclude(var=v, cond=cond):
                     self.cond(cond, {v: obj})
@@ -674,6 +684,22 @@ def _checker(book, cards: Iterable[ast.Card] = (), allow_missing: frozenset[str]
                     card_vocabulary(list(book.cards.values()) + list(cards)), _hiding(book))
 
 
+_PASSED: OrderedDict[int, tuple[object, _Checker]] = OrderedDict()  # id of a rulebook -> (it, the checker it passed), newest last
+_PASSED_KEPT = 64
+"""The rulebooks that passed `check_rulebook` (without allow_missing) most recently, each with
+its checker: a rulebook that extends one of them with the same declarations and cards
+(`checked_already`) is checked with the same words (its card types, what each verb needs of
+its parameters) rather than working them out again."""
+
+
+def _passed(book) -> _Checker | None:
+    found = _PASSED.get(id(book))
+    if found is None or found[0] is not book:
+        return None
+    _PASSED.move_to_end(id(book))  # (kept by its use: the version many variants extend)
+    return found[1]
+
+
 def verb_cycles(verbs: dict[str, ast.VerbDecl]) -> list[tuple[ast.Call, list[str]]]:
     """The calls that close a cycle of verbs (a verb calling itself, directly or through others),
     each with the verbs around its cycle, in the order the verbs are declared."""
@@ -708,25 +734,26 @@ def _same_entries(mine: dict, theirs: dict) -> bool:
     return mine.keys() == theirs.keys() and all(theirs[name] is decl for name, decl in mine.items())
 
 
-def checked_already(book, modules: list[ast.Module], checker: "_Checker", extended) -> set[int]:
-    """The ids of the blocks of `book` whose check would tell nothing new (issue 43): the very
-    same objects as blocks of `extended`, the rulebook `book` extends, which passed
-    `check_rulebook` (without allow_missing), when nothing a block's check reads can differ
-    between the two. Empty unless the manifest renumbers and drops nothing, the rulebook's own
-    files declare no status, verb or zone, and the checker's words are those `extended` was
-    checked with: the same status, verb and zone declarations (the same objects), the same cards,
-    the same statuses read by hide clauses, and every block id `extended` has (a block added
-    only makes more ids known). Otherwise every block is checked."""
-    if extended is None or book.version.renumbers or book.version.drops:
-        return set()
+def checked_already(book, modules: list[ast.Module], extended) -> _Checker | None:
+    """The checker `extended`, the rulebook `book` extends, passed `check_rulebook` with
+    (without allow_missing), when the blocks the two share need no check again (issue 43):
+    nothing a block's check reads can differ between them. None unless the manifest renumbers
+    and drops nothing, the rulebook's own files declare no status, verb or zone, and the
+    checker's words are those `extended` was checked with: the same status, verb and zone
+    declarations (the same objects), the same cards, the same statuses read by hide clauses,
+    and every block id `extended` has (a block added only makes more ids known). Otherwise
+    every block is checked."""
+    passed = _passed(extended) if extended is not None else None
+    if passed is None or book.version.renumbers or book.version.drops:
+        return None
     if any(isinstance(item, (ast.StatusDecl, ast.VerbDecl, ast.ZoneDecl)) for m in modules for item in m.items):
-        return set()
+        return None
     if not (_same_entries(book.statuses, extended.statuses) and _same_entries(book.verbs, extended.verbs)
             and _same_entries(book.zones, extended.zones) and _same_entries(book.cards, extended.cards)):
-        return set()
-    if not {r.id for r in extended.rules} <= checker.rule_ids or _hiding(extended) != checker.hiding:
-        return set()
-    return {id(r) for r in extended.rules}
+        return None
+    if not passed.rule_ids <= {r.id for r in book.rules} or _hiding(book) != passed.hiding:
+        return None
+    return passed
 
 
 def check_rulebook(book, modules: list[ast.Module], allow_missing: frozenset[str] = frozenset(),
@@ -734,11 +761,22 @@ def check_rulebook(book, modules: list[ast.Module], allow_missing: frozenset[str
     """Raise DiagnosticError listing every problem in a version's files and its cards.
     `composed`: the rulebook is put together from two others' blocks (by `diff`), and its
     `order` clauses are not written for it (orders_of_nothing is not asked of them).
-    `extended`: the rulebook `book` extends, which passed this check (without allow_missing):
-    the blocks `book` shares with it are not checked again where nothing their check reads
-    can differ (`checked_already`); everything else, the checks across blocks included, is."""
-    checker = _checker(book, allow_missing=allow_missing)
-    skip = checked_already(book, modules, checker, extended)
+    `extended`: the rulebook `book` extends; where it passed this check (without allow_missing)
+    and nothing the check of the blocks they share reads can differ (`checked_already`), those
+    blocks, and the clauses of its blocks an `amend` left in place, are not checked again and
+    the checker's words are taken from its; everything else, the checks across blocks
+    included, is checked."""
+    shared = checked_already(book, modules, extended)
+    if shared is None:
+        checker = _checker(book, allow_missing=allow_missing)
+        skip: set[int] = set()
+        passed: set[int] = set()
+    else:  # (the words of the checker `extended` passed, and its blocks not checked again)
+        checker = _Checker(book.statuses, book.verbs, {r.id for r in book.rules}, allow_missing, book.zones,
+                           (), shared.hiding)
+        checker.share_words(shared)
+        skip = {id(r) for r in extended.rules}
+        passed = {id(c) for r in extended.rules for c in r.clauses}  # (the clauses an amend left in a block)
     problems = checker.problems
     seen_status: dict[str, ast.StatusDecl] = {}
     seen_verb: dict[str, ast.VerbDecl] = {}
@@ -770,7 +808,7 @@ def check_rulebook(book, modules: list[ast.Module], allow_missing: frozenset[str
                 checker.error(f"cards and scenarios do not belong in {where}", item,
                               "put cards in a card file of their own (rules/cards/library.rules, or a file "
                               "of cards only, which 'phasing check' checks) and scenarios in a .scenario file")
-    for call, cycle in verb_cycles(book.verbs):
+    for call, cycle in verb_cycles(book.verbs) if shared is None else ():  # (else the verbs `extended` passed with)
         checker.error(f"verb '{call.verb}' calls itself: {' -> '.join(cycle)}", call,
                       "a verb may not call itself, directly or through other verbs: "
                       "write the repetition as an 'each x where ...' over what it should reach")
@@ -801,7 +839,7 @@ def check_rulebook(book, modules: list[ast.Module], allow_missing: frozenset[str
         ids.setdefault(rule.id, rule)
         slugs.setdefault(rule.slug, rule)
         if id(rule) not in skip:
-            checker.rule(rule)
+            checker.rule(rule, passed)
     prefers_twice(checker, rules, modules)
     if not composed:
         orders_of_nothing(checker, rules, modules, allow_missing)
@@ -826,6 +864,11 @@ def check_rulebook(book, modules: list[ast.Module], allow_missing: frozenset[str
                           f"add its letter to 'section {section.rule} subrules ...' or remove the block")
     if problems:
         raise DiagnosticError(problems)
+    if not allow_missing and not composed:
+        _PASSED[id(book)] = (book, checker)
+        _PASSED.move_to_end(id(book))
+        while len(_PASSED) > _PASSED_KEPT:
+            _PASSED.popitem(last=False)
 
 
 def prefers_twice(checker: _Checker, rules: list[ast.Rule], modules: list[ast.Module]) -> None:

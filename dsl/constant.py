@@ -107,13 +107,14 @@ def constant(e: ast.Node, values_of: ValuesOf) -> Finding | None:
                     return Finding("always" if either else "never",
                                    f"it joins {_text(item)} and its opposite with '{'or' if either else 'and'}'")
             for (attr, negated), (_attr, values, every) in _by_status(items, values_of).items():
-                name = f"{_text(attr)} ({' | '.join(every)})"
+                def name() -> str:
+                    return f"{_text(attr)} ({' | '.join(every)})"
                 if either and not negated and set(values) >= set(every):
-                    return Finding("always", f"{name} always has one of the values it is tested for", attr)
+                    return Finding("always", f"{name()} always has one of the values it is tested for", attr)
                 if either and negated and len(values) > 1:
-                    return Finding("always", f"{name} cannot have two values at once, so it always lacks one of them")
+                    return Finding("always", f"{name()} cannot have two values at once, so it always lacks one of them")
                 if not either and not negated and len(values) > 1:
-                    return Finding("never", f"{name} cannot have two values at once")
+                    return Finding("never", f"{name()} cannot have two values at once")
                 if not either and negated and set(values) >= set(every):
-                    return Finding("never", f"{name} always has one of the values it is tested not to have")
+                    return Finding("never", f"{name()} always has one of the values it is tested not to have")
     return None

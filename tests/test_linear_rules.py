@@ -304,16 +304,19 @@ def test_a_witness_found_in_a_later_round_is_the_same_every_time(monkeypatch):
 # ------------------------------------------------------------------ blocks checked once
 
 
-def rule_checks(monkeypatch) -> Counter:
-    """Count the checks of each block (`_Checker.rule`), by rule id."""
+def rule_checks(monkeypatch, clauses: Counter | None = None) -> Counter:
+    """Count the checks of each block (`_Checker.rule`), by rule id; and in `clauses`, the
+    clauses each check of a block reads, by rule id."""
     from phasing_rules.dsl import checker
 
     counts: Counter = Counter()
     check = checker._Checker.rule
 
-    def counted(self, rule):
+    def counted(self, rule, passed=frozenset()):
         counts[rule.id] += 1
-        return check(self, rule)
+        if clauses is not None:
+            clauses[rule.id] += sum(1 for c in rule.clauses if id(c) not in passed)
+        return check(self, rule, passed)
 
     monkeypatch.setattr(checker._Checker, "rule", counted)
     return counts
@@ -346,11 +349,15 @@ def test_a_variant_checks_only_the_blocks_it_changes(tmp_path, monkeypatch, fres
     extends. A variant that only amends a block now checks that block alone; one that declares
     a status or a verb, renumbers or drops (anything that could change what an inherited block
     means) still has every block checked, and an inherited block its change makes wrong is
-    still reported, at the block."""
+    still reported, at the block. Of the block it amends, only the clause its amend replaces
+    is checked: the others are the very clauses the version passed."""
     base = load_version(VERSION)
-    counts = rule_checks(monkeypatch)
+    clauses: Counter = Counter()
+    counts = rule_checks(monkeypatch, clauses)
     amended = load_version(str(variant_file(tmp_path, "house-amend", '}\n' + AMEND.format(n=1))))
-    assert counts == Counter({amended.rule("untap-step-phasing").id: 1})
+    block = amended.rule("untap-step-phasing")
+    assert counts == Counter({block.id: 1})
+    assert len(block.clauses) > 1 and clauses == Counter({block.id: 1})  # (replace clause phase-out-and-in)
     for name, rest in VARIANTS.items():
         counts.clear()
         book = load_version(str(variant_file(tmp_path, name, rest)))
