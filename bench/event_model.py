@@ -208,7 +208,7 @@ def untap_step(board: Board, player: str) -> dict[str, Permanent]:
 
 def main(argv: list[str]) -> int:
     from bench.engines import full_book, observed, prepare as prepare_engine
-    from phasing_rules.interpreter.engine.turns import collector_paused
+    from phasing_rules.dsl.collector import collector_paused
 
     n, _rounds = board_and_rounds(argv, "bench/event_model.py", __doc__.split("\n")[0], None)
     game = build_board(n)

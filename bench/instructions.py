@@ -65,7 +65,7 @@ elif engine == "fast reference":
     run = lambda: board.untap_step(game.active, state_based=True)
 elif engine == "event model":
     from bench import event_model
-    from phasing_rules.interpreter.engine.turns import collector_paused
+    from phasing_rules.dsl.collector import collector_paused
     board = event_model.prepare(game)
     def run():
         with collector_paused():

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import bisect
 import difflib
-import gc
 import os
 import re
 from collections import Counter
@@ -41,6 +40,7 @@ import attrs
 
 from . import ast, constant
 from .atomic import write_file
+from .collector import collector_paused
 from .diagnostics import Diagnostic, DiagnosticError, Span
 from .parser import BOM, LINE_BREAK, keywords, parse
 
@@ -513,9 +513,7 @@ def rewrite(text: str, path: str, vocabulary: VocabularySource) -> str:
     # ends and hold no reference cycles; Python's cycle collector, left running, walks them
     # again and again as more are made, and the time per block grows with the file
     # (bench/scale_fmt.py). Paused here, everything is freed by reference counting as ever.
-    running = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         module = parse(body, path)
         rewriter = _Rewriter(body, module, vocabulary)
         edits = rewriter.run()
@@ -524,9 +522,6 @@ def rewrite(text: str, path: str, vocabulary: VocabularySource) -> str:
         after = _apply(body, rewriter.lines, edits)
         _check_comments_kept(body, after, path, rewriter.lines)
         return bom + after
-    finally:
-        if running:
-            gc.enable()
 
 
 def _check_comments_kept(before: str, after: str, path: str, lines: Lines) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 
 from .batches import MAX_SETTLE_ROUNDS
 from ..game.writes import Batch
-from .turns import collector_paused
+from ...dsl.collector import collector_paused
 
 
 class StateChecks:

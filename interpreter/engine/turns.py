@@ -3,34 +3,15 @@ leaving the game."""
 
 from __future__ import annotations
 
-import contextlib
-import gc
 from collections import Counter
 from itertools import chain
 from typing import Any, Callable, Iterable
 
 import attrs
 
+from ...dsl.collector import collector_paused
 from ..game.refs import PlayerRef
 from ..game.trace import SCRIPT, Cause, rule_cause
-
-
-@contextlib.contextmanager
-def collector_paused():
-    """Python's cycle collector paused (if it was running) while a step is played.
-
-    A step on a large board makes hundreds of thousands of short-lived records (writes,
-    environments, references) that reference counting frees as each batch ends; the engine
-    makes no reference cycles. A collection in the middle of a batch would promote the live
-    ones to older generations, whose full collections then walk the whole board again.
-    """
-    running = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if running:
-            gc.enable()
 
 
 class HookLog:

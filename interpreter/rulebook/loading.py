@@ -14,13 +14,14 @@ import os
 import re
 from collections import OrderedDict, defaultdict
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable, TypeVar
 
 import attrs
 
 from ... import rules as shipped_rules
 from ...dsl import ast
 from ...dsl.checker import check_rulebook
+from ...dsl.collector import collector_paused
 from ...dsl.diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean, word_span
 from ...dsl.parser import parse_file
 from .amending import Amendment, apply_amends, stray_amends
@@ -224,16 +225,20 @@ def set_rules_path(folders) -> None:
 
 
 # While `one_listing()` is in force: what the rules path and the names on it were found to be,
-# by what decides them (the option's folders, the variable, the working folder).
-_listed: dict[str, tuple] | None = None
+# by what decides them (the option's folders, the variable, the working folder), the files
+# names are read from, and the rulebooks looked over.
+_listed: dict[str, object] | None = None
+T = TypeVar("T")
 
 
 @contextlib.contextmanager
 def one_listing():
     """Within it, the folders of the rules path and the versions and variants on them are listed
-    once, not at every name looked up: a command that loads every name (`phasing versions`)
-    would otherwise list every folder again for each of them, and take time quadratic in the
-    number of variants (issue 43). A file added meanwhile is seen by the next command."""
+    once, not at every name looked up, and the files a name is read from (its own, those of
+    what it extends) are found once: a command that loads every name (`phasing versions`)
+    would otherwise list every folder and read every version's files again for each of them
+    (issue 43). A rulebook loaded once within it is not looked over again for changes. A file
+    added or edited meanwhile is seen by the next command."""
     global _listed
     outer = _listed
     if outer is None:
@@ -246,6 +251,18 @@ def one_listing():
 
 def _listing_key() -> tuple:
     return (_option_path, os.environ.get(RULES_PATH_ENV, ""), os.getcwd())
+
+
+def _once_per_listing(kind: str, key, compute: Callable[[], T]) -> T:
+    """`compute()`, kept under (`kind`, `key`) while `one_listing()` is in force (and for the
+    rules path and working folder it was worked out for); worked out each time otherwise."""
+    if _listed is None:
+        return compute()
+    table = _listed.setdefault(kind, {})
+    full = (key, _listing_key())
+    if full not in table:
+        table[full] = compute()
+    return table[full]
 
 
 def rules_path() -> tuple[Path, ...]:
@@ -408,7 +425,9 @@ def files_of(spec: str, names_only: bool = False) -> list[Path]:
     """
     source = _named(spec)
     if source is not None:
-        return _version_files(source.path) if source.kind == "version" else [source.path]
+        if source.kind != "version":
+            return [source.path]
+        return list(_once_per_listing("version files", source.path, lambda: _version_files(source.path)))
     known = ", ".join(available_versions() + available_variants())
     if names_only:
         raise DiagnosticError(Diagnostic("error", f"'{spec}' is not a version or variant in the rules folders",
@@ -471,13 +490,18 @@ def _parsed(path: Path) -> ast.Module:
     """`parse_file(path)`, kept per process for as long as the file holds the same bytes: a load
     reads the files of what it extends to see whether they changed, and then reads its own
     again; without this each variant would parse its version's files again (issue 43). The
-    last `_PARSED_KEPT` files are kept."""
+    last `_PARSED_KEPT` files are kept. Within `one_listing()` a file is read once."""
+    key = str(path)
+    hit = _PARSED.get(key)
+    seen = _listed.setdefault("parsed", set()) if _listed is not None else set()
+    if hit is not None and key in seen:
+        _PARSED.move_to_end(key)
+        return hit[1]
+    seen.add(key)
     try:
         before = path.read_bytes()
     except OSError:
         return parse_file(path)  # (which says why it cannot be read, at the file)
-    key = str(path)
-    hit = _PARSED.get(key)
     if hit is not None and hit[0] == before:
         _PARSED.move_to_end(key)
         return hit[1]
@@ -852,44 +876,59 @@ def _resolve(spec: str, chain: tuple[str, ...] = ()) -> Rulebook:
     return assemble(modules, folder, load_cards(), chain)
 
 
-_LOADED: dict[tuple, tuple[Rulebook, tuple]] = {}  # (spec, rules path, folder) -> (rulebook, what it was read from)
+_LOADED: OrderedDict[tuple, tuple[Rulebook, tuple]] = OrderedDict()  # (spec, rules path, folder) -> (rulebook, what it was read from), newest last
+_LOADED_KEPT = 256
+"""The rulebooks kept, the most recently used: a program loads a few, and `versions` over
+thousands of variants keeps memory (and the garbage collector's work) flat, the versions
+they extend kept by their use."""
 
 
 def _read_from(spec: str) -> list[Path]:
     """The files a load of `spec` reads, and their folders (a file added to a version's folder
     changes the folder): its own, those of what it extends down the chain, and the card library."""
-    paths: list[Path] = []
-    seen: set[str] = set()
-    names_only = False
-    next_spec: str | None = spec
-    while next_spec is not None and next_spec not in seen:
-        seen.add(next_spec)
-        files = files_of(next_spec, names_only=names_only)
-        paths += files + sorted({f.parent for f in files})
+    cards = _once_per_listing("card files", None, lambda: sorted(CARDS_DIR.glob("*.rules")) + [CARDS_DIR])
+    return _chain_files(spec, False, ()) + cards
+
+
+def _chain_files(spec: str, names_only: bool, seen: tuple[str, ...]) -> list[Path]:
+    """The files of `spec` and their folders, then those of what it extends, down the chain
+    (each name once); the chain of a name found once per `one_listing()`."""
+    def compute() -> list[Path]:
+        files = files_of(spec, names_only=names_only)
+        paths = files + sorted({f.parent for f in files})
         manifests = [i for m in _parse_all(files) for i in m.items if isinstance(i, ast.Version)]
-        next_spec = manifests[0].extends if manifests else None
-        names_only = True
-    return paths + sorted(CARDS_DIR.glob("*.rules")) + [CARDS_DIR]
+        extends = manifests[0].extends if manifests else None
+        if extends is None or extends in seen or extends == spec:
+            return paths
+        return paths + _chain_files(extends, True, seen + (spec,))
+
+    if not names_only:  # (a file named by its path: its own files are read again)
+        return compute()
+    return _once_per_listing("chain", spec, compute)
 
 
 def _stamps(paths: Iterable[Path]) -> tuple:
-    """(path, modification time, size) of each path, (path, None, None) for one gone."""
-    found = []
-    for path in paths:
-        try:
-            info = path.stat()
-            found.append((path, info.st_mtime_ns, info.st_size))
-        except OSError:
-            found.append((path, None, None))
-    return tuple(found)
+    """(path, modification time, size) of each path, (path, None, None) for one gone; each path
+    looked at once within `one_listing()`."""
+    return tuple(_once_per_listing("stamp", path, lambda: _stamp(path)) for path in paths)
+
+
+def _stamp(path: Path) -> tuple:
+    try:
+        info = path.stat()
+    except OSError:
+        return (path, None, None)
+    return (path, info.st_mtime_ns, info.st_size)
 
 
 def load_version(spec: str) -> Rulebook:
     """Parse, resolve, check and index one version or variant. Cached per process, for the
     rules path and working folder it was loaded with, for as long as none of the files it was
     read from (its own, those of what it extends, the card library) changes: a rule file
-    edited while a program runs is read again the next time it is loaded."""
-    return _load(spec, (spec, rules_path(), os.getcwd() if not _named(spec) else None))
+    edited while a program runs is read again the next time it is loaded. The cycle collector
+    is paused while it loads (`dsl.collector`)."""
+    with collector_paused():
+        return _load(spec, (spec, rules_path(), os.getcwd() if not _named(spec) else None))
 
 
 def _load(spec: str, key: tuple, chain: tuple[str, ...] = ()) -> Rulebook:
@@ -897,7 +936,10 @@ def _load(spec: str, key: tuple, chain: tuple[str, ...] = ()) -> Rulebook:
     the chain that leads to it, to tell a cycle), so that the variants that extend one version
     share it rather than each resolving and checking it again (issue 43)."""
     hit = _LOADED.get(key)
-    if hit is not None and _stamps(p for p, _time, _size in hit[1]) == hit[1]:
+    fresh = _listed.setdefault("fresh", set()) if _listed is not None else set()  # (looked over in this listing)
+    if hit is not None and (key in fresh or _stamps(p for p, _time, _size in hit[1]) == hit[1]):
+        _LOADED.move_to_end(key)
+        fresh.add(key)
         return hit[0]
     try:
         stamps = _stamps(_read_from(spec))  # (taken before reading: an edit made meanwhile is seen next time)
@@ -908,6 +950,10 @@ def _load(spec: str, key: tuple, chain: tuple[str, ...] = ()) -> Rulebook:
     book = _resolve(spec, chain)
     if stamps is not None:
         _LOADED[key] = (book, stamps)
+        _LOADED.move_to_end(key)
+        fresh.add(key)
+        while len(_LOADED) > _LOADED_KEPT:
+            _LOADED.popitem(last=False)
     return book
 
 
