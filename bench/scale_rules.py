@@ -25,7 +25,7 @@ resident set size (`resource.getrusage`), and the growth of it during the search
 beside it; `--tracemalloc` takes the peak of memory allocated during the search instead
 (several times slower).
 
-    python bench/scale_rules.py [--quick] [--cache off|cold|warm] [--only versions|search] [--tracemalloc]
+    python bench/scale_rules.py [--quick] [--cache off|cold|warm] [--only versions|search] [--repeat K] [--tracemalloc]
 
 The functions `rows_versions(sizes)` and `rows_search_memory(sizes)` give the rows (dicts
 with `size`, `seconds`, `parse_seconds`; and `games`, `peak_bytes`, `seconds`) to a driver.
@@ -153,10 +153,21 @@ def _child(code: str, args: list[str], cache: Path | None) -> dict:
         result.unlink(missing_ok=True)
 
 
-def rows_versions(sizes=VERSION_SIZES, cache: str = "off") -> list[dict]:
+def rows_versions(sizes=VERSION_SIZES, cache: str = "off", repeat: int = 1) -> list[dict]:
     """For each N of `sizes`: `versions` over N variants and the parse of those N files, each
     timed in a child of its own, with the parse cache off, or a copy of the same cache folder
-    (`cache` "cold" or "warm": see the module's text)."""
+    (`cache` "cold" or "warm": see the module's text). With `repeat` K, each pair of children
+    runs K times, one after the other, and each figure is the least of its K (as `timeit`
+    reports: what the machine's other work added is left out)."""
+    rows = []
+    for n in sizes:
+        runs = [_rows_versions_once([n], cache)[0] for _ in range(max(1, repeat))]
+        rows.append({key: min(r[key] for r in runs) if isinstance(runs[0][key], float) else runs[0][key]
+                     for key in runs[0]})
+    return rows
+
+
+def _rows_versions_once(sizes, cache: str) -> list[dict]:
     rows = []
     with tempfile.TemporaryDirectory(prefix="phasing-scale-") as scratch:
         scratch = Path(scratch)
@@ -222,6 +233,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="off: no parse cache; cold: the variants are parsed and stored by each child; "
                              "warm: read from the cache (default off)")
     parser.add_argument("--only", choices=("versions", "search"), help="one of the two benchmarks")
+    parser.add_argument("--repeat", type=int, default=1, metavar="K",
+                        help="run each child K times and take the least of each figure (default 1)")
     parser.add_argument("--tracemalloc", action="store_true",
                         help="the search's peak is that of memory allocated (tracemalloc), not the resident set")
     args = parser.parse_args(argv)
@@ -233,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{'cpu ratio':>9} {'marginal':>9}")
         before = None
         for size in VERSION_SIZES_QUICK if args.quick else VERSION_SIZES:  # (a row as soon as it is measured)
-            [row] = rows_versions([size], args.cache)
+            [row] = rows_versions([size], args.cache, args.repeat)
             marginal = (f"{1000 * (row['cpu_seconds'] - before['cpu_seconds']) / (size - before['size']):>9.2f}"
                         if before else f"{'':>9}")
             print(f"{row['size']:>6} {row['seconds']:>9.2f} {row['parse_seconds']:>9.2f} "
