@@ -9,12 +9,16 @@ positions the parser gives the nodes (`Span`) and never prints a tree. The rewri
   the verb is named like a word of the language;
 - `you draws / gains / gets / becomes` -> `you draw / gain / get / become`;
 - `not (X is visible)` -> `X is not visible`;
+- `upkeep` -> `upkeep step`, `cleanup` -> `cleanup step` as a hook's name (`during upkeep of
+  P`, `order cleanup: ...`, `at next upkeep: ...`, `at beginning of upkeep of you`): the steps
+  named as the Comprehensive Rules name them (503, 514); the parser reports each older name
+  it reads (`parse(..., older=...)`);
 - an `each` or `count` whose condition is a test of every value of a hiding status of its
   object (`x.s is a or x.s is b` for a status `s: a | b` a `hide` clause reads: what used to
   make a selection see hidden objects) -> `including hidden`, and where that test is one
   conjunct, `including hidden where REST`.
 
-The first three give the same tree back; the last gives the tree `migrated_tree` describes,
+The first four give the same tree back; the last gives the tree `migrated_tree` describes,
 which selects the same objects (both forms see the objects the hide rules hide).
 
 Every rewrite is a few small edits of the text: a word deleted, replaced or put in, a
@@ -42,7 +46,7 @@ from . import ast, constant
 from .atomic import write_file
 from .collector import collector_paused
 from .diagnostics import Diagnostic, DiagnosticError, Span
-from .parser import BOM, LINE_BREAK, keywords, parse
+from .parser import BOM, LINE_BREAK, OLDER_HOOK_NAMES, keywords, parse
 
 
 @attrs.frozen
@@ -352,6 +356,12 @@ class _Rewriter:
             start, end = before.start, after.end
 
     # --- the rewrites
+    def hook_names(self, words) -> None:
+        """`upkeep` -> `upkeep step` (a word put in after the older name: nothing is deleted)."""
+        for word in words:
+            end = self.lines.offset(word.end_line, word.end_column)
+            self.edit(end, end, OLDER_HOOK_NAMES[str(word)][len(str(word)):])
+
     def call(self, node: ast.Call) -> None:
         start, _end = self.lines.span(node.span)
         do = self.source.next_thing(start)
@@ -514,8 +524,10 @@ def rewrite(text: str, path: str, vocabulary: VocabularySource) -> str:
     # again and again as more are made, and the time per block grows with the file
     # (bench/scale_fmt.py). Paused here, everything is freed by reference counting as ever.
     with collector_paused():
-        module = parse(body, path)
+        older: list = []  # (the older hook names, as the parser read them)
+        module = parse(body, path, older)
         rewriter = _Rewriter(body, module, vocabulary)
+        rewriter.hook_names(older)
         edits = rewriter.run()
         if not edits:
             return text

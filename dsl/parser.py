@@ -83,8 +83,9 @@ class _Callbacks:
     Each public method is the callback of the grammar rule of its name, taking the node's
     position (`meta`) and its children (already built)."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, older: list[Token] | None = None):
         self.path = path
+        self.older = older  # (when a list: each older form read is added to it, for `phasing fmt`)
 
     def _at(self, meta):
         return {"span": _span(self.path, meta)}
@@ -259,7 +260,12 @@ class _Clauses(_Callbacks):
         return ast.Hook(c[0], var, **self._at(meta))
 
     def hook_kind(self, _meta, c):
-        return " ".join(str(t) for t in c)
+        """A hook's name, as its kind in the tree (`HOOK_KIND_OF`): `upkeep step` and the older
+        `upkeep` are one hook."""
+        written = " ".join(str(t) for t in c)
+        if written in OLDER_HOOK_NAMES and self.older is not None:
+            self.older.append(c[-1])
+        return HOOK_KIND_OF.get(written, written)
 
     def change(self, meta, c):
         var, attr, value, *rest = c
@@ -619,10 +625,10 @@ class _Builder:
     the callback named after its grammar rule, found in the part of the language the rule
     belongs to (`_PARTS`)."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, older: list[Token] | None = None):
         self.callbacks: dict[str, Callable] = {}
         for part in _PARTS:
-            built = part(path)
+            built = part(path, older)
             for name in _callback_names(part):
                 assert name not in self.callbacks, name  # (one callback per rule)
                 self.callbacks[name] = getattr(built, name)
@@ -670,9 +676,45 @@ _FRIENDLY = {
 }
 
 
-# The first words of the hooks (`dsl.builtins.HOOK_KINDS`) as terminals: where the parser expects
-# all of these, it expects a hook, and a word close to one is offered in the hint.
-_HOOK_WORDS = frozenset(kind.split()[0].upper() for kind in HOOK_KINDS)
+# The older forms of hooks' names, still read, each with the name `phasing fmt` writes instead.
+OLDER_HOOK_NAMES = {"upkeep": "upkeep step", "cleanup": "cleanup step"}
+# Each hook's name as the language writes it, by its kind in the tree (`dsl.builtins.HOOK_KINDS`,
+# the kinds the engine runs hooks by, `upkeep` and `cleanup` among them): the steps are named as
+# the Comprehensive Rules name them (502 untap step, 503 upkeep step, 513 end step, 514 cleanup
+# step), the game's events as they are. What the printer, `phasing show` and hints write.
+HOOK_NAMES = {kind: OLDER_HOOK_NAMES.get(kind, kind) for kind in HOOK_KINDS}
+# The kind each name the grammar reads stands for (the older forms too).
+HOOK_KIND_OF = {**{name: kind for kind, name in HOOK_NAMES.items()}, **{old: old for old in OLDER_HOOK_NAMES}}
+
+
+def hook_name(kind: str) -> str:
+    """How the language writes the hook of `kind` (`upkeep` -> `upkeep step`)."""
+    return HOOK_NAMES.get(kind, kind)
+
+
+# The first words of the hooks as terminals: where the parser expects all of these, it expects
+# a hook, and the hint lists the hooks' names (offering first a word close to one).
+_HOOK_WORDS = frozenset(name.split()[0].upper() for name in HOOK_NAMES.values())
+# The words a step's name ends in, after its first (`upkeep` `step`), and the words that come
+# just before a hook (`during`, `during skipped`, `order`, `at next`, `at beginning of`).
+_STEP_FIRST_WORDS = frozenset(name.split()[0] for name in HOOK_NAMES.values() if name.endswith(" step"))
+_BEFORE_HOOK = frozenset({"during", "skipped", "order", "next", "of"})
+HOOK_LIST = ", ".join(HOOK_NAMES.values())
+
+
+def _hook_hint(found: str, before: list[str], expected: set[str]) -> str | None:
+    """The hint at a word where a hook's name is expected or goes on (`during draw of P`,
+    `during upkeep phase of P`): the names, the one meant first when `found` is close to one."""
+    if _HOOK_WORDS <= expected:  # (the name's first word: `draw`, `upkep`)
+        by_first = {name.split()[0]: name for name in HOOK_NAMES.values()}
+        close = close_names(found, {**by_first, **{n: n for n in HOOK_NAMES.values()}})
+        meant = f"did you mean '{by_first.get(close[0], close[0])}'? " if close else ""
+        skipped = " (or 'skipped' and one of them)" if "SKIPPED" in expected else ""
+        return f"{meant}a hook is one of: {HOOK_LIST}{skipped}"
+    if ("STEP" in expected and len(before) >= 2 and before[-1] in _STEP_FIRST_WORDS
+            and before[-2] in _BEFORE_HOOK):  # (a step's name going wrong after its first word)
+        return f"did you mean '{before[-1]} step'? a hook is one of: {HOOK_LIST}"
+    return None
 
 _TOP_LEVEL = {"version", "variant", "zone", "status", "verb", "rule", "card", "scenario", "amend"}
 
@@ -688,9 +730,11 @@ def _describe(expected: set[str]) -> str:
     return ", ".join(shown[:8]) + (", ..." if len(shown) > 8 else "")
 
 
-def parse(text: str, path: str = "<string>") -> ast.Module:
+def parse(text: str, path: str = "<string>", older: list[Token] | None = None) -> ast.Module:
     """Parse one file. Raises DiagnosticError with a positioned message on bad syntax, on
-    nesting beyond `dsl.limits` and on numbers too long to be counts."""
+    nesting beyond `dsl.limits` and on numbers too long to be counts. `older`, a list: the
+    last word of each older form of a hook's name read (`upkeep` of `during upkeep of P`) is
+    added to it, in order (`dsl.migrate` rewrites them; the tree is the same either way)."""
     if text.startswith(BOM):  # a UTF-8 byte-order mark some editors write: not part of the text
         text = text[len(BOM):]
     text = one_line_ending(text)
@@ -700,7 +744,7 @@ def parse(text: str, path: str = "<string>") -> ast.Module:
         raise DiagnosticError(_syntax_diagnostic(exc, text, path)) from None
     _check_limits(tree, path)
     try:
-        return _Builder(path).build(tree)
+        return _Builder(path, older).build(tree)
     except VisitError as exc:  # a construct the builder cannot convert: point at it
         if isinstance(exc.orig_exc, DiagnosticError):  # one it refuses, with its own diagnostic
             raise exc.orig_exc from None
@@ -787,14 +831,11 @@ def _syntax_diagnostic(exc: UnexpectedInput, text: str, path: str) -> Diagnostic
             span = _token_span(path, token)
             found = f"'{token}'"
         hint = f"expected {_describe(expected)}" if expected else None
-        if token.type == "NAME" and _HOOK_WORDS <= expected:  # (a step misspelt: `during upkep of P`)
-            meant = {kind.split()[0]: kind for kind in HOOK_KINDS}
-            close = close_names(str(token), meant)
-            if close:
-                hint = f"did you mean '{meant[close[0]]}'? {hint}"
+        before = text.splitlines()[line - 1][:column - 1].split() if token.type != "$END" else []
+        if token.type != "$END":  # (a step misspelt or misnamed: `during upkep of P`, `during draw of P`)
+            hint = _hook_hint(str(token), before, expected) or hint
         if "RBRACE" in expected and (token.type == "$END" or str(token) in _TOP_LEVEL):
             hint = f"a '}}' is probably missing before this; {hint}"
-        before = text.splitlines()[line - 1][:column - 1].split() if token.type != "$END" else []
         if before and before[-1] in ("counter", "sticker") and before[0] == "permanent" and "NAME" in expected:
             # (a kind spelt as printed, `counter +1/+1 = 1`: the kind is a name in the script)
             example = "counter p1p1 = 1 (p1p1 for +1/+1, m1m1 for -1/-1)" if before[-1] == "counter" else "sticker name = 1"

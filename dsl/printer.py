@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from . import ast
-from .parser import keywords
+from .parser import hook_name, keywords
 
 INDENT = "  "
 
@@ -160,7 +160,7 @@ def stmt_lines(s: ast.Node, depth: int = 0) -> list[str]:
         case ast.EndControl(player=p):
             return [f"end control effects for {expr_text(p)}"]
         case ast.Delayed(hook=h, body=b):
-            return _join(f"at next {h}:", _body(b, depth))
+            return _join(f"at next {hook_name(h)}:", _body(b, depth))
         case ast.DealDamage(amount=n, obj=o):
             return [f"deal {n} damage to {expr_text(o)}"]
         case ast.Pump(obj=o, power=p, toughness=t, duration=d):
@@ -188,7 +188,8 @@ def stmt_lines(s: ast.Node, depth: int = 0) -> list[str]:
 
 
 def _hook(h: ast.Hook) -> str:
-    return h.kind + (f" of {h.var}" if h.var else "")
+    """A hook as the language writes it: a step by its name (`upkeep step of P`, for the kind `upkeep`)."""
+    return hook_name(h.kind) + (f" of {h.var}" if h.var else "")
 
 
 def _change(c: ast.Change) -> str:
@@ -225,7 +226,7 @@ def clause_lines(c: ast.Node) -> list[str]:
         case ast.Lookback(change=ch):
             return [f"look back on {_change(ch)}"]
         case ast.Order(hook=h, rules=rules):
-            return [f"order {h}: {', '.join(rules)}"]
+            return [f"order {hook_name(h)}: {', '.join(rules)}"]
         case ast.AssertAfter(event=ev, cond=cond):
             return [f"assert after {_event(ev)}: {expr_text(cond)}"]
         case ast.AssertOnce(hook=h, attr=a):
@@ -277,9 +278,9 @@ def _trigger(t: ast.Node) -> str:
 
 
 def _step_trigger(t: ast.OnStep) -> str:
-    """The head of a step's triggered ability: `at beginning of upkeep of you`."""
+    """The head of a step's triggered ability: `at beginning of upkeep step of you`."""
     whose = "you" if t.player is None else f"each player {t.player}"
-    return f"at beginning of {t.step} of {whose}"
+    return f"at beginning of {hook_name(t.step)} of {whose}"
 
 
 def _card_entry(e: ast.Node) -> list[str]:

@@ -401,9 +401,9 @@ def test_nested_old_forms_are_rewritten_on_one_parse(monkeypatch):
     calls: list[str] = []
     real = migrate.parse
 
-    def counted(text, path="<string>"):
+    def counted(text, path="<string>", *rest):
         calls.append(path)
-        return real(text, path)
+        return real(text, path, *rest)
 
     monkeypatch.setattr(migrate, "parse", counted)
     before = verb("each y where (y.phase is in or y.phase is out) and count(z where (z.phase is in or z.phase is out)"

@@ -317,14 +317,18 @@ def grammar_hook_kinds() -> list[str]:
 
 
 def test_hook_kinds_include_the_ones_the_shipped_rules_use():
-    assert {"untap step", "cleanup", "beginning of turn", "leaving the game", "turn would begin",
+    assert {"untap step", "upkeep step", "end step", "cleanup step", "beginning of turn", "leaving the game", "turn would begin",
             "state check"} <= set(grammar_hook_kinds())
 
 
 @pytest.mark.parametrize("kind", grammar_hook_kinds())
 def test_every_hook_kind_is_joined_into_one_string(kind):
-    assert rule_clauses(f"during {kind}: tap x") == (A.During(A.Hook(kind), A.Tap(N("x"))),)
-    assert rule_clauses(f"order {kind}: 502.3") == (A.Order(kind, ("502.3",)),)
+    """Each name the grammar reads is one hook kind in the tree (`upkeep step` and the older
+    `upkeep` both the kind `upkeep`, the engine's)."""
+    from phasing_rules.dsl.parser import HOOK_KIND_OF
+
+    assert rule_clauses(f"during {kind}: tap x") == (A.During(A.Hook(HOOK_KIND_OF[kind]), A.Tap(N("x"))),)
+    assert rule_clauses(f"order {kind}: 502.3") == (A.Order(HOOK_KIND_OF[kind], ("502.3",)),)
 
 
 def test_clauses_keep_source_order():
@@ -367,7 +371,7 @@ X = N("x")
     ("end control effects for P", A.EndControl(N("P"))),
     ("end limited effects on x", A.EndLimited(X)),
     ("delayed triggers lose x", A.LoseDelayed(X)),
-    ("at next cleanup: destroy x", A.Delayed("cleanup", A.Destroy(X))),
+    ("at next cleanup step: destroy x", A.Delayed("cleanup", A.Destroy(X))),
     ("at next untap step: { }", A.Delayed("untap step", A.Block(()))),
     ("deal 2 damage to x", A.DealDamage(2, X)),
     ("x gets +3/-1", A.Pump(X, 3, -1)),
@@ -393,7 +397,7 @@ def test_each_statement_kind_parses(text, expected):
 ])
 def test_each_duration_kind_attaches_to_every_statement_that_takes_one(suffix, expected):
     assert spell_body("move x to exile" + suffix) == A.Move(X, "exile", expected)
-    assert spell_body("at next cleanup: move x to exile" + suffix) == A.Delayed("cleanup", A.Move(X, "exile", expected))
+    assert spell_body("at next cleanup step: move x to exile" + suffix) == A.Delayed("cleanup", A.Move(X, "exile", expected))
     assert spell_body("x gets +1/+1" + suffix) == A.Pump(X, 1, 1, expected)
     assert spell_body("x becomes 0/1" + suffix) == A.SetBase(X, 0, 1, expected)
     assert spell_body("x gains flying" + suffix) == A.Grant(X, "flying", expected)
@@ -856,9 +860,9 @@ def test_partial_entries_name_what_a_card_leaves_out_in_order():
 
 
 @pytest.mark.parametrize("text, expected", [
-    ("at beginning of upkeep of you: tap x", A.OnStep("upkeep")),
+    ("at beginning of upkeep step of you: tap x", A.OnStep("upkeep")),
     ("at beginning of end step of you: tap x", A.OnStep("end step")),
-    ("at beginning of upkeep of each player P: tap x", A.OnStep("upkeep", "P")),
+    ("at beginning of upkeep step of each player P: tap x", A.OnStep("upkeep", "P")),
 ])
 def test_a_step_trigger_parses_as_a_triggered_ability(text, expected):
     """`at beginning of STEP of you` and `... of each player P` are triggered abilities whose
@@ -873,19 +877,22 @@ def test_a_step_trigger_parses_as_a_triggered_ability(text, expected):
 
 
 def test_the_grammar_s_hooks_are_the_game_model_s():
-    """The grammar's `hook_kind` spells each hook of `dsl.builtins.HOOK_KINDS` (upkeep
-    among them), and nothing else, so a list a hint draws from names every hook."""
+    """The grammar's `hook_kind` spells the name of each hook of `dsl.builtins.HOOK_KINDS`
+    (`upkeep step` for the kind `upkeep`), the older names still read, and nothing else, so a
+    list a hint draws from names every hook."""
     from phasing_rules.dsl.builtins import HOOK_KINDS
+    from phasing_rules.dsl.parser import HOOK_NAMES, OLDER_HOOK_NAMES
     from tests.test_roundtrip_property import grammar_hook_kinds
 
-    assert sorted(grammar_hook_kinds()) == sorted(HOOK_KINDS)
+    assert sorted(HOOK_NAMES) == sorted(HOOK_KINDS)
+    assert sorted(grammar_hook_kinds()) == sorted([*HOOK_NAMES.values(), *OLDER_HOOK_NAMES])
     for kind in HOOK_KINDS:
-        block = parse(f'rule 999.1 s "A hook." {{\n  during {kind} of P: tap x\n}}')
+        block = parse(f'rule 999.1 s "A hook." {{\n  during {HOOK_NAMES[kind]} of P: tap x\n}}')
         assert block.items[0].clauses[0].hook.kind == kind
 
 
 @pytest.mark.parametrize("text, meant", [
-    ('rule 999.1 s "x" {\n  during upkep of P: tap x\n}', "upkeep"),
+    ('rule 999.1 s "x" {\n  during upkep of P: tap x\n}', "upkeep step"),
     ('rule 999.1 s "x" {\n  during untp step of P: tap x\n}', "untap step"),
     ('card "C" {\n  at beginning of edn step of you: tap x\n}', "end step"),
 ])

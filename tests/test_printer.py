@@ -149,10 +149,10 @@ def test_status_declared_with_type_named_enum_round_trips():
 
 
 def test_block_bodies_print_as_braced_indented_lines():
-    module = parse('rule 702.26a s "x" { during cleanup: { tap x untap x } }')
+    module = parse('rule 702.26a s "x" { during cleanup step: { tap x untap x } }')
     assert print_module(module) == (
         'rule 702.26a s "x" {\n'
-        "  during cleanup: {\n"
+        "  during cleanup step: {\n"
         "    tap x\n"
         "    untap x\n"
         "  }\n"

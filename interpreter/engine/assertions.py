@@ -7,6 +7,7 @@ from types import MappingProxyType
 from typing import Any, Callable, Iterable
 
 from ...dsl import ast
+from ...dsl.parser import hook_name
 from .batches import WaitedInRuns
 from ..game.errors import RulesError
 from ..game.refs import obj_ref
@@ -143,9 +144,9 @@ class Assertions:
                 twice = counts.first_twice(clause.attr)  # (the first, in the order of the changes)
                 if twice is not None:
                     oid, n = twice
-                    raise self.eng.fail(f"assertion of {rule.id} {rule.slug}: {oid}.{clause.attr} changed {n} times during one {kind}",
+                    raise self.eng.fail(f"assertion of {rule.id} {rule.slug}: {oid}.{clause.attr} changed {n} times during one {hook_name(kind)}",
                                     clause.span)
             if isinstance(clause, ast.AssertSkipped) and skipped and clause.hook.kind == kind:
                 if counts.changed(clause.attr):
-                    raise self.eng.fail(f"assertion of {rule.id} {rule.slug}: {clause.attr} changed during a skipped {kind}",
+                    raise self.eng.fail(f"assertion of {rule.id} {rule.slug}: {clause.attr} changed during a skipped {hook_name(kind)}",
                                     clause.span)
