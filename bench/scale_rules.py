@@ -63,14 +63,14 @@ def variant_text(i: int) -> str:
     return f'''variant {name} {{
   title "House rule {i}"
   extends {extends}
-  note "Variant number {i}: phasing in the end step."
+  note "Variant number {i}: phasing restated."
 }}
 
 amend untap-step-phasing {{
-  summary "In its controller's end step ({i}), a phased-in permanent with phasing phases out while everything that phased out under that player phases in."
-  replace clause phase-out-and-in: during end step of P: simultaneously {{
-    each x where x.phase is in and x has phasing and x.controller is P: phase_out x
+  summary "In its controller's untap step ({i}), everything that phased out under that player phases in while a phased-in permanent with phasing phases out."
+  replace clause phase-out-and-in: during untap step of P: simultaneously {{
     each x where x.phase is out and x.phased_out_under is P and not x.phased_indirectly: phase_in x
+    each x where x.phase is in and x has phasing and x.controller is P: phase_out x
   }}
 }}
 '''

@@ -20,8 +20,8 @@ from . import ast, constant, types
 from .builtins import (REFERENCE_KINDS, CARD_TYPES, KEYWORD_ABILITIES, CONSTANTS, NO_PRIORITY_STEPS,
                        OBJECT_ATTRS, PERCEPTIONS, PERMANENT_TYPES, PLAYER_ATTRS, STATUS_TYPES, SUBTYPES,
                        TRIGGER_STEPS, WRITABLE, ZONES, card_slug, first_free)
-from .diagnostics import Diagnostic, DiagnosticError, close_names, did_you_mean, word_span
-from .parser import keywords
+from .diagnostics import Diagnostic, DiagnosticError, Span, close_names, did_you_mean, word_span
+from .parser import hook_name, keywords
 from .types import Type
 
 
@@ -48,6 +48,8 @@ class _Checker:
         self._needing: dict[str, tuple[Type, ast.Node]] = {}
         self._selecting: list[str] = []  # the variables of the selections whose condition is being read
         self.hiding = frozenset(hiding)  # the statuses a hide clause reads
+        self._after_change = False  # reading the condition of an `assert after`, where `is unchanged` means something
+        self._targets: set[str] = set()  # the names of the card's targets whose condition is being read
 
     def share_words(self, other: "_Checker") -> None:
         """Take the card types and the verbs' needs of `other`, a checker of the same status,
@@ -77,7 +79,8 @@ class _Checker:
                     self.error(f"unknown name '{name}'", e, "use a variable bound here, a status value, a zone, or none/true/false")
                     return types.ANY
                 return types.symbol(name)
-            case ast.Number():
+            case ast.Number(value=value):
+                self.in_range(value, e)
                 return types.NUMBER
             case ast.String():
                 return types.TEXT
@@ -107,7 +110,9 @@ class _Checker:
                     self.incomparable(e, left, lt, right, rt, negated)
                 return types.BOOL
             case ast.IsA(left=left, type=name, negated=negated) if name.lower() in REFERENCE_KINDS:
-                self.want(left, self.expr(left, env), ("object", "player"), f"'is {'not ' if negated else ''}{'an' if name.lower() == 'object' else 'a'} {name}'")
+                t = self.expr(left, env)
+                self.want(left, t, ("object", "player"), f"'is {'not ' if negated else ''}{'an' if name.lower() == 'object' else 'a'} {name}'")
+                self.reference_kind(e, left, t, name.lower(), negated)
                 return types.BOOL
             case ast.IsA(left=left, type=name, negated=negated):
                 self.want(left, self.expr(left, env), ("object",), f"'is {'not ' if negated else ''}a'")
@@ -121,6 +126,11 @@ class _Checker:
                 return types.BOOL
             case ast.Unchanged(value=value):
                 self.expr(value, env)
+                if not self._after_change:
+                    self.error(f"'{ast_text(value)} is unchanged' means nothing here: 'is unchanged' compares with the value "
+                               "just before a change, which only an 'assert after' clause has", e,
+                               "use it in 'assert after x.S becomes V: ... is unchanged'; elsewhere compare with "
+                               "a value: " + f"{ast_text(value)} is ...")
                 return types.BOOL
             case ast.And(items=items) | ast.Or(items=items):
                 for item in items:
@@ -136,6 +146,11 @@ class _Checker:
     def cond(self, e: ast.Node, env: dict[str, Type]) -> None:
         """A condition: an expression whose value can be false."""
         t = self.expr(e, env)
+        if t.kind == "number":  # (not `types.condition`: said in words of its own)
+            self.error(f"{ast_text(e)} is a number, and a condition is true or false", e,
+                       f"compare it with a number: {ast_text(e)} > 0" + ("" if isinstance(e, ast.Number) else
+                                                                          f", or {ast_text(e)} is 0"))
+            return
         if not types.condition(t):
             self.error(f"{ast_text(e)} is {t.describe()}, which is never false: as a condition it always holds", e,
                        "compare it with a value: " + (f"{ast_text(e)} is {t.values[0]}" if t.kind == "enum" else f"{ast_text(e)} is ..."))
@@ -175,6 +190,24 @@ class _Checker:
         else:
             self.error(f"this condition is never true: {found.why}", e,
                        "what it guards can never happen; write the test that was meant")
+
+    def reference_kind(self, e: ast.IsA, left: ast.Node, t: Type, kind: str, negated: bool) -> None:
+        """`T is a player` of a card's target T, a permanent (601.2c: what the runtime's
+        `_target_names` takes): the condition is decided, and the target never chosen."""
+        if kind != "player" or t.kind != "object" or not (isinstance(left, ast.Name) and left.id in self._targets):
+            return
+        outcome = "always" if negated else "never"
+        self.error(f"this condition is {outcome} true: {left.id} is a target, and a target is a permanent "
+                   f"(601.2c; a spell or ability here targets permanents on the battlefield)", e,
+                   "a card's targets are permanents: to act on a player, use 'you' or a permanent's "
+                   f"controller ({left.id}.controller)")
+
+    def in_range(self, value: int, node: ast.Node, span=None) -> None:
+        """A number written in the rules: within what any game can reach (`types.MAX_GAME_NUMBER`)."""
+        if abs(value) > types.MAX_GAME_NUMBER and self._verb is None:
+            self.problems.append(Diagnostic(
+                "error", f"{value} is beyond any game's range: numbers here are at most {types.MAX_GAME_NUMBER:,}",
+                span or node.span, types.MAX_GAME_NUMBER_HINT))
 
     def selection_cond(self, var: str, cond: ast.Node, env: dict[str, Type]) -> None:
         """The condition of `each VAR where ...` or `count(VAR where ...)`."""
@@ -368,6 +401,9 @@ class _Checker:
             case ast.Pump() | ast.SetBase() | ast.Grant():
                 self.want(s.obj, self.expr(s.obj, env), ("object",), "this statement")
                 self.duration(s.duration, env)
+                if not isinstance(s, ast.Grant):
+                    for value in (s.power, s.toughness):
+                        self.in_range(value, s)
             case ast.GainControl(player=p, obj=o, duration=d):
                 self.want(p, self.expr(p, env), ("player",), "'gains control of'")
                 self.want(o, self.expr(o, env), ("object",), "'gains control of'")
@@ -375,6 +411,11 @@ class _Checker:
             case ast.Attach(obj=o, to=t):
                 self.want(o, self.expr(o, env), ("object",), "attach")
                 self.want(t, self.expr(t, env), ("object", "player"), "attach ... to")
+                if o == t:  # (nodes compare without their positions)
+                    self.error(f"'attach {ast_text(o)} to {ast_text(t)}' attaches an object to itself, which the rules never "
+                               "allow: an Aura can't enchant itself (303.4d), an Equipment can't equip itself (301.5c), "
+                               "a Fortification can't fortify itself (301.6)", s,
+                               "attach it to another object or a player: attach x to y")
             case ast.Draw(player=p, amount=n) | ast.GainLife(player=p, amount=n):
                 self.want(p, self.expr(p, env), ("player",), "this statement")
                 amount = self.expr(n, env)
@@ -387,6 +428,8 @@ class _Checker:
                   | ast.RemoveDamage(obj=o) | ast.Destroy(obj=o) | ast.Cease(obj=o) | ast.EndTracking(obj=o)
                   | ast.EndLimited(obj=o) | ast.LoseDelayed(obj=o) | ast.DealDamage(obj=o) | ast.AddCounters(obj=o) | ast.AttackWith(obj=o)):
                 self.want(o, self.expr(o, env), ("object",), "this statement")
+                if isinstance(s, (ast.DealDamage, ast.AddCounters)):
+                    self.in_range(s.amount, s, word_span(s.span, str(s.amount)))
             case _:
                 for child in s.children():
                     self.expr(child, env)
@@ -482,7 +525,11 @@ class _Checker:
                         self.known_rule(rid, c)
                 case ast.AssertAfter(event=ev, cond=cond):
                     env = self.change(ev, {}) if isinstance(ev, ast.Change) else {ev.var: obj}
-                    self.cond(cond, env)
+                    self._after_change = True
+                    try:
+                        self.cond(cond, env)
+                    finally:
+                        self._after_change = False
                 case ast.AssertAlways(var=v, cond=cond):
                     self.cond(cond, {v: obj})
                 case ast.AssertOnce(attr=a) | ast.AssertSkipped(attr=a):
@@ -495,14 +542,43 @@ class _Checker:
                        did_you_mean(rid, self.rule_ids, "refer to a rule id this version has "
                                     "('phasing show VERSION' lists them)", cutoff=0.8))
 
+    def target_cond(self, var: str, cond: ast.Node) -> None:
+        """The condition of a card's or an ability's target: a permanent (601.2c; what
+        interpreter/play/actions.py's `_target_names` takes)."""
+        self._targets.add(var)
+        try:
+            self.cond(cond, {"this": types.OBJECT, "you": types.PLAYER, var: types.OBJECT})
+        finally:
+            self._targets.discard(var)
+
+    def trigger_names_this(self, t: ast.Node) -> None:
+        """A card's `when NAME enters` (leaves the battlefield, becomes attached or unattached,
+        `NAME.S becomes V`) watches the permanent the ability is on (603.2, 603.6a): the
+        language calls it `this`, and the runtime binds no other name."""
+        name = t.change.var if isinstance(t, ast.OnChange) else getattr(t, "var", "this")
+        if name == "this":
+            return
+        from .printer import _trigger as trigger_text
+
+        written = trigger_text(t)
+        meant = written.replace(name, "this", 1)
+        if self._verb is None:
+            self.problems.append(Diagnostic(
+                "error", f"'when {written}': a card's triggered ability watches the permanent it is on, which is "
+                f"called 'this', and '{name}' names nothing", word_span(t.span, name),
+                f"write 'when {meant}' (a trigger about another object is not in the language)"))
+
     def card(self, card: ast.Card) -> None:
-        targets = {e.var: types.REF for e in card.entries if isinstance(e, ast.Target)}
+        targets = {e.var: types.OBJECT for e in card.entries if isinstance(e, ast.Target)}
         env = {"this": types.OBJECT, "you": types.PLAYER, **targets}
         self.card_kind(card)
         for e in card.entries:
             match e:
+                case ast.PT(power=power, toughness=toughness):
+                    for value in (power, toughness):
+                        self.in_range(value, e)
                 case ast.Target(var=v, cond=c):
-                    self.cond(c, {"this": types.OBJECT, "you": types.PLAYER, v: types.REF})
+                    self.target_cond(v, c)
                 case ast.Static(body=b):
                     self.stmt(b, env)
                     self.static_body(b)
@@ -519,6 +595,7 @@ class _Checker:
                     self.stmt(b, inner)
                 case ast.Triggered(trigger=t, body=b):
                     inner = dict(env)
+                    self.trigger_names_this(t)
                     if isinstance(t, ast.OnChange):
                         inner = self.change(t.change, env)
                     elif hasattr(t, "var"):
@@ -535,8 +612,8 @@ class _Checker:
                         if t.var in ("this", "you"):
                             self.error(f"'{t.var}' already names {'this permanent' if t.var == 'this' else 'its controller'}",
                                        t, "name the ability's target another way: 'targeting t where ...'")
-                        self.cond(t.cond, {"this": types.OBJECT, "you": types.PLAYER, t.var: types.REF})
-                        inner[t.var] = types.REF
+                        self.target_cond(t.var, t.cond)
+                        inner[t.var] = types.OBJECT
                     for name in repeated([t.var for t in own]):
                         self.error(f"the ability names two targets '{name}'", e, "give each target a name of its own")
                     self.stmt(b, inner)
@@ -556,6 +633,8 @@ class _Checker:
                         self.error(f"unknown mana symbol {{{odd[0]}}} in a cost", part, COST_HINT)
                 case ast.OtherCost(words=words):
                     self.error(f"unknown cost part '{' '.join(words)}'", part, COST_HINT)
+                case ast.LifeCost(amount=amount):
+                    self.in_range(amount, part)
 
     def trigger_step(self, t: ast.OnStep) -> None:
         """A card's ability triggers at the beginning of a step in which players get priority
@@ -563,16 +642,16 @@ class _Checker:
         (514.3), and the other hooks are no steps of the turn. The error points at the step."""
         if t.step in TRIGGER_STEPS:
             return
-        at = word_span(t.span, t.step)
+        at = word_span(t.span, t.step)  # (the step's first word, as written)
         if t.step in NO_PRIORITY_STEPS:
             instead, rule = NO_PRIORITY_STEPS[t.step]
             normally = "normally " if t.step == "cleanup" else ""
-            message = f"nothing triggers at the beginning of the {t.step}: {normally}no player gets priority in it ({rule})"
+            message = f"nothing triggers at the beginning of the {hook_name(t.step)}: {normally}no player gets priority in it ({rule})"
             hint = (f"an ability that would trigger then waits until a player gets priority: "
-                    f"write 'at beginning of {instead}'")
+                    f"write 'at beginning of {hook_name(instead)}'")
         else:
-            message = f"'{t.step}' is not a step a card's ability can trigger at the beginning of"
-            hint = f"steps: {', '.join(TRIGGER_STEPS)}"
+            message = f"'{hook_name(t.step)}' is not a step a card's ability can trigger at the beginning of"
+            hint = f"steps: {', '.join(hook_name(step) for step in TRIGGER_STEPS)}"
         if self._verb is None:
             self.problems.append(Diagnostic("error", message, at, hint))
 
@@ -842,7 +921,7 @@ def check_rulebook(book, modules: list[ast.Module], allow_missing: frozenset[str
             checker.rule(rule, passed)
     prefers_twice(checker, rules, modules)
     if not composed:
-        orders_of_nothing(checker, rules, modules, allow_missing)
+        stale_references(checker, book, rules, modules, allow_missing)
     sections_seen: dict[str, ast.Section] = {}
     for section in book.version.sections:
         if section.rule in sections_seen:
@@ -903,32 +982,132 @@ def prefers_twice(checker: _Checker, rules: list[ast.Rule], modules: list[ast.Mo
                           f"one 'prefer' per status: drop this one, or {other_way}")
 
 
-def orders_of_nothing(checker: _Checker, rules: list[ast.Rule], modules: list[ast.Module],
-                      allow_missing: frozenset[str]) -> None:
-    """An `order HOOK: ...` puts in order the blocks that act at HOOK: a block listed twice, or
-    one with no `during HOOK` clause, would be an order of nothing, so each is an error in the
-    order clauses the rulebook's own files write. (An inherited order may name a block a
-    variant has put another in the place of, one acting elsewhere: end-step-phasing's 702.26a
-    acts in the end step, and the untap step's order has nothing of it to order, harmlessly.)"""
+def stale_references(checker: _Checker, book, rules: list[ast.Rule], modules: list[ast.Module],
+                     allow_missing: frozenset[str]) -> None:
+    """What a block says of another must still be true of it, inherited or not (issue 45).
+
+    An `order HOOK: ...` puts in order the blocks that act at HOOK: a block listed twice, or
+    one with no `during HOOK` clause, would be an order of nothing. An `exempt x from R`
+    exempts objects from R's selections (its `each` and `count`, and those of the verbs it
+    calls): a block that selects nothing has nothing to exempt from. An order or exemption
+    the rulebook's own files write is reported where it is; an inherited one that a change of
+    this rulebook's made stale (a block of its own in the place of the one named, an `amend`
+    of it) is reported at that change, naming the clause and how to fix it. Linear: one pass
+    over the blocks' clauses, and a walk of the blocks an `exempt` names only."""
     own_files = {item.span.path for m in modules for item in m.items}
-    by_id = {r.id: r for r in rules}
+    by_id: dict[str, ast.Rule] = {}
+    acting: dict[str, dict[str, None]] = {}  # hook -> the ids of the blocks with a `during HOOK` clause, in order
+    for rule in rules:
+        by_id.setdefault(rule.id, rule)
+        for c in rule.clauses:
+            if isinstance(c, ast.During):
+                acting.setdefault(c.hook.kind, {})[rule.id] = None
     for rule in rules:
         for clause in rule.clauses:
-            if not isinstance(clause, ast.Order) or clause.span.path not in own_files:
-                continue
-            acting = [r.id for r in rules if any(isinstance(c, ast.During) and c.hook.kind == clause.hook for c in r.clauses)]
-            for rid in repeated(clause.rules):
-                checker.problems.append(Diagnostic(
-                    "error", f"{rid} is listed twice in 'order {clause.hook}'", word_span(clause.span, rid, skip=1),
-                    f"name each block once: order {clause.hook}: {', '.join(dict.fromkeys(clause.rules))}"))
-            for rid in dict.fromkeys(clause.rules):
-                target = by_id.get(rid)
-                if target is None or rid in acting or rid in allow_missing:
-                    continue  # (a block this version has not: known_rule says so)
-                checker.problems.append(Diagnostic(
-                    "error", f"{rid} {target.slug} has no 'during {clause.hook}' clause, so 'order {clause.hook}' "
-                    "has nothing of it to put in order", word_span(clause.span, rid),
-                    f"list the blocks acting at {clause.hook}: {', '.join(acting) or 'none'}"))
+            if isinstance(clause, ast.Order):
+                _stale_order(checker, book, rule, clause, by_id, acting.get(clause.hook, {}), own_files, allow_missing)
+            elif isinstance(clause, ast.Exempt):
+                target = by_id.get(clause.rule)
+                if target is None or _selects(target, checker.verbs):
+                    continue
+                what = (f"{target.id} {target.slug} selects nothing (no 'each' or 'count', in its clauses or the "
+                        f"verbs they call), so 'exempt {clause.var} from {target.id}' exempts nothing")
+                fix = "drop the exempt clause, or exempt objects from the block whose selections are meant"
+                _report_stale(checker, book, rule, clause, target, clause.rule, what, fix, own_files)
+
+
+def _stale_order(checker: _Checker, book, rule: ast.Rule, clause: ast.Order, by_id: dict[str, ast.Rule],
+                 acting: dict[str, None], own_files: set[str], allow_missing: frozenset[str]) -> None:
+    own = clause.span.path in own_files
+    for rid in repeated(clause.rules) if own else ():  # (an inherited order was checked where it is written)
+        checker.problems.append(Diagnostic(
+            "error", f"{rid} is listed twice in 'order {hook_name(clause.hook)}'", word_span(clause.span, rid, skip=1),
+            f"name each block once: order {hook_name(clause.hook)}: {', '.join(dict.fromkeys(clause.rules))}"))
+    listed = list(dict.fromkeys(clause.rules))
+    stale = [rid for rid in listed if rid in by_id and rid not in acting and rid not in allow_missing]
+    remaining = [rid for rid in listed if rid not in stale]
+    for rid in stale:  # (a block this version has not: known_rule says so)
+        target = by_id[rid]
+        what = f"{rid} {target.slug} has no 'during {hook_name(clause.hook)}' clause, so 'order {hook_name(clause.hook)}' has nothing of it to put in order"
+        if own:
+            fix = f"list the blocks acting at {hook_name(clause.hook)}: {', '.join(acting) or 'none'}"
+        else:
+            fix = _order_fix(rule, clause, remaining)
+        _report_stale(checker, book, rule, clause, target, rid, what, fix, own_files)
+
+
+def _order_fix(rule: ast.Rule, clause: ast.Order, remaining: list[str]) -> str:
+    """How a rulebook changes an inherited order clause so it lists only `remaining`."""
+    new = f"order {hook_name(clause.hook)}: {', '.join(remaining)}"
+    if clause.label is not None:
+        change = (f"replace clause {clause.label}: {new}" if remaining else f"drop clause {clause.label}")
+        return f"amend the order: 'amend {rule.slug} {{ {change} }}'"
+    if remaining:
+        others = "" if len(rule.clauses) == 1 else " (and its other clauses)"
+        return (f"restate the block with the order changed: 'rule {rule.id} {rule.slug} \"...\" {{ {new} }}'{others}, "
+                f"or 'drop {rule.slug}' in the manifest")
+    return f"take the order away: 'drop {rule.slug}' in the manifest, or restate {rule.id} {rule.slug} without it"
+
+
+def _report_stale(checker: _Checker, book, rule: ast.Rule, clause: ast.Node, target: ast.Rule, rid: str,
+                  what: str, fix: str, own_files: set[str], skip: int = 0) -> None:
+    """Report a clause of `rule` that names block `rid` (`target`) and no longer fits it: at
+    the clause when the rulebook's own files wrote it (or nothing of theirs made it stale),
+    else at the change of the rulebook's own that made it so."""
+    if clause.span.path in own_files:
+        checker.problems.append(Diagnostic("error", what, word_span(clause.span, rid, skip=skip), fix))
+        return
+    change = _own_change(book, target, own_files)
+    if change is None:  # (stale where it is written: said there)
+        checker.problems.append(Diagnostic("error", what, word_span(clause.span, rid, skip=skip), fix))
+        return
+    span, how = change
+    checker.problems.append(Diagnostic(
+        "error", f"{how} leaves an inherited clause stale: {what} ({rule.id} {rule.slug}, at {clause.span})", span, fix))
+
+
+def _own_change(book, target: ast.Rule, own_files: set[str]) -> tuple[Span, str] | None:
+    """Where the rulebook's own files changed block `target`, and how, in words: a `during`
+    clause its amend wrote, the block of its own in the place of the inherited one, or the
+    amend (a clause it dropped)."""
+    written = [c for c in target.clauses if c.span.path in own_files]
+    if target.span.path in own_files:
+        return target.span, f"this {target.id} {target.slug}"
+    during = next((c for c in written if isinstance(c, ast.During)), None)
+    if during is not None:
+        return during.span, f"this amend of {target.id} {target.slug}"
+    amendment = next((a for a in reversed(getattr(book, "amendments", {}).get(target.slug, ()))
+                      if a.span.path in own_files), None)
+    if amendment is not None:
+        return amendment.span, f"this amend of {target.id} {target.slug}"
+    if written:
+        return written[0].span, f"this amend of {target.id} {target.slug}"
+    return None
+
+
+@ast.per_node
+def _selections(rule: ast.Rule) -> tuple[bool, frozenset[str]]:
+    """Whether the block's clauses select objects (`each`, `count`) themselves, and the verbs they call."""
+    nodes = [n for c in rule.clauses for n in c.walk()]
+    return (any(isinstance(n, (ast.Each, ast.Count)) for n in nodes),
+            frozenset(n.verb for n in nodes if isinstance(n, ast.Call)))
+
+
+def _selects(rule: ast.Rule, verbs: dict[str, ast.VerbDecl]) -> bool:
+    """Whether the block selects objects, in its clauses or in a verb they call (directly or not)."""
+    found, called = _selections(rule)
+    calls, seen = list(called), set(called)
+    while not found and calls:
+        verb = verbs.get(calls.pop())
+        if verb is None:
+            continue
+        nodes = [n for s in verb.body for n in s.walk()]
+        found = any(isinstance(n, (ast.Each, ast.Count)) for n in nodes)
+        for n in nodes:
+            if isinstance(n, ast.Call) and n.verb not in seen:
+                seen.add(n.verb)
+                calls.append(n.verb)
+    return found
 
 
 def check_cards(cards: Iterable[ast.Card], book) -> list[Diagnostic]:

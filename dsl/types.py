@@ -131,5 +131,15 @@ def numeric(t: Type) -> bool:
 def condition(t: Type) -> bool:
     """May a value of this type stand alone as a condition? Not a value that is never false
     (an enum status's value, a zone, a name, a table, a set of names): that condition would
-    always hold."""
-    return t.kind in ("bool", "number", "object", "player", "ref", "none", "any")
+    always hold; nor a number, which is no truth value (`if x.damage:` is `x.damage > 0`
+    or `x.damage is 0`: the reader cannot tell which, so it is written). A reference
+    may stand alone: it holds unless it is none."""
+    return t.kind in ("bool", "object", "player", "ref", "none", "any")
+
+
+# The largest number a rule, a card or a scenario may write: 2**31 - 1, the largest count of
+# life, damage, counters or power Magic's own digital games (Arena, Magic Online) hold, far
+# beyond what any game reaches (CR 107.1 sets no bound: the game uses whole numbers).
+MAX_GAME_NUMBER = 2**31 - 1
+MAX_GAME_NUMBER_HINT = (f"no game's life, damage, counters, power or turns come near {MAX_GAME_NUMBER:,} "
+                        "(2**31 - 1, what Magic's digital games hold): write the number meant")

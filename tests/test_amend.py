@@ -30,7 +30,8 @@ from phasing_rules.interpreter.play.suite import collect, run_case
 SUITE = Path(__file__).resolve().parent / "scenarios"
 
 # end-step-phasing as it was before it used `amend`: 702.26a restated whole, with only the
-# hook of its first clause (and its summary) changed.
+# hook of its first clause (and its summary) changed, and the untap step's order (502.1)
+# without it, as end-step-phasing has it.
 RESTATED = """\
 variant end-step-restated {
   title "Phasing in the end step (restated)"
@@ -45,6 +46,10 @@ rule 702.26a untap-step-phasing "In its controller's end step, a phased-in perma
   as x.phase becomes out: set x.phased_out_under = x.controller
   as x.phase becomes in: set x.phased_out_under = none
   assert always x: x.phase is in or x.phased_out_under is not none
+}
+
+rule 502.1 untap-step-order "The untap step begins with what phases in for a player who left the game, before anything untaps; phasing itself happens in the end step." {
+  order untap step: 702.26n, 502.3
 }
 """
 
@@ -112,9 +117,12 @@ def test_the_amend_plays_the_suite_as_the_restatement_does(tmp_path):
 
 
 def test_diff_shows_the_one_labelled_clause_that_changed():
-    """The diff from 2026-09-25 names the changed clause of 702.26a by its label."""
-    [change] = rulebook_diff(load_version("2026-09-25"), load_version("end-step-phasing"))
-    assert change.slug == "untap-step-phasing" and "changed" in change.kinds
+    """The diff from 2026-09-25 names the changed clause of 702.26a by its label (and shows
+    502.1, whose untap-step order no longer names 702.26a, as the other change)."""
+    changes = {c.slug: c for c in rulebook_diff(load_version("2026-09-25"), load_version("end-step-phasing"))}
+    assert set(changes) == {"untap-step-phasing", "untap-step-order"}
+    change = changes["untap-step-phasing"]
+    assert "changed" in change.kinds
     [clause] = change.clauses
     assert (clause.kind, clause.label, clause.name) == (
         "changed", "phase-out-and-in", "phase-out-and-in (during untap step -> during end step)")

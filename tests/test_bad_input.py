@@ -363,7 +363,10 @@ amend absent-controller {
     result = phasing("check", mine)
     assert_error(result, mine, 8, 3, "this amend drops every clause of 702.26n absent-controller",
                  hint="'drop absent-controller' in the manifest")
-    assert_clean_when_mended(mine, "  drop clause clear-return-mark\n", "")
+    # (mended: the clauses acting in the untap step and as a player leaves are kept, so the
+    # orders of 502.1 and 800.4a still have 702.26n to put in order)
+    assert_clean_when_mended(mine, "  drop clause exile-controlled-not-owned\n  drop clause mark-for-return\n"
+                                   "  drop clause return-at-next-untap\n", "  drop clause mark-for-return\n")
 
 
 def test_an_order_listing_a_block_twice_or_one_not_at_its_hook_is_an_error(tmp_path):
@@ -1809,7 +1812,7 @@ card "Early Watcher" {
 }
 card "Late Watcher" {
   types creature
-  at beginning of cleanup of you: you gain 1 life
+  at beginning of cleanup step of you: you gain 1 life
 }
 '''
 
@@ -1823,10 +1826,10 @@ def test_check_refuses_a_card_triggering_in_a_step_without_priority(tmp_path):
     result = phasing("check", path)
     line, col = where(path, "untap step of you")
     assert_error(result, path, line, col, "nothing triggers at the beginning of the untap step", "at beginning of upkeep")
-    line, col = where(path, "cleanup of you")
+    line, col = where(path, "cleanup step of you")
     assert_error(result, path, line, col, "nothing triggers at the beginning of the cleanup", "at beginning of end step")
     typo = write(tmp_path / "typo.rules", 'card "Typo Watcher" {\n  types creature\n'
                  '  at beginning of upkep of you: you gain 1 life\n}\n')
     result = phasing("check", typo)
     line, col = where(typo, "upkep")
-    assert_error(result, typo, line, col, "unexpected 'upkep'", "did you mean 'upkeep'?")
+    assert_error(result, typo, line, col, "unexpected 'upkep'", "did you mean 'upkeep step'?")

@@ -763,13 +763,13 @@ def test_a_card_s_step_trigger_names_a_step_in_which_players_get_priority(tmp_pa
     found = check_cards(cards, load_version("2026-09-25").with_cards(cards))
     untap = the_error(found, "beginning of the untap step")
     assert_at(untap, path, *where(STEP_TRIGGERS, "untap step of you"))
-    assert "502.4" in untap.message and "at beginning of upkeep" in untap.hint
+    assert "502.4" in untap.message and "at beginning of upkeep step" in untap.hint
     cleanup = the_error(found, "beginning of the cleanup")
     assert_at(cleanup, path, *where(STEP_TRIGGERS, "cleanup of each"))
     assert "514.3" in cleanup.message and "at beginning of end step" in cleanup.hint
     turn = the_error(found, "'beginning of turn' is not a step")
     assert_at(turn, path, *where(STEP_TRIGGERS, "beginning of turn"))
-    assert "upkeep, end step" in turn.hint
+    assert "upkeep step, end step" in turn.hint  # (the steps by their CR names: 503, 513)
     shadow = the_error(found, "'t' already names a target")
     assert_at(shadow, path, *where(STEP_TRIGGERS, "at beginning of upkeep of each player t"))
     scroll = the_error(found, "sorcery's triggered ability never applies")
@@ -808,3 +808,145 @@ def test_a_keyword_ability_of_magic_is_no_typo_even_when_spelt_like_a_tested_one
     found = check_cards(cards, load_version("2026-09-25").with_cards(cards))
     assert [d.message for d in found] == ["keyword 'flyng' is tested for or granted by no rule or card of this rulebook"]
     assert_at(found[0], path, *where(text, "keywords flyng"))
+
+
+# ------------------------------------------------------------------ holes the checker closes (issue 45, item 3)
+# Each row: what kind of text, the text, a fragment of the one error expected, the text it
+# points at (its line and column), and where the expectation comes from. Every row was
+# accepted by `check` before issue 45 and failed (or did nothing) when run.
+
+# A variant over 2026-09-25 whose amend moves 702.26a (untap-step-phasing) out of the untap
+# step, while 502.1's inherited `order untap step: 702.26a, 702.26n, 502.3` still names it.
+STALE_BY_AMEND = """\
+variant stale-order {
+  extends 2026-09-25
+}
+
+amend untap-step-phasing {
+  replace clause phase-out-and-in: during end step of P: each x where x.phase is in and x has phasing and x.controller is P: phase_out x
+}
+"""
+
+# The same through a block of the variant's own in 702.26a's place.
+STALE_BY_BLOCK = """\
+variant stale-block {
+  extends 2026-09-25
+}
+
+rule 702.26a untap-step-phasing "Phasing in the end step." {
+  during end step of P: each x where x.phase is in and x has phasing and x.controller is P: phase_out x
+}
+"""
+
+CARD_HEAD = 'card "Probe Card" {\n  types creature\n  pt 2/2\n'
+
+HOLES = [
+    # 1. `order HOOK` orders the blocks acting at HOOK (language: "order"; CR 502.1 puts
+    # phasing first in the untap step): a block it names must still act there, inherited or not.
+    pytest.param("variant", STALE_BY_AMEND, "leaves an inherited clause stale: 702.26a untap-step-phasing has no "
+                 "'during untap step' clause", "replace clause phase-out-and-in", "order untap step: 702.26n, 502.3",
+                 id="inherited-order-made-stale-by-an-amend"),
+    pytest.param("variant", STALE_BY_BLOCK, "this 702.26a untap-step-phasing leaves an inherited clause stale",
+                 "rule 702.26a", "rule 502.1 untap-step-order", id="inherited-order-made-stale-by-a-block"),
+    # 1. `exempt x from R` exempts objects from R's selections (language: "exempt"; CR 610.4
+    # is the shipped use): a block with no selection has nothing to exempt from.
+    pytest.param("rules", probe("exempt x from 502.1 where x.tapped"), "502.1 untap-step-order selects nothing",
+                 "502.1 where", "drop the exempt clause", id="exempt-from-a-block-that-selects-nothing"),
+    # 2. A condition is true or false (language: "Conditions"; CR 608.2c: an instruction's
+    # "if" is a test that holds or not): a number is neither.
+    pytest.param("rules", probe("during end step of P: if 1: untap P"), "1 is a number, and a condition is true or false",
+                 "1: untap", "1 > 0", id="number-as-if-condition"),
+    pytest.param("rules", probe("during end step of P: each x where x.controller is P: if x.damage: untap x"),
+                 "x.damage is a number", "x.damage: untap", "x.damage > 0", id="attribute-number-as-condition"),
+    pytest.param("rules", probe("during end step of P: each x where 1: untap x"), "1 is a number",
+                 "1: untap", "> 0", id="number-as-selection"),
+    # 3. `X.S is unchanged` compares with the value just before a change: only an `assert after`
+    # has one (language: "`X.S is unchanged` ... in `assert after` only"; the runtime fails elsewhere).
+    pytest.param("rules", probe("during end step of P: each x where x.tapped is unchanged: untap x"),
+                 "'x.tapped is unchanged' means nothing here", "x.tapped is unchanged", "assert after",
+                 id="unchanged-in-a-selection"),
+    pytest.param("rules", probe("as x.phase becomes out: if x.tapped is unchanged: untap x"),
+                 "'x.tapped is unchanged' means nothing here", "x.tapped is unchanged", "assert after",
+                 id="unchanged-in-an-as-clause"),
+    # 4. An object is never attached to itself (CR 303.4d: an Aura can't enchant itself;
+    # 301.5c: an Equipment can't equip itself; 301.6: a Fortification can't fortify itself).
+    pytest.param("rules", probe("during state check: each x where x is an aura and x.attached_to is none: attach x to x"),
+                 "attaches an object to itself", "attach x to x", "attach x to y", id="attach-to-itself"),
+    # 5. A number beyond any game's range (dsl.types.MAX_GAME_NUMBER, 2**31 - 1: what Magic's
+    # digital games hold; CR 107.1 has the game use whole numbers, and none comes near it).
+    pytest.param("rules", probe("during end step of P: each x where x.controller is P: deal 999999999999999999999999 "
+                                "damage to x"), "999999999999999999999999 is beyond any game's range",
+                 "999999999999999999999999", "2**31 - 1", id="damage-out-of-range"),
+    pytest.param("rules", probe("during state check: each x where x.power > 3000000000: untap x"),
+                 "3000000000 is beyond any game's range", "3000000000", "2**31 - 1", id="comparison-out-of-range"),
+    # 6. A card's triggered ability watches the permanent it is on, `this` (CR 603.2, 603.6a;
+    # language: "Triggers: `this enters`, ..."): the runtime binds no other name.
+    pytest.param("cards", CARD_HEAD + "  when bear enters: you gain 1 life\n}\n", "'bear' names nothing",
+                 "bear enters", "when this enters", id="enters-trigger-naming-not-this"),
+    pytest.param("cards", CARD_HEAD + "  when x.phase becomes out: you draw 1\n}\n", "'x' names nothing",
+                 "x.phase becomes", "when this.phase becomes out", id="change-trigger-naming-not-this"),
+    # 7. A card's target is a permanent (CR 601.2c; interpreter/play/actions.py `_target_names`
+    # refuses a player's name): `target p where p is a player` can never be chosen.
+    pytest.param("cards", 'card "Probe Spell" {\n  types instant\n  target p where p is a player\n  spell: p draws 1\n}\n',
+                 "p is a target, and a target is a permanent", "p is a player", "'you'", id="target-player"),
+]
+
+
+@pytest.mark.parametrize("kind, text, fragment, needle, hint", HOLES)
+def test_a_hole_of_the_checker_is_an_error_at_its_text(tmp_path, kind, text, fragment, needle, hint):
+    """issue 45, item 3: each row is one error, positioned (path, line, column) at `needle`,
+    with a hint containing `hint`."""
+    from phasing_rules.dsl.checker import check_cards
+
+    if kind == "rules":
+        book = Book(tmp_path, text)
+        d = book.error_at(fragment, needle)
+    else:
+        path = tmp_path / ("stale-order.rules" if "stale-order" in text else
+                           "stale-block.rules" if "stale-block" in text else "probe.rules")
+        path.write_text(text, encoding="utf-8")
+        if kind == "variant":
+            with pytest.raises(DiagnosticError) as info:
+                load_version(str(path))
+            found = info.value.diagnostics
+        else:
+            cards = list(parse_file(path).items)
+            found = check_cards(cards, load_version("2026-09-25").with_cards(cards))
+        d = the_error(found, fragment)
+        assert_at(d, path, *where(text, needle))
+    assert d.hint and hint in d.hint, d.hint
+
+
+@pytest.mark.parametrize("clause", [
+    "during end step of P: each x where x.controller is P and x.damage > 0: untap x",
+    "during state check: each x where x is an aura and x.attached_to is none: each y where y is a creature: attach x to y",
+    "during end step of P: each x where x.controller is P: deal 2147483647 damage to x",
+    "assert after x.phase becomes in: x.tapped is unchanged",
+    "exempt x from 502.3 where x.tapped",
+])
+def test_what_the_holes_leave_alone_passes(tmp_path, clause):
+    """The forms next to each hole are fine: a number compared, attaching to another object,
+    the largest number allowed, `is unchanged` in an `assert after`, an exemption from a block
+    that selects."""
+    Book(tmp_path, probe(clause)).assemble()
+
+
+def test_a_variant_that_fixes_the_order_it_makes_stale_passes(tmp_path):
+    """end-step-phasing's fix: 502.1 restated without 702.26a (issue 45)."""
+    fixed = STALE_BY_AMEND + ('\nrule 502.1 untap-step-order "Untap step order." {\n'
+                              '  order untap step: 702.26n, 502.3\n}\n')
+    path = tmp_path / "stale-order.rules"
+    path.write_text(fixed, encoding="utf-8")
+    assert load_version(str(path)).rule("untap-step-order").clauses[0].rules == ("702.26n", "502.3")
+
+
+def test_a_card_with_a_target_and_this_triggers_passes(tmp_path):
+    from phasing_rules.dsl.checker import check_cards
+
+    text = (CARD_HEAD + "  when this enters: you gain 1 life\n  when this.phase becomes out: you draw 1\n}\n"
+            'card "Probe Spell" {\n  types instant\n  target t where t is a creature and t.controller is you\n'
+            "  spell: t.controller draws 1\n}\n")
+    path = tmp_path / "fine.rules"
+    path.write_text(text, encoding="utf-8")
+    cards = list(parse_file(path).items)
+    assert check_cards(cards, load_version("2026-09-25").with_cards(cards)) == []

@@ -179,8 +179,10 @@ def test_clause_changes_in_text_and_json(tmp_path, capsys):
 
 
 def test_a_changed_hook_is_one_changed_clause(capsys):
-    """The end-step-phasing variant moves 702.26a's action from the untap step to the end step."""
-    [change] = [c for c in rulebook_diff(load_version("2026-09-25"), load_version("end-step-phasing"))]
+    """The end-step-phasing variant moves 702.26a's action from the untap step to the end step
+    (and takes it out of 502.1's untap-step order, a change of its own)."""
+    [change] = [c for c in rulebook_diff(load_version("2026-09-25"), load_version("end-step-phasing"))
+                if c.slug == "untap-step-phasing"]
     assert [(c.kind, c.key) for c in change.clauses] == [("changed", "during untap step -> during end step")]
 
 

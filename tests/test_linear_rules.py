@@ -28,10 +28,10 @@ VERSION = "2026-09-25"
 
 AMEND = """
 amend untap-step-phasing {{
-  summary "In its controller's end step ({n}), phasing happens."
-  replace clause phase-out-and-in: during end step of P: simultaneously {{
-    each x where x.phase is in and x has phasing and x.controller is P: phase_out x
+  summary "In its controller's untap step ({n}), what phased out under that player phases in while phasing permanents phase out."
+  replace clause phase-out-and-in: during untap step of P: simultaneously {{
     each x where x.phase is out and x.phased_out_under is P and not x.phased_indirectly: phase_in x
+    each x where x.phase is in and x has phasing and x.controller is P: phase_out x
   }}
 }}
 """
@@ -124,7 +124,7 @@ def test_versions_lists_the_rules_path_a_fixed_number_of_times(tmp_path, monkeyp
 # The rows `versions` gave before issue 43's change for the folder `behaviour_folder` makes (cells
 # of each row, the folder's path written <folder>), and the errors it showed: the change keeps them.
 ROWS_BEFORE = [
-    ["alpha (variant)", "702.26", "2026-09-25", "30", "<folder>", "Phasing in the end step, on the path."],
+    ["alpha (variant)", "702.26", "2026-09-25", "30", "<folder>", "Phasing restated, on the path."],
     ["beta (variant)", "702.26", "alpha", "30", "<folder>", "Stacked on alpha."],
     ["broken (variant)", "", "", "", "<folder>", "does not load: see the errors below"],
     ["delta (variant)", "702.26", "2026-09-25", "28", "<folder>", "Without indirect phasing."],
@@ -142,7 +142,7 @@ def behaviour_folder(folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     files = {
         "alpha": ("variant alpha {\n  title \"Alpha\"\n  extends 2026-09-25\n"
-                  "  note \"Phasing in the end step, on the path.\"\n}\n" + AMEND.format(n="alpha")),
+                  "  note \"Phasing restated, on the path.\"\n}\n" + AMEND.format(n="alpha")),
         "beta": "variant beta {\n  title \"Beta\"\n  extends alpha\n  note \"Stacked on alpha.\"\n}\n",
         "gamma": ("variant gamma {\n  title \"Gamma\"\n  extends end-step-phasing\n"
                   "  note \"Stacked on the shipped end-step-phasing.\"\n}\n"),
