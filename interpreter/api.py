@@ -51,10 +51,10 @@ from .rulebook.loading import (RULES_ROOT, VARIANTS_DIR, Rulebook, available_var
 from .game.model import Game, Player
 from .program.program import Program
 from .game.store import SETUP, store_of
-from .play.scenario import (Outcome, build_game, scenario_versions, script_problems, start_state_problems,
+from .play.scenario import (Outcome, build_game, script_problems, start_state_problems,
                             unknown_expectation_names)
 from .game.trace import trace_json
-from .play.suite import (SCENARIO_SUFFIX, Case, collect, current_version, expectations_off_the_rules_line,
+from .play.suite import (SCENARIO_SUFFIX, Case, collect, current_version, expectations_off_the_rules_line, home_versions,
                          run_all, unevaluated_expectations, unmodelled_steps)
 
 __all__ = ["load", "new_game", "Actions", "run_file", "game_from_scenario", "check_paths", "default_suite", "outcome_json",
@@ -350,7 +350,7 @@ def _check_scenarios(path: Path) -> list[Diagnostic]:
     problems += files_without_scenarios([path], cases, problems)
     for case in cases:
         books = []
-        for version in scenario_versions(case.scenario) or [current_version()]:
+        for version in home_versions(case):
             try:
                 book = load_version(version).with_cards(case.cards)
             except DiagnosticError as exc:
@@ -383,7 +383,7 @@ def _unused_cards(cases: list[Case]) -> list[Diagnostic]:
         used |= {s.card for case in mine for e in case.scenario.entries if isinstance(e, ast.Script)
                  for s in e.steps if isinstance(s, (ast.Cast, ast.Choose))}
         unused = [card for card in mine[0].cards if card.name not in used]
-        versions = dict.fromkeys(v for case in mine for v in scenario_versions(case.scenario) or [current_version()])
+        versions = dict.fromkeys(v for case in mine for v in home_versions(case))
         found: list[Diagnostic] = []
         for version in versions:
             try:

@@ -210,14 +210,14 @@ def test_show_history_and_diff_take_options_anywhere_and_name_only_what_is_missi
 
 
 def test_a_failure_under_other_rules_that_fails_under_its_own_too(tmp_path, capsys):
-    """Under --rules X judged by the scenario's own version V, an expectation that does not
-    hold under V either is not said to be changed by X (702.26a: Slip Away phases the bear
-    out under both, so `bear.phase is in` is wrong everywhere)."""
+    """Under --rules X (a variant built on V) judged by the scenario's own version V, an
+    expectation that does not hold under V either is not said to be changed by X (702.26a:
+    Slip Away phases the bear out under both, so `bear.phase is in` is wrong everywhere)."""
     path = tmp_path / "wrong.scenario"
     path.write_text('scenario "slip" {\n  cites 702.26a\n  players Alice Bob\n  turn 1 of Alice\n  rules 2026-09-25\n'
                     '  permanent bear = "Grizzly Bears", controller Alice\n  script {\n'
                     '    cast "Slip Away" by Alice targeting bear\n    expect bear.phase is in\n  }\n}\n')
-    assert main(["test", str(path), "--rules", "2025-02-07"]) == 1
+    assert main(["test", str(path), "--rules", "tokens-cease-again"]) == 1
     err = capsys.readouterr().err
     assert "(expected under 2026-09-25, where it does not hold either)" in err
     assert "changed by" not in err

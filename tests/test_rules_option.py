@@ -1,10 +1,13 @@
 """`--rules X` means "run under X" (issue 15, item 1): for `run`, `test`, `ablate` and
 `api.run_file`, X a version, a variant name, a variant file or a version folder.
 
-A scenario's home versions are those its `rules` line names (the newest version without one).
-Under a variant X built on version V, the scenarios whose home versions include V or X run,
-each judged by the expectations for X where it has them, else by those for V; under a
-version, every scenario runs. A failure says whose expectation it was and what changed it.
+A scenario's home versions are those its `rules` line names (the newest shipped version
+without one). Under X, the scenarios run whose home versions meet X and the rulebooks it is
+built on down to the first shipped version V (`suite.judging_chain`), or that have `expect
+for V` lines: under a shipped version, its own scenarios; under a variant or a version of
+one's own (a new release), those of V too, judged by the expectations for the first of them
+they have lines for, else for the first that is a home version. A failure says whose
+expectation it was and which rulebook changed it (`suite.blamed`).
 """
 
 from __future__ import annotations
@@ -122,14 +125,131 @@ def test_a_stacked_variant_is_judged_by_its_parents_expectations(capsys):
            "end-step-phasing]" in out, out + err
 
 
-def test_under_a_version_every_scenario_runs_judged_by_its_nearest_home_version(capsys):
-    """history_2005.scenario is written for 2005-02-01 (and 2011-02-04): under 2026-09-25 all of
-    its scenarios run, judged by 2011-02-04's expectations where they name it, else 2005-02-01's."""
+def test_under_a_shipped_version_only_the_scenarios_written_for_it_run(capsys):
+    """history_2005.scenario is written for 2005-02-01 (and 2011-02-04): under 2005-02-01 every
+    one of its scenarios runs and passes (502.15); under 2026-09-25, which it is not written
+    for, none runs, and that is an error that says so (what 2026-09-25 changes since 2005 is
+    what `phasing diff 2005-02-01 2026-09-25` shows, not a failure of the suite)."""
     cases, _ = collect([SUITE / "history_2005.scenario"])
-    status, out, err = run(capsys, "test", SUITE / "history_2005.scenario", "--rules", "2026-09-25", "-v")
-    passed, failed = out.strip().splitlines()[-1].split(", ")
-    assert int(passed.split()[0]) + int(failed.split()[0]) == len(cases)
-    assert "expectations of 2005-02-01" in out + err or "expectations of 2011-02-04" in out + err
+    status, out, err = run(capsys, "test", SUITE / "history_2005.scenario", "--rules", "2005-02-01")
+    assert status == 0 and out.strip().splitlines()[-1] == f"{len(cases)} passed, 0 failed", out + err
+    status, out, err = run(capsys, "test", SUITE / "history_2005.scenario", "--rules", "2026-09-25")
+    assert status == 1 and "no scenario runs under 2026-09-25" in err, out + err
+
+
+@pytest.mark.slow  # (every shipped version over the whole suite: in the slow selection, which .ci/run runs)
+def test_the_shipped_suite_passes_clean_under_every_shipped_version(capsys):
+    """`phasing test tests/scenarios --rules V`, for each version V shipped: the scenarios
+    written for V run, each judged by its own expectations, and none fails (each version's
+    rules are those of its CR text, 702.26 and the rules it leans on)."""
+    from phasing_rules.interpreter.rulebook.loading import shipped_sources
+    for version in sorted(s.name for s in shipped_sources() if s.kind == "version"):
+        status, out, err = run(capsys, "test", SUITE, "--rules", version)
+        assert status == 0 and out.strip().endswith(" 0 failed"), (version, out[-2000:], err[-2000:])
+
+
+UPKEEP_RELEASE = """version 2027-01-15 {
+  title "A release of one's own: 702.26a in the upkeep"
+  extends 2026-09-25
+}
+
+amend untap-step-phasing {
+  replace clause phase-out-and-in: during upkeep step of P: simultaneously {
+    each x where x.phase is in and x has phasing and x.controller is P: phase_out x
+    each x where x.phase is out and x.phased_out_under is P and not x.phased_indirectly: phase_in x
+  }
+}
+
+rule 502.1 untap-step-order "The untap step begins with what phases in for a player who left the game, before anything untaps." {
+  order untap step: 702.26n, 502.3
+}
+"""
+
+QUIET_RELEASE = """version 2027-01-15 {
+  title "A release of one's own that changes nothing the suite sees"
+  extends 2026-09-25
+}
+"""
+
+
+def release(tmp_path: Path, text: str) -> Path:
+    """A rules path holding a version of one's own, 2027-01-15, extending 2026-09-25."""
+    folder = tmp_path / "rules-path" / "2027-01-15"
+    folder.mkdir(parents=True)
+    (folder / "version.rules").write_text(text, encoding="utf-8")
+    return folder.parent
+
+
+def failures(out: str) -> set[str]:
+    return {line.split(" [")[0][len("FAIL "):] for line in out.splitlines() if line.startswith("FAIL ")}
+
+
+@pytest.mark.slow  # (the suite under a new release, and under its base: in the slow selection)
+def test_a_release_of_ones_own_fails_exactly_where_it_changes_the_version_it_extends(tmp_path, capsys):
+    """A version of one's own extending 2026-09-25 that only moves 702.26a to the upkeep (and
+    takes it out of 502.1's untap-step order, as `check` requires) runs
+    the scenarios of 2026-09-25 (131 of the suite), judged by 2026-09-25's expectations; what
+    fails is exactly the scenarios with an expectation that holds under 2026-09-25 and not
+    under the release, and every failed expectation is blamed on the release, never on an
+    older change (702.26a: phasing happens in the untap step, before untapping)."""
+    rules_path = release(tmp_path, UPKEEP_RELEASE)
+    status, base_out, _ = run(capsys, "test", SUITE, "--rules", "2026-09-25", "-v")
+    assert status == 0
+    status, out, err = run(capsys, "test", SUITE, "--rules-path", rules_path, "--rules", "2027-01-15", "-v")
+    assert status == 1
+    ran = [line for line in out.splitlines() if line.startswith(("PASS ", "FAIL "))]
+    assert len(ran) == len([line for line in base_out.splitlines() if line.startswith("PASS ")])
+    failed = failures(out)
+    assert "a permanent that phases in is untapped in the same untap step" in failed  # (702.26a before 502.3)
+    errors = [line for line in err.splitlines() if ": error: expected " in line]
+    assert errors and all(line.endswith("changed by 2027-01-15)") for line in errors), err
+    assert all("holds under 2026-09-25" in line or "expected under 2026-09-25" in line for line in errors), err
+    # exactly what the release changes: each scenario run under 2026-09-25 with the release's
+    # outcomes, judged by the same expectations, fails where (and only where) this run failed
+    changed = set()
+    cases, _ = collect([SUITE])
+    from phasing_rules.interpreter.play.suite import judging_chain, judge_under, run_case
+    from phasing_rules.interpreter.rulebook.loading import load_version, set_rules_path
+    set_rules_path([rules_path])
+    try:
+        mine, base = load_version("2027-01-15"), load_version("2026-09-25")
+        for case in cases:
+            judge = judge_under(case, judging_chain("2027-01-15"))
+            if judge is None:
+                continue
+            held_mine = dict(run_case(case, mine, judge=judge).expectations)
+            held_base = dict(run_case(case, base, judge=judge).expectations)
+            if any(ok and not held_mine.get(text, False) for text, ok in held_base.items()):
+                changed.add(case.scenario.name)
+    finally:
+        set_rules_path(())
+    assert failed == changed
+
+
+@pytest.mark.slow  # (the suite under a new release: in the slow selection)
+def test_an_older_difference_is_never_blamed_on_a_new_release(tmp_path, capsys):
+    """A release of one's own that changes nothing passes the suite clean: the scenarios
+    written for older versions (2005's phased-out zone, 502.15; 2017's tokens ceasing to
+    exist, 702.26d then) do not run under it, so no difference that arrived in an older
+    version is laid at its door."""
+    rules_path = release(tmp_path, QUIET_RELEASE)
+    status, out, err = run(capsys, "test", SUITE, "--rules-path", rules_path, "--rules", "2027-01-15")
+    assert status == 0 and out.strip().endswith(" 0 failed"), out[-2000:] + err[-2000:]
+    assert "changed by" not in err
+
+
+def test_a_change_is_blamed_on_the_rulebook_between_that_made_it(tmp_path, capsys):
+    """A variant built on a release of one's own that moved 702.26a to the upkeep: a failure
+    under the variant is blamed on the release, whose block accounts for it, not on the
+    variant, which only adds a note (702.26a)."""
+    rules_path = release(tmp_path, UPKEEP_RELEASE)
+    (rules_path / "on-the-release.rules").write_text(
+        'variant on-the-release {\n  extends 2027-01-15\n  note "Nothing of its own."\n}\n', encoding="utf-8")
+    status, out, err = run(capsys, "test", SUITE / "untap_step.scenario", "--rules-path", rules_path,
+                           "--rules", "on-the-release")
+    assert status == 1
+    errors = [line for line in err.splitlines() if ": error: expected " in line]
+    assert errors and all("changed by 2027-01-15)" in line for line in errors), err
 
 
 OFF_THE_RULES_LINE = """scenario "a phased-out token before and after the Commander 2017 update" {
@@ -151,7 +271,7 @@ def test_expectations_for_a_version_off_the_rules_line_judge_a_run_under_it(tmp_
     phased-out token ceases to exist (702.26d before the Commander 2017 update): under
     --rules 2017-07-08 the line for 2017-07-08 judges it, and it passes. It used to be judged
     by 2017-08-25's lines ("changed by 2017-07-08") with the line for 2017-07-08 never read.
-    A version it has no lines for is still judged by its nearest home version."""
+    A version it is not written for and has no lines for does not run it."""
     path = tmp_path / "token.scenario"
     path.write_text(OFF_THE_RULES_LINE, encoding="utf-8")
     status, out, err = run(capsys, "test", path, "--rules", "2017-07-08", "-v")
@@ -160,9 +280,7 @@ def test_expectations_for_a_version_off_the_rules_line_judge_a_run_under_it(tmp_
     [outcome] = api.run_file(path, rules="2017-07-08")
     assert (outcome.judge, outcome.expectations) == ("", (("soldier.zone is nowhere", True),))
     status, out, err = run(capsys, "test", path, "--rules", "2016-07-22", "-v")
-    assert status == 1
-    assert "[2016-07-22, expectations of 2017-08-25]" in out
-    assert "(expected under 2017-08-25, changed by 2016-07-22)" in err
+    assert status == 1 and "no scenario runs under 2016-07-22" in err  # (written for none of it)
 
 
 def test_run_under_a_version_folder(capsys):

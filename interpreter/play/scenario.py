@@ -450,10 +450,10 @@ class ScenarioRun:
 
     def __init__(self, scn: ast.Scenario, book: Rulebook, path: str, budget: Budget | None = None,
                  judge: str | None = None, backend: str | None = None, game: Game | None = None,
-                 holds_at_home: Callable[[Span], bool] | None = None):
+                 blame: Callable[[Span], str] | None = None):
         self.scn = scn
-        # under another's expectations: whether the expectation at a span holds under the judge's own rules
-        self.holds_at_home = holds_at_home
+        # what a failed expectation at a span is owed to, said after it (suite.blamed)
+        self.blame = blame
         self.book = book
         self.judge = judge or book.version.id  # `expect for` lines of this version or variant apply
         self.path = path
@@ -573,12 +573,10 @@ class ScenarioRun:
     def whose(self, at: Span) -> str:
         """Under a rulebook judged by another's expectations, whose the expectation at `at` was,
         and that this rulebook changed it when it holds under the judge's own rules."""
+        if self.blame is not None:
+            return self.blame(at)
         own = self.book.version.id
-        if self.judge == own:
-            return ""
-        if self.holds_at_home is not None and not self.holds_at_home(at):
-            return f" (expected under {self.judge}, where it does not hold either)"
-        return f" (expected under {self.judge}, changed by {own})"
+        return "" if self.judge == own else f" (expected under {self.judge}, changed by {own})"
 
     def found(self, cond: ast.Node) -> tuple:
         """For a failed `a is b` (or `a < b`, ...), what `a` was, as plain data (an object or a
@@ -612,16 +610,16 @@ def load_scenarios(path: Path) -> tuple[list[ast.Scenario], tuple[ast.Card, ...]
 
 def run_scenario(scn: ast.Scenario, book: Rulebook, path: str, cards=(), budget: Budget | None = None,
                  judge: str | None = None, game: Game | None = None,
-                 holds_at_home: Callable[[Span], bool] | None = None) -> Outcome:
+                 blame: Callable[[Span], str] | None = None) -> Outcome:
     """Play one scenario under `book` (with `cards` added), each step within `budget` (None:
     the default `Budget()`), judged by the expectations written for `judge` (None: for the
     rulebook's own version); from `game` if given (its initial state, as `build_game` makes
-    it: the game is played on, not copied). `holds_at_home` (see `ScenarioRun`) tells a
-    failure under another's expectations changed by `book` from one that fails under the
+    it: the game is played on, not copied). `blame` (see `ScenarioRun`) names the rulebook
+    that changed a failure under another's expectations, or tells one that fails under the
     judge's own rules too."""
     own = "" if judge in (None, book.version.id) else judge
     try:
-        run = ScenarioRun(scn, book.with_cards(cards), path, budget, judge, game=game, holds_at_home=holds_at_home)
+        run = ScenarioRun(scn, book.with_cards(cards), path, budget, judge, game=game, blame=blame)
     except DiagnosticError as exc:
         return Outcome(scn.name, path, book.version.id, False, tuple(exc.diagnostics), (), (), {}, own)
     run.play()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
@@ -11,7 +12,8 @@ from ...dsl import ast
 from ...dsl.checker import check_scenario
 from ...dsl.diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean, word_span
 from ..game.budget import BUDGET_HINT, Budget
-from ..rulebook.loading import VERSION_RE, Rulebook, available_variants, available_versions, lineage, load_version
+from ..rulebook.loading import (VERSION_RE, Rulebook, available_variants, available_versions, lineage, load_version,
+                                shipped_sources)
 from ..game.model import Game
 from .scenario import (Outcome, ScenarioRun, load_scenarios, rules_line_problems, run_scenario,
                        scenario_versions, under_rules, unknown_expectation_names)
@@ -134,10 +136,10 @@ def _judged_under(case: Case, name: str, variants: set[str]) -> tuple[str, ...] 
         except DiagnosticError:
             if x == name:
                 return None
-    if name in chains and judge_under(case, chains[name], "variant") == name:
+    if name in chains and judge_under(case, chains[name]) == name:
         return None
-    under = [name] if name not in chains and judge_under(case, (name,), "version") == name else []
-    return tuple(under + [x for x, chain in chains.items() if name in chain[1:] and judge_under(case, chain, "variant") == name])
+    under = [name] if name not in chains and judge_under(case, (name,)) == name else []
+    return tuple(under + [x for x, chain in chains.items() if name in chain[1:] and judge_under(case, chain) == name])
 
 
 def unmodelled_steps(scn: ast.Scenario, book: Rulebook) -> list[Diagnostic]:
@@ -196,8 +198,16 @@ def collect(paths: Iterable[str | Path]) -> tuple[list[Case], list[Diagnostic]]:
 
 
 def home_versions(case: Case) -> tuple[str, ...]:
-    """The versions a scenario is written for: those its `rules` line names, else the newest."""
-    return scenario_versions(case.scenario) or (current_version(),)
+    """The versions a scenario is written for: those its `rules` line names, else the newest
+    version shipped with the program (a newer one of the user's, on the rules path, is a new
+    release the scenario was not written for: `judging_chain`)."""
+    return scenario_versions(case.scenario) or (newest_shipped(),)
+
+
+@functools.cache
+def newest_shipped() -> str:
+    """The newest version shipped with the program."""
+    return max(s.name for s in shipped_sources() if s.kind == "version")
 
 
 def versions_for(case: Case, override: list[str] | None) -> list[str]:
@@ -214,53 +224,53 @@ def expected_for(scn: ast.Scenario) -> frozenset[str]:
 @attrs.frozen
 class Run:
     """One scenario to play under one rulebook (`spec`, as named), judged by the expectations
-    written for `judge`."""
+    written for `judge`; `between`: the rulebooks from the one played (by its own name) down
+    to a shipped version, each built on the next (`judging_chain`), which a changed outcome
+    is blamed on."""
 
     case: Case
     spec: str
     judge: str
+    between: tuple[str, ...] = ()
 
 
 def _dated(name: str) -> bool:
     return bool(VERSION_RE.match(name))
 
 
-def judge_under(case: Case, chain: tuple[str, ...], kind: str) -> str | None:
+def judge_under(case: Case, chain: tuple[str, ...]) -> str | None:
     """Whose expectations a scenario is judged by when it runs under the rulebook whose
-    lineage is `chain` (itself first, down to a version), or None when it does not run there.
-
-    Under a variant X built on version V, a scenario runs when its home versions include X,
-    V or a variant between them; it is judged by the expectations for the first of
-    X, ..., V it has `expect for` lines for, else by the first of them that is a home version.
-    Under a version X, every scenario runs: judged by X when X is a home version or the
-    scenario has `expect for X` lines (they are written for X: X's own expectations are
-    those and the lines without `for`), else by its nearest home version (the newest one
-    older than X, else the oldest)."""
+    lineage is `chain` (itself first, each built on the next, down to a version:
+    `judging_chain`), or None when it does not run there: it runs when its home versions meet
+    the chain or it has `expect for` lines for the chain's version, judged by the expectations
+    of the first of the chain it has `expect for` lines for, else of the first that is a home
+    version."""
     home = home_versions(case)
-    target = chain[0]
     written = expected_for(case.scenario)
-    if kind == "variant":
-        if not set(chain) & set(home):
-            return None
-        return next((v for v in chain if v in written), None) or next(v for v in chain if v in home)
-    if target in home or target in written:
-        return target
-    dated = sorted(v for v in home if _dated(v))
-    if not dated:
-        return home[0]
-    older = [v for v in dated if v < target]
-    return older[-1] if older else dated[0]
+    if not set(chain) & set(home) and chain[-1] not in written:
+        return None
+    return next((v for v in chain if v in written), None) or next(v for v in chain if v in home)
+
+
+def judging_chain(spec: str) -> tuple[str, ...]:
+    """`spec` and the rulebooks it is built on, down to the first version shipped with the
+    program: a shipped version runs its own scenarios; a version of your own (a new release)
+    and a variant run those of the shipped version they are built on as well, judged by their
+    expectations, so that what fails is what they change (`judge_under`)."""
+    chain = lineage(spec, through_versions=True)
+    shipped = {s.name for s in shipped_sources() if s.kind == "version"}
+    end = next((k for k, name in enumerate(chain) if name in shipped), None)
+    return chain[:end + 1] if end is not None else lineage(spec)
 
 
 def plan(cases: list[Case], specs: list[str]) -> list[Run]:
-    """Every run `--rules SPEC` (each of `specs`) makes of `cases`: an unknown name, or a
-    rulebook under which no scenario runs, is an error before anything runs."""
+    """Every run `--rules SPEC` (each of `specs`) makes of `cases` (`judging_chain`,
+    `judge_under`): an unknown name, or a rulebook under which no scenario runs, is an error
+    before anything runs."""
     runs: list[Run] = []
     for spec in specs:
-        chain = lineage(spec)
-        kind = "version" if len(chain) == 1 else "variant"
-        chosen = [Run(case, spec, judge) for case in cases
-                  if (judge := judge_under(case, chain, kind)) is not None]
+        chain = judging_chain(spec)
+        chosen = [Run(case, spec, judge, chain) for case in cases if (judge := judge_under(case, chain)) is not None]
         if not cases:
             raise DiagnosticError(Diagnostic("error", f"no scenario to run under {spec}: none was given",
                                              Span(spec, 0, 0, 0, 0), "give scenario files or folders of them"))
@@ -278,32 +288,56 @@ def plan(cases: list[Case], specs: list[str]) -> list[Run]:
 
 
 def run_case(case: Case, book: Rulebook, budget: Budget | None = None, judge: str | None = None,
-             game: Game | None = None, checked: bool = False) -> Outcome:
+             game: Game | None = None, checked: bool = False, between: tuple[str, ...] = ()) -> Outcome:
     """One scenario under `book`, its expectations those written for `judge` (default: the
     rulebook's own version), played on `game` if given (see `run_scenario`). `checked`: the
     caller knows the scenario passes `check_scenario` under `book` (ablation: it passed under
     the whole rulebook, and a scenario's check reads the declarations and cards, which
-    deleting a block leaves as they are), so it is not checked again."""
+    deleting a block leaves as they are), so it is not checked again. `between`: the
+    rulebooks from `book` down to a shipped version (`Run.between`), of which a failed
+    expectation is blamed on the first that changes it (`blamed`)."""
     full = book.with_cards(case.cards)
     problems = () if checked else check_scenario(case.scenario, full) + unknown_expectation_names(case.scenario, full) + [
         d for d in expectations_off_the_rules_line(case.scenario) if d.kind == "error"]
     if problems:
         problems = under_rules(problems, book.version.id, home_versions(case))
         return Outcome(case.scenario.name, case.path, book.version.id, False, tuple(problems), (), (), {})
-    at_home = None if judge in (None, book.version.id) else held_at_home(case, judge, budget)
-    return run_scenario(case.scenario, full, case.path, budget=budget, judge=judge, game=game, holds_at_home=at_home)
+    chain = between or ((book.version.id, judge) if judge not in (None, book.version.id) else ())
+    blame = blamed(case, chain, judge or book.version.id, budget) if len(chain) > 1 else None
+    return run_scenario(case.scenario, full, case.path, budget=budget, judge=judge, game=game, blame=blame)
 
 
-def held_at_home(case: Case, judge: str, budget: Budget | None) -> Callable[[Span], bool]:
-    """Whether the expectation at a span holds when the scenario runs under `judge`, its own
-    rules: the scenario is played there once, the first time it is asked (a run that cannot
-    load or set up holds nothing)."""
+def blamed(case: Case, chain: tuple[str, ...], judge: str, budget: Budget | None) -> Callable[[Span], str]:
+    """What a failed expectation (by its span) under `chain[0]`, judged by the expectations
+    written for `judge`, is owed to: the rulebooks of `chain` (each built on the next) are
+    played, with the same expectations, from the last (the shipped version) up, and the first
+    under which it fails is named; or it fails under the last too, and that is said (each is
+    played once, the first time it is asked)."""
+    own, end = chain[0], chain[-1]
+    holds = {name: held_under(case, name, judge, budget) for name in chain[1:]}
+
+    def blame(at: Span) -> str:
+        if not holds[end](at):
+            if judge == own:
+                return ""
+            return (f" (expected under {judge}, where it does not hold either)" if end == judge
+                    else f" (expected under {judge}; it does not hold under {end} either)")
+        by = next((name for name in reversed(chain[1:-1]) if not holds[name](at)), own)
+        return f" (expected under {judge}, changed by {by})" if judge != own else f" (holds under {end}; changed by {by})"
+
+    return blame
+
+
+def held_under(case: Case, name: str, judge: str, budget: Budget | None) -> Callable[[Span], bool]:
+    """Whether the expectation at a span holds when the scenario runs under `name`, judged by
+    the expectations written for `judge`: the scenario is played there once, the first time
+    it is asked (a run that cannot load or set up holds nothing)."""
     held: list[set[Span]] = []
 
     def holds(at: Span) -> bool:
         if not held:
             try:
-                run = ScenarioRun(case.scenario, load_version(judge).with_cards(case.cards), case.path, budget)
+                run = ScenarioRun(case.scenario, load_version(name).with_cards(case.cards), case.path, budget, judge)
                 run.play()
                 held.append(run.held)
             except DiagnosticError:
@@ -363,10 +397,10 @@ def run_all(cases: list[Case], override: list[str] | None = None,
     (`run_warnings`)."""
     books = books if books is not None else {}
     if override:
-        runs = plan(cases, list(override))
         for spec in dict.fromkeys(override):  # (rules given that do not load: their errors, once, before any run)
             if spec not in books:
                 books[spec] = load_version(spec)
+        runs = plan(cases, list(override))
     else:
         runs = [Run(case, v, v) for case in cases
                 for v in (home_versions(case)[-1:] if newest_only else home_versions(case))]
@@ -380,5 +414,6 @@ def run_all(cases: list[Case], override: list[str] | None = None,
                 continue
             books[run.spec] = loaded
         book = books[run.spec]
-        o = run_case(run.case, book, budget, None if run.judge == book.version.id else run.judge)
+        o = run_case(run.case, book, budget, None if run.judge == book.version.id else run.judge,
+                     between=run.between)
         yield attrs.evolve(o, warnings=run_warnings(run.case, o, book, off_the_line))

@@ -967,10 +967,11 @@ def _forget_loaded() -> None:
 load_version.cache_clear = _forget_loaded  # type: ignore[attr-defined]
 
 
-def lineage(spec: str) -> tuple[str, ...]:
+def lineage(spec: str, through_versions: bool = False) -> tuple[str, ...]:
     """The names a version or variant is built on, itself first, following `extends` down to
-    a version: ("my-variant", "end-step-phasing", "2026-09-25"). Read from the manifests
-    alone, so that a rulebook that fails its checks still has one."""
+    a version: ("my-variant", "end-step-phasing", "2026-09-25"); `through_versions`, on
+    through the versions that version extends, to one that extends nothing. Read from the
+    manifests alone, so that a rulebook that fails its checks still has one."""
     chain: list[str] = []
     while spec is not None and spec not in chain:
         files = files_of(spec, names_only=bool(chain))
@@ -981,5 +982,5 @@ def lineage(spec: str) -> tuple[str, ...]:
                                              Span(where, 0, 0, 0, 0),
                                              "write one 'version DATE { ... }' (or 'variant NAME { ... }') per version"))
         chain.append(spec if chain else manifests[0].id)  # a base by the name it is extended by
-        spec = manifests[0].extends if manifests[0].kind == "variant" else None
+        spec = manifests[0].extends if manifests[0].kind == "variant" or through_versions else None
     return tuple(chain)
