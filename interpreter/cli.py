@@ -9,6 +9,7 @@ other bad input.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -33,8 +34,12 @@ from .tools import fuzz, survey, why
 from .game.budget import DEFAULT_SCALE, Budget
 from .rulebook.loading import files_of, lineage, load_version, one_listing, rules_path, set_rules_path, shipped_sources, sources
 from .play.scenario import Outcome
-from .play.suite import collect, current_version, plan, run_all
+from .play.suite import collect, current_version, home_versions, plan, run_all
+from .game import trace as game_trace
+from .progress import tracking
 from .game.trace import grouped_lines, show_value
+
+game_trace.rules_roots = rules_path  # (the trace names a rule file relative to the rules-path folder it is in)
 
 
 class _Console(Console):
@@ -328,7 +333,22 @@ def state_table(o: Outcome) -> Table:
     return table
 
 
+RULE_FILE_HINT = "a scenario file ends in .scenario; check a rule file with `phasing check FILE`"
+
+
+def refuse_rule_files(paths) -> None:
+    """A rule file (`.rules`: a version's, a variant, one holding an `amend`) given to `run` or
+    `test` where a scenario file belongs: an error at the file that says so, before anything
+    reads it as a scenario file."""
+    found = [Diagnostic("error", f"{path} is a rule file, not a scenario file", Span(str(path), 0, 0, 0, 0),
+                        RULE_FILE_HINT)
+             for path in paths if Path(path).suffix == ".rules" and not Path(path).is_dir()]
+    if found:
+        raise DiagnosticError(found)
+
+
 def cmd_run(args) -> int:
+    refuse_rule_files([args.scenario])
     cases, problems = collect([args.scenario])
     problems += api.files_without_scenarios([args.scenario], cases, problems)
     if problems:
@@ -354,8 +374,22 @@ def cmd_run(args) -> int:
     return 0 if all(o.passed for o in outcomes) else 1
 
 
+def progress_bar(title: str, args) -> "contextlib.AbstractContextManager":
+    """The progress display of a long command (`progress.tracking`): on stderr, only when it is
+    a terminal, never under --json. Every long command uses this one (`ablate`, `diff`, `test`)."""
+    return tracking(err, title, enabled=not getattr(args, "json", False), clean=shown,
+                    redirect_stdout=out.is_terminal)
+
+
+def run_count(cases, rules) -> int:
+    """How many runs `run_all(cases, rules)` makes: each scenario under each version it names,
+    or under each --rules as `plan` chooses."""
+    return len(plan(cases, list(rules))) if rules else sum(len(home_versions(case)) for case in cases)
+
+
 def cmd_test(args) -> int:
     paths = args.paths or [api.default_suite()]
+    refuse_rule_files(paths)
     cases, problems = collect(paths)
     problems += api.files_without_scenarios(paths, cases, problems)
     if args.rules and (cases or not problems):  # what runs under each --rules is known first: nothing is an error
@@ -365,20 +399,30 @@ def cmd_test(args) -> int:
     report_failures = Reporter()
     report_failures(problems)
     passed = failed = 0
-    for o in run_all(cases, args.rules or None, budget=args.budget) if cases else ():
-        if o.passed:
-            passed += 1
-            if args.verbose:
-                say(f"PASS {o.scenario} [{under(o)}]")
-        else:
-            failed += 1
-            for line in outcome_lines(o):
-                say(line)
-            report_failures(o.failures)
-        report_failures(o.warnings)
+    with progress_bar("test", args) as progress:
+        total = run_count(cases, args.rules) if cases else 0
+        progress(0, total)
+        for n, o in enumerate(run_all(cases, args.rules or None, budget=args.budget) if cases else (), 1):
+            progress(n, total, o.scenario)
+            passed, failed = _tested(o, args, report_failures, passed, failed)
     failed += len(problems)
     say(f"{passed} passed, {failed} failed")
     return 1 if failed or not passed else 0
+
+
+def _tested(o: Outcome, args, report_failures, passed: int, failed: int) -> tuple[int, int]:
+    """One run of `test` said as it ends (a failure in full, a pass with -v); the counts after it."""
+    if o.passed:
+        passed += 1
+        if args.verbose:
+            say(f"PASS {o.scenario} [{under(o)}]")
+    else:
+        failed += 1
+        for line in outcome_lines(o):
+            say(line)
+        report_failures(o.failures)
+    report_failures(o.warnings)
+    return passed, failed
 
 
 def test_json(cases, problems: list[Diagnostic], args) -> int:
@@ -412,17 +456,48 @@ def cmd_why(args) -> int:
     return 0
 
 
+VERSION_COLUMNS = ("version", "rule", "extends", "blocks", "from", "what it is / what changed")
+SUMMARY_LEAST = 24
+"""The narrowest a version's summary is cut to, however little room the other columns leave."""
+
+
 def cmd_versions(args) -> int:
-    table = _table("Rule versions", ("version", "rule", "extends", "blocks", "from", "what it is / what changed"))
+    table = _table("Rule versions", VERSION_COLUMNS)
     with one_listing():  # (the rules path listed once, not once per name loaded: issue 43)
-        return _versions_table(table)
+        return _versions_table(table, getattr(args, "long", False))
 
 
-def _versions_table(table) -> int:
-    """`cmd_versions` under `one_listing()`: every version and variant loaded, one row each."""
+SENTENCE = re.compile(r"(.+?[.!?])(?=\s|$)", re.S)
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of a version's notes (up to a full stop, question or exclamation
+    mark followed by a space or the end), or all of it when it has no such end."""
+    found = SENTENCE.match(text.strip())
+    return found.group(1) if found else text.strip()
+
+
+def cut_to(text: str, width: int) -> str:
+    """`text` cut at a word to at most `width` cells, ending in " ..." when cut."""
+    if cell_len(text) <= width:
+        return text
+    room = max(width - 4, 1)
+    head = text[:room]
+    while cell_len(head) > room:
+        head = head[:-1]
+    if " " in head[1:] and text[len(head)] != " ":
+        head = head[:head.rindex(" ")]
+    return head.rstrip() + " ..."
+
+
+def _versions_table(table, long: bool = False) -> int:
+    """`cmd_versions` under `one_listing()`: every version and variant loaded, one row each;
+    each row one line (its notes' first sentence, cut to the room the other columns leave on
+    the console), or with `long` the whole notes."""
     found = sources()
     order = [s for s in found if s.kind == "version"] + [s for s in found if s.kind == "variant"]
     problems = []
+    rows = []
     for source in sorted(order, key=lambda s: (s.kind == "variant", s.name)):
         origin = str(source.origin) if source.origin else "shipped"
         name = source.name if source.kind == "version" else f"{source.name} (variant)"
@@ -430,13 +505,20 @@ def _versions_table(table) -> int:
             book = load_version(source.name)
         except DiagnosticError as exc:  # one of the user's files that does not load: listed, its errors shown
             problems += exc.diagnostics
-            table.add_row(*(plain(cell) for cell in (name, "", "", "", origin, "does not load: see the errors below")))
+            rows.append((name, "", "", "", origin, "does not load: see the errors below"))
             continue
         sections = ", ".join(s.rule for s in book.version.sections)
         if book.version.reconstructed is not None:  # a kind of version: rebuilt, not read from its own text
             name += " (reconstructed)"
-        cells = (name, sections, book.version.extends or "", str(len(book.rules)), origin, " ".join(book.version.notes))
-        table.add_row(*(plain(cell) for cell in cells))
+        notes = " ".join(book.version.notes)
+        rows.append((name, sections, book.version.extends or "", str(len(book.rules)), origin,
+                     notes if long else first_sentence(notes)))
+    if not long and rows:
+        others = [max(cell_len(shown(row[k])) for row in [VERSION_COLUMNS, *rows]) for k in range(len(VERSION_COLUMNS) - 1)]
+        room = max(out.width - sum(others) - 3 * len(VERSION_COLUMNS) - 1, SUMMARY_LEAST)
+        rows = [(*row[:-1], cut_to(row[-1], room)) for row in rows]
+    for row in rows:
+        table.add_row(*(plain(cell) for cell in row))
     show_table(table)
     if problems:
         raise DiagnosticError(problems)
@@ -521,7 +603,9 @@ def cmd_ablate(args) -> int:
         problems += api.files_without_scenarios(args.paths, cases, problems)
         if problems:
             raise DiagnosticError(problems)
-    result = ablation.ablate(args.version, args.paths or [api.default_suite()], budget=args.budget)
+    with progress_bar(f"ablate {args.version}", args) as progress:
+        result = ablation.ablate(args.version, args.paths or [api.default_suite()], budget=args.budget,
+                                 progress=progress)
     status = 0 if result.all_load_bearing and not result.stopped else 1
     if args.json:
         emit_json(result.to_json())
@@ -603,8 +687,13 @@ def cmd_diff(args) -> int:
     blocks = compare.rulebook_diff(a, b)
     stopped: list = []  # runs the budget stopped: they compare nothing, and make the diff fail
     not_run: list = []  # scenarios one of them (or each) cannot play: written for other rules, no failure
-    scenarios = compare.behaviour_diff(a, b, cases, budget=args.budget, stopped=stopped, not_run=not_run)
-    witness = compare.search_witness(a, b, args.search, budget=args.budget) if args.search else None
+    with progress_bar(f"diff {args.a} {args.b}", args) as progress:
+        scenarios = compare.behaviour_diff(a, b, cases, budget=args.budget, stopped=stopped, not_run=not_run,
+                                           progress=progress)
+    witness = None
+    if args.search:
+        with progress_bar(f"search of {args.search} games", args) as progress:
+            witness = compare.search_witness(a, b, args.search, budget=args.budget, progress=progress)
     A, B = a.version.id, b.version.id
     groups = _not_run_groups(not_run, A, B)
     differs = bool(blocks or scenarios or witness)
@@ -672,6 +761,198 @@ def cmd_diff(args) -> int:
             say(f"A generated game that tells them apart (passes under {A}, fails under {B}):")
             say(witness)
     return status
+
+
+# ---------------------------------------------------------------------------- shell completion
+
+SHELLS = ("bash", "zsh")
+
+
+def cmd_completion(args) -> int:
+    """`phasing completion bash|zsh`: a completion script made from the parser itself (every
+    command, option and choice), with the names of the versions and variants found now."""
+    for line in completion_script(args.shell, build_parser()).rstrip("\n").split("\n"):
+        print(line)
+    return 0
+
+
+def _completion_words(parser: argparse.ArgumentParser) -> tuple[dict, list[str]]:
+    """What completion needs of the parser: {command: (help, [(option strings, kind, help,
+    repeatable)], [(kind, name, nargs, help)])}, kinds being "versions", "files", "none",
+    "flag" or a tuple of choices; and the version and variant names (listed, not loaded)."""
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    helps = {c.dest: c.help or "" for c in sub._choices_actions}
+
+    def kind(action) -> object:
+        if action.choices:
+            return tuple(action.choices)
+        if action.nargs == 0:
+            return "flag"
+        if action.type is rules_text:
+            return "versions"
+        if action.type is path_text:
+            return "files"
+        return "none"
+
+    commands = {}
+    for name, command in sub.choices.items():
+        options, positionals = [], []
+        for action in command._actions:
+            if isinstance(action, argparse._HelpAction):
+                options.append((tuple(action.option_strings), "flag", "show this help", False))
+            elif action.option_strings:
+                options.append((tuple(action.option_strings), kind(action), action.help or "",
+                                isinstance(action, argparse._AppendAction)))
+            else:
+                positionals.append((kind(action), action.metavar or action.dest, action.nargs, action.help or ""))
+        commands[name] = (helps.get(name, ""), options, positionals)
+    try:
+        names = [source.name for source in sources()]
+    except DiagnosticError:  # (a rules path that cannot be read: the shipped names still complete)
+        names = [source.name for source in shipped_sources()]
+    return commands, names
+
+
+def _sh_words(words) -> str:
+    """Words for a shell's double-quoted string (the names and options hold no quote or $)."""
+    return " ".join(w for w in words if re.fullmatch(r"[\w.+:,/@%=-]+", w))
+
+
+def completion_script(shell: str, parser: argparse.ArgumentParser) -> str:
+    """The completion script for `shell` (bash or zsh), generated from `parser`."""
+    commands, names = _completion_words(parser)
+    return (_bash_script if shell == "bash" else _zsh_script)(commands, names)
+
+
+def _bash_script(commands: dict, names: list[str]) -> str:
+    lines = ["# bash completion for phasing, made by `phasing completion bash`.",
+             "# Load it with: eval \"$(phasing completion bash)\", or save it as",
+             "# ~/.local/share/bash-completion/completions/phasing",
+             f'_phasing_versions="{_sh_words(names)}"',
+             "_phasing() {",
+             '    local cur="${COMP_WORDS[COMP_CWORD]}" prev="" cmd="" i n=0 kind="" word',
+             '    (( COMP_CWORD > 0 )) && prev="${COMP_WORDS[COMP_CWORD-1]}"',
+             "    COMPREPLY=()",
+             '    for (( i=1; i<COMP_CWORD; i++ )); do',
+             '        case "${COMP_WORDS[i]}" in -*) ;; *) cmd="${COMP_WORDS[i]}"; break ;; esac',
+             "    done",
+             '    if [[ -z "$cmd" ]]; then',
+             f'        COMPREPLY=( $(compgen -W "{_sh_words(commands)} --help --version" -- "$cur") )',
+             "        return 0",
+             "    fi",
+             '    local opts="" valued="" positional=""',
+             '    case "$cmd" in']
+    for name, (_help, options, positionals) in commands.items():
+        opts = [o for strings, _k, _h, _r in options for o in strings]
+        valued = [o for strings, k, _h, _r in options if k != "flag" for o in strings]
+        kinds = []
+        for k, _name, nargs, _h in positionals:
+            word = "choices:" + ",".join(k) if isinstance(k, tuple) else k
+            kinds.append(word + ("+" if nargs in ("*", "+") else ""))  # (+: this and every word after)
+        lines.append(f'        {name}) opts="{_sh_words(opts)}"; valued="{_sh_words(valued)}"; '
+                     f'positional="{_sh_words(kinds)}" ;;')
+    lines += ['        *) return 0 ;;',
+              "    esac",
+              "    case \"$prev\" in"]
+    by_kind: dict[object, set[str]] = {}
+    for _help, options, _p in commands.values():
+        for strings, k, _h, _r in options:
+            if k != "flag":
+                by_kind.setdefault(k if not isinstance(k, tuple) else "choices:" + ",".join(k), set()).update(strings)
+    for k, strings in sorted(by_kind.items()):
+        lines.append(f'        {"|".join(sorted(strings))}) kind="{k}" ;;')
+    lines += ["    esac",
+              '    if [[ -z "$kind" ]]; then',
+              '        if [[ "$cur" == -* ]]; then',
+              '            COMPREPLY=( $(compgen -W "$opts" -- "$cur") )',
+              "            return 0",
+              "        fi",
+              '        local skip=""',  # (the words after the command that are no positional: options and their values)
+              '        for (( i=i+1; i<COMP_CWORD; i++ )); do',
+              '            word="${COMP_WORDS[i]}"',
+              '            if [[ -n "$skip" ]]; then skip=""; continue; fi',
+              '            case "$word" in -*=*) continue ;; -*) [[ " $valued " == *" $word "* ]] && skip=1; continue ;; esac',
+              "            n=$((n+1))",
+              "        done",
+              "        local k=0",
+              "        for word in $positional; do",
+              '            if [[ "$word" == *+ ]]; then kind="${word%+}"; break; fi',
+              '            if (( k == n )); then kind="$word"; break; fi',
+              "            k=$((k+1))",
+              "        done",
+              "    fi",
+              '    case "$kind" in',
+              '        versions) COMPREPLY=( $(compgen -W "$_phasing_versions" -- "$cur") $(compgen -d -- "$cur") ) ;;',
+              '        files) COMPREPLY=( $(compgen -f -- "$cur") ) ;;',
+              '        choices:*) word="${kind#choices:}"; COMPREPLY=( $(compgen -W "${word//,/ }" -- "$cur") ) ;;',
+              "    esac",
+              "    return 0",
+              "}",
+              "complete -o filenames -o bashdefault -F _phasing phasing"]
+    return "\n".join(lines) + "\n"
+
+
+def _zsh_text(text: str) -> str:
+    """An option's or command's help cut to a short description zsh's specs can hold."""
+    text = re.sub(r"[\[\]:'\\`$()]", "", text.split(";")[0]).strip()
+    return text[:70]
+
+
+def _zsh_action(kind) -> str:
+    if isinstance(kind, tuple):
+        return "(" + " ".join(kind) + ")"
+    return {"versions": "_phasing_versions", "files": "_files"}.get(kind, " ")
+
+
+def _zsh_script(commands: dict, names: list[str]) -> str:
+    lines = ["#compdef phasing",
+             "# zsh completion for phasing, made by `phasing completion zsh`.",
+             "# Load it with: eval \"$(phasing completion zsh)\" (after compinit), or save it as _phasing",
+             "# in a folder of $fpath.",
+             "",
+             "_phasing_versions() {",
+             f"  local -a names; names=({_sh_words(names)})",
+             "  _describe -t versions 'version or variant' names",
+             "  _files -/",
+             "}",
+             "",
+             "_phasing() {",
+             "  local -a commands",
+             "  commands=("]
+    lines += [f"    '{name}:{_zsh_text(help)}'" for name, (help, _o, _p) in commands.items()]
+    lines += ["  )",
+              "  if (( CURRENT == 2 )); then",
+              "    _describe -t commands 'phasing command' commands",
+              "    return",
+              "  fi",
+              "  local command=${words[2]}",
+              "  shift words",
+              "  (( CURRENT-- ))",
+              "  case $command in"]
+    for name, (_help, options, positionals) in commands.items():
+        specs = []
+        for strings, kind, help, repeatable in options:
+            for option in strings:
+                spec = ("*" if repeatable else "") + f"{option}[{_zsh_text(help)}]"
+                if kind != "flag":
+                    spec += f":{_zsh_text(option.lstrip('-'))}:{_zsh_action(kind)}"
+                specs.append(spec)
+        for kind, metavar, nargs, _help in positionals:
+            head = "*:" if nargs in ("*", "+") else "::" if nargs == "?" else ":"
+            specs.append(f"{head}{_zsh_text(str(metavar))}:{_zsh_action(kind)}")
+        lines.append(f"    {name})")
+        lines.append("      _arguments -s \\")
+        lines += [f"        '{spec}' \\" for spec in specs]
+        lines.append("      ;;")
+    lines += ["  esac",
+              "}",
+              "",
+              'if [[ "${funcstack[1]}" == _phasing ]]; then',
+              '  _phasing "$@"',
+              "else",
+              "  compdef _phasing phasing",
+              "fi"]
+    return "\n".join(lines) + "\n"
 
 
 # ---------------------------------------------------------------------------- the parser
@@ -984,16 +1265,69 @@ def _output_options(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument("--force", action="store_true", help="with -o, replace OUT if it exists")
 
 
+MAIN_EXAMPLES = (
+    "phasing test                       # the conformance suite under every version",
+    "phasing run tests/scenarios/tour.scenario --trace",
+    "phasing versions                   # the versions and variants, one line each",
+    "phasing COMMAND --help             # a command's options and examples",
+)
+
+EXAMPLES: dict[str, tuple[str, ...]] = {
+    "check": ("phasing check                               # the shipped rules, suite and rules path",
+              "phasing check my-house.rules tests/scenarios/tour.scenario"),
+    "run": ("phasing run tests/scenarios/tour.scenario",
+            "phasing run tests/scenarios/tour.scenario --trace --rules 2026-09-25",
+            "phasing run tests/scenarios/tour.scenario --json"),
+    "test": ("phasing test                                # the whole conformance suite",
+             "phasing test tests/scenarios/tour.scenario -v",
+             "phasing test --rules end-step-phasing --json"),
+    "why": ("phasing why tests/scenarios/tour.scenario bear",
+            "phasing why tests/scenarios/tour.scenario bear --at 2 --rules 2011-02-04"),
+    "versions": ("phasing versions",
+                 "phasing versions --long                     # the whole notes",
+                 "phasing versions --rules-path my-rules"),
+    "show": ("phasing show                                # the newest version's rulebook",
+             "phasing show 2011-02-04 702.23a untap-step-phasing",
+             "phasing show end-step-phasing --json"),
+    "history": ("phasing history untap-step-phasing",
+                "phasing history treated-as-nonexistent --json"),
+    "diff": ("phasing diff 2011-02-04 2026-09-25",
+             "phasing diff 2026-09-25 end-step-phasing tests/scenarios/untap_step.scenario",
+             "phasing diff 2020-08-07 2021-04-22 --search 200 --exit-code"),
+    "ablate": ("phasing ablate 2026-09-25",
+               "phasing ablate end-step-phasing --limit 2",
+               "phasing ablate 2026-09-25 tests/scenarios/tour.scenario --json"),
+    "fmt": ("phasing fmt my-rules/                        # show what would change",
+            "phasing fmt --check my-house.rules",
+            "phasing fmt --write my-rules/"),
+    "cards": ("phasing cards pool.json",
+              "phasing cards pool.json --library my-cards.scenario --json"),
+    "import": ("phasing import forge state.txt",
+               "phasing import forge puzzle.pzl -o puzzle.scenario --cards my-cards.scenario"),
+    "export": ("phasing export forge tests/scenarios/tour.scenario --scenario NAME",
+               "phasing export forge my.scenario -o state.txt"),
+    "fuzz": ("phasing fuzz --minutes 5",
+             "phasing fuzz --seed 1234 --out findings"),
+    "completion": ("phasing completion bash > ~/.local/share/bash-completion/completions/phasing",
+                   "phasing completion zsh > ~/.zfunc/_phasing   # with fpath+=(~/.zfunc) before compinit",
+                   'eval "$(phasing completion bash)"           # for this shell only'),
+}
+"""Each command's examples, shown under its `--help` (a command missing here is a KeyError)."""
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="phasing", description="Magic's phasing rules (CR 702.26) as data.")
     parser.add_argument("--version", action=ShowVersion,
                         help="print the package's version and the rules versions it ships, and stop")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser,
+                                help="the command to run (each has its own --help, with examples)")
     p = sub.add_parser("check", help="parse and check rule files, versions and scenarios")
-    p.add_argument("paths", nargs="*", type=path_text)
+    p.add_argument("paths", nargs="*", type=path_text, metavar="PATH",
+                   help="rule files, scenario files, version folders or folders of them (default: the shipped "
+                        "rules, the conformance suite and the rules path)")
     p.set_defaults(func=cmd_check)
     p = sub.add_parser("run", help="play a scenario and show the final state")
-    p.add_argument("scenario", type=path_text)
+    p.add_argument("scenario", type=path_text, metavar="SCENARIO", help="a scenario file (.scenario)")
     p.add_argument("--rules", action="append", type=rules_text,
                    help="run under this version, variant or folder (repeatable; default: the newest the scenario names)")
     p.add_argument("--trace", action="store_true", help="show every change with the rule that caused it")
@@ -1001,7 +1335,8 @@ def build_parser() -> argparse.ArgumentParser:
     _budget_option(p)
     p.set_defaults(func=cmd_run)
     p = sub.add_parser("test", help="run scenarios and their expectations")
-    p.add_argument("paths", nargs="*", type=path_text)
+    p.add_argument("paths", nargs="*", type=path_text, metavar="PATH",
+                   help="scenario files or folders of them (default: the conformance suite)")
     p.add_argument("--rules", action="append", type=rules_text,
                    help="run under this version, variant or folder (repeatable: under each)")
     p.add_argument("-v", "--verbose", action="store_true", help="also print PASS for each run that passed")
@@ -1010,16 +1345,18 @@ def build_parser() -> argparse.ArgumentParser:
     _budget_option(p)
     p.set_defaults(func=cmd_test)
     p = sub.add_parser("why", help="why did (or did not) something happen to an object in a scenario")
-    p.add_argument("scenario", type=path_text)
+    p.add_argument("scenario", type=path_text, metavar="SCENARIO", help="a scenario file (.scenario)")
     p.add_argument("object", type=block_text, help="an object the scenario declares (permanent NAME = ...)")
     p.add_argument("--at", type=step_number, metavar="STEP", help="only this step of the script (1, 2, ...)")
     p.add_argument("--rules", action="append", type=rules_text,
                    help="replay under this version or variant (repeatable; default: the newest the scenario names)")
     p.set_defaults(func=cmd_why)
-    p = sub.add_parser("versions", help="list the rule versions")
+    p = sub.add_parser("versions", help="list the rule versions and variants, one line each")
+    p.add_argument("--long", action="store_true", help="the whole notes of each version, not their first sentence")
     p.set_defaults(func=cmd_versions)
     p = sub.add_parser("show", help="print a version's complete rulebook in CR order, or some of its blocks")
-    p.add_argument("version", nargs="?", default=None, type=rules_text, help="version or variant (default: the newest)")
+    p.add_argument("version", nargs="?", default=None, type=rules_text, metavar="VERSION",
+                   help="version or variant (default: the newest)")
     p.add_argument("blocks", nargs="*", default=[], metavar="BLOCK", type=block_text,
                    help="a block's id (702.26g) or slug")
     p.add_argument("--cr", type=path_text, metavar="FILE",
@@ -1028,14 +1365,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_show)
     p.intermixed = True
     p = sub.add_parser("history", help="one block across every version: how it changed")
-    p.add_argument("slug", type=block_text)
+    p.add_argument("slug", type=block_text, metavar="SLUG",
+                   help="a block's slug (untap-step-phasing): the name it keeps in every version")
     p.add_argument("--json", action="store_true", help="machine-readable output: the stages as one JSON object")
     p.set_defaults(func=cmd_history)
     p.intermixed = True
     p = sub.add_parser("diff", help="compare two versions or variants: rule text, then behaviour")
-    p.add_argument("a", type=rules_text)
-    p.add_argument("b", type=rules_text)
-    p.add_argument("paths", nargs="*", default=[], type=path_text,
+    p.add_argument("a", type=rules_text, help="the version, variant or folder to compare from")
+    p.add_argument("b", type=rules_text, help="the version, variant or folder to compare to")
+    p.add_argument("paths", nargs="*", default=[], type=path_text, metavar="PATH",
                    help="scenarios to compare on (default: the conformance suite)")
     p.add_argument("--search", type=whole_number, default=0, metavar="N",
                    help="generate up to N games to find a difference")
@@ -1047,8 +1385,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_diff)
     p.intermixed = True
     p = sub.add_parser("ablate", help="delete each block in turn and list the scenarios that change")
-    p.add_argument("version", type=rules_text)
-    p.add_argument("paths", nargs="*", type=path_text, help="scenarios to rerun (default: the conformance suite)")
+    p.add_argument("version", type=rules_text, metavar="VERSION", help="the version or variant whose blocks are deleted in turn")
+    p.add_argument("paths", nargs="*", type=path_text, metavar="PATH",
+                   help="scenarios to rerun (default: the conformance suite)")
     p.add_argument("--json", action="store_true", help="machine-readable output: the blocks as one JSON object")
     p.add_argument("--limit", type=whole_number, default=6, metavar="N",
                    help="changed scenarios listed under each block (default 6)")
@@ -1089,10 +1428,18 @@ def build_parser() -> argparse.ArgumentParser:
                    help="what the rules' statuses and tokens are in Forge's terms (default: interop/forge.toml)")
     p.set_defaults(func=cmd_export)
     fuzz.register(sub, main)  # `phasing fuzz`: its options live with the fuzzer
+    p = sub.add_parser("completion", help="print a shell completion script for bash or zsh")
+    p.add_argument("shell", choices=SHELLS, help="the shell to complete in: bash or zsh")
+    p.set_defaults(func=cmd_completion)
     for command in sub.choices.values():  # every command may name versions and variants
         command.add_argument("--rules-path", action="append", type=path_text, metavar="DIR", default=None,
                              help="a folder of variants (NAME.rules) and versions (DATE/) searched before the "
                                   "shipped rules (repeatable; before those of PHASING_RULES_PATH)")
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = "examples:\n" + "\n".join(f"  {line}" for line in MAIN_EXAMPLES)
+    for name, command in sub.choices.items():
+        command.formatter_class = argparse.RawDescriptionHelpFormatter
+        command.epilog = "examples:\n" + "\n".join(f"  {line}" for line in EXAMPLES[name])
     return parser
 
 

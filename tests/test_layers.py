@@ -28,6 +28,7 @@ RANKS = {
     "interpreter.play": 4,
     "interpreter.api": 5,
     "interpreter.tools": 6, "interop": 6,
+    "interpreter.progress": 6,  # (the command line's progress display: beside the tools, which take a callback instead)
     "interpreter.cli": 7, "interpreter.entry": 8,
     "rules": 0, "conformance": 0,  # data only
 }

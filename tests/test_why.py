@@ -130,19 +130,20 @@ def test_a_scenario_that_cannot_run_under_the_rules_asked_is_passed_over(capsys)
 
 def test_an_error_under_another_version_says_which(capsys):
     """A scenario checked under a version other than its own says which (502.15: the
-    phased-out zone is a zone of 2005-02-01 alone)."""
+    phased-out zone is a zone of 2005-02-01 alone); `test` runs none of the file's scenarios
+    under 2017-07-08, for which none is written, and says so."""
     status, out, err = why(capsys, HISTORY_2005, "djinn", "--rules", "2017-07-08")
     said = "hint: under 2017-07-08, which this scenario is not written for (it is for 2005-02-01)"
     assert status == 1 and "unknown name 'phased_out'" in err and said in err, err
     assert main(["test", HISTORY_2005, "--rules", "2017-07-08"]) == 1
-    assert said in capsys.readouterr().err
+    assert "no scenario runs under 2017-07-08" in capsys.readouterr().err
 
 
 def test_a_change_an_amended_as_clause_made_names_the_amend(capsys, tmp_path):
     """702.26g, amended: a variant replaces the `as` clause that takes attachments along (only
     Auras now) and adds one; why credits their changes to the amend that wrote each clause,
-    as the trace does ("amended by VARIANT at FILE:LINE"), and the block's own clauses to
-    the block alone."""
+    as the trace does ("amended by VARIANT at FILE:LINE", a file given by --rules by its
+    path), and the block's own clauses to the block alone."""
     variant = tmp_path / "mine.rules"
     variant.write_text("""\
 variant mine {
@@ -177,9 +178,9 @@ scenario "an Aura goes along with the creature it enchants" {
     status, out, _ = why(capsys, str(scenario), "strength", "--rules", str(variant))
     assert status == 0
     assert ("step 1, event 1: phase: in -> out, by as x.phase becomes out (702.26g indirect-phasing, "
-            "amended by mine at mine.rules:6), joining the event caused by card \"Slip Away\"") in out
+            f"amended by mine at {variant}:6), joining the event caused by card \"Slip Away\"") in out
     assert ("phased_indirectly: true -> false, by as x.phase becomes in (702.26g indirect-phasing, "
-            "amended by mine at mine.rules:10), joining the event caused by 702.26a untap-step-phasing") in out
+            f"amended by mine at {variant}:10), joining the event caused by 702.26a untap-step-phasing") in out
     assert ("phased_out_under: none -> Alice, by as x.phase becomes out (702.26a untap-step-phasing), "
             "joining") in out  # (702.26a's clause is its own)
 

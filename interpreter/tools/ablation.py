@@ -7,6 +7,7 @@ Assertion blocks are reported as such; deleting them changes no outcome by desig
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import attrs
@@ -90,13 +91,17 @@ def starting_game(case: Case, book: Rulebook) -> tuple[Game, int] | None:
     return game, store_of(game).mark()
 
 
-def ablate(version: str, paths: list, budget: Budget | None = None) -> Result:
+def ablate(version: str, paths: list, budget: Budget | None = None,
+           progress: Callable[..., None] | None = None) -> Result:
     """Delete each block of `version` in turn and rerun the scenarios `--rules version` runs
     (see `suite.plan`: for a variant, those written for it or the version it is built on),
-    each judged as it is there; running no scenario is an error."""
+    each judged as it is there; running no scenario is an error. `progress`, when given, is
+    called as each block is taken up: `progress(blocks done, blocks, "ID SLUG")`."""
     book = load_version(version)
     cases, _problems = collect(paths)
     runs = plan(cases, [version])
+    progress = progress or (lambda done, total=None, what="": None)
+    progress(0, len(book.rules), "the whole rulebook")
     whole = {id(r): run_case(r.case, book, budget, r.judge) for r in runs}
     baseline = {key: o.signature() for key, o in whole.items()}
     # A run the budget stops under the whole rulebook shows nothing a deletion could change:
@@ -106,7 +111,8 @@ def ablate(version: str, paths: list, budget: Budget | None = None) -> Result:
     # game under every reduced rulebook: built once, and set back to its start after each run.
     starts = {id(r): starting_game(r.case, book) for r in runs}
     rows = []
-    for rule in book.rules:
+    for number, rule in enumerate(book.rules):
+        progress(number, len(book.rules), f"{rule.id} {rule.slug}")
         if rule.kind != "operative":
             rows.append(Row(rule, rule.kind, ()))
             continue
@@ -125,6 +131,7 @@ def ablate(version: str, paths: list, budget: Budget | None = None) -> Result:
             if o.signature() != baseline[id(r)]:
                 changed.append(_label(o))
         rows.append(Row(rule, "operative", tuple(changed)))
+    progress(len(book.rules), len(book.rules), "")
     chain = lineage(version)
     if len(chain) == 1:
         return Result(book.version.id, len(runs), tuple(rows), stopped=stopped)

@@ -17,6 +17,7 @@ import os
 import random
 import re
 import tempfile
+from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -24,7 +25,7 @@ import attrs
 
 from ...dsl import ast
 from ...dsl.checker import check_scenario
-from ...dsl.parser import parse
+from ...dsl.parser import hook_name, parse
 from ...dsl.checker import check_rulebook
 from ...dsl.diagnostics import DiagnosticError
 from ...dsl.printer import clause_lines, expr_text, item_lines
@@ -110,7 +111,7 @@ def clause_key(clause: ast.Node) -> str:
         case ast.Hide():
             return "hide"
         case ast.During(hook=h):
-            return f"during {h.kind}"
+            return f"during {hook_name(h.kind)}"
         case ast.AsClause(change=ch):
             return f"as {_pattern(ch)}"
         case ast.After(event=ev):
@@ -126,13 +127,13 @@ def clause_key(clause: ast.Node) -> str:
         case ast.Lookback(change=ch):
             return f"look back on {_pattern(ch)}"
         case ast.Order(hook=h):
-            return f"order {h}"
+            return f"order {hook_name(h)}"
         case ast.AssertAfter(event=ev):
             return f"assert after {_event(ev)}"
         case ast.AssertOnce(hook=h, attr=a):
-            return f"assert during {h.kind}: {a}"
+            return f"assert during {hook_name(h.kind)}: {a}"
         case ast.AssertSkipped(hook=h, attr=a):
-            return f"assert during skipped {h.kind}: {a}"
+            return f"assert during skipped {hook_name(h.kind)}: {a}"
         case ast.AssertAlways(var=v):
             return f"assert always {v}"
     return type(clause).__name__
@@ -403,17 +404,21 @@ def candidates_of(a: Rulebook, b: Rulebook, blocks: list[BlockChange] | None = N
 
 def behaviour_diff(a: Rulebook, b: Rulebook, cases: list[Case], budget: Budget | None = None,
                    explain: bool = True, stopped: list[StoppedRun] | None = None,
-                   not_run: list[StoppedRun] | None = None) -> list[ScenarioDiff]:
+                   not_run: list[StoppedRun] | None = None,
+                   progress: Callable[..., None] | None = None) -> list[ScenarioDiff]:
     """The scenarios that end differently under `a` and `b`, each step within `budget`; with
     `explain`, each names the changes of `b` that account for it (see `account`). A run the
     budget stopped tells nothing of either rulebook: it is no difference and no sameness, and
     is added to `stopped` (when given) for the caller to report. A scenario that cannot be
     played under one of them (or either) is not compared either: why, under each that cannot
-    play it, is added to `not_run` (when given)."""
+    play it, is added to `not_run` (when given). `progress`, when given, is called as each
+    scenario is taken up: `progress(scenarios done, scenarios, its name)`."""
     common = set(a.statuses) & set(b.statuses)
     candidates = None
     found = []
-    for case in cases:
+    for number, case in enumerate(cases):
+        if progress is not None:
+            progress(number, len(cases), case.scenario.name)
         oa, ob = run_case(case, a, budget), run_case(case, b, budget)
         stops = [s for o in (oa, ob) if (s := budget_stop(o)) is not None]
         if stops:
@@ -440,6 +445,8 @@ def behaviour_diff(a: Rulebook, b: Rulebook, cases: list[Case], budget: Budget |
 
             accounted, changed = account(fa, fb, candidates, play)
             found[-1] = attrs.evolve(found[-1], accounted_by=accounted, changed_by=changed)
+    if progress is not None:
+        progress(len(cases), len(cases))
     return found
 
 
@@ -502,22 +509,31 @@ def search_rounds(examples: int) -> list[int]:
     return [SEARCH_ROUND] * full + ([rest] if rest else [])
 
 
-def search_witness(a: Rulebook, b: Rulebook, examples: int, budget: Budget | None = None) -> str | None:
+def search_witness(a: Rulebook, b: Rulebook, examples: int, budget: Budget | None = None,
+                   progress: Callable[..., None] | None = None) -> str | None:
     """The smallest generated game that ends differently under `a` and `b`, as a scenario file;
-    up to `examples` games are tried, each step of each within `budget`."""
+    up to `examples` games are tried, each step of each within `budget`. `progress`, when
+    given, is called as each game is played: `progress(games played, examples)` (the games
+    Hypothesis plays to shrink a witness it found count too: past `examples`, the total grows
+    with them)."""
     with _private_hypothesis_storage():
-        return _search(a, b, examples, budget)
+        return _search(a, b, examples, budget, progress)
 
 
-def _search(a: Rulebook, b: Rulebook, examples: int, budget: Budget | None) -> str | None:
+def _search(a: Rulebook, b: Rulebook, examples: int, budget: Budget | None,
+            progress: Callable[..., None] | None = None) -> str | None:
     from hypothesis import HealthCheck, find, settings
     from hypothesis.errors import NoSuchExample
 
     from .generate import games, scenario_text
 
     common = set(a.statuses) & set(b.statuses)
+    played = [0]
 
     def differs(game) -> bool:
+        if progress is not None:
+            played[0] += 1
+            progress(played[0], max(examples, played[0]))
         oa, ob = _outcome_of(game, a, budget), _outcome_of(game, b, budget)
         if oa is None or ob is None:
             return False
