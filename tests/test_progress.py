@@ -84,12 +84,14 @@ def test_no_progress_under_json(argv, capsys, monkeypatch):
     json.loads(capsys.readouterr().out)
 
 
+@pytest.mark.slow  # (a command in a child process: in the slow selection, which .ci/run runs)
 def test_no_progress_when_stderr_is_piped(capsys):
     """The default stderr under the tests is no terminal: nothing but the output is printed."""
     assert cli.main(["diff", "2011-02-04", "2026-09-25", TOUR, "--search", "2"]) == 0
     assert capsys.readouterr().err == ""
 
 
+@pytest.mark.slow  # (three tools run whole: in the slow selection, which .ci/run runs)
 def test_the_tools_report_progress_through_their_callback():
     """`ablate` counts blocks, `behaviour_diff` scenarios and `search_witness` games, each
     ending with all done."""
