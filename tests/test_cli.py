@@ -236,6 +236,7 @@ def closed_pipe_run(*argv: str) -> subprocess.CompletedProcess:
         os.close(writer)
 
 
+@pytest.mark.slow  # (several seconds: in the slow selection, which .ci/run runs)
 def test_a_reader_that_goes_away_ends_a_command_with_status_0():
     """`phasing show | head -2`: the reader has what it wanted, so the command stops with
     status 0 and nothing on stderr, whichever way it writes (rich's console, a table, json)."""

@@ -56,6 +56,7 @@ def test_behaviour_diff_lists_the_token_scenarios():
     assert fields["soldier.zone"] == ("nowhere", "battlefield")
 
 
+@pytest.mark.slow  # (several seconds: in the slow selection, which .ci/run runs)
 def test_behaviour_diff_of_a_renumbering_is_empty():
     assert behaviour_diff(load_version("2011-02-04"), load_version("2011-09-30"), load_cases([SUITE])) == []
 

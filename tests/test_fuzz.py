@@ -106,6 +106,7 @@ def test_generators_are_reproducible_from_a_seed():
         assert make(random.Random(7)) == make(random.Random(7))
 
 
+@pytest.mark.slow  # (several seconds: in the slow selection, which .ci/run runs)
 def test_generated_inputs_include_well_formed_files():
     """Most generated text must parse, or the fuzzer would only ever test the parser's errors."""
     import random

@@ -215,6 +215,7 @@ def search_spied(monkeypatch, a: str, b: str, games: int, round_size: int):
     return compare.search_witness(first, second, games), runs
 
 
+@pytest.mark.slow  # (several seconds: in the slow selection, which .ci/run runs)
 def test_the_search_plays_its_games_in_rounds_that_keep_nothing(monkeypatch):
     """issue 43: `diff --search N` grew about 12 KB of memory a game: one run of Hypothesis
     played all N games and kept a tree of its choices and a cache of results for each until it
