@@ -1087,10 +1087,16 @@ def _own_change(book, target: ast.Rule, own_files: set[str]) -> tuple[Span, str]
 
 @ast.per_node
 def _selections(rule: ast.Rule) -> tuple[bool, frozenset[str]]:
-    """Whether the block's clauses select objects (`each`, `count`) themselves, and the verbs they call."""
-    nodes = [n for c in rule.clauses for n in c.walk()]
-    return (any(isinstance(n, (ast.Each, ast.Count)) for n in nodes),
-            frozenset(n.verb for n in nodes if isinstance(n, ast.Call)))
+    """Whether the block's clauses select objects (`each`, `count`) themselves, and if not the
+    verbs they call (a block that selects is known to without reading it all)."""
+    called: set[str] = set()
+    for c in rule.clauses:
+        for n in c.walk():
+            if isinstance(n, (ast.Each, ast.Count)):
+                return True, frozenset()
+            if isinstance(n, ast.Call):
+                called.add(n.verb)
+    return False, frozenset(called)
 
 
 def _selects(rule: ast.Rule, verbs: dict[str, ast.VerbDecl]) -> bool:
