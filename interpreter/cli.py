@@ -34,12 +34,10 @@ from .tools import fuzz, survey, why
 from .game.budget import DEFAULT_SCALE, Budget
 from .rulebook.loading import files_of, lineage, load_version, one_listing, rules_path, set_rules_path, shipped_sources, sources
 from .play.scenario import Outcome
-from .play.suite import collect, current_version, home_versions, plan, run_all
-from .game import trace as game_trace
+from .play.suite import collect, current_version, plan, run_all
 from .progress import tracking
 from .game.trace import grouped_lines, show_value
 
-game_trace.rules_roots = rules_path  # (the trace names a rule file relative to the rules-path folder it is in)
 
 
 class _Console(Console):
@@ -381,12 +379,6 @@ def progress_bar(title: str, args) -> "contextlib.AbstractContextManager":
                     redirect_stdout=out.is_terminal)
 
 
-def run_count(cases, rules) -> int:
-    """How many runs `run_all(cases, rules)` makes: each scenario under each version it names,
-    or under each --rules as `plan` chooses."""
-    return len(plan(cases, list(rules))) if rules else sum(len(home_versions(case)) for case in cases)
-
-
 def cmd_test(args) -> int:
     paths = args.paths or [api.default_suite()]
     refuse_rule_files(paths)
@@ -400,10 +392,7 @@ def cmd_test(args) -> int:
     report_failures(problems)
     passed = failed = 0
     with progress_bar("test", args) as progress:
-        total = run_count(cases, args.rules) if cases else 0
-        progress(0, total)
-        for n, o in enumerate(run_all(cases, args.rules or None, budget=args.budget) if cases else (), 1):
-            progress(n, total, o.scenario)
+        for o in run_all(cases, args.rules or None, budget=args.budget, progress=progress) if cases else ():
             passed, failed = _tested(o, args, report_failures, passed, failed)
     failed += len(problems)
     say(f"{passed} passed, {failed} failed")

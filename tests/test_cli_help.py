@@ -128,11 +128,11 @@ def test_the_trace_and_why_name_an_amends_file_with_its_version_folder(tmp_path,
 
 def test_a_shipped_variants_amend_is_named_by_its_file(capsys):
     """A variant is found by its file's name in the variants folder: its amend is named so."""
-    from phasing_rules.interpreter.game.trace import rules_place, SHIPPED_RULES
+    from phasing_rules.interpreter.rulebook.loading import RULES_ROOT, rule_file_place
 
-    assert rules_place(str(SHIPPED_RULES / "variants" / "end-step-phasing.rules")) == "end-step-phasing.rules"
-    assert rules_place(str(SHIPPED_RULES / "2026-09-25" / "version.rules")) == "2026-09-25/version.rules"
-    assert rules_place("/somewhere/else/mine.rules") == "/somewhere/else/mine.rules"
+    assert rule_file_place(str(RULES_ROOT / "variants" / "end-step-phasing.rules")) == "end-step-phasing.rules"
+    assert rule_file_place(str(RULES_ROOT / "2026-09-25" / "version.rules")) == "2026-09-25/version.rules"
+    assert rule_file_place("/somewhere/else/mine.rules") == "/somewhere/else/mine.rules"
 
 
 # ------------------------------------------------------------------ a rule file where a scenario belongs

@@ -6,8 +6,7 @@ Traces, explanations and the JSON output are all read off these records.
 from __future__ import annotations
 
 from functools import partial
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from pathlib import Path, PurePath
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 import attrs
@@ -15,42 +14,6 @@ import attrs
 from ...dsl import ast
 from ...dsl.diagnostics import NOWHERE, Span
 from ...dsl.printer import clause_lines
-from ... import rules as shipped_rules
-
-
-SHIPPED_RULES = Path(shipped_rules.__file__).parent
-
-rules_roots: Callable[[], Iterable[Path]] = lambda: ()
-"""The folders of the rules path (`--rules-path`, PHASING_RULES_PATH), for `rules_place`: the
-rulebook layer knows them, and whoever loads rulebooks by them sets this (the command line
-sets it to `rulebook.loading.rules_path`); none by default."""
-
-
-def rules_place(path: str) -> str:
-    """Where a rule file is, as the trace and `why` name it: its path relative to the folder its
-    name was found in: the shipped variants folder or a rules-path folder for a variant
-    (`end-step-phasing.rules`), the shipped rules or a rules-path folder for a version's file
-    (`2026-09-25/version.rules`: every version folder has a version.rules); a file outside them
-    (`--rules FILE`) by its path as given."""
-    given = PurePath(path)
-    try:
-        extra = tuple(rules_roots())
-    except Exception:  # (a rules path that cannot be read: the error is the loader's to give)
-        extra = ()
-    for root in (SHIPPED_RULES / "variants", SHIPPED_RULES, *extra):
-        for candidate in (given, Path(path).resolve()) if given.is_absolute() else (Path(path).resolve(),):
-            try:
-                return candidate.relative_to(root).as_posix()
-            except ValueError:
-                continue
-    return str(path)
-
-
-def amend_origin(amendment: Any, clause: ast.Node | None = None) -> str:
-    """`amended by NAME at PLACE:LINE` (PLACE: `rules_place`): the line of `clause` when given
-    (a clause the amend wrote), else of the amend."""
-    line = clause.span.line if clause is not None else amendment.span.line
-    return f"amended by {amendment.by} at {rules_place(amendment.span.path)}:{line}"
 
 
 @attrs.frozen
@@ -87,7 +50,7 @@ def rule_cause(program: Any, rule: ast.Rule, clause: ast.Node) -> Cause:
         role = clause_lines(clause)[0].split(":")[0] if isinstance(clause, (ast.AsClause, ast.After)) else ""
         amended = program.book.amended_by(rule, clause)  # a clause a variant's `amend` wrote: say so
         known = program.causes[id(clause)] = (clause, Cause("rule", rule.id, rule.slug, clause.span,
-                                                                    role, amend_origin(amended, clause) if amended else ""))
+                                                                    role, amended.describe(clause) if amended else ""))
     return known[1]
 
 

@@ -389,12 +389,13 @@ def run_warnings(case: Case, o: Outcome, book: Rulebook | None = None,
 
 def run_all(cases: list[Case], override: list[str] | None = None,
             books: dict[str, Rulebook] | None = None, newest_only: bool = False,
-            budget: Budget | None = None) -> Iterator[Outcome]:
+            budget: Budget | None = None, progress: Callable[..., None] | None = None) -> Iterator[Outcome]:
     """Each scenario under each version it names (with `newest_only`, under the newest of
     them alone), or, with `override`, under each of those rulebooks as `plan` chooses (one
     that does not load is a DiagnosticError with its errors before anything runs); each
     step within `budget` (None: the default `Budget()`). Each outcome carries its warnings
-    (`run_warnings`)."""
+    (`run_warnings`). `progress`, if given, is called as each run begins: `progress(runs done,
+    runs, scenario name)`, and once more at the end."""
     books = books if books is not None else {}
     if override:
         for spec in dict.fromkeys(override):  # (rules given that do not load: their errors, once, before any run)
@@ -406,7 +407,9 @@ def run_all(cases: list[Case], override: list[str] | None = None,
                 for v in (home_versions(case)[-1:] if newest_only else home_versions(case))]
     failed: dict[str, list[Diagnostic]] = {}
     off_the_line: dict[tuple[str, str], list[Diagnostic]] = {}
-    for run in runs:
+    for n, run in enumerate(runs):
+        if progress is not None:  # (the runs done of all, and the one beginning)
+            progress(n, len(runs), run.case.scenario.name)
         if run.spec not in books:
             loaded = _load_for(run.case, run.spec, bool(override), failed)
             if isinstance(loaded, Outcome):
@@ -417,3 +420,5 @@ def run_all(cases: list[Case], override: list[str] | None = None,
         o = run_case(run.case, book, budget, None if run.judge == book.version.id else run.judge,
                      between=run.between)
         yield attrs.evolve(o, warnings=run_warnings(run.case, o, book, off_the_line))
+    if progress is not None:
+        progress(len(runs), len(runs), "")

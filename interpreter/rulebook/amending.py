@@ -34,12 +34,13 @@ class Amendment:
     by: str
     span: Span
     changes: tuple[tuple[str, Span], ...]  # each entry, as text, and where it is
+    place: str = ""  # its file as the trace names it (`loading.rule_file_place`); else the file's name
 
     def describe(self, clause: ast.Node | None = None) -> str:
-        """`amended by NAME at FILE:LINE` (the file's name; `phasing versions` says where a
-        variant is): the line of `clause` when given (one this amend wrote), else of the amend."""
+        """`amended by NAME at PLACE:LINE`: the line of `clause` when given (one this amend
+        wrote), else of the amend."""
         line = clause.span.line if clause is not None else self.span.line
-        return f"amended by {self.by} at {PurePath(self.span.path).name}:{line}"
+        return f"amended by {self.by} at {self.place or PurePath(self.span.path).name}:{line}"
 
     def listing(self) -> str:
         """What it changed, each with its line: `summary (line 11), replace clause L (line 12)`."""

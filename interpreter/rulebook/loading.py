@@ -13,7 +13,7 @@ import functools
 import os
 import re
 from collections import OrderedDict, defaultdict
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Callable, Iterable, TypeVar
 
 import attrs
@@ -819,6 +819,7 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
                 moved[rule.id] = (r, _renumbered(rule.id, manifest.renumbers))
         made = apply_amends(rules, amends, manifest, {r.slug: r for r in own}, moved)
         for slug, amendment in made.items():
+            amendment = attrs.evolve(amendment, place=rule_file_place(amendment.span.path))
             amendments[slug] = amendments.get(slug, ()) + (amendment,)
     for module in modules:
         for item in module.items:
@@ -854,6 +855,26 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
     if left:
         raise DiagnosticError(left)
     return book
+
+
+def rule_file_place(path: str) -> str:
+    """Where a rule file is, as the trace and `why` name it: its path relative to the folder its
+    name was found in: the shipped variants folder or a rules-path folder for a variant
+    (`end-step-phasing.rules`), the shipped rules or a rules-path folder for a version's file
+    (`2026-09-25/version.rules`: every version folder has a version.rules); a file outside them
+    (`--rules FILE`) by its path as given."""
+    given = PurePath(path)
+    try:
+        extra = rules_path()
+    except DiagnosticError:  # (a rules path that cannot be read: the error is the loader's to give)
+        extra = ()
+    for root in (VARIANTS_DIR, RULES_ROOT, *extra):
+        for candidate in (given, Path(path).resolve()) if given.is_absolute() else (Path(path).resolve(),):
+            try:
+                return candidate.relative_to(root).as_posix()
+            except ValueError:
+                continue
+    return str(path)
 
 
 def _dangling(removals: list[Removal], rules: dict[str, ast.Rule], verbs: dict[str, ast.VerbDecl],

@@ -26,7 +26,7 @@ from ..play.actions import guarded
 from ..play.scenario import ScenarioRun, entries, under_rules
 from ..play.suite import Case, home_versions
 from ..rulebook.loading import load_version
-from ..game.trace import Event, amend_origin, clause_name, joins
+from ..game.trace import Event, clause_name, joins
 from ..program.selection import Skip
 
 
@@ -112,7 +112,7 @@ def answer(case: Case, oid: str, at: int | None, version: str | None = None,
         if skip.oid == oid and (at is None or skip.step == at):
             line = skip_line(skip)
             amended = book.amended_by(skip.rule, skip.clause)  # a clause a variant's `amend` wrote
-            line += f" ({amend_origin(amended, skip.clause)})" if amended else ""
+            line += f" ({amended.describe(skip.clause)})" if amended else ""
             if line not in skips:  # (a selection made again, as state checks are, says it once)
                 skips.append(line)
     heads = event_heads(trace)
