@@ -11,6 +11,7 @@ themselves, directly or through other verbs.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from collections import Counter, OrderedDict
@@ -1135,8 +1136,34 @@ def tested_keywords(book, cards: Iterable[ast.Card] = ()) -> set[str]:
     """The keywords a rule or card of the rulebook tests for (`has K`) or grants: those a
     printed keyword can mean something by (as interpreter/play/actions.py's known_keywords, less
     the keywords that are only printed)."""
-    return {n.keyword for node in (*book.rules, *book.cards.values(), *cards) for n in node.walk()
-            if isinstance(n, (ast.Has, ast.Grant))}
+    return set(_tested_by_rules(book.rules)).union(*map(_tested_by_card, (*book.cards.values(), *cards)))
+
+
+def _keywords_of(nodes: Iterable[ast.Node]) -> frozenset[str]:
+    return frozenset(n.keyword for node in nodes for n in node.walk() if isinstance(n, (ast.Has, ast.Grant)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _tested_by_card(card: ast.Card) -> frozenset[str]:
+    return _keywords_of((card,))
+
+
+_TESTED: OrderedDict[int, tuple[object, frozenset[str]]] = OrderedDict()  # id of a rulebook's blocks -> (them, their keywords)
+
+
+def _tested_by_rules(rules: tuple[ast.Rule, ...]) -> frozenset[str]:
+    """The keywords a rulebook's blocks test for or grant, worked out once for the blocks of
+    the last 64 rulebooks: every scenario played under a rulebook asks (a rulebook with a
+    scenario's cards added shares its blocks with the rulebook)."""
+    found = _TESTED.get(id(rules))
+    if found is not None and found[0] is rules:
+        _TESTED.move_to_end(id(rules))
+        return found[1]
+    keywords = _keywords_of(rules)
+    _TESTED[id(rules)] = (rules, keywords)
+    if len(_TESTED) > _PASSED_KEPT:
+        _TESTED.popitem(last=False)
+    return keywords
 
 
 def keyword_typo(checker: _Checker, name: str, node: ast.Node, tested: set[str]) -> None:

@@ -451,9 +451,7 @@ SUMMARY_LEAST = 24
 
 
 def cmd_versions(args) -> int:
-    table = _table("Rule versions", VERSION_COLUMNS)
-    with one_listing():  # (the rules path listed once, not once per name loaded: issue 43)
-        return _versions_table(table, getattr(args, "long", False))
+    return _versions_table(_table("Rule versions", VERSION_COLUMNS), getattr(args, "long", False))
 
 
 SENTENCE = re.compile(r"(.+?[.!?])(?=\s|$)", re.S)
@@ -1506,6 +1504,12 @@ def _emit_errors(diagnostics: list[Diagnostic]) -> None:
         _reader_gone()
 
 
+# The commands that read rule files and write none: each sees the rules path as it was when it
+# began (`one_listing`). The others (fmt, import, export, fuzz) look it over afresh as they go.
+ONLY_READS = {cmd_check, cmd_run, cmd_test, cmd_why, cmd_versions, cmd_show, cmd_history, cmd_diff, cmd_ablate,
+              cmd_cards}
+
+
 def _command(argv: list[str] | None) -> int:
     try:
         args = build_parser().parse_args(argv)
@@ -1526,7 +1530,10 @@ def _command(argv: list[str] | None) -> int:
             lineage(spec)  # an unknown --rules is an error before anything runs
         if getattr(args, "budget", None) is not None:
             args.budget = Budget.from_option(args.budget)
-        return args.func(args)
+        if args.func not in ONLY_READS:
+            return args.func(args)
+        with one_listing():  # (the rules path listed once, and seen as it was when the command began)
+            return args.func(args)
     except DiagnosticError as exc:
         report(exc.diagnostics)
         if getattr(args, "json", False):

@@ -494,8 +494,12 @@ def _interrupted_after(seconds: float, *argv: str) -> subprocess.CompletedProces
     """Start `python -m phasing_rules.interpreter.cli ARGV`, send it SIGINT (Ctrl-C) after `seconds`."""
     import signal
     import time
+    # The child starts with Ctrl-C's default action, as from a terminal: a pytest started in the
+    # background of a non-interactive shell ignores SIGINT, and a child would inherit that (and
+    # rightly go on: an ignored Ctrl-C is the caller's choice).
     child = subprocess.Popen([sys.executable, "-m", "phasing_rules.interpreter.cli", *argv], cwd=ROOT, text=True,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     time.sleep(seconds)
     child.send_signal(signal.SIGINT)
     out, err = child.communicate(timeout=60)

@@ -38,13 +38,13 @@ from phasing_rules.interpreter.game.trace import SCRIPT, Cause, rule_cause  # no
 from phasing_rules.interpreter.rulebook.loading import available_variants, available_versions, load_version  # noqa: E402
 from phasing_rules.interpreter.game.budget import Budget  # noqa: E402
 from phasing_rules.interpreter.play.scenario import ScenarioRun  # noqa: E402
-from phasing_rules.interpreter.play.suite import collect, run_case, versions_for  # noqa: E402
+from phasing_rules.interpreter.play.suite import run_case, versions_for  # noqa: E402
 from tests import test_engine  # noqa: E402
 from tests.test_game_properties import RandomChooser, parse_scenario, play_generated  # noqa: E402
 from tests.test_reference_differential import boards  # noqa: E402
+from samples import shipped_suite  # noqa: E402
 
-SUITE = Path(__file__).parent / "scenarios"
-CASES, _PROBLEMS = collect([SUITE])
+CASES, _PROBLEMS = shipped_suite()
 
 
 def both_ways(monkeypatch, run):

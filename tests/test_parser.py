@@ -4,6 +4,8 @@ positioned Diagnostic with a hint; every shipped file parses."""
 
 from __future__ import annotations
 
+import functools
+
 from pathlib import Path
 
 import pytest
@@ -728,10 +730,17 @@ def _shape(tree) -> list:
     return out
 
 
-def test_the_shipped_tables_parse_every_shipped_file_as_the_grammar_does():
+@functools.cache
+def _both_parsers():
+    """The parser from the shipped tables and the one Lark builds from the grammar (built once
+    per process: building takes most of a second)."""
     from phasing_rules.dsl import tables
 
-    shipped, built = tables.load(), tables.build()
+    return tables.load(), tables.build()
+
+
+def test_the_shipped_tables_parse_every_shipped_file_as_the_grammar_does():
+    shipped, built = _both_parsers()
     for path in SHIPPED:
         text = path.read_text(encoding="utf-8")
         assert _shape(shipped.parse(text)) == _shape(built.parse(text)), path
@@ -747,10 +756,8 @@ def test_the_shipped_tables_parse_every_shipped_file_as_the_grammar_does():
 def test_the_shipped_tables_report_syntax_errors_as_the_grammar_does(text):
     from lark.exceptions import UnexpectedInput
 
-    from phasing_rules.dsl import tables
-
     outcomes = []
-    for parser in (tables.load(), tables.build()):
+    for parser in _both_parsers():
         with pytest.raises(UnexpectedInput) as info:
             parser.parse(text)
         exc = info.value

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from phasing_rules.interpreter.play.suite import collect, run_case, versions_for
+from phasing_rules.interpreter.play.suite import run_case, versions_for
 from phasing_rules.interpreter.rulebook.loading import load_version
+from samples import shipped_suite
 
-SUITE = Path(__file__).parent / "scenarios"
-CASES, PROBLEMS = collect([SUITE])
+CASES, PROBLEMS = shipped_suite()
 SUBRULES = "a b c d e f g h i j k m n p".split()
 
 

@@ -12,7 +12,7 @@ from ...dsl import ast
 from ...dsl.checker import check_scenario
 from ...dsl.diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean, word_span
 from ..game.budget import BUDGET_HINT, Budget
-from ..rulebook.loading import (VERSION_RE, Rulebook, available_variants, available_versions, lineage, load_version,
+from ..rulebook.loading import (VERSION_RE, Rulebook, available_variants, available_versions, lineage, load_version, one_listing,
                                 shipped_sources)
 from ..game.model import Game
 from .scenario import (Outcome, ScenarioRun, load_scenarios, rules_line_problems, run_scenario,
@@ -297,8 +297,9 @@ def run_case(case: Case, book: Rulebook, budget: Budget | None = None, judge: st
     rulebooks from `book` down to a shipped version (`Run.between`), of which a failed
     expectation is blamed on the first that changes it (`blamed`)."""
     full = book.with_cards(case.cards)
-    problems = () if checked else check_scenario(case.scenario, full) + unknown_expectation_names(case.scenario, full) + [
-        d for d in expectations_off_the_rules_line(case.scenario) if d.kind == "error"]
+    with one_listing():  # (the checks look up every name the scenario gives: the rules path listed once)
+        problems = () if checked else check_scenario(case.scenario, full) + unknown_expectation_names(
+            case.scenario, full) + [d for d in expectations_off_the_rules_line(case.scenario) if d.kind == "error"]
     if problems:
         problems = under_rules(problems, book.version.id, home_versions(case))
         return Outcome(case.scenario.name, case.path, book.version.id, False, tuple(problems), (), (), {})
@@ -375,13 +376,14 @@ def run_warnings(case: Case, o: Outcome, book: Rulebook | None = None,
     versions, its `expect for` lines that only some `--rules` run evaluates
     (`expectations_off_the_rules_line`'s warnings, which `check` gives too). `off_the_line`
     keeps those last per scenario, so a scenario with many runs works them out once."""
-    found = unevaluated_expectations(case.scenario, o.version)
-    if o.version in home_versions(case):
-        off_the_line = off_the_line if off_the_line is not None else {}
-        key = (case.path, case.scenario.name)
-        if key not in off_the_line:
-            off_the_line[key] = [d for d in expectations_off_the_rules_line(case.scenario) if d.kind == "warning"]
-        found += off_the_line[key]
+    with one_listing():
+        found = unevaluated_expectations(case.scenario, o.version)
+        if o.version in home_versions(case):
+            off_the_line = off_the_line if off_the_line is not None else {}
+            key = (case.path, case.scenario.name)
+            if key not in off_the_line:
+                off_the_line[key] = [d for d in expectations_off_the_rules_line(case.scenario) if d.kind == "warning"]
+            found += off_the_line[key]
     if book is not None:
         found += unmodelled_steps(case.scenario, book)
     return tuple(found)

@@ -31,6 +31,7 @@ RULES_ROOT = Path(shipped_rules.__file__).parent
 CARDS_DIR = RULES_ROOT / "cards"
 VARIANTS_DIR = RULES_ROOT / "variants"
 VERSION_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+VARIANT_NAME_RE = re.compile(r"[A-Za-z0-9_-]+")  # (fullmatch: the name a variant file can have)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -313,7 +314,14 @@ class Source:
 
 def _entries(folder: Path) -> list[Path]:
     """What a folder holds, in name order (an OSError when it cannot be read)."""
-    return sorted(folder.iterdir())
+    return [folder / name for name in _names(folder)]
+
+
+def _names(folder: Path) -> list[str]:
+    """The names of what a folder holds, in order (an OSError when it cannot be read); names
+    are sorted as strings, which is the order of their paths within one folder, and cheaper:
+    scenarios look the rules path over for every name they check."""
+    return sorted(os.listdir(folder))
 
 
 def _version_files(folder: Path) -> list[Path]:
@@ -346,19 +354,23 @@ def _holds_version(folder: Path) -> bool:
 def _sources_in(root: Path, origin: Path | None) -> list[Source]:
     found = []
     try:
-        entries = _entries(root)
+        names = _names(root)
     except OSError:  # (a folder of the rules path that cannot be read is an error in `rules_path`)
         return []
+    for name in names:
+        if VERSION_RE.match(name):
+            p = root / name
+            if _probe(p.is_dir) and (origin is None or _holds_version(p)):
+                found.append(Source(name, "version", p, origin))
     variants = root / "variants" if origin is None else root
-    for p in entries:
-        if VERSION_RE.match(p.name) and _probe(p.is_dir) and (origin is None or _holds_version(p)):
-            found.append(Source(p.name, "version", p, origin))
     try:
-        files = sorted(variants.glob("*.rules")) if _probe(variants.is_dir) else []
+        files = (names if origin is not None else _names(variants)) if _probe(variants.is_dir) else []
     except OSError:
         files = []
-    found += [Source(f.stem, "variant", f, origin) for f in files
-              if re.fullmatch(r"[A-Za-z0-9_-]+", f.stem) and not VERSION_RE.match(f.stem)]
+    for name in files:  # (NAME.rules: what a glob of *.rules finds, less names no variant can have)
+        stem = name[:-len(".rules")]
+        if name.endswith(".rules") and VARIANT_NAME_RE.fullmatch(stem) and not VERSION_RE.match(stem):
+            found.append(Source(stem, "variant", variants / name, origin))
     return found
 
 
@@ -411,7 +423,7 @@ def _probe(test) -> bool:
 def _named(spec: str) -> Source | None:
     """The version or variant a name leads to, on the rules path or shipped (the first of
     `sources()` with that name)."""
-    if not (VERSION_RE.match(spec) or re.fullmatch(r"[A-Za-z0-9_-]+", spec)):
+    if not (VERSION_RE.match(spec) or VARIANT_NAME_RE.fullmatch(spec)):
         return None
     return _by_name().get(spec)
 

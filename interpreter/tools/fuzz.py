@@ -756,8 +756,11 @@ def _lark_strategy():
 
 
 def lark_texts():
-    """Hypothesis strategy: whole files drawn from the grammar itself (any mix of item kinds)."""
-    return _lark_strategy()
+    """Hypothesis strategy: whole files drawn from the grammar itself (any mix of item kinds).
+    Lark analyses the grammar when the first example is drawn, not when a test is defined."""
+    from hypothesis import strategies as st
+
+    return st.deferred(_lark_strategy)
 
 
 def lark_inputs():
