@@ -1,6 +1,7 @@
 """The one routine that writes a file: every write the project makes goes through `write_file`
 (`phasing fmt --write`, `-o OUT` of `import` and `export`, the parse cache, the fuzzer's
-findings, the files `import forge` checks).
+findings, the files `import forge` checks, the folders `phasing fold` writes), and every file
+it removes through `remove_file` (`phasing fold`, a version's file it no longer needs).
 
 What it promises (SECURITY.md, "Writing files"):
 
@@ -127,6 +128,28 @@ def write_file(target: str | Path, data: bytes, *, replace: bool, expected: byte
         raise
     except OSError as exc:
         raise _refused(shown, real, _reason(exc), "check the file's and its folder's permissions and free space") from None
+    return real
+
+
+def remove_file(target: str | Path, *, expected: bytes, durable: bool = True) -> Path:
+    """Remove the regular file `target`, which the caller read as `expected` (refused, nothing
+    removed, if it now holds anything else, is gone, or is not a regular file; a link is not
+    followed: the link itself would go, so it is refused). Raises `WriteRefused`."""
+    shown = Path(target)
+    real, status, problem = _inspect(shown, replace=True, force=False)
+    if problem is not None:
+        raise problem
+    if status is None:
+        raise _refused(shown, real, "it was removed since it was read", "run the command again")
+    if os.path.islink(shown):
+        raise _refused(shown, real, f"{shown} is a link, and only a regular file is removed", "remove the link yourself")
+    _check_unchanged(shown, real, expected)
+    try:
+        os.unlink(real)
+    except OSError as exc:
+        raise _refused(shown, real, _reason(exc), "check the folder's permissions") from None
+    if durable:
+        _sync_folder(real.parent)
     return real
 
 

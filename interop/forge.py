@@ -27,7 +27,7 @@ from ..dsl.atomic import write_file
 from ..dsl.builtins import CONSTANTS, KIND_NAME, card_slug, first_free
 from ..dsl.checker import check_cards
 from ..dsl.diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean
-from ..dsl.parser import _encoding_diagnostic, parse_file
+from ..dsl.parser import _encoding_diagnostic
 from ..dsl.printer import item_lines
 
 MAPPING = Path(__file__).with_name("forge.toml")
@@ -406,22 +406,17 @@ def import_state(path: str | Path, mapping_path: str | Path | None = None,
     `card_files`: the user's own card files, whose cards a Forge card may be, and which the
     scenario then declares. A mapping file or card file that does not load raises
     DiagnosticError; so does a Forge file that cannot be read as text."""
-    from ..interpreter.rulebook.loading import load_version
+    from ..interpreter.rulebook.loading import card_library, load_version
     from ..interpreter.play.suite import current_version
 
     for file in [path, *card_files] + ([mapping_path] if mapping_path is not None else []):
         _regular(file)
     book = load_version(current_version())
-    own: dict[str, ast.Card] = {}
-    for file in card_files:
-        cards = [item for item in parse_file(file).items if isinstance(item, ast.Card)]
-        if not cards:
-            raise DiagnosticError(Diagnostic("error", f"no card in {file}", Span(str(file), 0, 0, 0, 0),
-                                             "--cards takes a file of card \"NAME\" { ... } definitions"))
-        problems = check_cards(cards, book.with_cards(cards))
-        if [d for d in problems if d.kind != "warning"]:
-            raise DiagnosticError(problems)
-        own.update((c.name, c) for c in cards)
+    # (card files of one's own, read as every command reads them: cards only, no name of the library's)
+    _library, own = card_library([(Path(file), "--cards") for file in card_files], base=book.cards)
+    problems = check_cards(list(own.values()), book.with_cards(own.values()))
+    if [d for d in problems if d.kind != "warning"]:
+        raise DiagnosticError(problems)
     known = set(book.cards) | set(own)
     mapping = load_mapping(mapping_path, book, known)
     shown = str(path)

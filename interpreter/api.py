@@ -33,6 +33,7 @@ well as in a list.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 from typing import Any
@@ -47,7 +48,8 @@ from .game.budget import Budget
 from .game.calls import Wants, bad_argument, checked, instance_of, is_path, list_of
 from .engine.engine import Engine  # noqa: F401  (re-exported)
 from .rulebook.loading import (RULES_ROOT, VARIANTS_DIR, Rulebook, available_variants, available_versions,
-                               lineage, load_cards, load_version, rules_path, shipped_sources)
+                               card_library, card_library_problems, lineage, load_version, more_cards, rules_path,
+                               shipped_cards, shipped_sources, unfit_cards, user_cards)
 from .game.model import Game, Player
 from .program.program import Program
 from .game.store import SETUP, store_of
@@ -103,19 +105,58 @@ def _budget(function: str, value: Any) -> Budget | None:
                         "e.g. Budget(scale=256), Budget.from_option('iterations=100000'), or '256'")
 
 
+_CARDS_HINT = ('give the path of a file of cards (card "NAME" { ... }), a dsl.ast.Card, or a list of them, '
+               "e.g. cards=['my-cards.rules']")
+
+
+def _cards(function: str, value: Any) -> tuple:
+    """`cards=`: a card file's path, a parsed card (`dsl.ast.Card`), or a list or tuple of
+    them; None for none."""
+    if value is None:
+        return ()
+    if isinstance(value, (ast.Card, *PathLike)) and not isinstance(value, bytes):
+        value = [value]
+    if not isinstance(value, (list, tuple)):
+        raise bad_argument(function, "cards", value, "a card file's path, a dsl.ast.Card, a list of them, or None",
+                           _CARDS_HINT)
+    found = []
+    for v in value:
+        if not isinstance(v, ast.Card) and not (isinstance(v, PathLike) and not isinstance(v, bytes) and is_path(v)):
+            raise bad_argument(function, "cards", v, "a card file's path (a non-empty str or pathlib.Path) or a "
+                               "dsl.ast.Card", _CARDS_HINT)
+        found.append(v if isinstance(v, ast.Card) else Path(os.fspath(v)))
+    return tuple(found)
+
+
+@contextlib.contextmanager
+def _with_cards(function: str, cards: Any):
+    """Within it, the cards of `cards=` are added to the library (after the rules path's
+    cards/ folders), and your own cards have been checked: a card file that does not load, a
+    name that clashes or a card the checker rejects is a DiagnosticError before anything runs."""
+    with more_cards(_cards(function, cards), f"{function}(cards)"):
+        problems = card_library_problems()
+        if problems:
+            raise DiagnosticError(problems)
+        yield
+
+
 # ---------------------------------------------------------------------------- the API
 
 
 @checked
-def load(version: str | None = None) -> Rulebook:
-    """A version by date (default: the newest) or by folder, parsed, checked and indexed."""
-    return load_version(_version("load", "version", version) or current_version())
+def load(version: str | None = None, *, cards: str | Path | ast.Card | list | tuple | None = None) -> Rulebook:
+    """A version by date (default: the newest) or by folder, parsed, checked and indexed.
+    `cards`: card files of your own (paths), or parsed cards, added to its card library (see
+    `new_game`)."""
+    with _with_cards("load", cards):
+        return load_version(_version("load", "version", version) or current_version())
 
 
 @checked
 def new_game(rules: str | Rulebook | None = None, players: list[str] | tuple[str, ...] = ("Alice", "Bob"),
              permanents: list[dict] | tuple[dict, ...] = (), active: str | None = None, turn: int = 1,
-             budget: Budget | str | None = None, backend: str | None = None) -> Actions:
+             budget: Budget | str | None = None, backend: str | None = None, *,
+             cards: str | Path | ast.Card | list | tuple | None = None) -> Actions:
     """A game built from Python, without a scenario file, and its actions.
 
     `rules`: a version, variant or folder (as `load` takes), or a loaded Rulebook; default the
@@ -127,6 +168,10 @@ def new_game(rules: str | Rulebook | None = None, players: list[str] | tuple[str
     `{"phase": "out"}`). `active` (default the first player) and `turn` say whose turn it is.
     `backend`: how the rules run, "closures" or "generated" (Python written from the rules);
     None chooses by the size of the game (`interpreter.program.program.backend_for`).
+    `cards`: a card file of your own (a path; `card "NAME" { ... }` items only), a parsed card
+    (`dsl.ast.Card`), or a list of them, added to the library: the rulebook's cards, the
+    rules path's cards/ folders, then these. A card that takes the name of another written
+    otherwise, a file that does not load, or a card the checker rejects is a DiagnosticError.
 
     A permanent that breaks an `assert always` of the rulebook (a state its rules never make)
     is a DiagnosticError naming it and the block. The
@@ -135,7 +180,11 @@ def new_game(rules: str | Rulebook | None = None, players: list[str] | tuple[str
     `choose_targets`, `attack`, `move`, `next_turn`, `cleanup`, `leave`), `state()` and `trace`; its `engine`
     is the engine they act on."""
     where = Span("new_game()", 0, 0, 0, 0)
-    book = rules if isinstance(rules, Rulebook) else load(_version("new_game", "rules", rules))
+    if isinstance(rules, Rulebook):
+        book = _with_own_cards(rules, _cards("new_game", cards))
+    else:
+        with _with_cards("new_game", cards):
+            book = load_version(_version("new_game", "rules", rules) or current_version())
     if isinstance(players, str) or not isinstance(players, (list, tuple)) or not players or \
             not all(isinstance(n, str) and n.isidentifier() for n in players) or len(set(players)) != len(players):
         raise bad_argument("new_game", "players", players, "a non-empty list of distinct names",
@@ -166,6 +215,19 @@ def new_game(rules: str | Rulebook | None = None, players: list[str] | tuple[str
     return play
 
 
+def _with_own_cards(book: Rulebook, entries: tuple) -> Rulebook:
+    """A rulebook loaded already, with the cards of `entries` (paths or cards) added as
+    `card_library` adds them to a library (its clashes errors), each checked against it."""
+    if not entries:
+        return book
+    _library, own = card_library([(e, "new_game(cards)") for e in entries], base=book.cards)
+    full = book.with_cards(own.values())
+    problems = [d for d in check_cards(list(own.values()), full) if d.kind == "error"]
+    if problems:
+        raise DiagnosticError(problems)
+    return full
+
+
 @checked
 def game_from_scenario(scenario: ast.Scenario, book: Rulebook):
     """The initial state a scenario describes, built under `book` (a `model.Game`)."""
@@ -179,12 +241,20 @@ def game_from_scenario(scenario: ast.Scenario, book: Rulebook):
 
 @checked
 def run_file(path: str | Path, rules: str | list[str] | tuple[str, ...] | None = None,
-             budget: Budget | str | None = None) -> list[Outcome]:
+             budget: Budget | str | None = None, *,
+             cards: str | Path | ast.Card | list | tuple | None = None) -> list[Outcome]:
     """Every scenario in a file (or under a folder), each under the versions it names; or,
     given `rules` (a version, variant name, variant file or version folder, or a list of
     them), under each of those as `phasing test --rules` runs them (see `suite.plan`): an
     unknown name, or rules under which no scenario runs, is a DiagnosticError. Each step
-    within `budget` (a `Budget`, its `--budget` text, or None for the default)."""
+    within `budget` (a `Budget`, its `--budget` text, or None for the default). `cards`: card
+    files of your own (or parsed cards) the scenarios may play, as `phasing test --cards`
+    (see `new_game`)."""
+    with _with_cards("run_file", cards):
+        return _run_file(path, rules, budget)
+
+
+def _run_file(path, rules, budget) -> list[Outcome]:
     target = _path("run_file", "path", path)
     if isinstance(rules, (list, tuple)):
         if not rules:
@@ -226,7 +296,8 @@ def default_suite() -> Path:
                                            "give a list of your own, e.g. parsed = []; check_paths(p, parsed)",
                                            none=True)})
 def check_paths(paths: str | Path | list[str | Path] | tuple[str | Path, ...] | None = None,
-                parsed_only: list[Path] | None = None) -> list[Diagnostic]:
+                parsed_only: list[Path] | None = None, *,
+                cards: str | Path | ast.Card | list | tuple | None = None) -> list[Diagnostic]:
     """Every problem in the given rule files, version folders, card files and scenarios, as a
     list (empty: no problems). `paths` is one path (a str or Path) or a list or tuple of them;
     None or an empty list checks everything shipped (every version, variant and card, and the
@@ -235,7 +306,20 @@ def check_paths(paths: str | Path | list[str | Path] | tuple[str | Path, ...] | 
     cards under the versions its scenarios name. A rule file that is neither in a version
     folder, nor a variant (no manifest), nor a file of cards only can only be parsed (its names
     and types are checked with its version); given a list as `parsed_only`, each such file is
-    added to it."""
+    added to it. `cards`: card files of your own (or parsed cards) the scenarios may play, as
+    `phasing check --cards` (see `new_game`): what is wrong with them is among the problems
+    (when they do not load, the only ones: nothing can be checked against them)."""
+    entries = _cards("check_paths", cards)
+    with more_cards(entries, "check_paths(cards)"):
+        try:
+            user_cards()
+        except DiagnosticError as exc:  # (every rulebook would fail to load with these errors)
+            return list(exc.diagnostics)
+        problems = card_library_problems()
+        return problems + [d for d in _check_paths(paths, parsed_only) if d not in problems]
+
+
+def _check_paths(paths, parsed_only) -> list[Diagnostic]:
     if paths is None:
         paths = []
     elif isinstance(paths, PathLike):
@@ -324,12 +408,13 @@ def _check_one(target: Path, parsed_only: list[Path]) -> list[Diagnostic]:
                                 "begin the file with a manifest: variant NAME { title \"...\" extends VERSION }")
                      for item in parse_file(target).items if isinstance(item, ast.Amend)]
         if not found and target.resolve().parent == (RULES_ROOT / "cards").resolve():
-            found = _guard(lambda: load_cards()) or check_cards(load_cards().values(), load(None))
+            found = _guard(lambda: shipped_cards()) or check_cards(shipped_cards().values(), load(None))
         elif not found:
             items = parse_file(target).items
             cards = [item for item in items if isinstance(item, ast.Card)]
-            if cards:  # a card file of one's own: its cards, against the newest version and the library
-                found = check_cards(cards, load(None).with_cards(cards))
+            if cards:  # a card file of one's own: its cards, against the newest version (or an older one they fit)
+                book = load(None).with_cards(cards)
+                found = unfit_cards(cards, book) + [d for d in check_cards(cards, book) if d.kind != "error"]
             if not cards or len(cards) < len(items):
                 parsed_only.append(target)
         return found

@@ -30,9 +30,10 @@ from ..dsl.parser import _encoding_diagnostic, parse
 from ..dsl.printer import item_lines
 from .tools import ablation, compare, reading
 from . import api
-from .tools import fuzz, survey, why
+from .tools import fold, fuzz, survey, why
 from .game.budget import DEFAULT_SCALE, Budget
-from .rulebook.loading import files_of, lineage, load_version, one_listing, rules_path, set_rules_path, shipped_sources, sources
+from .rulebook.loading import (card_library_problems, files_of, lineage, load_version, one_listing, rules_path,
+                               set_card_files, set_rules_path, shipped_sources, sources)
 from .play.scenario import Outcome
 from .play.suite import collect, current_version, plan, run_all
 from .progress import tracking
@@ -423,6 +424,22 @@ def test_json(cases, problems: list[Diagnostic], args) -> int:
     emit_json({"passed": passed, "failed": failed, "problems": [api.diagnostic_json(d) for d in problems],
                "runs": runs})
     return 1 if failed or not passed else 0
+
+
+def cmd_fold(args) -> int:
+    """`phasing fold VERSION`: plan, prove on a staged copy, then write (nothing is written
+    unless the proof holds)."""
+    planned = fold.plan_fold(args.release)
+    into = Path(args.into) if args.into else None
+    fold.target_root(planned, into)  # (a folder it cannot write into is said before the proof)
+    with progress_bar("fold", args) as progress:
+        proof = fold.prove(planned, fold.suite_paths(args.paths), args.budget, progress)
+    say(f"proved: {len(proof.versions)} versions and variants mean what they meant, "
+        f"and {proof.runs} runs of the suite end as they did")
+    for line in fold.write(planned, into):
+        say(line)
+    say(fold.shadowing_note(planned, into))
+    return 0
 
 
 def cmd_why(args) -> int:
@@ -1121,20 +1138,21 @@ def _card_status(card: "survey.SurveyedCard") -> str:
 def _card_details(card: "survey.SurveyedCard") -> str:
     if card.status == survey.NOT_WRITTEN:
         return "needs: " + (", ".join(card.features) if card.features else "(the pool lists no features)")
-    lines = [f"leaves out: {text}" for text in card.partial]
+    lines = [f"from {card.source}"] if card.source else []  # (a card of your own)
+    lines += [f"leaves out: {text}" for text in card.partial]
     if card.status == survey.WRITTEN and not card.tested:
-        lines.append("no scenario of the conformance suite puts it into play")
+        lines.append("no scenario of the conformance suite (or of --scenarios) puts it into play")
     lines += [f"{'' if s.passed else 'FAIL '}{s.scenario} ({Path(s.path).name})" for s in card.scenarios]
     return "\n".join(lines)
 
 
 def cmd_cards(args) -> int:
     """A survey of a card pool against the card library: written, partial, not written."""
-    found = survey.run(args.pool, args.library)
+    found = survey.run(args.pool, args.only, args.scenarios or ())
     if args.json:
         emit_json(found.to_json())
         return 0
-    library = "the shipped card library" if found.library == "shipped" else found.library
+    library = " and ".join("the shipped card library" if part == "shipped" else part for part in found.library)
     table = _table(f"Cards of {found.pool} against {library}", ("card", "status", "scenarios, or what it lacks"))
     for card in found.cards:
         table.add_row(plain(card.name), plain(_card_status(card)), plain(_card_details(card)))
@@ -1261,15 +1279,19 @@ MAIN_EXAMPLES = (
 
 EXAMPLES: dict[str, tuple[str, ...]] = {
     "check": ("phasing check                               # the shipped rules, suite and rules path",
-              "phasing check my-house.rules tests/scenarios/tour.scenario"),
+              "phasing check my-house.rules tests/scenarios/tour.scenario",
+              "phasing check my-cards.rules my.scenario --cards my-cards.rules"),
     "run": ("phasing run tests/scenarios/tour.scenario",
             "phasing run tests/scenarios/tour.scenario --trace --rules 2026-09-25",
-            "phasing run tests/scenarios/tour.scenario --json"),
+            "phasing run tests/scenarios/tour.scenario --json",
+            "phasing run my.scenario --cards my-cards.rules      # it plays cards of your own"),
     "test": ("phasing test                                # the whole conformance suite",
              "phasing test tests/scenarios/tour.scenario -v",
-             "phasing test --rules end-step-phasing --json"),
+             "phasing test --rules end-step-phasing --json",
+             "phasing test my-scenarios/ --cards my-cards.rules"),
     "why": ("phasing why tests/scenarios/tour.scenario bear",
-            "phasing why tests/scenarios/tour.scenario bear --at 2 --rules 2011-02-04"),
+            "phasing why tests/scenarios/tour.scenario bear --at 2 --rules 2011-02-04",
+            "phasing why my.scenario bear --cards my-cards.rules"),
     "versions": ("phasing versions",
                  "phasing versions --long                     # the whole notes",
                  "phasing versions --rules-path my-rules"),
@@ -1280,19 +1302,24 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
                 "phasing history treated-as-nonexistent --json"),
     "diff": ("phasing diff 2011-02-04 2026-09-25",
              "phasing diff 2026-09-25 end-step-phasing tests/scenarios/untap_step.scenario",
-             "phasing diff 2020-08-07 2021-04-22 --search 200 --exit-code"),
+             "phasing diff 2020-08-07 2021-04-22 --search 200 --exit-code",
+             "phasing diff 2026-09-25 end-step-phasing my-scenarios/ --cards my-cards.rules --search 200"),
     "ablate": ("phasing ablate 2026-09-25",
                "phasing ablate end-step-phasing --limit 2",
-               "phasing ablate 2026-09-25 tests/scenarios/tour.scenario --json"),
+               "phasing ablate 2026-09-25 tests/scenarios/tour.scenario --json",
+               "phasing ablate end-step-phasing my-scenarios/ --cards my-cards.rules"),
     "fmt": ("phasing fmt my-rules/                        # show what would change",
             "phasing fmt --check my-house.rules",
             "phasing fmt --write my-rules/"),
     "cards": ("phasing cards pool.json",
-              "phasing cards pool.json --library my-cards.scenario --json"),
+              "phasing cards pool.json --cards my-cards.rules --scenarios my-scenarios/   # your cards added",
+              "phasing cards pool.json --cards my-cards.rules --only --json           # your cards alone"),
     "import": ("phasing import forge state.txt",
-               "phasing import forge puzzle.pzl -o puzzle.scenario --cards my-cards.scenario"),
+               "phasing import forge puzzle.pzl -o puzzle.scenario --cards my-cards.rules"),
     "export": ("phasing export forge tests/scenarios/tour.scenario --scenario NAME",
                "phasing export forge my.scenario -o state.txt"),
+    "fold": ("phasing fold 2027-01-15 --rules-path my-rules --into folded   # try it: a folded copy of the rules",
+             "phasing fold 2027-01-15 --rules-path my-rules   # into the checkout's rules/"),
     "fuzz": ("phasing fuzz --minutes 5",
              "phasing fuzz --seed 1234 --out findings"),
     "completion": ("phasing completion bash > ~/.local/share/bash-completion/completions/phasing",
@@ -1300,6 +1327,12 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
                    'eval "$(phasing completion bash)"           # for this shell only'),
 }
 """Each command's examples, shown under its `--help` (a command missing here is a KeyError)."""
+
+
+CARD_COMMANDS = frozenset({"check", "run", "test", "why", "diff", "ablate", "cards"})
+"""The commands that play or check games: each takes `--cards FILE`."""
+CARDS_HELP = ("a file of your own cards (card \"NAME\" { ... }) added to the shipped card library for this "
+              "command; a cards/ folder in a folder of the rules path is read as well")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -1391,8 +1424,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("pool", nargs="?", default=None, type=path_text, metavar="POOL.json",
                    help=f"a JSON list of cards, each with \"name\" and \"features\"; when left out, the file "
                         f"that ${survey.POOL_VARIABLE} names")
-    p.add_argument("--library", type=path_text, metavar="FILE",
-                   help="a file of cards to survey instead of the shipped card library")
+    p.add_argument("--cards", "--library", dest="cards", action="append", type=path_text, metavar="FILE",
+                   help=f"{CARDS_HELP} (repeatable; --library is the same option)")
+    p.add_argument("--only", action="store_true",
+                   help="survey only your own cards (--cards, and the rules path's cards/ folders), not the shipped "
+                        "library; yours replace shipped cards of the same name in the scenarios too")
+    p.add_argument("--scenarios", action="append", type=path_text, metavar="PATH",
+                   help="scenario files or folders of yours whose results are shown for the cards they play, beside "
+                        "the conformance suite's (repeatable)")
     p.add_argument("--json", action="store_true", help="machine-readable output: the survey as one JSON object")
     p.set_defaults(func=cmd_cards)
     p = sub.add_parser("import", help="read another engine's game state into a scenario file (Forge's)")
@@ -1414,14 +1453,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mapping", type=path_text, metavar="FILE",
                    help="what the rules' statuses and tokens are in Forge's terms (default: interop/forge.toml)")
     p.set_defaults(func=cmd_export)
+    p = sub.add_parser("fold", help="make a new release of your own the newest shipped version, the one it extends "
+                                    "stored as the changes back from it")
+    p.add_argument("release", type=rules_text, metavar="VERSION",
+                   help="the new release: a version folder (DATE/) on the rules path extending the newest shipped version")
+    p.add_argument("paths", nargs="*", type=path_text, metavar="PATH",
+                   help="the scenarios the proof runs under every version before and after (default: the conformance suite)")
+    p.add_argument("--into", type=path_text, metavar="DIR",
+                   help="write every version folder, folded, into this new folder (default: the checkout's rules/)")
+    _budget_option(p)
+    p.set_defaults(func=cmd_fold)
     fuzz.register(sub, main)  # `phasing fuzz`: its options live with the fuzzer
     p = sub.add_parser("completion", help="print a shell completion script for bash or zsh")
     p.add_argument("shell", choices=SHELLS, help="the shell to complete in: bash or zsh")
     p.set_defaults(func=cmd_completion)
+    for name in CARD_COMMANDS - {"cards"}:  # every command that plays or checks games takes cards of your own
+        sub.choices[name].add_argument("--cards", action="append", type=path_text, metavar="FILE",
+                                       help=f"{CARDS_HELP} (repeatable)")
     for command in sub.choices.values():  # every command may name versions and variants
         command.add_argument("--rules-path", action="append", type=path_text, metavar="DIR", default=None,
                              help="a folder of variants (NAME.rules) and versions (DATE/) searched before the "
-                                  "shipped rules (repeatable; before those of PHASING_RULES_PATH)")
+                                  "shipped rules, and of cards of your own (DIR/cards/*.rules) added to the card "
+                                  "library (repeatable; before those of PHASING_RULES_PATH)")
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.epilog = "examples:\n" + "\n".join(f"  {line}" for line in MAIN_EXAMPLES)
     for name, command in sub.choices.items():
@@ -1524,6 +1577,8 @@ def _command(argv: list[str] | None) -> int:
     try:
         set_rules_path(getattr(args, "rules_path", None))
         rules_path()  # a folder that does not exist is an error before anything runs
+        if args.command in CARD_COMMANDS:  # (import's --cards are the scenario's to declare: `interop.forge`)
+            set_card_files(getattr(args, "cards", None), "--cards", replace_shipped=getattr(args, "only", False))
         if getattr(args, "version", "") is None:
             args.version = current_version()
         for spec in getattr(args, "rules", None) or []:
@@ -1533,6 +1588,10 @@ def _command(argv: list[str] | None) -> int:
         if args.func not in ONLY_READS:
             return args.func(args)
         with one_listing():  # (the rules path listed once, and seen as it was when the command began)
+            if args.command in CARD_COMMANDS - {"check"}:  # (check counts them among its problems)
+                problems = card_library_problems()  # your own cards: an error before anything plays them
+                if problems:
+                    raise DiagnosticError(problems)
             return args.func(args)
     except DiagnosticError as exc:
         report(exc.diagnostics)
@@ -1557,6 +1616,7 @@ def _command(argv: list[str] | None) -> int:
         return 2
     finally:
         set_rules_path(())  # the folders of --rules-path were for this command only
+        set_card_files(())  # and so were the files of --cards
 
 
 if __name__ == "__main__":

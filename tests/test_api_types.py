@@ -58,6 +58,14 @@ def scenario_path() -> Path:
 
 
 @cache
+def card_path() -> Path:
+    """A card file of our own (a 1/1 bird: no rule reads it), for `cards=`."""
+    path = scenario_path().parent / "own-cards.rules"
+    path.write_text('card "Test API Heron" {\n  types creature bird\n  pt 1/1\n}\n', encoding="utf-8")
+    return path
+
+
+@cache
 def book():
     return api.load("2026-09-25")
 
@@ -87,17 +95,19 @@ def play() -> Actions:
 # For each exported callable, each parameter's good values, each made afresh for every call
 # (a game or an engine is changed by what it is given). Every parameter of the signature must
 # be named here: a parameter added later fails the test until it is.
+CARDS = [lambda: None, card_path, lambda: [str(card_path())]]  # (`cards=` of load, new_game, run_file, check_paths)
 GOOD = {
-    "load": {"version": [lambda: None, lambda: "2026-09-25"]},
+    "load": {"version": [lambda: None, lambda: "2026-09-25"], "cards": CARDS},
     "new_game": {"rules": [lambda: None, lambda: "2026-09-25", book], "players": [lambda: ["Alice", "Bob"]],
                  "permanents": [lambda: [], lambda: [dict(BEAR)]], "active": [lambda: None, lambda: "Bob"],
                  "turn": [lambda: 1, lambda: 3], "budget": [lambda: None, lambda: "256"],
-                 "backend": [lambda: None, lambda: "closures"]},
+                 "backend": [lambda: None, lambda: "closures"], "cards": CARDS},
     "Actions": {"engine": [lambda: play().engine], "steps": [lambda: True, lambda: False]},
     "run_file": {"path": [scenario_path, lambda: str(scenario_path())], "rules": [lambda: None, lambda: "2026-09-25"],
-                 "budget": [lambda: None, lambda: "256"]},
+                 "budget": [lambda: None, lambda: "256"], "cards": CARDS},
     "game_from_scenario": {"scenario": [scenario], "book": [book]},
-    "check_paths": {"paths": [scenario_path, lambda: [scenario_path()]], "parsed_only": [lambda: None, list]},
+    "check_paths": {"paths": [scenario_path, lambda: [scenario_path()]], "parsed_only": [lambda: None, list],
+                    "cards": CARDS},
     "default_suite": {},
     "outcome_json": {"o": [outcome], "with_trace": [lambda: True, lambda: False]},
     "diagnostic_json": {"d": [diagnostic]},

@@ -15,7 +15,8 @@ Fenced blocks are examples, and each is tagged with what it is:
 - ```rules-fragment  a piece that cannot stand alone (one clause, one statement, one step):
                   it must parse inside one of the wrappers below.
 - ```scenario     written to a file and run with `api.run_file`; every outcome must pass
-                  (`rules=FILE` runs it under a variant file of the same page).
+                  (`rules=FILE` runs it under a variant file of the same page, `cards=FILE`
+                  with a card file of the same page, as `--cards FILE` would).
 - ```syntax       a summary of a construct's syntax, with capitals for what you fill in: it
                   must use only keywords of the grammar.
 - ```console      `$ phasing ...` lines, run in-process with `cli.main`; each must end with
@@ -25,7 +26,7 @@ Fenced blocks are examples, and each is tagged with what it is:
 
 `file=NAME` on a rules or scenario block also saves it under that name in the page's working
 folder, where the console and python blocks of the same page run (with `tests/` of this
-checkout beside them).
+checkout beside them); NAME may hold folders (`my-rules/cards/club.rules`), which are made.
 """
 
 from __future__ import annotations
@@ -129,6 +130,7 @@ def workdir(page: str, tmp_path: Path) -> Path:
         (folder / shipped).symlink_to(ROOT / shipped, target_is_directory=True)
     for e in ALL:
         if e.page == page and "file" in e.options:
+            (folder / e.options["file"]).parent.mkdir(parents=True, exist_ok=True)
             (folder / e.options["file"]).write_text(e.text, encoding="utf-8")
     return folder
 
@@ -151,13 +153,14 @@ def load_or_fail(spec: str, fails: str | None = None):
 
 
 # Console examples that survey the whole shipped card library (`phasing cards` with no path
-# plays every card's scenarios): each takes seconds, so they run in the slow selection.
-WHOLE_LIBRARY = ("$ phasing cards\n", "$ phasing cards   #", "$ phasing cards --json")
+# plays every card's scenarios), and a fold (which plays the whole suite under every version
+# twice): each takes seconds, so they run in the slow selection.
+SLOW_COMMANDS = ("$ phasing cards\n", "$ phasing cards   #", "$ phasing cards --json", "$ phasing fold 2027-01-15 ")
 
 
 def by_tag(tag: str) -> list:
     return [pytest.param(e, id=e.id, marks=[pytest.mark.slow] if tag == "console" and any(
-        m in e.text for m in WHOLE_LIBRARY) else []) for e in ALL if e.tag == tag]
+        m in e.text for m in SLOW_COMMANDS) else []) for e in ALL if e.tag == tag]
 
 
 def wrapped_in_variant(text: str, base: str) -> str:
@@ -260,8 +263,10 @@ def test_scenario_examples_pass(example, tmp_path, monkeypatch):
             assert any(isinstance(e, ast.ScenarioCites) for e in item.entries), \
                 f"{example.id}: '{item.name}' cites no rule"
     rules = example.options.get("rules")
+    cards = [work / name for name in example.options["cards"].split(",")] if "cards" in example.options else None
     try:
-        outcomes = api.run_file(path, rules=str(work / rules) if rules and (work / rules).exists() else rules)
+        outcomes = api.run_file(path, rules=str(work / rules) if rules and (work / rules).exists() else rules,
+                                cards=cards)
     except DiagnosticError as exc:
         pytest.fail("\n".join(d.render() for d in exc.diagnostics))
     assert outcomes, f"{example.id} ran nothing"

@@ -71,7 +71,8 @@ def test_json_gives_every_card_its_kind_scenarios_and_the_ranking(capsys):
     status, out, _err = run(capsys, "cards", str(POOL), "--json")
     assert status == 0
     report = json.loads(out)
-    assert set(report) == {"pool", "library", "cards", "summary", "next"}
+    assert set(report) == {"pool", "library", "scenarios", "cards", "summary", "next"}
+    assert report["library"] == ["shipped"] and len(report["scenarios"]) == 1  # (the conformance suite)
     cards = by_name(report)
     assert [c["name"] for c in report["cards"]] == [
         "Breezekeeper", "Time and Tide", "Oubliette", "Ertai's Familiar", "Survey Heron", "Survey Golem",
@@ -80,6 +81,7 @@ def test_json_gives_every_card_its_kind_scenarios_and_the_ranking(capsys):
     assert breeze["status"] == "written" and breeze["partial"] == [] and breeze["tested"] is True
     assert breeze["scenarios"] and breeze["all_pass"] is True
     assert all(set(s) == {"scenario", "file", "passed"} and s["passed"] for s in breeze["scenarios"])
+    assert breeze["source"] is None  # (a shipped card)
     assert cards["Time and Tide"]["status"] == "written"
     oubliette = cards["Oubliette"]
     assert oubliette["status"] == "partial"
@@ -116,36 +118,38 @@ def test_ties_in_the_ranking_go_in_alphabetical_order_whatever_the_case_and_quot
 
 
 def test_a_written_card_no_scenario_plays_is_written_untested(capsys, library):
-    status, out, _err = run(capsys, "cards", str(POOL), "--library", str(library), "--json")
+    """With --only the library surveyed is the file given alone: the shipped cards are not in it."""
+    status, out, _err = run(capsys, "cards", str(POOL), "--library", str(library), "--only", "--json")
     assert status == 0
     cards = by_name(json.loads(out))
     heron = cards["Survey Heron"]
     assert heron["status"] == "written" and heron["tested"] is False
     assert heron["scenarios"] == [] and heron["all_pass"] is None
+    assert heron["source"] == str(library)
     # the shipped library's cards are not in this library
     assert cards["Breezekeeper"]["status"] == "not written"
-    assert json.loads(out)["summary"]["untested"] == 1
-    status, out, _err = run(capsys, "cards", str(POOL), "--library", str(library))
+    assert json.loads(out)["summary"]["untested"] == 1 and json.loads(out)["library"] == [str(library)]
+    status, out, _err = run(capsys, "cards", str(POOL), "--library", str(library), "--only")
     assert re.search(r"Survey Heron\s.*written, untested", out)
 
 
 def test_a_card_with_partial_entries_is_partial_and_lists_them(capsys, library):
-    status, out, _err = run(capsys, "cards", str(POOL), "--library", str(library), "--json")
+    status, out, _err = run(capsys, "cards", str(POOL), "--library", str(library), "--only", "--json")
     golem = by_name(json.loads(out))["Survey Golem"]
     assert golem["status"] == "partial"
     assert golem["partial"] == ["its upkeep cost", "the ability that pays it"]
-    status, out, _err = run(capsys, "cards", str(POOL), "--library", str(library))
+    status, out, _err = run(capsys, "cards", str(POOL), "--library", str(library), "--only")
     assert "its upkeep cost" in out and "the ability that pays it" in out
 
 
 def test_the_pool_may_come_from_the_environment(capsys, library, monkeypatch, tmp_path):
     """PHASING_CARD_POOL names the pool when no path is given; a path given wins."""
     monkeypatch.setenv("PHASING_CARD_POOL", str(POOL))
-    status, out, _err = run(capsys, "cards", "--library", str(library), "--json")
+    status, out, _err = run(capsys, "cards", "--library", str(library), "--only", "--json")
     assert status == 0 and json.loads(out)["pool"] == str(POOL)
     other = tmp_path / "other.json"
     other.write_text('[{"name": "Survey Heron", "features": []}]', encoding="utf-8")
-    status, out, _err = run(capsys, "cards", str(other), "--library", str(library), "--json")
+    status, out, _err = run(capsys, "cards", str(other), "--library", str(library), "--only", "--json")
     assert status == 0 and [c["name"] for c in json.loads(out)["cards"]] == ["Survey Heron"]
 
 

@@ -221,7 +221,9 @@ def card_named(book: Rulebook, name: str, span: Span) -> ast.Card:
     card = book.cards.get(name)
     if card is None:
         raise _err(f"unknown card \"{name}\"", span,
-                   did_you_mean(name, book.cards, "cards live in rules/cards/ or in the scenario file"))
+                   did_you_mean(name, book.cards, "cards live in rules/cards/, in the scenario file, or in a "
+                                "card file of your own given with --cards FILE (or kept in a cards/ folder of the "
+                                "rules path)"))
     return card
 
 

@@ -7,6 +7,7 @@ Cards live in `rules/cards/`. A scenario may bring cards of its own.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import datetime
 import functools
@@ -20,9 +21,9 @@ import attrs
 
 from ... import rules as shipped_rules
 from ...dsl import ast
-from ...dsl.checker import check_rulebook
+from ...dsl.checker import check_cards, check_rulebook
 from ...dsl.collector import collector_paused
-from ...dsl.diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean, word_span
+from ...dsl.diagnostics import Diagnostic, DiagnosticError, Note, Span, did_you_mean, word_span
 from ...dsl.parser import parse_file
 from .amending import Amendment, apply_amends, stray_amends
 from .dropping import Holder, Removal, dangling, within
@@ -531,7 +532,8 @@ def _parsed(path: Path) -> ast.Module:
 
 
 @functools.cache
-def load_cards() -> dict[str, ast.Card]:
+def shipped_cards() -> dict[str, ast.Card]:
+    """The shipped card library (rules/cards/*.rules), by name."""
     cards: dict[str, ast.Card] = {}
     for module in _parse_all(sorted(CARDS_DIR.glob("*.rules"))):
         stray_amends(module, "the card library")
@@ -541,7 +543,297 @@ def load_cards() -> dict[str, ast.Card]:
     return cards
 
 
-def _renumbered(rule_id: str, renumbers: tuple[ast.Renumber, ...]) -> str:
+def load_cards() -> dict[str, ast.Card]:
+    """The card library every rulebook loaded now has: the shipped library, then the cards of
+    your own in force (`user_card_sources`). A DiagnosticError when one of your card files
+    does not load (`card_library`)."""
+    return _library()[0]
+
+
+def user_cards() -> dict[str, ast.Card]:
+    """The cards of your own in force (those of the rules path's cards/ folders and of
+    --cards or `cards=`), by name, in the order found; {} for none."""
+    return _library()[1]
+
+
+# ------------------------------------------------------------------ card libraries of your own
+#
+# The card library is the shipped one (rules/cards/) with your own cards added: every `*.rules`
+# file of a `cards/` folder in a folder of the rules path (in the rules path's order), then the
+# files of `--cards FILE` (or the API's `cards=`), in the order given. A card of your own may
+# not take the name of a shipped card, nor of another card of your own, unless it is written
+# the same (a copy): either is an error at the later card, naming the earlier. `phasing cards
+# --only` (`replace_shipped`) lets yours replace shipped cards of the same name instead. A
+# scenario file's own cards go on top of this library, for that file's scenarios, as always.
+
+CARD_FOLDER = "cards"
+CARD_FILE_HINT = 'a card file holds only cards (card "NAME" { ... }), as rules/cards/library.rules does'
+_card_option: tuple[tuple[object, str], ...] = ()  # (a path or an ast.Card, where it was given) each
+_replace_shipped = False
+
+
+def _entries_given(entries, origin: str) -> tuple[tuple[object, str], ...]:
+    return tuple((e if isinstance(e, ast.Card) else Path(os.fspath(e)), origin) for e in entries or ())
+
+
+def set_card_files(entries, origin: str = "--cards", replace_shipped: bool = False) -> None:
+    """The card files (paths) or cards (`ast.Card`) of your own given to this command, added
+    to the shipped library in that order (after the rules path's cards/ folders); `origin`
+    says where they were given (`--cards`, `cards=`), for the errors. `replace_shipped`: a
+    card of yours replaces a shipped card of the same name rather than being an error."""
+    global _card_option, _replace_shipped
+    _card_option = _entries_given(entries, origin)
+    _replace_shipped = replace_shipped
+
+
+@contextlib.contextmanager
+def more_cards(entries, origin: str = "cards="):
+    """Within it, `entries` (card files or cards) are added to those in force (the API's `cards=`)."""
+    global _card_option
+    outer = _card_option
+    _card_option = outer + _entries_given(entries, origin)
+    try:
+        yield
+    finally:
+        _card_option = outer
+
+
+def card_folders() -> tuple[Path, ...]:
+    """The cards/ folder of each folder of the rules path (whether it is there or not)."""
+    return tuple(folder / CARD_FOLDER for folder in rules_path())
+
+
+def _folder_card_files() -> tuple[Path, ...]:
+    """The card files of the rules path's cards/ folders, in order: listed once within
+    `one_listing()`, not at every rulebook or scenario."""
+    def compute() -> tuple[Path, ...]:
+        found: list[Path] = []
+        for folder in card_folders():
+            if not _probe(folder.is_dir):
+                continue
+            try:
+                names = _names(folder)
+            except OSError as exc:
+                raise DiagnosticError(Diagnostic(
+                    "error", f"cannot read card folder {folder}: {exc.strerror or exc}", Span(str(folder), 0, 0, 0, 0),
+                    "let this user read it (chmod u+rx), or take it out of the rules path's folder")) from None
+            found += [folder / name for name in names if name.endswith(".rules")]
+        return tuple(found)
+
+    return _once_per_listing("card folders", None, compute)
+
+
+def user_card_sources() -> tuple[tuple[object, str], ...]:
+    """Your own card files (and the API's cards), in the order they are added to the library:
+    the rules path's cards/ folders, then those given (`set_card_files`, `more_cards`); each
+    with where it was found or given."""
+    found = tuple((path, f"found in {path.parent} on the rules path") for path in _folder_card_files())
+    return found + _card_option
+
+
+def user_card_key() -> tuple:
+    """What the cards of your own in force are, as a rulebook loaded is kept by: those given (the
+    cards/ folders follow from the rules path, which the key has too) and whether they may
+    replace shipped cards."""
+    return (_card_option, _replace_shipped) if _card_option or _replace_shipped else ()
+
+
+def user_card_paths() -> list[Path]:
+    """The files the library of your own is read from, and their folders and the cards/ folders
+    (a file added to one changes the library)."""
+    paths = [entry for entry, _origin in user_card_sources() if isinstance(entry, Path)]
+    return paths + sorted({p.parent for p in paths} | set(card_folders()))
+
+
+_LIBRARIES: OrderedDict[tuple, tuple] = OrderedDict()  # key -> (library, your cards, their files' stamps, shipped library)
+
+
+def _library() -> tuple[dict[str, ast.Card], dict[str, ast.Card]]:
+    """(the whole card library, your own cards in it): built once for the card files in force,
+    and again when one of them changes."""
+    sources = user_card_sources()
+    if not sources:
+        return shipped_cards(), {}
+    key = (sources, _replace_shipped)
+    paths = [entry for entry, _origin in sources if isinstance(entry, Path)]
+    shipped, stamps = shipped_cards(), _stamps(paths)
+    hit = _LIBRARIES.get(key)
+    if hit is not None and hit[2] == stamps and hit[3] is shipped:  # (the shipped library read again: rebuilt)
+        _LIBRARIES.move_to_end(key)
+        return hit[0], hit[1]
+    library, own = card_library(sources, _replace_shipped)
+    _LIBRARIES[key] = (library, own, stamps, shipped)
+    while len(_LIBRARIES) > 16:
+        _LIBRARIES.popitem(last=False)
+    return library, own
+
+
+def read_card_file(path: Path, origin: str = "--cards") -> list[ast.Card]:
+    """The cards of a card file of your own: it must be a readable file that parses and holds
+    cards and nothing else (each of those an error at the file, or at the place)."""
+    where = Span(str(path), 0, 0, 0, 0)
+    if not _probe(path.exists):
+        raise DiagnosticError(Diagnostic("error", f"no such card file: {path} (from {origin})", where,
+                                         'give the path of a file of cards (card "NAME" { ... }), such as my-cards.rules'))
+    if not _probe(path.is_file):
+        what = "a folder" if _probe(path.is_dir) else "not a regular file"
+        raise DiagnosticError(Diagnostic(
+            "error", f"not a card file: {path} is {what} (from {origin})", where,
+            "give a file of cards; a folder of card files is read when it is the cards/ folder of a folder of the "
+            "rules path (--rules-path DIR reads DIR/cards/*.rules)"))
+    module = _parsed(path)  # (a file that cannot be read or parsed: the parser's error, at its place)
+    strays = [item for item in module.items if not isinstance(item, ast.Card)]
+    if strays:
+        raise DiagnosticError([Diagnostic(
+            "error", f"a card file holds only cards: this is {_item_kind(item)}", item.span,
+            "keep your cards in a file of cards only (given with --cards, or in a cards/ folder of the rules path); "
+            "scenarios go in .scenario files, rule blocks in a variant or a version")
+            for item in strays])
+    cards = [item for item in module.items if isinstance(item, ast.Card)]
+    if not cards:
+        raise DiagnosticError(Diagnostic("error", f"no card in {path} (from {origin})", where, CARD_FILE_HINT))
+    return cards
+
+
+def _item_kind(item: ast.Node) -> str:
+    kinds = {ast.Scenario: "a scenario", ast.Rule: "a rule block", ast.Version: "a version or variant manifest",
+             ast.StatusDecl: "a status declaration", ast.VerbDecl: "a verb declaration",
+             ast.ZoneDecl: "a zone declaration", ast.Amend: "an amend"}
+    return next((text for kind, text in kinds.items() if isinstance(item, kind)), "not a card")
+
+
+def card_library(sources, replace_shipped: bool = False,
+                 base: dict[str, ast.Card] | None = None) -> tuple[dict[str, ast.Card], dict[str, ast.Card]]:
+    """The library `base` (default: the shipped one) with the cards of `sources` (each a card
+    file's path or a card, with where it was given) added, and those cards alone. A file named
+    twice (or the shipped library's own file) is read once. A card with the name of one of
+    `base`'s, or of an earlier card of `sources`, written otherwise, is an error at its name
+    naming the other (with `replace_shipped`, one of `base`'s is replaced instead); every file
+    that does not load is an error too, all said together."""
+    shipped = base is None
+    library = dict(shipped_cards() if base is None else base)
+    own: dict[str, ast.Card] = {}
+    problems: list[Diagnostic] = []
+    seen: set[Path] = {_resolved(p) for p in CARDS_DIR.glob("*.rules")} if shipped else set()
+    for entry, origin in sources:
+        if isinstance(entry, ast.Card):
+            cards = [entry]
+        else:
+            where = _resolved(entry)
+            if where in seen:
+                continue
+            seen.add(where)
+            try:
+                cards = read_card_file(entry, origin)
+            except DiagnosticError as exc:
+                problems += exc.diagnostics
+                continue
+        for card in cards:
+            first = own.get(card.name)
+            if first is not None:
+                if first != card:
+                    problems.append(_same_name(card, first, "a card of your own", shipped))
+                continue
+            there = library.get(card.name)
+            if there is not None and there != card and not replace_shipped:
+                what = "a shipped card" if shipped or shipped_cards().get(card.name) is there else "a card of the library"
+                problems.append(_same_name(card, there, what, shipped))
+                continue
+            own[card.name] = card
+            library[card.name] = card
+    if problems:
+        raise DiagnosticError(problems)
+    return library, own
+
+
+def _resolved(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return path
+
+
+def _same_name(card: ast.Card, other: ast.Card, what: str, shipped: bool) -> Diagnostic:
+    """The error for `card`, which has the name of `other` (`what`) and is written otherwise."""
+    at = word_span(card.span, card.name) if card.span.line else card.span
+    if what == "a card of your own":
+        hint = "keep one of the two (or write them the same), or give one another name"
+    else:
+        hint = (f"give yours a name of its own (card \"{card.name} (mine)\" {{ ... }}) and play that"
+                + ("; 'phasing cards --only' surveys your cards in place of the shipped ones" if shipped else "")
+                + "; a scenario file's own card of that name stands in for the library's in that file alone")
+    notes = (Note(f"{what} '{card.name}' is written here", other.span),) if other.span.line else ()
+    return Diagnostic("error", f"card '{card.name}' is already {what}, written otherwise", at, hint, notes)
+
+
+_CHECKED: OrderedDict[tuple, tuple[object, list[Diagnostic]]] = OrderedDict()
+
+
+def unfit_cards(cards: list[ast.Card], newest: Rulebook) -> list[Diagnostic]:
+    """The checker's errors for `cards`, checked against `newest` (the newest version, with them
+    in its library): a card that does not fit it may be written for an older version's words,
+    and passes if one of them takes it; the errors said are the newest's. The cards that do not
+    fit are checked together under each older version (newest first), so that many cards cost
+    a check per version, not one per card and version."""
+    problems = [d for d in check_cards(cards, newest) if d.kind == "error"]
+    failing = _cards_of(problems, cards)  # index in `cards` -> card
+    for version in reversed([v for v in available_versions() if v != newest.version.id]):
+        if not failing:
+            break
+        try:
+            book = load_version(version).with_cards(failing.values())
+        except DiagnosticError:
+            continue
+        keys, tried = list(failing), list(failing.values())
+        still = _cards_of([d for d in check_cards(tried, book) if d.kind == "error"], tried)
+        failing = {keys[n]: card for n, card in still.items()}
+    starts = _starts(cards)
+    return [d for d in problems if _card_at(d.span, cards, starts) in failing]
+
+
+def _starts(cards: list[ast.Card]) -> list[tuple]:
+    return sorted((c.span.path, c.span.line, c.span.column, n) for n, c in enumerate(cards))
+
+
+def _card_at(span: Span, cards: list[ast.Card], starts: list[tuple]) -> int | None:
+    """The index in `cards` of the card whose text `span` is in (None: none of them)."""
+    k = bisect.bisect_right(starts, (span.path, span.line, span.column, len(cards))) - 1
+    if k < 0:
+        return None
+    n = starts[k][3]
+    return n if within(span, cards[n].span) else None
+
+
+def _cards_of(problems: list[Diagnostic], cards: list[ast.Card]) -> dict[int, ast.Card]:
+    """The cards (by index in `cards`) some of `problems` are in."""
+    starts = _starts(cards)
+    found = {_card_at(d.span, cards, starts) for d in problems}
+    return {n: cards[n] for n in sorted(n for n in found if n is not None)}
+
+
+def card_library_problems() -> list[Diagnostic]:
+    """What is wrong with your own cards (those in force), before anything plays them: a file
+    that does not load or clashes (`card_library`), or a card the checker rejects under every
+    version (`unfit_cards`). [] when you have no cards of your own."""
+    try:
+        own = user_cards()
+    except DiagnosticError as exc:
+        return list(exc.diagnostics)
+    if not own:
+        return []
+    newest = load_version(available_versions()[-1])
+    key = (tuple(map(id, own.values())), id(newest))
+    hit = _CHECKED.get(key)
+    if hit is not None and hit[0] is newest:
+        return list(hit[1])
+    problems = unfit_cards(list(own.values()), newest)
+    _CHECKED[key] = (newest, problems)
+    while len(_CHECKED) > 16:
+        _CHECKED.popitem(last=False)
+    return list(problems)
+
+
+def renumbered(rule_id: str, renumbers: tuple[ast.Renumber, ...]) -> str:
     """`renumber 702.26 as 702.25` moves a whole section; `renumber 702.25f as 702.25e` one block."""
     for r in renumbers:
         if _renumbers(r, rule_id):
@@ -629,9 +921,9 @@ def with_rule_refs(clause: ast.Node, rename) -> ast.Node:
     return clause
 
 
-def _renumber_rule(rule: ast.Rule, renumbers) -> ast.Rule:
+def renumber_rule(rule: ast.Rule, renumbers) -> ast.Rule:
     def rename(rule_id: str) -> str:
-        return _renumbered(rule_id, renumbers)
+        return renumbered(rule_id, renumbers)
     return attrs.evolve(rule, id=rename(rule.id), clauses=tuple(with_rule_refs(c, rename) for c in rule.clauses))
 
 
@@ -726,8 +1018,13 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
     if len(manifests) != 1:
         where = (Span(modules[0].span.path, 0, 0, 0, 0) if len(modules) == 1 and modules[0].span.path  # (a variant file)
                  else Span(str(folder / "version.rules") if folder else "<rules>", 0, 0, 0, 0))
-        raise DiagnosticError(Diagnostic("error", f"a version needs exactly one manifest, found {len(manifests)}", where,
-                                         "write one 'version DATE { ... }' (or 'variant NAME { ... }') per version"))
+        items = [i for m in modules for i in m.items]
+        cards_only = bool(items) and all(isinstance(i, ast.Card) for i in items)
+        raise DiagnosticError(Diagnostic(
+            "error", f"a version needs exactly one manifest, found {len(manifests)}", where,
+            "this is a file of cards, not a variant: give it to a command with --cards FILE, or keep it in a "
+            "cards/ folder of the rules path's folder (DIR/cards/), where it is read as one" if cards_only else
+            "write one 'version DATE { ... }' (or 'variant NAME { ... }') per version"))
     manifest = manifests[0]
     _check_file_name(manifest, modules)
     statuses: dict[str, ast.StatusDecl] = {}
@@ -749,21 +1046,21 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
             known = available_versions() + available_variants()
             hint = did_you_mean(manifest.extends, known, exc.diagnostics[0].hint, cutoff=0.8)
             raise DiagnosticError(attrs.evolve(exc.diagnostics[0], span=where, hint=hint)) from None
-        base = _load(manifest.extends, (manifest.extends, rules_path(), None), chain + (manifest.id,))
+        base = _load(manifest.extends, (manifest.extends, rules_path(), None, user_card_key()), chain + (manifest.id,))
         _check_renumbers(manifest, base)
         statuses.update(base.statuses)
         verbs.update(base.verbs)
         zones.update(base.zones)
         amendments.update(base.amendments)
         for rule in base.rules:  # (without renumbers, the extended rulebook's own blocks and declarations)
-            moved = _renumber_rule(rule, manifest.renumbers) if manifest.renumbers else rule
+            moved = renumber_rule(rule, manifest.renumbers) if manifest.renumbers else rule
             rules[moved.slug] = moved
         if not sections:  # inherited: a problem with them is this manifest's to fix
-            sections = tuple(attrs.evolve(s, rule=_renumbered(s.rule, manifest.renumbers), span=manifest.span)
+            sections = tuple(attrs.evolve(s, rule=renumbered(s.rule, manifest.renumbers), span=manifest.span)
                              for s in base.version.sections)
         for table in (statuses, verbs, zones) if manifest.renumbers else ():
             for name, decl in list(table.items()):
-                table[name] = attrs.evolve(decl, cites=tuple(_renumbered(c, manifest.renumbers) for c in decl.cites))
+                table[name] = attrs.evolve(decl, cites=tuple(renumbered(c, manifest.renumbers) for c in decl.cites))
         gone: dict[str, ast.Drop] = {}  # each name (slug and id of a block) a drop has taken away -> that drop
         twice = []
         for drop in manifest.drops:
@@ -789,7 +1086,7 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
                     f"keep one: the first drop ('drop {first.name}', at {first.span}) already removes it"))
             elif (moved := _moved_away(dropped, manifest.renumbers, base)) is not None:
                 r, slug = moved
-                now = _renumbered(dropped, manifest.renumbers)
+                now = renumbered(dropped, manifest.renumbers)
                 raise DiagnosticError(Diagnostic(
                     "error", f"'{dropped}' numbers no block here: this {manifest.kind}'s own 'renumber {r.old} as "
                              f"{r.new}' (line {r.span.line}) moves {slug} ({dropped} in {manifest.extends}) to {now}",
@@ -828,7 +1125,7 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
         for rule in base.rules if manifest.extends_clause is not None else ():
             r = next((r for r in manifest.renumbers if _renumbers(r, rule.id)), None)
             if r is not None:
-                moved[rule.id] = (r, _renumbered(rule.id, manifest.renumbers))
+                moved[rule.id] = (r, renumbered(rule.id, manifest.renumbers))
         made = apply_amends(rules, amends, manifest, {r.slug: r for r in own}, moved)
         for slug, amendment in made.items():
             amendment = attrs.evolve(amendment, place=rule_file_place(amendment.span.path))
@@ -918,9 +1215,10 @@ they extend kept by their use."""
 
 def _read_from(spec: str) -> list[Path]:
     """The files a load of `spec` reads, and their folders (a file added to a version's folder
-    changes the folder): its own, those of what it extends down the chain, and the card library."""
+    changes the folder): its own, those of what it extends down the chain, and the card library
+    (the shipped one, and your own: `user_card_paths`)."""
     cards = _once_per_listing("card files", None, lambda: sorted(CARDS_DIR.glob("*.rules")) + [CARDS_DIR])
-    return _chain_files(spec, False, ()) + cards
+    return _chain_files(spec, False, ()) + cards + user_card_paths()
 
 
 def _chain_files(spec: str, names_only: bool, seen: tuple[str, ...]) -> list[Path]:
@@ -958,10 +1256,11 @@ def load_version(spec: str) -> Rulebook:
     """Parse, resolve, check and index one version or variant. Cached per process, for the
     rules path and working folder it was loaded with, for as long as none of the files it was
     read from (its own, those of what it extends, the card library) changes: a rule file
-    edited while a program runs is read again the next time it is loaded. The cycle collector
-    is paused while it loads (`dsl.collector`)."""
+    edited while a program runs is read again the next time it is loaded. The cards of your
+    own in force (`user_card_sources`) are in its library, and part of what it is kept by. The
+    cycle collector is paused while it loads (`dsl.collector`)."""
     with collector_paused():
-        return _load(spec, (spec, rules_path(), os.getcwd() if not _named(spec) else None))
+        return _load(spec, (spec, rules_path(), os.getcwd() if not _named(spec) else None, user_card_key()))
 
 
 def _load(spec: str, key: tuple, chain: tuple[str, ...] = ()) -> Rulebook:
@@ -979,7 +1278,7 @@ def _load(spec: str, key: tuple, chain: tuple[str, ...] = ()) -> Rulebook:
     except DiagnosticError:
         stamps = None  # (it does not load: `_resolve` says why)
     if hit is not None:
-        load_cards.cache_clear()  # (the card library may be what changed)
+        shipped_cards.cache_clear()  # (the card library may be what changed; your own is looked over at each use)
     book = _resolve(spec, chain)
     if stamps is not None:
         _LOADED[key] = (book, stamps)
@@ -994,7 +1293,9 @@ def _forget_loaded() -> None:
     """Forget every rulebook loaded (and the card library, and the files parsed), as if none had been."""
     _LOADED.clear()
     _PARSED.clear()
-    load_cards.cache_clear()
+    shipped_cards.cache_clear()
+    _LIBRARIES.clear()
+    _CHECKED.clear()
 
 
 load_version.cache_clear = _forget_loaded  # type: ignore[attr-defined]

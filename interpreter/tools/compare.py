@@ -525,8 +525,10 @@ def _search(a: Rulebook, b: Rulebook, examples: int, budget: Budget | None,
     from hypothesis import HealthCheck, find, settings
     from hypothesis.errors import NoSuchExample
 
-    from .generate import games, scenario_text
+    from ..rulebook.loading import user_cards
+    from .generate import games, own_permanents, scenario_text
 
+    own = own_permanents(card for name, card in user_cards().items() if name in a.cards and name in b.cards)
     common = set(a.statuses) & set(b.statuses)
     played = [0]
 
@@ -544,7 +546,7 @@ def _search(a: Rulebook, b: Rulebook, examples: int, budget: Budget | None,
         # derandomized: the same two rulebooks and budget always give the same answer (the first
         # round by Hypothesis's own fixed seed, each later one by its number)
         try:
-            game = find(games(), differs, random=None if number == 0 else random.Random(number),
+            game = find(games(own), differs, random=None if number == 0 else random.Random(number),
                         settings=settings(max_examples=size, database=None, deadline=None, derandomize=True,
                                           suppress_health_check=list(HealthCheck)))
             break
@@ -590,6 +592,9 @@ def _search(a: Rulebook, b: Rulebook, examples: int, budget: Budget | None,
         done = {c.slug: next(k for k in c.kinds if k in ("added", "removed", "changed")) for c in blocks if c.of_meaning}
         made = ", ".join(f"{slug} ({done[slug]})" for slug in accounted)
         comments.insert(0, f"accounted for by {made}: made alone in {a.version.id}, gives {b.version.id}'s outcome")
+    mine = sorted({card for _name, card, _props in game[1] if card in own[0] + own[1]})
+    if mine:  # (a witness that plays cards of your own runs where they are)
+        comments.insert(0, f"plays cards of your own ({', '.join(mine)}): run it with the same --cards or rules path")
     title = f"witness: {a.version.id} and {b.version.id} part here"
     return scenario_text(game, title, [a.version.id], cites or None, expectations, comments)
 

@@ -2,7 +2,8 @@
 
 The strategy draws a board (players, permanents of the card library, tokens, Auras and
 Equipment in chains up to depth 3) and a script of game events, all cards and steps any
-version can express. Nothing here knows a rule: whatever a version makes of these events
+version can express. Cards of your own (`--cards`, the rules path's cards/ folders) that are
+permanents (neither an Aura nor an Equipment) are drawn too, after the shipped ones. Nothing here knows a rule: whatever a version makes of these events
 is the version's business. Games are text so a witness can be printed as a scenario file
 as it is, and Hypothesis shrinks them toward the smallest game that tells two rulebooks apart.
 """
@@ -17,13 +18,30 @@ NONCREATURES = ("Glorious Anthem", "Plains")
 ATTACHMENTS = ("Holy Strength", "Bonesplitter")
 
 
+def own_permanents(cards) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The names of `cards` (cards of your own) a board may hold, by name order: (the
+    creatures, the other permanents); an Aura or Equipment (which needs a host) is not drawn."""
+    from ...dsl import ast
+    from ...dsl.builtins import PERMANENT_TYPES
+
+    creatures, others = [], []
+    for card in sorted(cards, key=lambda c: c.name):
+        kinds = {t.lower() for e in card.entries if isinstance(e, ast.Types) for t in e.names}
+        if not kinds & PERMANENT_TYPES or kinds & {"aura", "equipment"} or '"' in card.name:
+            continue
+        (creatures if "creature" in kinds else others).append(card.name)
+    return tuple(creatures), tuple(others)
+
+
 @st.composite
-def boards(draw):
-    """Players and permanents: `(players, [(name, card, props)])`."""
+def boards(draw, own: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())):
+    """Players and permanents: `(players, [(name, card, props)])`; `own`: the creatures and
+    other permanents of your own cards drawn as well (`own_permanents`)."""
+    creatures = CREATURES + own[0]
     players = PLAYER_NAMES[: draw(st.sampled_from([3, 4, 2]))]  # multiplayer first: more rules come into play
     permanents = []
     for i in range(draw(st.integers(1, 6))):
-        card = draw(st.sampled_from(CREATURES + NONCREATURES))
+        card = draw(st.sampled_from(creatures + NONCREATURES + own[1]))
         props = [f"controller {draw(st.sampled_from(players))}"]
         if draw(st.booleans()):  # often controlled by someone other than its owner
             props.append(f"owner {draw(st.sampled_from(players))}")
@@ -32,7 +50,7 @@ def boards(draw):
         if draw(st.booleans()) and card != "Plains":
             props.append("tapped")
         permanents.append((f"p{i}", card, props))
-    hosts = [name for name, card, _props in permanents if card in CREATURES]
+    hosts = [name for name, card, _props in permanents if card in creatures]
     for j in range(draw(st.integers(0, 3)) if hosts else 0):
         host = draw(st.sampled_from(hosts + [f"a{k}" for k in range(j)]))  # chains: attachments on attachments
         card = draw(st.sampled_from(ATTACHMENTS))
@@ -73,9 +91,9 @@ def scripts(draw, players, names):
 
 
 @st.composite
-def games(draw):
-    """A game as `(players, permanents, steps)`."""
-    players, permanents = draw(boards())
+def games(draw, own: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())):
+    """A game as `(players, permanents, steps)`; `own` as `boards` takes it."""
+    players, permanents = draw(boards(own))
     steps = draw(scripts(players, [name for name, _card, _props in permanents]))
     return players, permanents, steps
 

@@ -5,12 +5,16 @@ list of strings: the game features the real card's text needs); other keys are i
 pool card is, against the library:
 
 - written: the library has a card of exactly that name, with no `partial` entry; the
-  conformance scenarios that put it into play are listed, with whether they all pass;
+  scenarios that put it into play (the conformance suite's, and those of your own given with
+  `--scenarios`) are listed, with whether they all pass;
 - partial: the library has it, with `partial` entries saying what it leaves out;
 - not written: the library has no card of that name.
 
 The features of the partial and the not-written cards, ranked by how many of them need each,
 say what to build next. A library card whose name is not in the pool takes no part.
+
+The library is the shipped one with your own cards added (`--cards FILE`, the rules path's
+cards/ folders: `interpreter.rulebook.loading`); with `--only`, your own cards alone.
 """
 
 from __future__ import annotations
@@ -25,12 +29,11 @@ from typing import Iterable
 import attrs
 
 from ...dsl import ast
-from ...dsl.checker import check_cards
 from ...dsl.diagnostics import Diagnostic, DiagnosticError, Span
-from ...dsl.parser import _encoding_diagnostic, parse_file
-from ..api import default_suite
-from ..rulebook.loading import load_cards, load_version
-from ..play.suite import collect, current_version, run_all
+from ...dsl.parser import _encoding_diagnostic
+from ..api import default_suite, files_without_scenarios
+from ..rulebook.loading import load_cards, shipped_cards, user_card_sources, user_cards
+from ..play.suite import collect, run_all
 
 POOL_VARIABLE = "PHASING_CARD_POOL"
 WRITTEN, PARTIAL, NOT_WRITTEN = "written", "partial", "not written"
@@ -64,6 +67,7 @@ class SurveyedCard:
     partial: tuple[str, ...]
     features: tuple[str, ...]
     scenarios: tuple[ScenarioUse, ...]
+    source: str | None = None  # the file of your own the library's card comes from (None: shipped, or not written)
 
     @property
     def tested(self) -> bool:
@@ -77,7 +81,7 @@ class SurveyedCard:
     def to_json(self) -> dict:
         return {"name": self.name, "status": self.status, "partial": list(self.partial),
                 "features": list(self.features), "scenarios": [s.to_json() for s in self.scenarios],
-                "tested": self.tested, "all_pass": self.all_pass}
+                "tested": self.tested, "all_pass": self.all_pass, "source": self.source}
 
 
 @attrs.frozen
@@ -94,8 +98,9 @@ class Need:
 @attrs.frozen
 class Survey:
     pool: str
-    library: str
+    library: tuple[str, ...]  # what the library is made of: "shipped", then your card files
     cards: tuple[SurveyedCard, ...]
+    scenarios: tuple[str, ...] = ()  # the scenario files and folders whose results are shown
 
     def count(self, status: str) -> int:
         return sum(c.status == status for c in self.cards)
@@ -119,8 +124,9 @@ class Survey:
         return [Need(feature, tuple(names)) for feature, names in ranked]
 
     def to_json(self) -> dict:
-        return {"pool": self.pool, "library": self.library, "cards": [c.to_json() for c in self.cards],
-                "summary": self.summary(), "next": [n.to_json() for n in self.needs()]}
+        return {"pool": self.pool, "library": list(self.library), "scenarios": list(self.scenarios),
+                "cards": [c.to_json() for c in self.cards], "summary": self.summary(),
+                "next": [n.to_json() for n in self.needs()]}
 
 
 def _alphabetical(label: str) -> str:
@@ -352,22 +358,24 @@ def _span_of(text: str, path: str, where: tuple) -> Span:
 
 def shipped_library() -> dict[str, ast.Card]:
     """The card library the conformance scenarios use (rules/cards/)."""
-    return load_cards()
+    return shipped_cards()
 
 
-def read_library(path: str) -> dict[str, ast.Card]:
-    """The cards of a card file, which must parse and check as the library's do."""
-    module = parse_file(path)
-    strays = [i for i in module.items if not isinstance(i, ast.Card)]
-    if strays:
-        raise DiagnosticError([Diagnostic("error", "a card library holds only cards", item.span,
-                                          "give a file of cards (card \"NAME\" { ... }), as rules/cards/library.rules is")
-                               for item in strays])
-    cards = [i for i in module.items if isinstance(i, ast.Card)]
-    problems = [d for d in check_cards(cards, load_version(current_version()).with_cards(cards)) if d.kind == "error"]
-    if problems:
-        raise DiagnosticError(problems)
-    return {card.name: card for card in cards}
+def library_in_force(only: bool = False) -> tuple[dict[str, ast.Card], tuple[str, ...]]:
+    """The library a survey is made against, and what it is made of ("shipped", then each card
+    file of your own): the shipped library with your own cards added (those in force: `--cards`,
+    the rules path's cards/ folders), or with `only` your own cards alone. Your card files have
+    been read and checked (`loading.card_library_problems`) by the command before."""
+    own = user_cards()
+    files = tuple(dict.fromkeys(str(entry) for entry, _origin in user_card_sources() if isinstance(entry, Path)))
+    if only:
+        if not own:
+            raise DiagnosticError(Diagnostic(
+                "error", "--only surveys your own cards, and none were given", Span("--only", 0, 0, 0, 0),
+                "give a file of your cards with --cards FILE (or keep it in a cards/ folder of the rules path), or "
+                "leave --only out to survey the shipped library"))
+        return own, files
+    return load_cards(), ("shipped",) + files
 
 
 def partial_entries(card: ast.Card) -> tuple[str, ...]:
@@ -386,12 +394,14 @@ def cards_put_into_play(scenario: ast.Scenario) -> set[str]:
     return found
 
 
-def scenario_uses(names: Iterable[str], suite: Path) -> dict[str, tuple[ScenarioUse, ...]]:
-    """For each of `names`, the scenarios of `suite` that put the library's card of that name
-    into play (not a card of the same name their own file declares), each played under every
-    version it names, with whether all those runs passed."""
+def scenario_uses(names: Iterable[str], suite: Path | list[Path]) -> dict[str, tuple[ScenarioUse, ...]]:
+    """For each of `names`, the scenarios of `suite` (a folder or file, or a list of them) that
+    put the library's card of that name into play (not a card of the same name their own file
+    declares), each played under every version it names, with whether all those runs passed.
+    A scenario reached twice (a folder given inside another) is played once."""
     names = set(names)
-    cases, problems = collect([suite])
+    suites = [suite] if isinstance(suite, (str, Path)) else list(suite)
+    cases, problems = collect(suites)
     if problems:
         raise DiagnosticError(problems)
     playing = {}
@@ -399,10 +409,10 @@ def scenario_uses(names: Iterable[str], suite: Path) -> dict[str, tuple[Scenario
         own = {card.name for card in case.cards}
         used = (cards_put_into_play(case.scenario) - own) & names
         if used:
-            playing[(case.path, case.scenario.name)] = (case, used)
+            playing.setdefault((str(Path(case.path).resolve()), case.scenario.name), (case, used))
     passed: dict[tuple[str, str], bool] = {}
     for o in run_all([case for case, _used in playing.values()]):
-        key = (o.path, o.scenario)
+        key = (str(Path(o.path).resolve()), o.scenario)
         passed[key] = passed.get(key, True) and o.passed
     uses: dict[str, list[ScenarioUse]] = {name: [] for name in names}
     for key, (case, used) in playing.items():
@@ -414,27 +424,42 @@ def scenario_uses(names: Iterable[str], suite: Path) -> dict[str, tuple[Scenario
 # ------------------------------------------------------------------ the survey
 
 
-def survey(pool: list[PoolCard], library: dict[str, ast.Card], suite: Path | None = None,
-           pool_label: str = "", library_label: str = "") -> Survey:
-    """Each pool card against `library`, with the scenarios of `suite` (default: the shipped
-    conformance suite) that play the cards the library has."""
+def survey(pool: list[PoolCard], library: dict[str, ast.Card], suite: Path | list[Path] | None = None,
+           pool_label: str = "", library_label: str | tuple[str, ...] = ()) -> Survey:
+    """Each pool card against `library`, with the scenarios of `suite` (a folder or file, or a
+    list of them; default: the shipped conformance suite) that play the cards the library has.
+    A card not of the shipped library says the file it comes from."""
     if suite is None:
         suite = default_suite()
     known = [card.name for card in pool if card.name in library]
     uses = scenario_uses(known, suite) if known else {}
+    shipped = shipped_cards()
     found = []
     for card in pool:
         if card.name not in library:
             found.append(SurveyedCard(card.name, NOT_WRITTEN, (), card.features, ()))
             continue
-        partial = partial_entries(library[card.name])
-        found.append(SurveyedCard(card.name, PARTIAL if partial else WRITTEN, partial, card.features, uses[card.name]))
-    return Survey(pool_label, library_label, tuple(found))
+        written = library[card.name]
+        partial = partial_entries(written)
+        source = None if shipped.get(card.name) is written else written.span.path or None
+        found.append(SurveyedCard(card.name, PARTIAL if partial else WRITTEN, partial, card.features, uses[card.name],
+                                  source))
+    suites = [suite] if isinstance(suite, (str, Path)) else list(suite)
+    label = (library_label,) if isinstance(library_label, str) else tuple(library_label)
+    return Survey(pool_label, label, tuple(found), tuple(map(str, suites)))
 
 
-def run(pool: str | None, library: str | None) -> Survey:
-    """`phasing cards [POOL] [--library FILE]`: the pool read, the library read, the survey."""
+def run(pool: str | None, only: bool = False, scenarios: Iterable[str] = ()) -> Survey:
+    """`phasing cards [POOL] [--cards FILE]... [--only] [--scenarios PATH]...`: the pool read,
+    the library in force (`library_in_force`), the survey with the conformance suite's
+    scenarios and those of `scenarios` (each a file or folder that must hold scenarios)."""
     path = pool_path(pool)
     cards = read_pool(path)
-    book = read_library(library) if library else shipped_library()
-    return survey(cards, book, pool_label=path, library_label=library or "shipped")
+    scenarios = list(scenarios)
+    if scenarios:
+        cases, problems = collect(scenarios)
+        problems += files_without_scenarios(scenarios, cases, problems)
+        if problems:
+            raise DiagnosticError(problems)
+    library, made_of = library_in_force(only)
+    return survey(cards, library, [default_suite(), *map(Path, scenarios)], pool_label=path, library_label=made_of)
