@@ -35,7 +35,7 @@ from .game.budget import DEFAULT_SCALE, Budget
 from .rulebook.loading import (card_library_problems, files_of, lineage, load_version, one_listing, rules_path,
                                set_card_files, set_rules_path, shipped_sources, sources)
 from .play.scenario import Outcome
-from .play.suite import collect, current_version, plan, run_all
+from .play.suite import collect, current_version, plan, run_all, written_for
 from .progress import tracking
 from .game.trace import grouped_lines, show_value
 
@@ -688,6 +688,8 @@ def cmd_diff(args) -> int:
     problems += api.files_without_scenarios(args.paths, cases, problems) if args.paths else []
     if problems:
         raise DiagnosticError(problems)
+    if not args.paths:  # (the suite: the scenarios `test --rules` runs under either)
+        cases = written_for(cases, [args.a, args.b])
     blocks = compare.rulebook_diff(a, b)
     stopped: list = []  # runs the budget stopped: they compare nothing, and make the diff fail
     not_run: list = []  # scenarios one of them (or each) cannot play: written for other rules, no failure
@@ -741,12 +743,14 @@ def cmd_diff(args) -> int:
         words = f"run only under {only}" if only is not None else "run under neither"
         parts[words] = parts.get(words, 0) + len(group)
     reasons = next(iter(parts)) if len(parts) == 1 else ", ".join(f"{n} {words}" for words, n in parts.items())
-    say(f"Behaviour: {len(scenarios)} of {compared} scenarios end differently"
+    which = f"scenarios of the suite written for {A} or {B}" if not args.paths else "scenarios"
+    say(f"Behaviour: {len(scenarios)} of {compared} {which} play differently"
         + (f" ({len(left_out)} not compared: {reasons})" if left_out else ""))
     for s in scenarios:
         say(f"  {s.scenario} ({Path(s.path).name})")
+        width = max([32] + [len(key) + 1 for key, _va, _vb in s.fields])
         for key, va, vb in s.fields:
-            say(f"      {key:<32} {A}: {show_value(va):<14} {B}: {show_value(vb)}")
+            say(f"      {key:<{width}} {A}: {show_value(va):<14} {B}: {show_value(vb)}")
         if s.accounted_by:
             say(f"      accounted for by: {', '.join(map(change_of, s.accounted_by))}: made alone in {A}, "
                 f"gives {B}'s outcome")

@@ -86,7 +86,11 @@ def test_diff_json_has_rules_scenarios_and_witness(capsys):
     assert data["compared"] == 1 and data["cannot_run"] == []
     assert data["differs"] is True
     assert any(r["slug"] == "phased-out-tokens-cease" and r["kinds"] == ["removed"] for r in data["rules"])
-    assert data["scenarios"][0]["differences"] == [{"what": "soldier.zone", "a": "nowhere", "b": "battlefield"}]
+    # CR 702.25k (2017-07-08): a phased-out token ceases to exist; 2017-08-25 took that rule out.
+    # The end state differs, and so does the tour's own expectation on the way.
+    assert data["scenarios"][0]["differences"] == [
+        {"what": "soldier.zone", "a": "nowhere", "b": "battlefield"},
+        {"what": "line 19: expect soldier.zone is battlefield", "a": "fails", "b": "holds"}]
 
 
 @pytest.mark.slow
@@ -256,10 +260,10 @@ def test_a_failed_command_keeps_status_1_when_its_reader_goes_away():
 def test_diff_reports_runs_the_budget_stopped_and_fails(capsys):
     """A run the budget stops (CR 702.25k's token rule goes over one iteration here) tells
     nothing of either rulebook: `diff` lists it, naming the block, and exits 1, with or
-    without --exit-code, where it used to say `0 of 1 scenarios end differently`, exit 0."""
+    without --exit-code, where it used to say `0 of 1 scenarios play differently`, exit 0."""
     status, out = run(capsys, "diff", "2017-07-08", "2017-08-25", str(TOUR), "--budget", "iterations=1", "--exit-code")
     assert status == 1
-    assert "Behaviour: 0 of 0 scenarios end differently (1 not compared: stopped by the budget)" in out
+    assert "Behaviour: 0 of 0 scenarios play differently (1 not compared: stopped by the budget)" in out
     assert "Stopped by the budget (2 runs" in out
     assert "under 2017-07-08: block 704.5d token-outside-battlefield goes over the iterations budget" in out
     status, out = run(capsys, "diff", "2025-02-07", "2026-09-25", str(TOUR), "--budget", "writes=1", "--json")

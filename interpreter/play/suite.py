@@ -263,6 +263,13 @@ def judging_chain(spec: str) -> tuple[str, ...]:
     return chain[:end + 1] if end is not None else lineage(spec)
 
 
+def written_for(cases: list[Case], specs: list[str]) -> list[Case]:
+    """The scenarios `--rules SPEC` runs for one of `specs` at least (`judging_chain`,
+    `judge_under`): those written for it or for what it is built on."""
+    chains = [judging_chain(spec) for spec in specs]
+    return [case for case in cases if any(judge_under(case, chain) is not None for chain in chains)]
+
+
 def plan(cases: list[Case], specs: list[str]) -> list[Run]:
     """Every run `--rules SPEC` (each of `specs`) makes of `cases` (`judging_chain`,
     `judge_under`): an unknown name, or a rulebook under which no scenario runs, is an error

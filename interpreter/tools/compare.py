@@ -3,7 +3,8 @@
 `rulebook_diff` says, block by block, what was added, removed, renumbered, reworded or
 changed in meaning, and for a block changed in meaning which of its clauses were added,
 removed or changed (`clause_diff`). `behaviour_diff` plays the conformance scenarios under
-both, lists the ones that end differently, and names the block changes that account for each:
+both, lists the ones that play differently (another end, or an expectation of the script that
+holds under one only), and names the block changes that account for each:
 the scenario is played again under A with one change of B made at a time (`swapped`).
 `search_witness` generates games until one ends differently, shrinks it, and returns it as a
 scenario file; it plays them in rounds (`SEARCH_ROUND`), so that its memory does not grow
@@ -292,9 +293,25 @@ def comparable(o: Outcome, statuses: set[str]) -> dict:
     return final
 
 
+def expectations_seen(o: Outcome) -> dict[str, str]:
+    """The expectations of the script a run evaluated, by where they are written, each as
+    `holds` or `fails`: a scenario whose end is the same may still play differently on the
+    way (`behaviour_diff` compares those both runs evaluated)."""
+    return {f"line {c.span.line}: expect {c.text}": "holds" if c.ok else "fails" for c in o.checked}
+
+
+def _field_order(key: str) -> tuple:
+    """The end state's fields by name, then the script's expectations in the order written."""
+    found = EXPECTATION_KEY.match(key)
+    return (1, int(found.group(1)), key) if found else (0, 0, key)
+
+
+EXPECTATION_KEY = re.compile(r"line (\d+): expect ")
+
+
 def differences(a: dict, b: dict) -> list[tuple[str, object, object]]:
     """The fields that differ; for an object that ended in different zones, only its zone."""
-    fields = [(k, a.get(k), b.get(k)) for k in sorted(a.keys() | b.keys()) if a.get(k) != b.get(k)]
+    fields = [(k, a.get(k), b.get(k)) for k in sorted(a.keys() | b.keys(), key=_field_order) if a.get(k) != b.get(k)]
     moved = {k.rsplit(".", 1)[0] for k, _va, _vb in fields if k.endswith(".zone")}
     return [(k, va, vb) for k, va, vb in fields if k.rsplit(".", 1)[0] not in moved or k.endswith(".zone")]
 
@@ -406,7 +423,8 @@ def behaviour_diff(a: Rulebook, b: Rulebook, cases: list[Case], budget: Budget |
                    explain: bool = True, stopped: list[StoppedRun] | None = None,
                    not_run: list[StoppedRun] | None = None,
                    progress: Callable[..., None] | None = None) -> list[ScenarioDiff]:
-    """The scenarios that end differently under `a` and `b`, each step within `budget`; with
+    """The scenarios that play differently under `a` and `b` (they end in another state, or an
+    expectation of the script both evaluate holds under one only), each step within `budget`; with
     `explain`, each names the changes of `b` that account for it (see `account`). A run the
     budget stopped tells nothing of either rulebook: it is no difference and no sameness, and
     is added to `stopped` (when given) for the caller to report. A scenario that cannot be
@@ -430,7 +448,10 @@ def behaviour_diff(a: Rulebook, b: Rulebook, cases: list[Case], budget: Budget |
             if not_run is not None:
                 not_run.extend(failed)
             continue
-        fa, fb = comparable(oa, common), comparable(ob, common)
+        seen_a, seen_b = expectations_seen(oa), expectations_seen(ob)
+        shared = seen_a.keys() & seen_b.keys()
+        fa = comparable(oa, common) | {k: seen_a[k] for k in shared}
+        fb = comparable(ob, common) | {k: seen_b[k] for k in shared}
         fields = differences(fa, fb)
         if not fields:
             continue
@@ -439,9 +460,12 @@ def behaviour_diff(a: Rulebook, b: Rulebook, cases: list[Case], budget: Budget |
             if candidates is None:
                 candidates = candidates_of(a, b)
 
-            def play(book, case=case):
+            def play(book, case=case, shared=shared):
                 outcome = run_case(case, book, budget)
-                return comparable(outcome, common) if playable(outcome) else None
+                if not playable(outcome):
+                    return None
+                seen = expectations_seen(outcome)
+                return comparable(outcome, common) | {k: seen[k] for k in shared if k in seen}
 
             accounted, changed = account(fa, fb, candidates, play)
             found[-1] = attrs.evolve(found[-1], accounted_by=accounted, changed_by=changed)
