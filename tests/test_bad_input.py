@@ -163,6 +163,7 @@ def test_the_unbroken_copy_has_no_problems(version):
 # ---------------------------------------------------------------------------- in a process of its own
 
 
+@pytest.mark.slow  # (over a second: a child process per case; in the slow selection)
 @pytest.mark.parametrize("make, argv", [
     (lambda folder: add_to_block(folder, "702.26p", "  prefer phased_indirectly = true;") and folder, ["check"]),
     (lambda folder: add_to_block(folder, "702.26p", "  during untap step of P: tap x.nothing") and folder, ["check"]),

@@ -510,6 +510,7 @@ def _interrupted_after(seconds: float, *argv: str) -> subprocess.CompletedProces
     return subprocess.CompletedProcess(child.args, child.returncode, out, err)
 
 
+@pytest.mark.slow  # (over a second: a child process interrupted after 2 s; in the slow selection)
 def test_ctrl_c_during_a_long_command_says_interrupted_and_exits_130():
     """Ctrl-C during a long command (the whole suite under every version) ended it with status
     130 and nothing said at all; now one line on stderr says so, and no traceback (also when

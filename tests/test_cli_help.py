@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import re
-from pathlib import Path
 
 import pytest
 

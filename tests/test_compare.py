@@ -71,6 +71,7 @@ def test_search_finds_a_witness_that_passes_under_a_and_fails_under_b():
     assert not run_scenario(scenario, b, "<witness>").passed
 
 
+@pytest.mark.slow  # (over a second: a search of generated games; in the slow selection)
 def test_search_finds_nothing_between_identical_rules():
     assert search_witness(load_version("2011-02-04"), load_version("2011-09-30"), 60) is None
 

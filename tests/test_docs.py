@@ -153,9 +153,11 @@ def load_or_fail(spec: str, fails: str | None = None):
 
 
 # Console examples that survey the whole shipped card library (`phasing cards` with no path
-# plays every card's scenarios), and a fold (which plays the whole suite under every version
-# twice): each takes seconds, so they run in the slow selection.
-SLOW_COMMANDS = ("$ phasing cards\n", "$ phasing cards   #", "$ phasing cards --json", "$ phasing fold 2027-01-15 ")
+# plays every card's scenarios), a fold (which plays the whole suite under every version
+# twice) and a fuzzing run (which runs for the time it is given): each takes seconds, so they
+# run in the slow selection.
+SLOW_COMMANDS = ("$ phasing cards\n", "$ phasing cards   #", "$ phasing cards --json", "$ phasing fold 2027-01-15 ",
+                 "$ phasing fuzz --minutes")
 
 
 def by_tag(tag: str) -> list:

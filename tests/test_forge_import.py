@@ -506,6 +506,7 @@ def test_a_missing_file_and_an_unknown_format_are_errors_not_tracebacks(tmp_path
     assert status == 1 and "invalid choice: 'xmage'" in err
 
 
+@pytest.mark.slow  # (over a second: a child process per input; in the slow selection)
 def test_bad_input_in_a_subprocess_ends_in_a_diagnostic(tmp_path):
     """Through the console script's module, as a user runs it: status 1 and no traceback, for a
     file that is not UTF-8 and for a file of nonsense."""

@@ -59,12 +59,14 @@ def test_generated_inputs_get_clean_answers(item):
     assert_clean(item)
 
 
+@pytest.mark.slow  # (over a second: every input through every command; in the slow selection)
 @SHORT
 @given(fuzz.mutated_inputs())
 def test_mutated_shipped_files_get_clean_answers(item):
     assert_clean(item)
 
 
+@pytest.mark.slow  # (over a second: Lark analyses the grammar for the strategy first; in the slow selection)
 @settings(SHORT, max_examples=6)
 @given(fuzz.lark_inputs())
 def test_grammar_drawn_text_gets_clean_answers(item):

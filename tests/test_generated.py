@@ -380,6 +380,7 @@ def test_both_ways_run_out_of_a_tight_budget_at_the_same_place(monkeypatch, limi
         assert generated.passed == defined.passed and generated.trace == defined.trace
 
 
+@pytest.mark.slow  # (over a second: every shipped rulebook's selections; in the slow selection)
 def test_a_selection_counts_the_same_when_why_notes_what_it_leaves_out():
     """`phasing why` replays a scenario noting what each selection leaves out (`skips`), so the
     hidden candidates are visited there; they are counted as in any other run: every scenario

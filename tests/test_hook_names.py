@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from phasing_rules.dsl import ast as A
 from phasing_rules.dsl.diagnostics import DiagnosticError
 from phasing_rules.dsl.migrate import Vocabulary, comments, rewrite
 from phasing_rules.dsl.parser import HOOK_NAMES, OLDER_HOOK_NAMES, parse

@@ -99,6 +99,7 @@ def test_a_module_imports_only_from_its_layer_and_below(module, path):
     assert wrong == []
 
 
+@pytest.mark.slow  # (over a second: reads every test and benchmark; in the slow selection)
 def test_tests_and_benchmarks_use_the_installed_names():
     """The checkout's folders are reached as `phasing_rules.X`, never as top-level `dsl`,
     `interpreter`, ... (which would load a second copy of the code beside the installed one)."""

@@ -695,6 +695,7 @@ def test_shipped_702_26_file_has_one_block_per_listed_subrule():
 # ------------------------------------------------------------------ shipped parse tables (dsl/tables.py)
 
 
+@pytest.mark.slow  # (over a second: Lark builds the tables from the grammar; in the slow selection)
 def test_the_shipped_parse_tables_match_the_grammar():
     """The tables in dsl/parse_tables.json are exactly what the grammar builds today."""
     from phasing_rules.dsl import tables
@@ -739,6 +740,7 @@ def _both_parsers():
     return tables.load(), tables.build()
 
 
+@pytest.mark.slow  # (over a second: Lark builds the tables from the grammar; in the slow selection)
 def test_the_shipped_tables_parse_every_shipped_file_as_the_grammar_does():
     shipped, built = _both_parsers()
     for path in SHIPPED:

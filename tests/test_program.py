@@ -215,6 +215,7 @@ RETIRED_NAMES = {"rb": "rulebook", "ix": "clause_index", "Along": "AsClause", "a
                  "kept": "unchanged_writes (of a Batch)"}
 
 
+@pytest.mark.slow  # (over a second: reads every module; in the slow selection)
 def test_the_engine_and_the_language_use_no_retired_name():
     """Issue 17 item 5: no attribute, class, function, parameter or grammar rule of `interpreter/`
     or `dsl/` is named by one of the retired short names (a local variable may still be
