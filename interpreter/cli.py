@@ -706,16 +706,22 @@ def cmd_diff(args) -> int:
     status = 1 if stopped or (args.exit_code and differs) else 0
     left_out = {(s.path, s.scenario) for s in stopped} | {(n.path, n.scenario) for n in not_run}
     compared = len(cases) - len(left_out)
+    kinds = {c.slug: [k for k in c.kinds if k in ("added", "removed", "changed")] for c in blocks}
+    if args.meaning_only:
+        blocks = compare.of_meaning_only(blocks)
+    summary = compare.summary(blocks, scenarios, compared)
     if args.json:
-        emit_json({"rules": [c.to_json() for c in blocks], "scenarios": [s.to_json() for s in scenarios],
+        emit_json({"summary": summary, "rules": [c.to_json() for c in blocks],
+                   "scenarios": [s.to_json() for s in scenarios],
                    "compared": compared, "cannot_run": [n.to_json() for n in not_run],
                    "witness": witness, "differs": differs,
                    **({"stopped_by_budget": [s.to_json() for s in stopped]} if stopped else {})})
         return status
-    kinds = {c.slug: [k for k in c.kinds if k in ("added", "removed", "changed")] for c in blocks}
 
     def change_of(slug: str) -> str:
         return f"{slug} ({', '.join(kinds.get(slug, ()))})"
+
+    say_summary(summary, A, B, bool(args.paths), args.meaning_only, change_of)
 
     say(f"Rulebooks {A} -> {B}, aligned by slug:")
     if not blocks:
@@ -754,8 +760,11 @@ def cmd_diff(args) -> int:
         if s.accounted_by:
             say(f"      accounted for by: {', '.join(map(change_of, s.accounted_by))}: made alone in {A}, "
                 f"gives {B}'s outcome")
+        elif s.together:
+            say(f"      accounted for together by: {' + '.join(map(change_of, s.together))}: made together in {A}, "
+                f"they give {B}'s outcome (no one of them alone does)")
         else:
-            say("      no single block accounts for it")
+            say("      no block change accounts for it, alone or with another")
         if s.changed_by:
             say(f"      also changed by: {', '.join(map(change_of, s.changed_by))}: made alone in {A}, "
                 "changes its outcome, but not to " + B + "'s")
@@ -769,6 +778,30 @@ def cmd_diff(args) -> int:
             say(f"A generated game that tells them apart (passes under {A}, fails under {B}):")
             say(witness)
     return status
+
+
+def say_summary(summary: dict, A: str, B: str, given: bool, meaning_only: bool, change_of) -> None:
+    """What `diff` comes to, first: the changes to the rules by kind, and the scenarios that play
+    differently grouped by what accounts for them."""
+    rules = summary["rules"]
+    shown = [f"{rules[k]} {'changed in meaning' if k == 'changed' else k}" for k in compare.RULE_KINDS
+             if rules[k] and not (meaning_only and k in ("reworded", "renumbered", "follows"))]
+    if rules["follows"] and not meaning_only:
+        shown[-1] = shown[-1].replace("follows", "with an order that only follows them")
+    say(f"Summary of {A} -> {B}:")
+    say(f"  rules: {', '.join(shown) if shown else 'no block or declaration differs'}"
+        + (" (changes of meaning only)" if meaning_only else ""))
+    which = "scenarios" if given else f"scenarios of the suite written for {A} or {B}"
+    say(f"  behaviour: {summary['scenarios_differ']} of {summary['scenarios_compared']} {which} play differently")
+    for group in summary["accounted"]:
+        n, by = group["scenarios"], group["by"]
+        if not by:
+            say(f"    {n} that no block change accounts for, alone or with another")
+        elif group["together"]:
+            say(f"    {n} accounted for by {' + '.join(map(change_of, by))}, together")
+        else:
+            say(f"    {n} accounted for by {', '.join(map(change_of, by))}")
+    say()
 
 
 # ---------------------------------------------------------------------------- shell completion
@@ -1405,6 +1438,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="machine-readable output: rule changes, scenarios, witness and differs as one JSON object")
     p.add_argument("--exit-code", action="store_true",
                    help="exit 1 when the two differ (in rule text or behaviour), 0 when they do not")
+    p.add_argument("--meaning-only", action="store_true",
+                   help="list only changes of meaning: leave out blocks only reworded or renumbered")
     _budget_option(p)
     p.set_defaults(func=cmd_diff)
     p.intermixed = True

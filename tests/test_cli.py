@@ -82,7 +82,10 @@ def test_test_ends_with_the_counts_line(capsys):
 def test_diff_json_has_rules_scenarios_and_witness(capsys):
     status, out = run(capsys, "diff", "2017-07-08", "2017-08-25", str(TOUR), "--json")
     data = json.loads(out)
-    assert status == 0 and set(data) == {"rules", "scenarios", "compared", "cannot_run", "witness", "differs"} and data["witness"] is None
+    assert status == 0 and set(data) == {"summary", "rules", "scenarios", "compared", "cannot_run", "witness",
+                                         "differs"} and data["witness"] is None
+    assert data["summary"]["scenarios_differ"] == 1 and data["summary"]["accounted"] == [
+        {"by": ["phased-out-tokens-cease"], "together": False, "scenarios": 1}]
     assert data["compared"] == 1 and data["cannot_run"] == []
     assert data["differs"] is True
     assert any(r["slug"] == "phased-out-tokens-cease" and r["kinds"] == ["removed"] for r in data["rules"])

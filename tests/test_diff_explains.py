@@ -122,7 +122,7 @@ def test_the_command_names_the_removed_block(capsys):
     line = ("accounted for by: phased-out-tokens-cease (removed): made alone in 2017-07-08, "
             "gives 2017-08-25's outcome")
     assert out.count(line) == 3
-    assert "no single block accounts for it" not in out
+    assert "no block change accounts for it" not in out
 
 
 def test_json_lists_the_accounting_blocks(capsys):
@@ -132,16 +132,36 @@ def test_json_lists_the_accounting_blocks(capsys):
     assert [s["accounted_by"] for s in data["scenarios"]] == [["phased-out-tokens-cease"]]
 
 
-def test_changes_that_only_work_together_are_no_single_block(tmp_path, capsys):
+def test_changes_that_only_work_together_are_named_together(tmp_path, capsys):
     """702.26a: the Breezekeeper (phasing) phases out in Alice's untap step and, in the variant,
     never comes back (phased indirectly). Neither the new verb nor the block using it does
-    that alone."""
+    that alone; the two made together in 2026-09-25 do, and are named as a pair."""
     variant, scenario = write(tmp_path, "together.rules", TOGETHER), write(tmp_path, "djinn.scenario", DJINN)
     diffs = behaviour_diff(load_version("2026-09-25"), load_version(str(variant)), load_cases([scenario]))
     assert [d.accounted_by for d in diffs] == [()]
+    assert [d.together for d in diffs] == [("verb vanish", "untap-step-phasing")]
     assert ("djinn.phased_indirectly", False, True) in diffs[0].fields
     status, out = run(capsys, "diff", "2026-09-25", variant, scenario)
-    assert status == 0 and "no single block accounts for it" in out
+    assert status == 0 and ("accounted for together by: verb vanish (added) + untap-step-phasing (changed): made "
+                            "together in 2026-09-25, they give together's outcome (no one of them alone does)") in out
+    assert "1 accounted for by verb vanish (added) + untap-step-phasing (changed), together" in out  # (the summary)
+
+
+def test_a_scenario_no_change_accounts_for_says_so(tmp_path, capsys):
+    """A difference no block change accounts for, alone or with another (here none can be made
+    in A at all: the variant's only change is a block and the verb it needs, and a pair is not
+    tried when pairs are limited to none), says so in its row and in the summary."""
+    import phasing_rules.interpreter.tools.compare as compare
+
+    variant, scenario = write(tmp_path, "together.rules", TOGETHER), write(tmp_path, "djinn.scenario", DJINN)
+    original = compare.PAIRS_TRIED
+    compare.PAIRS_TRIED = 0
+    try:
+        status, out = run(capsys, "diff", "2026-09-25", variant, scenario)
+    finally:
+        compare.PAIRS_TRIED = original
+    assert status == 0 and "      no block change accounts for it, alone or with another" in out
+    assert "    1 that no block change accounts for, alone or with another" in out
 
 
 # ------------------------------------------------------------------ clause by clause
@@ -354,3 +374,38 @@ def test_without_an_accounting_block_a_witness_cites_the_blocks_that_changed_wha
     fields = differences(comparable(oa, common), comparable(ob, common))
     assert witness_cites(a, b, (), oa, ob, fields) == ["702.26a"]
     assert witness_cites(a, b, ("indirect-phasing",), oa, ob, fields) == ["702.26g"]
+
+
+def test_meaning_only_leaves_out_rewordings_and_renumberings(capsys):
+    """2017-08-25 rewords 702.25d (tokens stay) and renumbers 702.25m and n after removing
+    702.25k (phased-out tokens cease to exist): with --meaning-only only the removal is listed,
+    and the summary, first, counts what is listed."""
+    status, out = run(capsys, "diff", "2017-07-08", "2017-08-25", TOKENS[0], "--json")
+    every = {r["slug"]: r["kinds"] for r in json.loads(out)["rules"]}
+    assert status == 0 and every["no-zone-change"] == ["reworded"] and "renumbered" in every["skipped-untap-step"]
+    status, out = run(capsys, "diff", "2017-07-08", "2017-08-25", TOKENS[0], "--json", "--meaning-only")
+    data = json.loads(out)
+    assert status == 0 and [r["slug"] for r in data["rules"]] == ["phased-out-tokens-cease"]
+    assert data["summary"]["rules"] == {"changed": 0, "added": 0, "removed": 1, "reworded": 0, "renumbered": 0,
+                                        "follows": 0}
+    status, out = run(capsys, "diff", "2017-07-08", "2017-08-25", TOKENS[0], "--meaning-only")
+    assert out.splitlines()[:4] == [
+        "Summary of 2017-07-08 -> 2017-08-25:",
+        "  rules: 1 removed (changes of meaning only)",
+        "  behaviour: 1 of 7 scenarios play differently",
+        "    1 accounted for by phased-out-tokens-cease (removed)"]
+
+
+@pytest.mark.slow  # (the suite's 2005 and 2026 scenarios under both, with pairs tried: in the slow selection)
+def test_2005_against_today_starts_with_its_summary_and_names_pairs(capsys):
+    """2005's phasing in gave a permanent haste (502.15f: it came back into play) and made it
+    the permanent it was (same-permanent); today neither (702.26d). No one of those changes
+    alone gives today's outcome; the two together do, and the summary groups the scenarios so."""
+    status, out = run(capsys, "diff", "2005-02-01", "2026-09-25", "--meaning-only")
+    assert status == 0 and out.startswith("Summary of 2005-02-01 -> 2026-09-25:\n  rules: ")
+    assert "accounted for by same-permanent (removed) + phases-in-with-haste (removed), together" in out
+    status, out = run(capsys, "diff", "2005-02-01", "2026-09-25", "--meaning-only", "--json")
+    data = json.loads(out)
+    assert all(set(r["kinds"]) & {"added", "removed", "changed"} for r in data["rules"])
+    together = [g for g in data["summary"]["accounted"] if g["together"]]
+    assert together and together[0]["by"] == ["same-permanent", "phases-in-with-haste"]

@@ -265,6 +265,29 @@ def rulebook_diff(a: Rulebook, b: Rulebook) -> list[BlockChange]:
     return changes
 
 
+RULE_KINDS = ("changed", "added", "removed", "reworded", "renumbered", "follows")
+
+
+def summary(blocks: list[BlockChange], scenarios: list[ScenarioDiff], compared: int) -> dict:
+    """What a comparison comes to, before its details: how many blocks (and declarations) each
+    kind of change touched, and how many scenarios play differently, grouped by the change or
+    changes that account for them (`together`: made together, as `account_together` found)."""
+    rules = {kind: sum(kind in c.kinds for c in blocks) for kind in RULE_KINDS}
+    groups: dict[tuple, int] = {}
+    for s in scenarios:
+        key = (tuple(s.accounted_by), False) if s.accounted_by else (tuple(s.together), bool(s.together))
+        groups[key] = groups.get(key, 0) + 1
+    ordered = sorted(groups.items(), key=lambda item: (-item[1], not item[0][0], item[0]))
+    return {"rules": rules, "scenarios_differ": len(scenarios), "scenarios_compared": compared,
+            "accounted": [{"by": list(by), "together": together, "scenarios": n} for (by, together), n in ordered]}
+
+
+def of_meaning_only(blocks: list[BlockChange]) -> list[BlockChange]:
+    """The changes of meaning (a block or declaration added, removed or changed), without
+    rewordings, renumberings and `order`s that only follow blocks added or removed."""
+    return [c for c in blocks if c.of_meaning]
+
+
 def text_of(decl: ast.StatusDecl | ast.VerbDecl | ast.ZoneDecl | None) -> str | None:
     """A status, verb or zone declaration as text without its citations (what it means, not what it cites)."""
     return None if decl is None else "\n".join(item_lines(attrs.evolve(decl, cites=())))
@@ -323,11 +346,13 @@ class ScenarioDiff:
     fields: tuple[tuple[str, object, object], ...]
     accounted_by: tuple[str, ...] = ()  # changes of B that alone, made in A, give B's outcome
     changed_by: tuple[str, ...] = ()  # changes of B that alone change A's outcome, but not to B's
+    together: tuple[str, ...] = ()  # when no change alone accounts: the fewest found that do together
 
     def to_json(self) -> dict:
         return {"scenario": self.scenario, "file": self.path,
                 "differences": [{"what": k, "a": va, "b": vb} for k, va, vb in self.fields],
-                "accounted_by": list(self.accounted_by), "changed_by": list(self.changed_by)}
+                "accounted_by": list(self.accounted_by), "changed_by": list(self.changed_by),
+                "accounted_together": list(self.together)}
 
 
 def playable(o: Outcome) -> bool:
@@ -360,6 +385,22 @@ def _check(book: Rulebook) -> bool:
 
 
 def swapped(a: Rulebook, b: Rulebook, change: BlockChange) -> Rulebook | None:
+    """`_swapped(a, b, change)`, or None when `a` with that change alone does not hold together."""
+    mixed = _swapped(a, b, change)
+    return mixed if _check(mixed) else None
+
+
+def swapped_together(a: Rulebook, b: Rulebook, changes: tuple[BlockChange, ...]) -> Rulebook | None:
+    """`a` with several changes of `b` made (each as `swapped` makes one), or None when `a` with
+    them all does not hold together: a block of `b` and the status it reads, say, which neither
+    can be made without the other."""
+    mixed = a
+    for change in changes:
+        mixed = _swapped(mixed, b, change)
+    return mixed if _check(mixed) else None
+
+
+def _swapped(a: Rulebook, b: Rulebook, change: BlockChange) -> Rulebook:
     """`a` with one change of `b` made: a block as `b` has it (replacing `a`'s block with its
     slug), added, or deleted (as ablation deletes one); or a status, verb or zone declared as `b`
     declares it. A block taken from `b` keeps `a`'s number when `a` has the block, and refers
@@ -389,7 +430,7 @@ def swapped(a: Rulebook, b: Rulebook, change: BlockChange) -> Rulebook | None:
         block = attrs.evolve(rule_b, id=number, clauses=tuple(with_rule_refs(c, lambda r: to_a.get(r, r)) for c in rule_b.clauses))
         rules = [r for r in a.rules if r.slug != change.slug] + [block]
         mixed = attrs.evolve(a, rules=tuple(sorted(rules, key=lambda r: rule_key(r.id))))
-    return mixed if _check(mixed) else None
+    return mixed
 
 
 def account(a_final: dict, b_final: dict, candidates: list[tuple[BlockChange, Rulebook]],
@@ -408,6 +449,64 @@ def account(a_final: dict, b_final: dict, candidates: list[tuple[BlockChange, Ru
         elif differences(final, a_final):
             changed.append(change.slug)
     return tuple(accounted), tuple(changed)
+
+
+PAIRS_TRIED = 120
+"""The most pairs of changes `account_together` tries for one scenario."""
+
+
+def pairs_to_try(changes: list[BlockChange], changed: tuple[str, ...],
+                 support: Callable[[BlockChange], bool]) -> list[tuple[BlockChange, ...]]:
+    """The pairs of changes that may account together for a scenario no single change accounts
+    for, the likeliest first: two that each change its outcome alone; one that does, with any
+    other; then any two, support rules (outside the phasing section) first. At most
+    `PAIRS_TRIED`."""
+    alone = [c for c in changes if c.slug in changed]
+    others = sorted((c for c in changes if c.slug not in changed), key=lambda c: (not support(c), c.slug))
+    found: list[tuple[BlockChange, ...]] = []
+    found += [(x, y) for i, x in enumerate(alone) for y in alone[i + 1:]]
+    found += [(x, y) for x in alone for y in others]
+    found += [(x, y) for i, x in enumerate(others) for y in others[i + 1:]]
+    return found[:PAIRS_TRIED]
+
+
+def outside_sections(a: Rulebook, b: Rulebook) -> Callable[[BlockChange], bool]:
+    """Whether a change is of a support rule: a block outside the phasing sections of both (or a
+    declaration, which no section numbers)."""
+    sections = [s.rule for book in (a, b) for s in book.version.sections]
+
+    def support(change: BlockChange) -> bool:
+        ids = [i for i in (change.a_id, change.b_id) if i]
+        return not any(i == s or (i.startswith(s) and i[len(s):].isalpha()) for i in ids for s in sections)
+
+    return support
+
+
+def account_together(a: Rulebook, b: Rulebook, b_final: dict, changes: list[BlockChange], changed: tuple[str, ...],
+                     support: Callable[[BlockChange], bool], play, books: dict) -> tuple[str, ...]:
+    """The smallest set of B's changes found that, made together in A, gives B's outcome, for a
+    scenario no single change accounts for: a pair (`pairs_to_try`), else the changes that
+    alone change the outcome with every change of a support rule, made smaller one change at
+    a time while it still gives B's outcome; () when none does. `books` keeps the rulebooks
+    made, by the changes made, for the next scenario."""
+    def gives(group: tuple[BlockChange, ...]) -> bool:
+        key = tuple(c.slug for c in group)
+        if key not in books:
+            books[key] = swapped_together(a, b, group)
+        final = play(books[key]) if books[key] is not None else None
+        return final is not None and not differences(final, b_final)
+
+    for pair in pairs_to_try(changes, changed, support):
+        if gives(pair):
+            return tuple(c.slug for c in pair)
+    group = tuple(c for c in changes if c.slug in changed or support(c))
+    if len(group) < 3 or not gives(group):
+        return ()
+    for change in list(group):  # (smaller while it still gives B's outcome)
+        fewer = tuple(c for c in group if c is not change)
+        if len(fewer) >= 2 and gives(fewer):
+            group = fewer
+    return tuple(c.slug for c in group)
 
 
 def candidates_of(a: Rulebook, b: Rulebook, blocks: list[BlockChange] | None = None) -> list[tuple[BlockChange, Rulebook]]:
@@ -458,7 +557,11 @@ def behaviour_diff(a: Rulebook, b: Rulebook, cases: list[Case], budget: Budget |
         found.append(ScenarioDiff(case.scenario.name, case.path, tuple(fields)))
         if explain:
             if candidates is None:
-                candidates = candidates_of(a, b)
+                blocks = rulebook_diff(a, b)
+                candidates = candidates_of(a, b, blocks)
+                meaning = [c for c in blocks if c.of_meaning]
+                support = outside_sections(a, b)
+                books: dict = {}
 
             def play(book, case=case, shared=shared):
                 outcome = run_case(case, book, budget)
@@ -468,7 +571,8 @@ def behaviour_diff(a: Rulebook, b: Rulebook, cases: list[Case], budget: Budget |
                 return comparable(outcome, common) | {k: seen[k] for k in shared if k in seen}
 
             accounted, changed = account(fa, fb, candidates, play)
-            found[-1] = attrs.evolve(found[-1], accounted_by=accounted, changed_by=changed)
+            together = () if accounted else account_together(a, b, fb, meaning, changed, support, play, books)
+            found[-1] = attrs.evolve(found[-1], accounted_by=accounted, changed_by=changed, together=together)
     if progress is not None:
         progress(len(cases), len(cases))
     return found
