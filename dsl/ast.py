@@ -602,6 +602,28 @@ class ZoneDecl(Node):
 
 
 @node
+class ObserveCase(Node):
+    """`VALUE where COND,` in an `observe` declaration."""
+
+    value: Expr
+    cond: Expr
+
+
+@node
+class ObserveDecl(Node):
+    """`observe NAME of x: V where C, ..., otherwise D`: what a player sees of a permanent as
+    NAME, read from how this rulebook keeps its state (the 2005 rules keep a phased-out
+    permanent in a zone of its own; a player sees it on the battlefield, phased out). Read by a
+    scenario's expectations and by `phasing diff`, never by rule blocks, which read the state."""
+
+    name: str
+    var: str
+    cases: tuple[ObserveCase, ...]
+    default: Expr
+    cites: tuple[str, ...] = ()
+
+
+@node
 class StatusDecl(Node):
     name: str
     type: str  # "enum", "bool", "player", "object"
@@ -971,7 +993,7 @@ class Scenario(Node):
     entries: tuple[ScenarioEntry, ...]
 
 
-Item = Union[Version, ZoneDecl, StatusDecl, VerbDecl, Rule, Card, Scenario, Amend]
+Item = Union[Version, ZoneDecl, ObserveDecl, StatusDecl, VerbDecl, Rule, Card, Scenario, Amend]
 
 
 @node

@@ -51,6 +51,9 @@ class _Checker:
         self.hiding = frozenset(hiding)  # the statuses a hide clause reads
         self._after_change = False  # reading the condition of an `assert after`, where `is unchanged` means something
         self._targets: set[str] = set()  # the names of the card's targets whose condition is being read
+        # What a scenario's expectations read as a player sees it (`observe`): names readable
+        # there beside the statuses, and the values their cases give.
+        self.observed: dict[str, ast.ObserveDecl] = {}
 
     def share_words(self, other: "_Checker") -> None:
         """Take the card types and the verbs' needs of `other`, a checker of the same status,
@@ -220,6 +223,8 @@ class _Checker:
 
     def attr(self, e: ast.Attr, of: Type) -> Type:
         name = e.name
+        if name in self.observed and of.kind in ("object", "any", "ref"):
+            return types.ANY  # (what its cases give: a value of the rulebook's, as a player sees it)
         status = self.statuses.get(name)
         known = status is not None or name in OBJECT_ATTRS or name in PLAYER_ATTRS
         if of.kind == "counters":
@@ -469,6 +474,17 @@ class _Checker:
         return self._needs
 
     # ---------------------------------------------------------------- declarations and blocks
+
+    def observation(self, decl: ast.ObserveDecl) -> None:
+        """Each case's condition reads the permanent (`decl.var`) as the rules keep it; each
+        value is a word (one of the values a player sees: `out`, `battlefield`) or an expression
+        of the permanent (`x.zone`)."""
+        env = {decl.var: types.OBJECT}
+        for case in decl.cases:
+            self.cond(case.cond, env)
+        for value in [c.value for c in decl.cases] + [decl.default]:
+            if not isinstance(value, ast.Name) or value.id == decl.var:
+                self.value(value, env)
 
     def status(self, decl: ast.StatusDecl) -> None:
         if decl.type not in STATUS_TYPES:
@@ -826,7 +842,8 @@ def checked_already(book, modules: list[ast.Module], extended) -> _Checker | Non
     passed = _passed(extended) if extended is not None else None
     if passed is None or book.version.renumbers or book.version.drops:
         return None
-    if any(isinstance(item, (ast.StatusDecl, ast.VerbDecl, ast.ZoneDecl)) for m in modules for item in m.items):
+    if any(isinstance(item, (ast.StatusDecl, ast.VerbDecl, ast.ZoneDecl, ast.ObserveDecl)) for m in modules
+           for item in m.items):
         return None
     if not (_same_entries(book.statuses, extended.statuses) and _same_entries(book.verbs, extended.verbs)
             and _same_entries(book.zones, extended.zones) and _same_entries(book.cards, extended.cards)):
@@ -863,6 +880,8 @@ def check_rulebook(book, modules: list[ast.Module], allow_missing: frozenset[str
     own_verbs: list[ast.VerbDecl] = []
     for module in modules:
         for item in module.items:
+            if isinstance(item, ast.ObserveDecl):
+                checker.observation(item)
             if isinstance(item, ast.StatusDecl):
                 if item.name in seen_status:
                     checker.error(f"status '{item.name}' is declared twice", item, f"first declared at {seen_status[item.name].span}")
@@ -1180,6 +1199,9 @@ def check_scenario(scn: ast.Scenario, book) -> list[Diagnostic]:
     """Names in a scenario's expectations must be its permanents, its players, or known values;
     each expectation and each status a permanent is given must fit the types involved."""
     checker = _checker(book)
+    checker.observed = dict(getattr(book, "observations", {}))
+    checker.symbols |= {v.id for decl in checker.observed.values() for v in [c.value for c in decl.cases] + [decl.default]
+                        if isinstance(v, ast.Name) and v.id != decl.var}
     names: dict[str, Type] = {}
     for e in scn.entries:
         if isinstance(e, ast.Players):

@@ -276,6 +276,15 @@ class _Clauses(_Callbacks):
     def change_from(self, _meta, c):
         return ("from", c[0])
 
+    def observe_decl(self, meta, c):
+        name, var, *rest = c
+        cites = rest.pop() if rest and isinstance(rest[-1], tuple) and not isinstance(rest[-1], ast.Node) else ()
+        *cases, default = rest
+        return ast.ObserveDecl(str(name), str(var), tuple(cases), default, cites, **self._at(meta))
+
+    def observe_case(self, meta, c):
+        return ast.ObserveCase(c[0], c[1], **self._at(meta))
+
     def zone_decl(self, meta, c):
         cites = c[2] if len(c) > 2 else ()
         return ast.ZoneDecl(str(c[0]), c[1], cites, **self._at(meta))

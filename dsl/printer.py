@@ -413,6 +413,9 @@ def item_lines(item: ast.Node) -> list[str]:
             return _braced(f"{item.kind} {item.id}", body)
         case ast.ZoneDecl():
             return [f"zone {item.name} keeps {', '.join(item.keeps)}{_cites(item.cites)}"]
+        case ast.ObserveDecl():
+            cases = "".join(f" {_wrap(c.value, _ATOM)} where {expr_text(c.cond)}," for c in item.cases)
+            return [f"observe {item.name} of {item.var}:{cases} otherwise {_wrap(item.default, _ATOM)}{_cites(item.cites)}"]
         case ast.StatusDecl():
             kind = " | ".join(item.values) if item.type == "enum" and item.values else item.type
             return [f"status {item.name}: {kind} = {_wrap(item.default, _ATOM)}{_cites(item.cites)}"]

@@ -695,11 +695,11 @@ def cmd_diff(args) -> int:
     not_run: list = []  # scenarios one of them (or each) cannot play: written for other rules, no failure
     with progress_bar(f"diff {args.a} {args.b}", args) as progress:
         scenarios = compare.behaviour_diff(a, b, cases, budget=args.budget, stopped=stopped, not_run=not_run,
-                                           progress=progress)
+                                           progress=progress, raw=args.raw)
     witness = None
     if args.search:
         with progress_bar(f"search of {args.search} games", args) as progress:
-            witness = compare.search_witness(a, b, args.search, budget=args.budget, progress=progress)
+            witness = compare.search_witness(a, b, args.search, budget=args.budget, progress=progress, raw=args.raw)
     A, B = a.version.id, b.version.id
     groups = _not_run_groups(not_run, A, B)
     differs = bool(blocks or scenarios or witness)
@@ -1440,6 +1440,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="exit 1 when the two differ (in rule text or behaviour), 0 when they do not")
     p.add_argument("--meaning-only", action="store_true",
                    help="list only changes of meaning: leave out blocks only reworded or renumbered")
+    p.add_argument("--raw", action="store_true",
+                   help="compare end states as each rulebook keeps them, not as a player sees them (observe)")
     _budget_option(p)
     p.set_defaults(func=cmd_diff)
     p.intermixed = True

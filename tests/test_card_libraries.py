@@ -395,7 +395,8 @@ def test_a_card_the_checker_rejects_is_a_positioned_error_before_anything_plays(
 
 def test_a_card_in_an_older_versions_words_is_taken_and_plays_under_that_version(capsys, tmp_path):
     """In 2005 phasing out moves a permanent to the phased-out zone (502.15b); a card that
-    brings back every card there fits 2005's words only, and does what 502.15 says."""
+    brings back every card there fits 2005's words only, and does what 502.15 says (the
+    expectations read 2005's `observe phase`: in the phased-out zone is phased out)."""
     old = write(tmp_path, "old.rules", 'card "Test Old Tide" {\n  types sorcery\n'
                                        "  spell: each object x where x.zone is phased_out: phase_in x\n}\n")
     scenario = write(tmp_path, "old.scenario", """\
@@ -407,9 +408,9 @@ scenario "in 2005 a card of one's own brings back what phased out" {
   permanent djinn = "Breezekeeper", controller Alice
   script {
     cast "Slip Away" by Alice targeting djinn
-    expect djinn.zone is phased_out
+    expect djinn.phase is out
     cast "Test Old Tide" by Alice
-    expect djinn.zone is battlefield
+    expect djinn.phase is in
   }
 }
 """)

@@ -309,6 +309,7 @@ _MANIFEST_PARTS = dict(
     renumbers=tuples(RENUMBERS, 0, 2), drops=tuples(DROPS, 0, 2),
     reconstructed=optional(TEXT),
 )
+OBSERVE_CASES = register({A.ObserveCase: st.builds(A.ObserveCase, EXPRS, EXPRS)})
 ITEMS = register({
     # A dated version manifest, or a variant named by a NAME.
     A.Version: st.builds(A.Version, id=VERSION_IDS, kind=st.just("version"), **_MANIFEST_PARTS)
@@ -316,6 +317,8 @@ ITEMS = register({
     A.StatusDecl: _ENUM_STATUS | _NAMED_STATUS,
     # `keeps all` is the keyword form; otherwise a list of names.
     A.ZoneDecl: st.builds(A.ZoneDecl, NAMES, st.just(("all",)) | tuples(NAMES, 1, 3), tuples(RULE_IDS, 0, 2)),
+    # `observe NAME of x: V where C, ... otherwise D`: each value an atom (printed in brackets if not).
+    A.ObserveDecl: st.builds(A.ObserveDecl, NAMES, NAMES, tuples(OBSERVE_CASES, 0, 2), EXPRS, tuples(RULE_IDS, 0, 2)),
     A.VerbDecl: st.builds(A.VerbDecl, NAMES, tuples(NAMES, 0, 3), tuples(RULE_IDS, 0, 2), tuples(STMTS, 0, 3)),
     A.Rule: st.builds(A.Rule, RULE_IDS, NAMES, TEXT, BLOCK_CLAUSES),
     A.Amend: st.builds(A.Amend, RULE_IDS | NAMES, tuples(AMEND_ENTRIES, 0, 4)),
@@ -381,7 +384,8 @@ def context_of(cls):
           A.AssertAfter, A.AssertOnce, A.AssertSkipped, A.AssertAlways}, in_clause),
         ({A.Types, A.PT, A.Keywords, A.Target, A.Static, A.Spell, A.Triggered, A.Partial, A.Activated}, in_card),
         ({A.ScenarioCites, A.ScenarioRules, A.ScenarioRange, A.Players, A.TurnDecl, A.PermanentDecl, A.Script}, in_scenario),
-        ({A.Version, A.ZoneDecl, A.StatusDecl, A.VerbDecl, A.Rule, A.Card, A.Scenario}, as_item),
+        ({A.Version, A.ZoneDecl, A.ObserveDecl, A.StatusDecl, A.VerbDecl, A.Rule, A.Card, A.Scenario}, as_item),
+        ({A.ObserveCase}, lambda c: as_item(A.ObserveDecl("seen", "x", (c,), A.Name("in")))),
         ({A.AmendSummary, A.ReplaceClause, A.AddClause, A.DropClause}, lambda e: as_item(A.Amend("s", (e,)))),
         ({A.Amend}, as_item),
         ({A.Module}, lambda m: m),

@@ -23,6 +23,7 @@ from .actions import (Actions, activated_abilities, card_named, card_types, chec
                       new_permanent, no_such_ability, wrong_target_count)
 from ..engine.triggers import targets_of
 from ..engine.engine import Engine, Obj, PlayerRef, RulesError
+from ..engine.observing import as_a_player_sees, observed
 from ..game.refs import obj_ref
 from ..game.model import Game, Permanent, Player
 from ..program.program import Program
@@ -49,6 +50,14 @@ class Outcome:
     judge: str = ""  # whose expectations it was judged by, when not its own version's
     checked: tuple["Checked", ...] = ()  # the expectations again, each with where it is and what was found
     warnings: tuple[Diagnostic, ...] = ()  # what the run left unevaluated or unmodelled (`suite.run_warnings`)
+    # The final state as a player sees it, where the rulebook observes something otherwise than
+    # it keeps it (`observe`); None when it observes nothing (then it is `final`).
+    observed: dict | None = None
+
+    @property
+    def seen(self) -> dict:
+        """The final state as a player sees it (what `phasing diff` compares)."""
+        return self.final if self.observed is None else self.observed
 
 
     def signature(self) -> tuple:
@@ -558,11 +567,12 @@ class ScenarioRun:
     def expect(self, cond: ast.Node, step: ast.Expect) -> None:
         e = self.engine
         text = render_expr(cond)
-        try:
-            ok = e.truthy(e.eval(cond, {}))
-        except RulesError as exc:
-            raise _err(exc.diagnostics[0].message, step.span) from None
-        found = () if ok else self.found(cond)
+        with as_a_player_sees(e):  # (an expectation reads what the rulebook observes as it says)
+            try:
+                ok = e.truthy(e.eval(cond, {}))
+            except RulesError as exc:
+                raise _err(exc.diagnostics[0].message, step.span) from None
+            found = () if ok else self.found(cond)
         self.checked.append(Checked(text, ok, step.span, e.step, found))
         if ok:
             self.held.add(step.span)
@@ -592,6 +602,27 @@ class ScenarioRun:
 
     def final_state(self) -> dict:
         return self.actions.state()
+
+    def observed_state(self, final: dict) -> dict | None:
+        """`final` as a player sees it: each attribute the rulebook observes (`observe`) read
+        through its observation, a zone or another attribute in its place, a status among the
+        statuses; None when the rulebook observes nothing."""
+        observations = self.book.observations
+        if not observations:
+            return None
+        seen = {**final, "permanents": {}}
+        e = self.engine
+        for oid, entry in final["permanents"].items():
+            entry = {**entry, "statuses": dict(entry["statuses"])}
+            for name in observations:
+                value = observed(e, obj_ref((oid, True)), name)
+                value = value.id if isinstance(value, Obj) else value.name if isinstance(value, PlayerRef) else value
+                if name in entry and name != "statuses":
+                    entry[name] = value
+                else:
+                    entry["statuses"][name] = value
+            seen["permanents"][oid] = entry
+        return seen
 
 
 def render_expr(expr: ast.Node) -> str:
@@ -623,5 +654,7 @@ def run_scenario(scn: ast.Scenario, book: Rulebook, path: str, cards=(), budget:
     except DiagnosticError as exc:
         return Outcome(scn.name, path, book.version.id, False, tuple(exc.diagnostics), (), (), {}, own)
     run.play()
+    final = run.final_state()
     return Outcome(scn.name, path, book.version.id, not run.failures, tuple(run.failures),
-                   run.expectations, tuple(run.engine.trace), run.final_state(), own, tuple(run.checked))
+                   run.expectations, tuple(run.engine.trace), final, own, tuple(run.checked),
+                   observed=run.observed_state(final))

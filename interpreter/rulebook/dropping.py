@@ -22,7 +22,7 @@ from ...dsl.diagnostics import Diagnostic, Note, Span
 
 @attrs.frozen
 class Removal:
-    """What one `drop` took away: a "block" (by its rule id), a "verb" or a "status"."""
+    """What one `drop` took away: a "block" (by its rule id), a "verb", a "status" or an "observation"."""
 
     drop: ast.Drop
     kind: str
@@ -47,6 +47,8 @@ def _names(node: ast.Node, removal: Removal) -> bool:
                 or isinstance(node, ast.Exempt) and node.rule == removal.name)
     if removal.kind == "verb":
         return isinstance(node, ast.Call) and node.verb == removal.name
+    if removal.kind == "observation":  # (what a player sees: rule blocks and verbs never read it)
+        return False
     if isinstance(node, ast.Attr):
         return node.name == removal.name
     return (isinstance(node, (ast.Assign, ast.Change, ast.Prefer, ast.NotPerceived, ast.AssertOnce, ast.AssertSkipped))

@@ -73,6 +73,8 @@ class Rulebook:
     cards: dict[str, ast.Card]
     folder: Path | None = None
     zones: dict[str, ast.ZoneDecl] = attrs.field(factory=dict)
+    # What a player sees of a permanent, where this rulebook keeps it otherwise (`observe`), by name.
+    observations: dict[str, ast.ObserveDecl] = attrs.field(factory=dict)
     # The blocks an `amend` changed (here or in a rulebook this one extends), by slug, oldest first.
     amendments: dict[str, tuple[Amendment, ...]] = attrs.field(factory=dict)
 
@@ -698,7 +700,7 @@ def read_card_file(path: Path, origin: str = "--cards") -> list[ast.Card]:
 def _item_kind(item: ast.Node) -> str:
     kinds = {ast.Scenario: "a scenario", ast.Rule: "a rule block", ast.Version: "a version or variant manifest",
              ast.StatusDecl: "a status declaration", ast.VerbDecl: "a verb declaration",
-             ast.ZoneDecl: "a zone declaration", ast.Amend: "an amend"}
+             ast.ZoneDecl: "a zone declaration", ast.ObserveDecl: "an observation", ast.Amend: "an amend"}
     return next((text for kind, text in kinds.items() if isinstance(item, kind)), "not a card")
 
 
@@ -1030,6 +1032,7 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
     statuses: dict[str, ast.StatusDecl] = {}
     verbs: dict[str, ast.VerbDecl] = {}
     zones: dict[str, ast.ZoneDecl] = {}
+    observations: dict[str, ast.ObserveDecl] = {}
     rules: dict[str, ast.Rule] = {}
     amendments: dict[str, tuple[Amendment, ...]] = {}
     dropped_blocks: dict[str, ast.Drop] = {}  # rule id -> the drop that took its inherited block away
@@ -1051,6 +1054,7 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
         statuses.update(base.statuses)
         verbs.update(base.verbs)
         zones.update(base.zones)
+        observations.update(base.observations)
         amendments.update(base.amendments)
         for rule in base.rules:  # (without renumbers, the extended rulebook's own blocks and declarations)
             moved = renumber_rule(rule, manifest.renumbers) if manifest.renumbers else rule
@@ -1058,7 +1062,7 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
         if not sections:  # inherited: a problem with them is this manifest's to fix
             sections = tuple(attrs.evolve(s, rule=renumbered(s.rule, manifest.renumbers), span=manifest.span)
                              for s in base.version.sections)
-        for table in (statuses, verbs, zones) if manifest.renumbers else ():
+        for table in (statuses, verbs, zones, observations) if manifest.renumbers else ():
             for name, decl in list(table.items()):
                 table[name] = attrs.evolve(decl, cites=tuple(renumbered(c, manifest.renumbers) for c in decl.cites))
         gone: dict[str, ast.Drop] = {}  # each name (slug and id of a block) a drop has taken away -> that drop
@@ -1079,6 +1083,10 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
                 del statuses[dropped]
                 gone[dropped] = drop
                 removals.append(Removal(drop, "status", dropped))
+            elif dropped in observations:
+                del observations[dropped]
+                gone[dropped] = drop
+                removals.append(Removal(drop, "observation", dropped))
             elif dropped in gone:
                 first = gone[dropped]
                 twice.append(Diagnostic(
@@ -1138,6 +1146,8 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
                 verbs[item.name] = item
             elif isinstance(item, ast.ZoneDecl):
                 zones[item.name] = item
+            elif isinstance(item, ast.ObserveDecl):
+                observations[item.name] = item
     # A block replaces the inherited block with the same slug; duplicates are the checker's to report.
     own_slugs = {r.slug for r in own}
     declared = [r for r in rules.values() if r.slug not in own_slugs] + own
@@ -1149,7 +1159,7 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
     ordered = tuple(sorted(rules.values(), key=lambda r: rule_key(r.id)))
     resolved = attrs.evolve(manifest, sections=sections)
     kept = {slug: amendments[slug] for slug in rules if slug in amendments and slug not in own_slugs}
-    book = Rulebook(resolved, statuses, verbs, ordered, dict(cards), folder, zones, kept)
+    book = Rulebook(resolved, statuses, verbs, ordered, dict(cards), folder, zones, observations, kept)
     left, explained = _dangling(removals, rules, verbs, own_slugs, modules, manifest.extends)
     try:
         # (the blocks shared with the rulebook extended, checked there, are not checked again when

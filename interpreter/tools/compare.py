@@ -296,13 +296,23 @@ def text_of(decl: ast.StatusDecl | ast.VerbDecl | ast.ZoneDecl | None) -> str | 
 # ------------------------------------------------------------------ behaviour
 
 
-def comparable(o: Outcome, statuses: set[str]) -> dict:
-    """What counts as the outcome of a game: the final state, and the error that stopped it."""
+def compared_statuses(a: Rulebook, b: Rulebook, raw: bool = False) -> set[str]:
+    """The statuses two rulebooks' outcomes are compared on: those both keep, and, unless `raw`,
+    those both observe or keep (`observe phase` in 2005, the status `phase` today)."""
+    if raw:
+        return set(a.statuses) & set(b.statuses)
+    return (set(a.statuses) | set(a.observations)) & (set(b.statuses) | set(b.observations))
+
+
+def comparable(o: Outcome, statuses: set[str], raw: bool = False) -> dict:
+    """What counts as the outcome of a game: the final state as a player sees it (`observe`;
+    with `raw`, as the rulebook keeps it), and the error that stopped it."""
     final = {}
-    for name, p in o.final.get("players", {}).items():
+    state = o.final if raw else o.seen
+    for name, p in state.get("players", {}).items():
         for key, value in p.items():
             final[f"{name}.{key}"] = value
-    for oid, p in o.final.get("permanents", {}).items():
+    for oid, p in state.get("permanents", {}).items():
         for key, value in p.items():
             if key in ("statuses", "card", "visible"):
                 continue
@@ -521,7 +531,7 @@ def candidates_of(a: Rulebook, b: Rulebook, blocks: list[BlockChange] | None = N
 def behaviour_diff(a: Rulebook, b: Rulebook, cases: list[Case], budget: Budget | None = None,
                    explain: bool = True, stopped: list[StoppedRun] | None = None,
                    not_run: list[StoppedRun] | None = None,
-                   progress: Callable[..., None] | None = None) -> list[ScenarioDiff]:
+                   progress: Callable[..., None] | None = None, raw: bool = False) -> list[ScenarioDiff]:
     """The scenarios that play differently under `a` and `b` (they end in another state, or an
     expectation of the script both evaluate holds under one only), each step within `budget`; with
     `explain`, each names the changes of `b` that account for it (see `account`). A run the
@@ -530,7 +540,7 @@ def behaviour_diff(a: Rulebook, b: Rulebook, cases: list[Case], budget: Budget |
     played under one of them (or either) is not compared either: why, under each that cannot
     play it, is added to `not_run` (when given). `progress`, when given, is called as each
     scenario is taken up: `progress(scenarios done, scenarios, its name)`."""
-    common = set(a.statuses) & set(b.statuses)
+    common = compared_statuses(a, b, raw)
     candidates = None
     found = []
     for number, case in enumerate(cases):
@@ -549,8 +559,8 @@ def behaviour_diff(a: Rulebook, b: Rulebook, cases: list[Case], budget: Budget |
             continue
         seen_a, seen_b = expectations_seen(oa), expectations_seen(ob)
         shared = seen_a.keys() & seen_b.keys()
-        fa = comparable(oa, common) | {k: seen_a[k] for k in shared}
-        fb = comparable(ob, common) | {k: seen_b[k] for k in shared}
+        fa = comparable(oa, common, raw) | {k: seen_a[k] for k in shared}
+        fb = comparable(ob, common, raw) | {k: seen_b[k] for k in shared}
         fields = differences(fa, fb)
         if not fields:
             continue
@@ -568,7 +578,7 @@ def behaviour_diff(a: Rulebook, b: Rulebook, cases: list[Case], budget: Budget |
                 if not playable(outcome):
                     return None
                 seen = expectations_seen(outcome)
-                return comparable(outcome, common) | {k: seen[k] for k in shared if k in seen}
+                return comparable(outcome, common, raw) | {k: seen[k] for k in shared if k in seen}
 
             accounted, changed = account(fa, fb, candidates, play)
             together = () if accounted else account_together(a, b, fb, meaning, changed, support, play, books)
@@ -638,18 +648,18 @@ def search_rounds(examples: int) -> list[int]:
 
 
 def search_witness(a: Rulebook, b: Rulebook, examples: int, budget: Budget | None = None,
-                   progress: Callable[..., None] | None = None) -> str | None:
+                   progress: Callable[..., None] | None = None, raw: bool = False) -> str | None:
     """The smallest generated game that ends differently under `a` and `b`, as a scenario file;
     up to `examples` games are tried, each step of each within `budget`. `progress`, when
     given, is called as each game is played: `progress(games played, examples)` (the games
     Hypothesis plays to shrink a witness it found count too: past `examples`, the total grows
     with them)."""
     with _private_hypothesis_storage():
-        return _search(a, b, examples, budget, progress)
+        return _search(a, b, examples, budget, progress, raw)
 
 
 def _search(a: Rulebook, b: Rulebook, examples: int, budget: Budget | None,
-            progress: Callable[..., None] | None = None) -> str | None:
+            progress: Callable[..., None] | None = None, raw: bool = False) -> str | None:
     from hypothesis import HealthCheck, find, settings
     from hypothesis.errors import NoSuchExample
 
@@ -657,7 +667,7 @@ def _search(a: Rulebook, b: Rulebook, examples: int, budget: Budget | None,
     from .generate import games, own_permanents, scenario_text
 
     own = own_permanents(card for name, card in user_cards().items() if name in a.cards and name in b.cards)
-    common = set(a.statuses) & set(b.statuses)
+    common = compared_statuses(a, b, raw)
     played = [0]
 
     def differs(game) -> bool:
@@ -667,7 +677,7 @@ def _search(a: Rulebook, b: Rulebook, examples: int, budget: Budget | None,
         oa, ob = _outcome_of(game, a, budget), _outcome_of(game, b, budget)
         if oa is None or ob is None:
             return False
-        return bool(differences(comparable(oa, common), comparable(ob, common)))
+        return bool(differences(comparable(oa, common, raw), comparable(ob, common, raw)))
 
     game = None
     for number, size in enumerate(search_rounds(examples)):
@@ -683,7 +693,7 @@ def _search(a: Rulebook, b: Rulebook, examples: int, budget: Budget | None,
     if game is None:
         return None
     oa, ob = _outcome_of(game, a, budget), _outcome_of(game, b, budget)
-    fa, fb = comparable(oa, common), comparable(ob, common)
+    fa, fb = comparable(oa, common, raw), comparable(ob, common, raw)
     whole = game  # the game that parts them, before a witness that stops with an error is cut short
     fields = seen_first(differences(fa, fb))
     expectations, comments = [], []
@@ -706,7 +716,7 @@ def _search(a: Rulebook, b: Rulebook, examples: int, budget: Budget | None,
 
     def play(book):
         outcome = _outcome_of(whole, book, budget)
-        return None if outcome is None else comparable(outcome, common)
+        return None if outcome is None else comparable(outcome, common, raw)
 
     blocks = rulebook_diff(a, b)
     accounted, _changed = account(fa, fb, candidates_of(a, b, blocks), play)

@@ -80,6 +80,8 @@ def key_of(item: ast.Node) -> Key:
         return ("verb", item.name)
     if isinstance(item, ast.ZoneDecl):
         return ("zone", item.name)
+    if isinstance(item, ast.ObserveDecl):
+        return ("observe", item.name)
     if isinstance(item, ast.Version):
         return ("manifest", item.id)
     if isinstance(item, ast.Amend):
@@ -110,7 +112,8 @@ def read_rule_file(path: Path) -> RuleFile:
 def items_of(book: Rulebook) -> dict[Key, ast.Node]:
     """Every block (by slug) and declaration (by kind and name) of a resolved rulebook."""
     found: dict[Key, ast.Node] = {("block", r.slug): r for r in book.rules}
-    for kind, table in (("status", book.statuses), ("verb", book.verbs), ("zone", book.zones)):
+    for kind, table in (("status", book.statuses), ("verb", book.verbs), ("zone", book.zones),
+                        ("observe", book.observations)):
         found.update({(kind, name): decl for name, decl in table.items()})
     return found
 
