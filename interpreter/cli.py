@@ -556,7 +556,7 @@ def cmd_show(args) -> int:
         say(f"# {book.version.title or book.version.id}")
         if book.version.reconstructed is not None:
             say(f"# reconstructed: {book.version.reconstructed}")
-        for decl in [*book.zones.values(), *book.statuses.values()]:
+        for decl in [*book.zones.values(), *book.observations.values(), *book.statuses.values()]:
             say("\n".join(item_lines(decl)))
         for verb in book.verbs.values():
             say("\n".join(item_lines(verb)))

@@ -193,6 +193,11 @@ def test_show_prints_every_declaration_zones_included(capsys):
                               "text": "zone phased_out keeps all cites 217.8a, 217.8c"}]
     assert [s["name"] for s in data["statuses"]] == ["phased_out_under", "phased_indirectly", "phased_in_under"]
     assert [v["name"] for v in data["verbs"]] == ["phase_out", "phase_in"]
+    # (what a player sees of 2005's state: in the phased-out zone is phased out, 217.8a)
+    assert [o["text"] for o in data["observations"]] == [
+        "observe phase of x: out where x.zone is phased_out, otherwise in cites 217.8a",
+        "observe zone of x: battlefield where x.zone is phased_out, otherwise x.zone cites 217.8a"]
+    assert data["observations"][0]["text"] in lines  # (the text output prints them too)
     assert data["verbs"][1]["text"] == "verb phase_in x cites 502.15b {\n  move x to battlefield\n}"
     status, out = run(capsys, "show", "2026-09-25", "702.26g", "--json")
     assert [s["name"] for s in json.loads(out)["statuses"]][0] == "phase" and json.loads(out)["zones"] == []

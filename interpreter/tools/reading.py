@@ -128,11 +128,12 @@ def block_json(rule: ast.Rule, book: Rulebook | None = None) -> dict:
 
 
 def declarations_json(book: Rulebook) -> dict:
-    """A rulebook's zones, statuses and verbs as data, each with its name, the rules it cites
-    and its text as `show` prints it."""
+    """A rulebook's zones, observations, statuses and verbs as data, each with its name, the
+    rules it cites and its text as `show` prints it."""
     return {kind: [{"name": name, "cites": list(decl.cites), "text": "\n".join(item_lines(decl))}
                    for name, decl in table.items()]
-            for kind, table in (("zones", book.zones), ("statuses", book.statuses), ("verbs", book.verbs))}
+            for kind, table in (("zones", book.zones), ("observations", book.observations),
+                                ("statuses", book.statuses), ("verbs", book.verbs))}
 
 
 def block_lines(book: Rulebook, rule: ast.Rule) -> list[str]:
