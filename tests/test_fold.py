@@ -71,6 +71,16 @@ def rules_path_reset():
     set_rules_path(())
 
 
+def checkout_copy(tmp_path: Path, monkeypatch) -> Path:
+    """A copy of the shipped version folders, standing for a checkout's rules/ to fold into."""
+    copy = tmp_path / "checkout-rules"
+    for source in shipped_sources():
+        if source.kind == "version":
+            shutil.copytree(source.path, copy / source.name, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(fold, "checkout_rules", lambda: copy)
+    return copy
+
+
 def meaning(name: str) -> tuple:
     """What a rulebook means, without where it was read from."""
     book = load_version(name)
@@ -155,11 +165,7 @@ def test_in_place_the_checkout_rules_are_replaced_and_a_file_left_with_nothing_r
     """Without --into the fold writes into the checkout's rules/ (here a copy of it), through
     the safe routine: the release's folder new, the base's files replaced, the file it no
     longer needs removed (the proof is the other tests')."""
-    copy = tmp_path / "checkout-rules"
-    for source in shipped_sources():
-        if source.kind == "version":
-            shutil.copytree(source.path, copy / source.name, ignore=shutil.ignore_patterns("__pycache__"))
-    monkeypatch.setattr(fold, "checkout_rules", lambda: copy)
+    copy = checkout_copy(tmp_path, monkeypatch)
     set_rules_path([str(release(tmp_path))])
     planned = fold.plan_fold("2027-01-15")
     done = fold.write(planned, None)
@@ -170,11 +176,7 @@ def test_in_place_the_checkout_rules_are_replaced_and_a_file_left_with_nothing_r
 
 
 def test_in_place_a_base_file_edited_since_it_was_read_stops_the_fold_before_anything_is_written(tmp_path, monkeypatch, rules_path_reset):
-    copy = tmp_path / "checkout-rules"
-    for source in shipped_sources():
-        if source.kind == "version":
-            shutil.copytree(source.path, copy / source.name, ignore=shutil.ignore_patterns("__pycache__"))
-    monkeypatch.setattr(fold, "checkout_rules", lambda: copy)
+    copy = checkout_copy(tmp_path, monkeypatch)
     set_rules_path([str(release(tmp_path))])
     planned = fold.plan_fold("2027-01-15")
     support = copy / "2026-09-25" / "support.rules"
