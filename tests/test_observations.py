@@ -127,3 +127,19 @@ def test_2005_against_today_reports_no_difference_that_is_only_storage(capsys):
     status, out, _ = run(capsys, "diff", "2005-02-01", "2026-09-25", "--raw", "--json")
     raw = json.loads(out)
     assert any(d["what"].endswith(".zone") and d["a"] == "phased_out" for s in raw["scenarios"] for d in s["differences"])
+
+
+@pytest.mark.slow  # (two searches of generated games: in the slow selection)
+def test_the_witness_search_finds_a_difference_of_meaning_not_of_storage():
+    """Between 2005 and today, as a player sees it, the first witness is a phased-out token
+    that ceases to exist in 2005 (217.8d) and stays today (702.26d), accounted for by the block
+    that says so; with `raw`, it is a Grizzly Bears kept in the phased-out zone against one on
+    the battlefield, phased out: only how the state is stored."""
+    from phasing_rules.interpreter.tools.compare import search_witness
+
+    old, new = load_version("2005-02-01"), load_version("2026-09-25")
+    seen = search_witness(old, new, 300)
+    assert "expect p0.zone is nowhere" in seen and "accounted for by phased-out-tokens-cease (removed)" in seen
+    assert "is phased_out" not in seen
+    raw = search_witness(old, new, 300, raw=True)
+    assert "expect p0.zone is phased_out" in raw
