@@ -51,9 +51,7 @@ class _Checker:
         self.hiding = frozenset(hiding)  # the statuses a hide clause reads
         self._after_change = False  # reading the condition of an `assert after`, where `is unchanged` means something
         self._targets: set[str] = set()  # the names of the card's targets whose condition is being read
-        # What a scenario's expectations read as a player sees it (`observe`): names readable
-        # there beside the statuses, and the values their cases give.
-        self.observed: dict[str, ast.ObserveDecl] = {}
+        self.observed: set[str] = set()  # (`reading_as_a_player`: the names a scenario's expectations read so)
 
     def share_words(self, other: "_Checker") -> None:
         """Take the card types and the verbs' needs of `other`, a checker of the same status,
@@ -474,6 +472,14 @@ class _Checker:
         return self._needs
 
     # ---------------------------------------------------------------- declarations and blocks
+
+    def reading_as_a_player(self, observations: dict[str, ast.ObserveDecl]) -> None:
+        """What is checked reads what the rulebook observes (`observe`) as a player sees it, as
+        a scenario's expectations do: each name observed is an attribute, each word one of its
+        cases gives a value."""
+        self.observed = set(observations)
+        self.symbols |= {v.id for decl in observations.values() for v in [c.value for c in decl.cases] + [decl.default]
+                         if isinstance(v, ast.Name) and v.id != decl.var}
 
     def observation(self, decl: ast.ObserveDecl) -> None:
         """Each case's condition reads the permanent (`decl.var`) as the rules keep it; each
@@ -1199,9 +1205,7 @@ def check_scenario(scn: ast.Scenario, book) -> list[Diagnostic]:
     """Names in a scenario's expectations must be its permanents, its players, or known values;
     each expectation and each status a permanent is given must fit the types involved."""
     checker = _checker(book)
-    checker.observed = dict(getattr(book, "observations", {}))
-    checker.symbols |= {v.id for decl in checker.observed.values() for v in [c.value for c in decl.cases] + [decl.default]
-                        if isinstance(v, ast.Name) and v.id != decl.var}
+    checker.reading_as_a_player(getattr(book, "observations", {}))
     names: dict[str, Type] = {}
     for e in scn.entries:
         if isinstance(e, ast.Players):

@@ -20,7 +20,6 @@ from typing import Callable, NoReturn
 
 from rich.cells import cell_len
 from rich.console import Console
-from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
@@ -36,6 +35,7 @@ from .rulebook.loading import (card_library_problems, files_of, lineage, load_ve
                                set_card_files, set_rules_path, shipped_sources, sources)
 from .play.scenario import Outcome
 from .play.suite import collect, current_version, plan, run_all, written_for
+from .drawing import show_table
 from .progress import tracking
 from .game.trace import grouped_lines, show_value
 
@@ -198,122 +198,6 @@ def _table(title: str, columns: tuple[str, ...]) -> Table:
     return table
 
 
-NARROWEST_CELL = 4
-"""Below this many characters a column (plus its 3 of border and padding) is not worth drawing."""
-
-
-def show_table(table: Table, console: Console | None = None) -> None:
-    """Print `table` (one `_table` made); on a console too narrow to give every column
-    NARROWEST_CELL characters, as a list instead (each row's first cell, then its other cells as
-    `column: value`), so that no cell is cut or left empty.
-
-    The columns get the widths `column_widths` chooses. Rich draws the title and the header
-    (a table of no rows, with those widths); the rows are drawn here, each cell wrapped by rich
-    (`Text.wrap`, as rich wraps a cell) and each row as tall as its tallest cell, between the
-    borders of the table's box: rich's own drawing of a row takes about a millisecond for six
-    cells, and `versions` over 5,000 variants spent longer drawing its table than parsing their
-    files. The output is rich's drawing of the whole table (tests/test_console.py)."""
-    console = console or out
-    columns = table.columns
-    if console.width < len(columns) * (NARROWEST_CELL + 3) + 1:
-        cells = [list(column.cells) for column in columns]
-        if table.title is not None:
-            console.print(table.title)
-        for row in range(table.row_count):
-            console.print(cells[0][row])
-            for column, values in zip(columns[1:], cells[1:]):
-                if values[row].plain:
-                    console.print(Text.assemble("  ", column.header, ": ", values[row]))
-        return
-    console.print(_Drawn(table, column_widths(table, console.width)))
-
-
-class _Drawn:
-    """`table` drawn with columns `widths` wide (`show_table`)."""
-
-    def __init__(self, table: Table, widths: list[int]):
-        self.table = table
-        self.widths = widths
-
-    def __rich_console__(self, console: Console, options):
-        table, widths = self.table, self.widths
-        head = Table(title=table.title, title_justify=table.title_justify, box=table.box, safe_box=table.safe_box)
-        for column, width in zip(table.columns, widths):
-            head.add_column(column.header, overflow=column.overflow, width=width)
-        drawn = console.render_lines(head, options, pad=False, new_lines=True)  # (title, top, header, rule, bottom)
-        for line in drawn[:-1] if table.row_count else drawn:
-            yield from line
-        if not table.row_count:
-            return
-        box = table.box.substitute(options, safe=table.safe_box if table.safe_box is not None else console.safe_box)
-        padded = [width + 2 for width in widths]
-        cells = [list(column.cells) for column in table.columns]
-        last = len(widths) - 1
-        for row in range(table.row_count):
-            wrapped = [_wrapped(values[row], width, column, console)
-                       for values, width, column in zip(cells, widths, table.columns)]
-            for k in range(max(len(cell) for cell in wrapped)):
-                line = [box.mid_left, " "]
-                for j, (cell, width) in enumerate(zip(wrapped, widths)):
-                    text = cell[k] if k < len(cell) else _BLANK
-                    if text.spans or text.style:
-                        yield Segment("".join(line))
-                        yield from text.render(console, end="")
-                        line = []
-                    else:
-                        line.append(text.plain)
-                    line += [" " * (width - cell_len(text.plain)), " ", box.mid_vertical if j < last else box.mid_right]
-                    if j < last:
-                        line.append(" ")
-                line.append("\n")
-                yield Segment("".join(line))
-        yield Segment(box.get_bottom(padded) + "\n")
-
-
-_BLANK = Text("")
-
-
-def _wrapped(cell, width: int, column, console: Console) -> list[Text]:
-    """The lines rich draws `cell` in, in a column `width` wide."""
-    if not isinstance(cell, Text):
-        cell = Text(str(cell))
-    plain = cell.plain
-    if "\n" not in plain and "\t" not in plain and cell_len(plain) <= width:
-        return [cell]
-    return list(cell.wrap(console, width, justify=column.justify, overflow=column.overflow))
-
-
-def column_widths(table: Table, console_width: int) -> list[int]:
-    """Each column's width: its widest cell (or header) where they all fit the console; where
-    they do not, the widest columns are narrowed to one common width, the largest that lets the
-    table fit, so that the narrow columns keep their cells on one line and the wide ones wrap."""
-    natural = [max((_widest_line(cell) for cell in (column.header, *column.cells)), default=1) or 1
-               for column in table.columns]
-    room = console_width - (3 * len(natural) + 1)  # (a border and two spaces of padding a column, and the last border)
-    if sum(natural) <= room:
-        return natural
-    ordered = sorted(natural)
-    cap, narrower = NARROWEST_CELL, 0  # (the common width, and the total of the columns narrower than it)
-    for k, width in enumerate(ordered):  # (the columns below `width` keep theirs; the rest share what is left)
-        share = (room - narrower) // (len(ordered) - k)
-        if share < width:
-            cap = max(cap, share)
-            break
-        narrower += width
-    widths = [min(width, cap) for width in natural]
-    spare = room - sum(widths)
-    for k, width in enumerate(natural):  # (what the division left over, a character each to the capped columns)
-        if spare > 0 and width > widths[k]:
-            widths[k] += 1
-            spare -= 1
-    return widths
-
-
-def _widest_line(cell) -> int:
-    text = cell.plain if isinstance(cell, Text) else str(cell)
-    return max((cell_len(line) for line in text.split("\n")), default=0)
-
-
 def state_table(o: Outcome) -> Table:
     """The final state: one row per object, rule-declared statuses shown where not at their default."""
     table = _table(f"Final state of \"{o.scenario}\" under {o.version} (turn {o.final.get('turn')}, "
@@ -365,7 +249,7 @@ def cmd_run(args) -> int:
             for line in grouped_lines(o.trace, final.get("turn"), final_active=final.get("active")):
                 say("  " + line)
         if o.final:  # (a game that could not be set up, or stopped before it began, has no state to show)
-            show_table(state_table(o))
+            show_table(state_table(o), out)
         for line in outcome_lines(o):
             say(line)
         report_failures(o.failures)
@@ -523,7 +407,7 @@ def _versions_table(table, long: bool = False) -> int:
         rows = [(*row[:-1], cut_to(row[-1], room)) for row in rows]
     for row in rows:
         table.add_row(*(plain(cell) for cell in row))
-    show_table(table)
+    show_table(table, out)
     if problems:
         raise DiagnosticError(problems)
     return 0
@@ -1193,7 +1077,7 @@ def cmd_cards(args) -> int:
     table = _table(f"Cards of {found.pool} against {library}", ("card", "status", "scenarios, or what it lacks"))
     for card in found.cards:
         table.add_row(plain(card.name), plain(_card_status(card)), plain(_card_details(card)))
-    show_table(table)
+    show_table(table, out)
     summary = found.summary()
     say(f"{summary['written']} written, {summary['partial']} partial, {summary['not written']} not written, "
         f"of {summary['total']} cards ({summary['untested']} of the written untested: no scenario plays them)")
@@ -1203,7 +1087,7 @@ def cmd_cards(args) -> int:
                        ("feature", "cards", "which"))
         for need in needs:
             table.add_row(plain(need.feature), plain(str(len(need.names))), plain(", ".join(need.names)))
-        show_table(table)
+        show_table(table, out)
     return 0
 
 

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from phasing_rules.interpreter import cli
+from phasing_rules.interpreter import cli, drawing
 
 HOSTILE = "[/x] [b]bold[/b] :smile: [red]red"  # a closing tag with no opening one is a MarkupError in rich
 CARD = "[/x] Gentle :bear: [i]Beast"
@@ -303,7 +303,7 @@ def test_a_narrow_console_wraps_table_cells_and_cuts_none(width):
     table = cli._table("Final state", ("permanent", "card", "zone", "controller", "p/t", "statuses"))
     for row in TABLE_CELLS:
         table.add_row(*(cli.plain(cell) for cell in row))
-    cli.show_table(table, console)
+    drawing.show_table(table, console)
     rendered = stream.getvalue()
     assert "…" not in rendered
     if "┩" in rendered:
@@ -377,7 +377,7 @@ def _drawn(table, width: int, color: bool) -> str:
     import io
     stream = io.StringIO()
     console = cli._console(file=stream, width=width, force_terminal=color, color_system="truecolor" if color else None)
-    cli.show_table(table, console)
+    drawing.show_table(table, console)
     return stream.getvalue()
 
 
@@ -388,7 +388,7 @@ def _drawn_by_rich(table, width: int, color: bool) -> str:
     stream = io.StringIO()
     console = cli._console(file=stream, width=width, force_terminal=color, color_system="truecolor" if color else None)
     drawn = Table(title=table.title, title_justify=table.title_justify)
-    for column, chosen in zip(table.columns, cli.column_widths(table, width)):
+    for column, chosen in zip(table.columns, drawing.column_widths(table, width)):
         drawn.add_column(column.header, overflow=column.overflow, width=chosen)
     for row in range(table.row_count):
         drawn.add_row(*(list(column.cells)[row] for column in table.columns))
@@ -423,4 +423,4 @@ def test_column_widths_fit_the_console_and_keep_narrow_columns_whole(width, widt
     border) and the widest columns are narrowed to one common width, the others kept whole."""
     table = cli._table("t", ("name", "n", "what it is"))
     table.add_row(*(cli.plain(c) for c in ("end-step-no-indirect (variant)", "30", "x " * 60)))
-    assert cli.column_widths(table, width) == widths
+    assert drawing.column_widths(table, width) == widths

@@ -29,6 +29,7 @@ RANKS = {
     "interpreter.api": 5,
     "interpreter.tools": 6, "interop": 6,
     "interpreter.progress": 6,  # (the command line's progress display: beside the tools, which take a callback instead)
+    "interpreter.drawing": 6,  # (the command line's tables: beside the progress display)
     "interpreter.cli": 7, "interpreter.entry": 8,
     "rules": 0, "conformance": 0,  # data only
 }

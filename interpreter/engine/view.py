@@ -11,13 +11,11 @@ replaced, with indexes and caches kept right, `interpreter.engine.writing`). The
 
 from __future__ import annotations
 
-
 import typing
 from operator import attrgetter
 from typing import Any, Callable, Iterable
 
 from ...dsl import ast
-from .observing import observed_reader
 from ...dsl.builtins import PLAYER_ATTRS
 from ...dsl.checker import STATIC_HINT, static_statement_problems
 from ...dsl.diagnostics import Diagnostic, Span
@@ -88,7 +86,6 @@ class GameView:
         self.game = game
         self.store = store_of(game)  # through which everything in the game is changed
         self._chars: dict[str, dict] = {}
-        self._observing = False  # (`observing.as_a_player_sees`)
         self._hidden: dict[str, bool] = {}
         self._write_bits: dict[str, int] = {}  # (see write_bits)
         self.compiler = program.compiler  # what compiles expressions, selections and statements
@@ -344,10 +341,8 @@ class GameView:
 
     def reader(self, name: str) -> Callable[[Any, ast.Node], Any]:
         """`read(value, name, where)` for one attribute name, with the common case (an object
-        the game sees, or one named by a hiding status) worked out in advance; as a player sees
-        it, within `observing.as_a_player_sees`, for a name the rulebook observes."""
-        if self._observing and name in self.rulebook.observations:
-            return observed_reader(self, name)
+        the game sees, or one named by a hiding status) worked out in advance (within
+        `observing.as_a_player_sees`, the readers of what the rulebook observes)."""
         known = self._readers.get(name)
         if known is not None:
             return known

@@ -270,6 +270,13 @@ def written_for(cases: list[Case], specs: list[str]) -> list[Case]:
     return [case for case in cases if any(judge_under(case, chain) is not None for chain in chains)]
 
 
+def runs_under(cases: list[Case], spec: str, chain: tuple[str, ...] | None = None) -> list[Run]:
+    """The runs `--rules SPEC` makes of `cases` (`judging_chain`, `judge_under`), in their
+    order; none when no scenario runs there."""
+    chain = judging_chain(spec) if chain is None else chain
+    return [Run(case, spec, judge, chain) for case in cases if (judge := judge_under(case, chain)) is not None]
+
+
 def plan(cases: list[Case], specs: list[str]) -> list[Run]:
     """Every run `--rules SPEC` (each of `specs`) makes of `cases` (`judging_chain`,
     `judge_under`): an unknown name, or a rulebook under which no scenario runs, is an error
@@ -277,7 +284,7 @@ def plan(cases: list[Case], specs: list[str]) -> list[Run]:
     runs: list[Run] = []
     for spec in specs:
         chain = judging_chain(spec)
-        chosen = [Run(case, spec, judge, chain) for case in cases if (judge := judge_under(case, chain)) is not None]
+        chosen = runs_under(cases, spec, chain)
         if not cases:
             raise DiagnosticError(Diagnostic("error", f"no scenario to run under {spec}: none was given",
                                              Span(spec, 0, 0, 0, 0), "give scenario files or folders of them"))

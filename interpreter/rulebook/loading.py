@@ -33,6 +33,9 @@ CARDS_DIR = RULES_ROOT / "cards"
 VARIANTS_DIR = RULES_ROOT / "variants"
 VERSION_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 VARIANT_NAME_RE = re.compile(r"[A-Za-z0-9_-]+")  # (fullmatch: the name a variant file can have)
+# Each kind of declaration a rulebook keeps by name: its word, and the table of the Rulebook that keeps it.
+DECLARATIONS = {ast.StatusDecl: ("status", "statuses"), ast.VerbDecl: ("verb", "verbs"),
+                ast.ZoneDecl: ("zone", "zones"), ast.ObserveDecl: ("observe", "observations")}
 
 
 @functools.lru_cache(maxsize=4096)
@@ -824,7 +827,7 @@ def card_library_problems() -> list[Diagnostic]:
     if not own:
         return []
     newest = load_version(available_versions()[-1])
-    key = (tuple(map(id, own.values())), id(newest))
+    key = (tuple(own.values()), id(newest))  # (the cards by value: an id may be another card's later)
     hit = _CHECKED.get(key)
     if hit is not None and hit[0] is newest:
         return list(hit[1])

@@ -31,7 +31,7 @@ from ...dsl.checker import check_rulebook
 from ...dsl.diagnostics import DiagnosticError
 from ...dsl.printer import clause_lines, expr_text, item_lines
 from ..game.budget import Budget
-from ..rulebook.loading import Rulebook, rule_key, with_rule_refs
+from ..rulebook.loading import DECLARATIONS, Rulebook, rule_key, with_rule_refs
 from ..play.scenario import Outcome, run_scenario
 from ..play.suite import Case, StoppedRun, budget_stop, collect, run_case
 from ..game.trace import show_value
@@ -333,13 +333,20 @@ def expectations_seen(o: Outcome) -> dict[str, str]:
     return {f"line {c.span.line}: expect {c.text}": "holds" if c.ok else "fails" for c in o.checked}
 
 
+def played(o: Outcome, statuses: set[str], raw: bool, expectations: set[str]) -> dict:
+    """`comparable(o)` with those of the script's expectations (`expectations_seen` keys) that
+    are among `expectations`: how a scenario played, to compare with another run of it."""
+    seen = expectations_seen(o)
+    return comparable(o, statuses, raw) | {k: seen[k] for k in expectations if k in seen}
+
+
+EXPECTATION_KEY = re.compile(r"line (\d+): expect ")
+
+
 def _field_order(key: str) -> tuple:
     """The end state's fields by name, then the script's expectations in the order written."""
     found = EXPECTATION_KEY.match(key)
     return (1, int(found.group(1)), key) if found else (0, 0, key)
-
-
-EXPECTATION_KEY = re.compile(r"line (\d+): expect ")
 
 
 def differences(a: dict, b: dict) -> list[tuple[str, object, object]]:
@@ -420,7 +427,7 @@ def _swapped(a: Rulebook, b: Rulebook, change: BlockChange) -> Rulebook:
     does not pass the checker (the block uses a status or verb only `b` has, say)."""
     if " " in change.slug:  # "status NAME", "verb NAME" or "zone NAME": slugs have no spaces
         kind, name = change.slug.split(" ", 1)
-        field = {"status": "statuses", "verb": "verbs", "zone": "zones"}[kind]
+        field = dict(DECLARATIONS.values())[kind]
         table = dict(getattr(a, field))
         new = getattr(b, field).get(name)
         if new is None:
@@ -557,10 +564,8 @@ def behaviour_diff(a: Rulebook, b: Rulebook, cases: list[Case], budget: Budget |
             if not_run is not None:
                 not_run.extend(failed)
             continue
-        seen_a, seen_b = expectations_seen(oa), expectations_seen(ob)
-        shared = seen_a.keys() & seen_b.keys()
-        fa = comparable(oa, common, raw) | {k: seen_a[k] for k in shared}
-        fb = comparable(ob, common, raw) | {k: seen_b[k] for k in shared}
+        shared = expectations_seen(oa).keys() & expectations_seen(ob).keys()
+        fa, fb = played(oa, common, raw, shared), played(ob, common, raw, shared)
         fields = differences(fa, fb)
         if not fields:
             continue
@@ -575,10 +580,7 @@ def behaviour_diff(a: Rulebook, b: Rulebook, cases: list[Case], budget: Budget |
 
             def play(book, case=case, shared=shared):
                 outcome = run_case(case, book, budget)
-                if not playable(outcome):
-                    return None
-                seen = expectations_seen(outcome)
-                return comparable(outcome, common, raw) | {k: seen[k] for k in shared if k in seen}
+                return played(outcome, common, raw, shared) if playable(outcome) else None
 
             accounted, changed = account(fa, fb, candidates, play)
             together = () if accounted else account_together(a, b, fb, meaning, changed, support, play, books)

@@ -33,8 +33,8 @@ from ...dsl.parser import parse_file
 from ...dsl.printer import item_lines
 from ..game.budget import Budget
 from ..play.scenario import Outcome
-from ..play.suite import Run, collect, judge_under, judging_chain, newest_shipped, run_case
-from ..rulebook.loading import (RULES_ROOT, VERSION_RE, Rulebook, files_of, load_version, renumber_rule,
+from ..play.suite import collect, newest_shipped, run_case, runs_under
+from ..rulebook.loading import (DECLARATIONS, RULES_ROOT, VERSION_RE, Rulebook, files_of, load_version, renumber_rule,
                                 renumbered, rules_path, set_rules_path, shipped_sources, sources)
 
 VERSION_FILE = "version.rules"
@@ -74,14 +74,8 @@ class RuleFile:
 def key_of(item: ast.Node) -> Key:
     if isinstance(item, ast.Rule):
         return ("block", item.slug)
-    if isinstance(item, ast.StatusDecl):
-        return ("status", item.name)
-    if isinstance(item, ast.VerbDecl):
-        return ("verb", item.name)
-    if isinstance(item, ast.ZoneDecl):
-        return ("zone", item.name)
-    if isinstance(item, ast.ObserveDecl):
-        return ("observe", item.name)
+    if type(item) in DECLARATIONS:
+        return (DECLARATIONS[type(item)][0], item.name)
     if isinstance(item, ast.Version):
         return ("manifest", item.id)
     if isinstance(item, ast.Amend):
@@ -112,9 +106,8 @@ def read_rule_file(path: Path) -> RuleFile:
 def items_of(book: Rulebook) -> dict[Key, ast.Node]:
     """Every block (by slug) and declaration (by kind and name) of a resolved rulebook."""
     found: dict[Key, ast.Node] = {("block", r.slug): r for r in book.rules}
-    for kind, table in (("status", book.statuses), ("verb", book.verbs), ("zone", book.zones),
-                        ("observe", book.observations)):
-        found.update({(kind, name): decl for name, decl in table.items()})
+    for kind, table in DECLARATIONS.values():
+        found.update({(kind, name): decl for name, decl in getattr(book, table).items()})
     return found
 
 
@@ -308,18 +301,36 @@ def _result(o: Outcome) -> tuple:
 
 def stage(fold: Fold, folder: Path) -> None:
     """Every shipped version folder, as the fold leaves it, in `folder` (which exists)."""
+    _copy_shipped(folder, durable=False)
+    _put(fold, folder, durable=False)
+
+
+def _copy_shipped(folder: Path, durable: bool) -> int:
+    """Every shipped version folder's rule files copied into `folder`; how many folders."""
+    copied = 0
     for source in shipped_sources():
         if source.kind == "version":
             (folder / source.name).mkdir()
             for path in sorted(source.path.glob("*.rules")):
-                atomic.write_file(folder / source.name / path.name, path.read_bytes(), replace=False, durable=False)
-    (folder / fold.version).mkdir()
+                atomic.write_file(folder / source.name / path.name, path.read_bytes(), replace=False, durable=durable)
+            copied += 1
+    return copied
+
+
+def _put(fold: Fold, root: Path, durable: bool) -> list[Path]:
+    """The fold made in the rules folder `root`, which holds the base as it was read: the
+    release's folder written, the base's files replaced (only if still as read) or removed.
+    The files removed."""
+    (root / fold.version).mkdir()
     for name, text in fold.new_files.items():
-        atomic.write_file(folder / fold.version / name, text.encode("utf-8"), replace=False, durable=False)
+        atomic.write_file(root / fold.version / name, text.encode("utf-8"), replace=False, durable=durable)
     for name, text in fold.base_files.items():
-        atomic.write_file(folder / fold.base / name, text.encode("utf-8"), replace=True, durable=False)
-    for name in fold.removed:
-        atomic.remove_file(folder / fold.base / name, expected=fold.base_read[name], durable=False)
+        atomic.write_file(root / fold.base / name, text.encode("utf-8"), replace=True, expected=fold.base_read[name],
+                          durable=durable)
+    removed = [root / fold.base / name for name in fold.removed]
+    for path in removed:
+        atomic.remove_file(path, expected=fold.base_read[path.name], durable=durable)
+    return removed
 
 
 def prove(fold: Fold, suite: list[Path], budget: Budget | None = None,
@@ -334,8 +345,7 @@ def prove(fold: Fold, suite: list[Path], budget: Budget | None = None,
     if problems:
         raise DiagnosticError(problems)
     before = {name: load_version(name) for name in names}
-    runs = [Run(case, name, judge) for name in names for chain in [judging_chain(name)]
-            for case in cases if (judge := judge_under(case, chain)) is not None]
+    runs = [run for name in names for run in runs_under(cases, name)]
     total = 2 * len(runs)
     done = 0
 
@@ -417,9 +427,8 @@ def write(fold: Fold, into: Path | None) -> list[str]:
     (to try it: put it on the rules path). What was done, a line each. Every file is written
     (and removed) through the one safe routine; the base's files are replaced only if they
     still hold what was read."""
-    done: list[str] = []
     root = target_root(fold, into)
-    target = root / fold.version
+    done: list[str] = []
     if into is None:  # (every file of the base as it was read, before anything is written)
         for name in [*fold.base_files, *fold.removed]:
             path = root / fold.base / name
@@ -432,33 +441,14 @@ def write(fold: Fold, into: Path | None) -> list[str]:
                              "run the command again on the files as they are now (nothing was written)")
     else:
         root.mkdir(parents=True, exist_ok=True)
-        copied = 0
-        for source in shipped_sources():
-            if source.kind == "version" and source.name != fold.base:
-                (root / source.name).mkdir()
-                for path in sorted(source.path.glob("*.rules")):
-                    atomic.write_file(root / source.name / path.name, path.read_bytes(), replace=False)
-                copied += 1
-        (root / fold.base).mkdir()
-        done.append(f"copied the other {copied} version folders as they are")
-    target.mkdir()
-    for name, text in fold.new_files.items():
-        atomic.write_file(target / name, text.encode("utf-8"), replace=False)
-        done.append(f"wrote {target / name}")
-    for name, text in fold.base_files.items():
-        path = root / fold.base / name
-        if into is None:
-            atomic.write_file(path, text.encode("utf-8"), replace=True, expected=fold.base_read[name])
-        else:
-            atomic.write_file(path, text.encode("utf-8"), replace=False)
-        done.append(f"wrote {path} ({fold.base} as the changes back from {fold.version})")
-    for name in fold.removed:
-        path = root / fold.base / name
-        if into is None:
-            atomic.remove_file(path, expected=fold.base_read[name])
-            done.append(f"removed {path} ({fold.base} inherits all of it from {fold.version})")
-        else:
-            done.append(f"left out {fold.base}/{name} ({fold.base} inherits all of it from {fold.version})")
+        done.append(f"copied the other {_copy_shipped(root, durable=True) - 1} version folders as they are")
+    removed = _put(fold, root, durable=True)
+    done += [f"wrote {root / fold.version / name}" for name in fold.new_files]
+    done += [f"wrote {root / fold.base / name} ({fold.base} as the changes back from {fold.version})"
+             for name in fold.base_files]
+    inherits = f"({fold.base} inherits all of it from {fold.version})"
+    done += [f"removed {path} {inherits}" if into is None else f"left out {fold.base}/{path.name} {inherits}"
+             for path in removed]
     return done
 
 
