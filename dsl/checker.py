@@ -52,6 +52,8 @@ class _Checker:
         self._after_change = False  # reading the condition of an `assert after`, where `is unchanged` means something
         self._targets: set[str] = set()  # the names of the card's targets whose condition is being read
         self.observed: set[str] = set()  # (`reading_as_a_player`: the names a scenario's expectations read so)
+        # what the rulebook observes and keeps no other way (`observed_only`): name -> its type
+        self.observed_only: dict[str, Type] = {}
 
     def share_words(self, other: "_Checker") -> None:
         """Take the card types and the verbs' needs of `other`, a checker of the same status,
@@ -221,6 +223,8 @@ class _Checker:
 
     def attr(self, e: ast.Attr, of: Type) -> Type:
         name = e.name
+        if name in self.observed_only and of.kind in ("object", "any", "ref"):
+            return self.observed_only[name]  # (read through its observation, by rules and cards alike)
         if name in self.observed and of.kind in ("object", "any", "ref"):
             return types.ANY  # (what its cases give: a value of the rulebook's, as a player sees it)
         status = self.statuses.get(name)
@@ -294,6 +298,8 @@ class _Checker:
     # ---------------------------------------------------------------- writes
 
     def target_type(self, attr: str) -> Type | None:
+        if attr in self.observed_only:
+            return self.observed_only[attr]
         decl = self.statuses.get(attr)
         return types.status_type(decl) if decl is not None else types.object_attr(attr)
 
@@ -337,8 +343,16 @@ class _Checker:
             self.error("a changed value in a clause must be written as a value, not worked out", value,
                        "write the value itself: a name such as out or none, or a number")
 
-    def change(self, c: ast.Change, env: dict[str, Type]) -> dict[str, Type]:
-        if c.attr not in self.statuses and c.attr not in OBJECT_ATTRS:
+    def change(self, c: ast.Change, env: dict[str, Type], watched: bool = False) -> dict[str, Type]:
+        """A change a clause or a trigger matches. What the rulebook observes and keeps no other
+        way (`observe`) changes as what it reads does: a triggered ability or a look-back
+        (`watched`) may watch it, a clause that acts as it happens may not."""
+        if c.attr in self.observed_only and not watched:
+            self.error(f"'{c.attr}' is what a player sees of a permanent (`observe`), not something this rulebook keeps, "
+                       "so no clause can act as it changes", c,
+                       "act on a change of what its observation reads (`phasing show` lists the observations), "
+                       "or watch it from a triggered ability")
+        elif c.attr not in self.statuses and c.attr not in OBJECT_ATTRS and c.attr not in self.observed_only:
             self.error(f"unknown status '{c.attr}'", c, self._attr_hint())
         self.written_value(c.value)
         self.write(c.attr, c.value, self.value(c.value, env), "match")
@@ -481,16 +495,31 @@ class _Checker:
         self.symbols |= {v.id for decl in observations.values() for v in [c.value for c in decl.cases] + [decl.default]
                          if isinstance(v, ast.Name) and v.id != decl.var}
 
+    def reading_observations(self, observations: dict[str, ast.ObserveDecl]) -> None:
+        """What the rulebook observes and keeps no other way (`observed_only`) is an attribute
+        every rule, card and expectation may read, through its observation: of the enum of the
+        words its cases give where it gives only words."""
+        self.observed_only = {}
+        for name, decl in observed_only(observations, self.statuses).items():
+            words = observed_words(decl)
+            self.observed_only[name] = types.ANY if words is None else Type("enum", words, name)
+            self.symbols |= set(words or ())
+
     def observation(self, decl: ast.ObserveDecl) -> None:
-        """Each case's condition reads the permanent (`decl.var`) as the rules keep it; each
-        value is a word (one of the values a player sees: `out`, `battlefield`) or an expression
-        of the permanent (`x.zone`)."""
+        """Each case's condition reads the permanent (`decl.var`) as the rules keep it (not
+        through an observation: none may read another, or itself); each value is a word (one of
+        the values a player sees: `out`, `battlefield`) or an expression of the permanent
+        (`x.zone`)."""
         env = {decl.var: types.OBJECT}
-        for case in decl.cases:
-            self.cond(case.cond, env)
-        for value in [c.value for c in decl.cases] + [decl.default]:
-            if not isinstance(value, ast.Name) or value.id == decl.var:
-                self.value(value, env)
+        seen, self.observed_only = self.observed_only, {}
+        try:
+            for case in decl.cases:
+                self.cond(case.cond, env)
+            for value in [c.value for c in decl.cases] + [decl.default]:
+                if not isinstance(value, ast.Name) or value.id == decl.var:
+                    self.value(value, env)
+        finally:
+            self.observed_only = seen
 
     def status(self, decl: ast.StatusDecl) -> None:
         if decl.type not in STATUS_TYPES:
@@ -542,7 +571,7 @@ class _Checker:
                         if k not in PERCEPTIONS:
                             self.error(f"unknown perception '{k}'", c, f"perceptions: {', '.join(PERCEPTIONS)}")
                 case ast.Lookback(change=ch):
-                    self.change(ch, {})
+                    self.change(ch, {}, watched=True)
                 case ast.Order(rules=ids):
                     for rid in ids:
                         self.known_rule(rid, c)
@@ -620,7 +649,7 @@ class _Checker:
                     inner = dict(env)
                     self.trigger_names_this(t)
                     if isinstance(t, ast.OnChange):
-                        inner = self.change(t.change, env)
+                        inner = self.change(t.change, env, watched=True)
                     elif hasattr(t, "var"):
                         inner[t.var] = types.OBJECT
                     self.stmt(b, inner)
@@ -781,9 +810,26 @@ def card_vocabulary(cards: Iterable[ast.Card]) -> set[str]:
     return {name for card in cards for e in card.entries if isinstance(e, ast.Types) for name in e.names}
 
 
+def observed_only(observations: dict[str, ast.ObserveDecl], statuses: dict) -> dict[str, ast.ObserveDecl]:
+    """The observations of names the rulebook keeps no other way (not a status, not an
+    attribute of the game's objects): 2005's `phase`, where its `zone` is kept as well."""
+    return {name: decl for name, decl in observations.items() if name not in statuses and name not in OBJECT_ATTRS}
+
+
+def observed_words(decl: ast.ObserveDecl) -> tuple[str, ...] | None:
+    """The words an observation gives, in order, where it gives only words (`out`, `in`);
+    None where a case gives an expression (`x.zone`)."""
+    values = [c.value for c in decl.cases] + [decl.default]
+    if not all(isinstance(v, ast.Name) and v.id != decl.var and v.id not in CONSTANTS for v in values):
+        return None
+    return tuple(dict.fromkeys(v.id for v in values))
+
+
 def _checker(book, cards: Iterable[ast.Card] = (), allow_missing: frozenset[str] = frozenset()) -> _Checker:
-    return _Checker(book.statuses, book.verbs, {r.id for r in book.rules}, allow_missing, book.zones,
-                    card_vocabulary(list(book.cards.values()) + list(cards)), _hiding(book))
+    checker = _Checker(book.statuses, book.verbs, {r.id for r in book.rules}, allow_missing, book.zones,
+                       card_vocabulary(list(book.cards.values()) + list(cards)), _hiding(book))
+    checker.reading_observations(getattr(book, "observations", {}))
+    return checker
 
 
 _PASSED: OrderedDict[int, tuple[object, _Checker]] = OrderedDict()  # id of a rulebook -> (it, the checker it passed), newest last
@@ -878,6 +924,7 @@ def check_rulebook(book, modules: list[ast.Module], allow_missing: frozenset[str
         checker = _Checker(book.statuses, book.verbs, {r.id for r in book.rules}, allow_missing, book.zones,
                            (), shared.hiding)
         checker.share_words(shared)
+        checker.reading_observations(getattr(book, "observations", {}))
         skip = {id(r) for r in extended.rules}
         passed = {id(c) for r in extended.rules for c in r.clauses}  # (the clauses an amend left in a block)
     problems = checker.problems

@@ -15,6 +15,7 @@ from phasing_rules.dsl.diagnostics import DiagnosticError
 from phasing_rules.interpreter import api
 from phasing_rules.interpreter.cli import main
 from phasing_rules.interpreter.rulebook.loading import load_version
+from phasing_rules.interpreter.tools.compare import rulebook_diff
 
 # CR 502.15b (2005) and 702.26a (2026): a permanent with phasing phases out in its controller's
 # untap step; a player sees it phased out, on the battlefield, either way.
@@ -101,9 +102,16 @@ def test_an_observation_that_reads_what_is_not_there_is_an_error(tmp_path, text,
 
 def test_a_variant_may_drop_an_observation(tmp_path):
     """Without 2005's `observe phase`, a scenario expecting `djinn.phase` under the variant is
-    an error of its check: 2005 keeps no status phase."""
+    an error of its check: 2005 keeps no status phase. 502.15d's look-back watches what 2005
+    keeps only as an observation, so the variant drops that clause too: a drop alone is an
+    error naming the clause that still uses it."""
     variant = tmp_path / "no-phase.rules"
     variant.write_text("variant no-phase {\n  extends 2005-02-01\n  drop phase\n}\n", encoding="utf-8")
+    with pytest.raises(DiagnosticError) as caught:
+        load_version(str(variant))
+    assert "502.15d no-zone-change still uses" in str(caught.value)
+    variant.write_text("variant no-phase {\n  extends 2005-02-01\n  drop phase\n}\n"
+                       "amend no-zone-change {\n  drop clause leaves-play-looks-back\n}\n", encoding="utf-8")
     book = load_version(str(variant))
     assert set(book.observations) == {"zone"}
     path = tmp_path / "both.scenario"
@@ -143,3 +151,55 @@ def test_the_witness_search_finds_a_difference_of_meaning_not_of_storage():
     assert "is phased_out" not in seen
     raw = search_witness(old, new, 300, raw=True)
     assert "expect p0.zone is phased_out" in raw
+
+
+# What 2005 keeps only as an observation (`phase`) is read, and watched by triggered abilities,
+# through it; no clause can act as it changes, and its values are those its cases give.
+
+def variant_of_2005(tmp_path, body: str) -> str:
+    path = tmp_path / "house.rules"
+    path.write_text("variant house {\n  extends 2005-02-01\n}\n" + body, encoding="utf-8")
+    return str(path)
+
+
+def test_a_clause_cannot_act_as_an_observation_changes(tmp_path):
+    """502.15e's damage removal acts on what 2005 keeps (the zone); written on `phase`, which
+    nothing writes, it would never act: an error at the clause."""
+    path = variant_of_2005(tmp_path, 'rule 502.15e damage-removed "Phasing out removes all damage." {\n'
+                                     '  as x.phase becomes out: remove damage from x\n}\n')
+    with pytest.raises(DiagnosticError) as caught:
+        load_version(path)
+    assert "'phase' is what a player sees of a permanent (`observe`)" in str(caught.value)
+
+
+def test_a_value_the_observation_never_gives_is_an_error(tmp_path):
+    """2005's `observe phase` gives `out` or `in`: a rule of a 2005 variant testing `x.phase is
+    sideways` names no value a player can see."""
+    path = variant_of_2005(tmp_path, 'rule 999.1 count-sideways "Each player gains 1 life for each sideways permanent." {\n'
+                                     '  during upkeep of P: each object x where x.phase is sideways: P gains 1 life\n}\n')
+    with pytest.raises(DiagnosticError) as caught:
+        load_version(path)
+    assert "unknown name 'sideways'" in str(caught.value)
+
+
+def test_a_rule_reads_an_observation_the_rulebook_keeps_no_other_way(tmp_path):
+    """A house rule of 2005 that reads `x.phase` (no status of 2005) reads it through the
+    observation: the phased-out djinn is seen `out` from the phased-out zone, and the rule
+    (a made-up one: each player gains 1 life for each phased-out permanent at their upkeep)
+    counts it."""
+    path = variant_of_2005(tmp_path, 'rule 999.1 count-phased-out "Each player gains 1 life for each phased-out permanent." {\n'
+                                     '  during upkeep of P: each object x where x.phase is out: P gains 1 life\n}\n')
+    scenario = tmp_path / "s.scenario"
+    scenario.write_text(BOTH.replace("rules 2005-02-01, 2026-09-25", "rules house")
+                        .replace("    expect djinn.zone is battlefield\n", "    expect djinn.zone is battlefield\n    expect Alice.life is 21\n"),
+                        encoding="utf-8")
+    outcomes = api.run_file(scenario, rules=path)
+    assert [(o.version, o.passed) for o in outcomes] == [("house", True)], [f.message for o in outcomes for f in o.failures]
+
+
+def test_the_diff_lists_observations_a_version_declares_and_another_does_not():
+    """From 2005-02-01 to 2011-02-04 the phased-out zone gives way to the status `phase` (702.23a
+    in 2011): 2005's observations of `phase` and `zone` are removed with it, and listed so."""
+    changes = {c.slug: c.kinds for c in rulebook_diff(load_version("2005-02-01"), load_version("2011-02-04"))}
+    assert changes["observe phase"] == ("removed",) and changes["observe zone"] == ("removed",)
+    assert changes["zone phased_out"] == ("removed",)

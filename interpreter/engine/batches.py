@@ -17,6 +17,7 @@ from ..game.store import FIELD_NAMES, Bulk
 from ..game.writes import UNCHANGED_KEY, UNREAD, Batch, Write, in_position_order, objects_in_position_order
 from ..game.trace import Cause, Event, rule_cause, show_value
 from ..game.errors import RulesError
+from .observing import seen_before, seen_changes
 
 
 # Rounds of state checks in one settling, or triggered abilities resolved in one go, after
@@ -171,6 +172,7 @@ class Committer:
         if sight:  # last known information, of what the game may stop seeing
             eng.writer.remember([oid for oid in touched if vis_before[oid]], first.cause if first else None)
         before_values = self.values_before(keyed, attrs_written, lambda: {(w.obj, w.attr) for w in changes})
+        seen = seen_before(eng, changes, attrs_written)  # (what a player sees that a trigger watches)
         journaled = eng.store.journal_writes(changes)  # (the trace's change events are these entries)
         self.apply_writes(by_object, attrs_written)
         changed = bool(changes)
@@ -196,7 +198,7 @@ class Committer:
         eng.assertions.check_assertions(keyed, before_values, attrs_written)
         for event in zone_events:
             eng.perception.on_presence_event(event)
-        eng.triggers.collect_triggers(changes, zone_events + attach_events, vis_before)
+        eng.triggers.collect_triggers(changes + seen_changes(eng, seen), zone_events + attach_events, vis_before)
         eng.reactions.run_afters(keyed)
         return changed
 
@@ -253,6 +255,8 @@ class Committer:
             by_attr.setdefault(b.attr, []).append(b)
         if not RUNS_KEEP_OUT.isdisjoint(by_attr):
             return None
+        if program.observed_watched and any(not inputs.isdisjoint(by_attr) for inputs in program.observed_watched.values()):
+            return None  # (what a player sees may change, and a trigger watches it: `observing.seen_before`)
         objs_by_attr: dict[str, set] = {}
         for attr, of_attr in by_attr.items():
             objs = set().union(*(b.objs for b in of_attr))

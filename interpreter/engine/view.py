@@ -27,6 +27,7 @@ from ..game.store import store_of
 from ..game.errors import RulesError
 from ..game.model import PLAIN_FIELDS, Effect, Game, Permanent
 from .hiding import Hiding
+from .observing import observed
 from ..game.refs import FALSY, MISSING, Obj, PlayerRef, obj_ref, player_ref
 from ..rulebook.loading import Rulebook
 from ..program.selection import Selector, Skip
@@ -333,6 +334,9 @@ class GameView:
 
             def get(o, ref, where):
                 return field(o)
+        elif name in self.program.observed_only:  # (kept no other way: read through its observation)
+            def get(o, ref, where):
+                return observed(self, ref, name)
         else:
             def get(o, ref, where):
                 raise self.fail(f"objects have no attribute '{name}'", where.span)

@@ -30,6 +30,7 @@ from typing import Any
 
 from ...dsl import ast
 from ...dsl.builtins import TRIGGER_STEPS
+from ...dsl.checker import observed_only
 from ...dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from .backends import BACKENDS, Backend
 from .clauses import ClauseTables
@@ -149,6 +150,23 @@ class Program:
     def index(self) -> ClauseIndex:
         """The rulebook's clauses gathered by kind (`rulebook.build_index`)."""
         return build_index(self.book.rules)
+
+    @functools.cached_property
+    def observed_only(self) -> dict[str, ast.ObserveDecl]:
+        """What the rulebook observes and keeps no other way (`dsl.checker.observed_only`): read
+        through its observation wherever it is read."""
+        return observed_only(self.book.observations, self.book.statuses)
+
+    @functools.cached_property
+    def observed_watched(self) -> dict[str, frozenset[str]]:
+        """Of `observed_only`, the names a card's triggered ability watches change (`when
+        this.phase becomes in`), each with the attributes its observation reads: a batch that
+        writes one of them may change what a player sees (`observing.seen_before`)."""
+        watched = {e.trigger.change.attr for c in self.book.cards.values() for e in c.entries
+                   if isinstance(e, ast.Triggered) and isinstance(e.trigger, ast.OnChange)}
+        return {name: frozenset().union(*(attributes_read(n) for n in [*(c.cond for c in decl.cases),
+                                                                       *(c.value for c in decl.cases), decl.default]))
+                for name, decl in self.observed_only.items() if name in watched}
 
     @functools.cached_property
     def static_cards(self) -> frozenset[str]:

@@ -1,9 +1,10 @@
 """What a manifest's `drop` leaves behind: the inherited blocks and verbs that still name
 what it took away.
 
-A `drop` may take away a block, a verb or a status that something the rulebook goes on
-inheriting still names: another block's `order` or `exempt` refers to the block by its rule
-id, a clause calls the verb, a clause or a verb reads or sets the status. The checker would
+A `drop` may take away a block, a verb, a status or an observation that something the
+rulebook goes on inheriting still names: another block's `order` or `exempt` refers to the
+block by its rule id, a clause calls the verb, a clause or a verb reads or sets the status,
+or reads or watches what the rulebook keeps only as an observation. The checker would
 find each of those where it is written, in the file of the version extended, which is not
 the user's to change. Here each drop that leaves such references is one error at the drop,
 naming what refers to it (each place as a note) and saying how to mend it in the rulebook
@@ -17,6 +18,7 @@ from pathlib import PurePath
 import attrs
 
 from ...dsl import ast
+from ...dsl.builtins import OBJECT_ATTRS
 from ...dsl.diagnostics import Diagnostic, Note, Span
 
 
@@ -47,8 +49,8 @@ def _names(node: ast.Node, removal: Removal) -> bool:
                 or isinstance(node, ast.Exempt) and node.rule == removal.name)
     if removal.kind == "verb":
         return isinstance(node, ast.Call) and node.verb == removal.name
-    if removal.kind == "observation":  # (what a player sees: rule blocks and verbs never read it)
-        return False
+    if removal.kind == "observation" and removal.name in OBJECT_ATTRS:
+        return False  # (what a player sees of an attribute the game keeps: the rules read that)
     if isinstance(node, ast.Attr):
         return node.name == removal.name
     return (isinstance(node, (ast.Assign, ast.Change, ast.Prefer, ast.NotPerceived, ast.AssertOnce, ast.AssertSkipped))

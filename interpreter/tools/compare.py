@@ -253,7 +253,8 @@ def rulebook_diff(a: Rulebook, b: Rulebook) -> list[BlockChange]:
             kinds.append("follows" if all(c.kind == "follows" for c in clauses) else "changed")
         if kinds:
             changes.append(BlockChange(slug, tuple(kinds), rule_a.id, rule_b.id, rule_a.summary, rule_b.summary, clauses))
-    for kind, table_a, table_b in (("status", a.statuses, b.statuses), ("verb", a.verbs, b.verbs), ("zone", a.zones, b.zones)):
+    for kind, field in DECLARATIONS.values():
+        table_a, table_b = getattr(a, field), getattr(b, field)
         for name in sorted(table_a.keys() | table_b.keys()):
             da, db = table_a.get(name), table_b.get(name)
             if text_of(da) != text_of(db):
@@ -288,8 +289,8 @@ def of_meaning_only(blocks: list[BlockChange]) -> list[BlockChange]:
     return [c for c in blocks if c.of_meaning]
 
 
-def text_of(decl: ast.StatusDecl | ast.VerbDecl | ast.ZoneDecl | None) -> str | None:
-    """A status, verb or zone declaration as text without its citations (what it means, not what it cites)."""
+def text_of(decl: ast.StatusDecl | ast.VerbDecl | ast.ZoneDecl | ast.ObserveDecl | None) -> str | None:
+    """A status, verb, zone or observation declaration as text without its citations (what it means, not what it cites)."""
     return None if decl is None else "\n".join(item_lines(attrs.evolve(decl, cites=())))
 
 
@@ -392,7 +393,7 @@ def _check(book: Rulebook) -> bool:
     refers to is there, and the checker accepts it)? Which subrules the manifest lists is
     left out: a block added or deleted here is not a text to be complete; so is whether an
     `order` names blocks acting at its hook (one taken from the other rulebook may act elsewhere)."""
-    items = tuple(book.statuses.values()) + tuple(book.verbs.values()) + tuple(book.zones.values()) + book.rules
+    items = tuple(d for _kind, field in DECLARATIONS.values() for d in getattr(book, field).values()) + book.rules
     unlisted = attrs.evolve(book, version=attrs.evolve(book.version, sections=()))
     try:
         check_rulebook(unlisted, [ast.Module(items=items)], declared=list(book.rules), composed=True)
@@ -425,7 +426,7 @@ def _swapped(a: Rulebook, b: Rulebook, change: BlockChange) -> Rulebook:
     number to another block, when it is marked `NUMBER'` (and runs after `a`'s numbered blocks
     in a hook with no `order`). None when the change cannot be made on its own: `a` with it
     does not pass the checker (the block uses a status or verb only `b` has, say)."""
-    if " " in change.slug:  # "status NAME", "verb NAME" or "zone NAME": slugs have no spaces
+    if " " in change.slug:  # "status NAME", "verb NAME", "zone NAME" or "observe NAME": slugs have no spaces
         kind, name = change.slug.split(" ", 1)
         field = dict(DECLARATIONS.values())[kind]
         table = dict(getattr(a, field))
