@@ -873,6 +873,7 @@ Prop = Union[Flag, PropPlayer, PropAttached, PropCounter, PropStatus, PropDamage
 @node
 class NextTurn(Node):
     skip_untap: bool = False
+    hold: bool = False  # (the abilities that trigger wait on the stack for a response)
 
 
 @node
@@ -905,12 +906,13 @@ class Choose(Node):
 
 @node
 class Resolve(Node):
-    pass
+    hold: bool = False  # (the abilities it triggers wait on the stack for a response)
 
 
 @node
 class AttackStep(Node):
     names: tuple[str, ...]
+    hold: bool = False  # (the abilities the attack triggers wait on the stack for a response)
 
 
 @node

@@ -1286,7 +1286,7 @@ def check_scenario(scn: ast.Scenario, book) -> list[Diagnostic]:
 
 def made_by_casts(scn: ast.Scenario, cards) -> dict[str, Type]:
     """The permanents a script's casts make, named as the runner names them: a permanent spell
-    (not an Aura) that resolves becomes a permanent called after its card, or after it with
+    (an Aura too) that resolves becomes a permanent called after its card, or after it with
     the first free number of 2, 3, 4, ... when a permanent has that name already (one the
     scenario declares, or an earlier cast made). A cast an `expect error` follows makes none."""
     taken = {e.name for e in scn.entries if isinstance(e, ast.PermanentDecl)}
@@ -1298,7 +1298,7 @@ def made_by_casts(scn: ast.Scenario, cards) -> dict[str, Type]:
         if card is None or isinstance(after, ast.ExpectError):
             continue
         kinds = {t.lower() for entry in card.entries if isinstance(entry, ast.Types) for t in entry.names}
-        if not kinds & PERMANENT_TYPES or "aura" in kinds:
+        if not kinds & PERMANENT_TYPES:
             continue
         name = first_free(card_slug(card.name), taken, tried)
         taken.add(name)

@@ -583,6 +583,18 @@ class _Scenarios(_Callbacks):
     def next_turn_skip(self, meta, c):
         return ast.NextTurn(True, **self._at(meta))
 
+    def hold_next_turn(self, meta, c):
+        return ast.NextTurn(False, True, **self._at(meta))
+
+    def hold_next_turn_skip(self, meta, c):
+        return ast.NextTurn(True, True, **self._at(meta))
+
+    def hold_resolve(self, meta, c):
+        return ast.Resolve(True, **self._at(meta))
+
+    def hold_attack_step(self, meta, c):
+        return ast.AttackStep(_names(c), True, **self._at(meta))
+
     def cast(self, meta, c):
         return ast.Cast(_unquote(c[0]), str(c[1]), _names(c[2:]), False, **self._at(meta))
 

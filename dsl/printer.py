@@ -346,8 +346,8 @@ def _prop(p: ast.Node) -> str:
 
 def _step(s: ast.Node) -> str:
     match s:
-        case ast.NextTurn(skip_untap=skip):
-            return "next turn skipping untap step" if skip else "next turn"
+        case ast.NextTurn(skip_untap=skip, hold=hold):
+            return ("hold " if hold else "") + ("next turn skipping untap step" if skip else "next turn")
         case ast.Cast(card=c, player=p, targets=t, hold=hold):
             text = f'{"hold" if hold else "cast"} "{c}" by {p}'
             return text + (f" targeting {', '.join(t)}" if t else "")
@@ -356,10 +356,10 @@ def _step(s: ast.Node) -> str:
             return text + (f" targeting {', '.join(t)}" if t else "")
         case ast.Choose(card=c, targets=t):
             return f'choose "{c}" targeting {", ".join(t)}'
-        case ast.Resolve():
-            return "resolve"
-        case ast.AttackStep(names=n):
-            return "attack with " + ", ".join(n)
+        case ast.Resolve(hold=hold):
+            return "hold resolve" if hold else "resolve"
+        case ast.AttackStep(names=n, hold=hold):
+            return ("hold " if hold else "") + "attack with " + ", ".join(n)
         case ast.PlayerLeaves(player=p):
             return f"{p} leaves the game"
         case ast.MoveStep(name=n, zone=z):

@@ -247,17 +247,27 @@ def test_no_attack_while_a_spell_waits_on_the_stack(tmp_path):
     assert outcome.passed, [d.message for d in outcome.failures]
 
 
-@pytest.mark.parametrize("card", ["Holy Strength", "Curse of Chains"])
-def test_casting_an_aura_is_refused_not_done_as_nothing(card):
-    """An Aura spell resolves into a permanent attached to its target (303.4a, 608.3b),
-    which the actions do not model: casting one is a DiagnosticError that says so and how
-    to have one (on the battlefield from the start), not a spell that "resolves" into nothing."""
+@pytest.mark.parametrize("card", ["Teferi's Curse", "Curse of Chains"])
+def test_casting_an_aura_without_a_declared_target_is_refused_not_done_as_nothing(card):
+    """An Aura spell targets the one permanent it will enchant (303.4a): a card that declares no
+    target for it cannot be cast, a DiagnosticError that says how to declare one, not a spell
+    that "resolves" into nothing."""
     play = board()
-    with pytest.raises(DiagnosticError, match="casting an Aura spell is not supported") as caught:
+    with pytest.raises(DiagnosticError, match="an Aura spell targets the one permanent it will enchant") as caught:
         play.cast(card, "Alice", [])
-    assert "attached_to" in caught.value.diagnostics[0].hint
+    assert "target t where" in caught.value.diagnostics[0].hint
     assert not [event for event in play.trace if event.kind in ("cast", "resolve")]
     assert set(play.state()["permanents"]) == {"bear", "djinn"}
+
+
+def test_an_aura_spell_resolves_attached_to_its_target():
+    """303.4a, 608.3c: Holy Strength targets the creature it will enchant and enters the
+    battlefield attached to it, which gets +1/+2."""
+    play = board()
+    play.cast("Holy Strength", "Alice", ["bear"])
+    aura = next(oid for oid, p in play.state()["permanents"].items() if p["card"] == "Holy Strength")
+    assert play.state()["permanents"][aura]["attached_to"] == "bear"
+    assert play.engine.chars("bear")["toughness"] == 4
 
 
 @pytest.mark.parametrize("spec, message", [
@@ -309,7 +319,8 @@ def test_a_creature_whose_control_changed_this_turn_cannot_attack_without_haste(
     his next turn and attacks."""
     play = api.new_game("2026-09-25", turn=2, permanents=[
         {"name": "wolf", "card": "Grizzly Bears", "controller": "Bob"}])
-    play.cast("Sower of Temptation", "Alice", ["wolf"])
+    play.choose_targets("Sower of Temptation", ["wolf"])
+    play.cast("Sower of Temptation", "Alice")
     assert play.state()["permanents"]["wolf"]["controller"] == "Alice"
     assert play.game.objects["wolf"].controlled_since == 2
     with pytest.raises(DiagnosticError, match="'wolf' cannot attack: it is summoning sick"):

@@ -73,7 +73,7 @@ def test_an_activated_ability_resolves_and_its_events_name_the_card():
     assert phase(play, "sprite") == "out"
     assert {str(event.cause) for event in play.trace} == {'card "Blinking Sprite", ability 1', "702.26a untap-step-phasing"}
     kinds = [event.kind for event in play.trace if event.cause.kind == "card"]
-    assert kinds[:2] == ["activate", "resolve"] and "change" in kinds
+    assert kinds[:3] == ["activate", "stack", "resolve"] and "change" in kinds
     play.activate("idol", "Alice")
     paid = [e for e in play.trace if e.kind == "life"]
     assert len(paid) == 1 and str(paid[0].cause) == 'card "Bargaining Idol", ability 1' and "pays 3 life" in paid[0].detail

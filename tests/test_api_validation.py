@@ -272,9 +272,9 @@ def test_a_span_given_is_where_the_error_is_reported_and_none_is_the_calls_name(
 
 @pytest.mark.parametrize("call, shown", [
     (lambda play: play.cast("Shock", "Alice", ["bear"], True), "cast(card, player, targets=(), *, hold=False)"),
-    (lambda play: play.resolve(1), "resolve()"),
+    (lambda play: play.resolve(1), "resolve(*, hold=False)"),
     (lambda play: play.cast("Shock"), "cast(card, player"),
-    (lambda play: play.next_turn(hold=True), "next_turn(skip_untap=False)"),
+    (lambda play: play.next_turn(untap=True), "next_turn(skip_untap=False, *, hold=False)"),
 ])
 def test_an_action_called_with_arguments_it_does_not_take_says_how_to_call_it(call, shown):
     """Arguments after * are keyword-only (docs/api.md); a call Python would refuse is a
@@ -298,12 +298,12 @@ def test_new_game_shows_the_wrong_value_it_was_given(arguments, shown):
 
 def test_cast_names_a_player_given_as_a_target_and_keeps_its_python_hint_for_an_aura():
     """From Python too, a player given where a card targets a permanent (601.2c) is said to be
-    a player; an Aura, which cannot be cast (608.3b), is still pointed at new_game(permanents=...),
-    the hint that fits a Python caller."""
+    a player; an Aura whose card declares no target, which cannot be cast (303.4a), is pointed
+    at new_game(permanents=...) too, the hint that fits a Python caller."""
     play = a_game()
     d = rejects(lambda: play.cast("Shock", "Alice", ["Bob"]), "'Bob' is a player", "Shock")
     assert "t where t is a creature" in d.hint
-    d = rejects(lambda: play.cast("Holy Strength", "Alice", ["bear"]), "Holy Strength", "cannot be cast")
+    d = rejects(lambda: play.cast("Teferi's Curse", "Alice", ["bear"]), "Teferi's Curse", "cannot be cast")
     assert "new_game(permanents=" in d.hint
     assert not play.game.stack and len(play.trace) == 0
 

@@ -1064,7 +1064,7 @@ scenario "the chosen target has phased out by the time the ability triggers" {
     next turn
   }
 }
-""", 7, 5, "'bears' cannot be a target of the ability of \"Phase Warden\" when it triggers",
+""", 7, 5, "'bears' cannot be a target of the ability of \"Phase Warden\" as it is put on the stack",
         "a target must exist, be seen by the game"),
     "nothing-to-resolve": ("""
 scenario "resolve an empty stack" {
@@ -1665,9 +1665,10 @@ CHECKED_STEPS = {
     "targets-missing": ('cast "Giant Growth" by Alice', '"Giant Growth" needs 1 target(s), 0 given', "targeting"),
     "targets-to-spare": ('cast "Wrath of God" by Alice targeting bear', '"Wrath of God" needs 0 target(s), 1 given',
                          "drop the 'targeting' part"),
-    # 303.4a, 608.3b: an Aura spell becomes a permanent attached to its target, not modelled.
-    "aura-cast": ('cast "Holy Strength" by Alice targeting bear', "casting an Aura spell is not supported",
-                  "permanent NAME"),
+    # 303.4a: an Aura spell targets the permanent it will enchant; a card that declares no
+    # target for it (Teferi's Curse leaves what it may enchant out) cannot be cast.
+    "aura-cast": ('cast "Teferi\'s Curse" by Alice targeting bear', "an Aura spell targets the one permanent it will enchant",
+                  "target t where"),
     "unknown-target": ('cast "Giant Growth" by Alice targeting baer', "unknown permanent 'baer'", "did you mean 'bear'?"),
     "unknown-attacker": ("attack with nosuch", "unknown permanent 'nosuch'", "an earlier step makes"),
     "unknown-moved": ("move nosuch to graveyard", "unknown permanent 'nosuch'", "an earlier step makes"),
@@ -1700,8 +1701,8 @@ scenario "a step that can only fail" {{
 def test_check_leaves_a_step_an_expect_error_follows_to_the_run(tmp_path):
     """`expect error` says the step before it must fail, so a step that can only fail is what a
     negative test is made of: `check` does not reject it (the run judges it), and the scenario
-    passes. An Aura spell cannot be cast (303.4a, 608.3b: not modelled); Shock needs its target
-    (601.2c); Carol is no player of the game."""
+    passes. An Aura spell whose card declares no target cannot be cast (303.4a); Shock needs its
+    target (601.2c); Carol is no player of the game."""
     scenario = write(tmp_path / "negative.scenario", """
 scenario "steps meant to fail" {
   cites 601.2c
@@ -1709,7 +1710,7 @@ scenario "steps meant to fail" {
   turn 1 of Alice
   permanent bear = "Grizzly Bears", controller Alice
   script {
-    cast "Holy Strength" by Alice targeting bear
+    cast "Teferi's Curse" by Alice targeting bear
     expect error "cannot be cast"
     cast "Shock" by Alice
     expect error "target"

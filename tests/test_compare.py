@@ -162,7 +162,8 @@ scenario "Oubliette phases a creature out until it leaves" {
   turn 1 of Alice
   permanent bear = "Grizzly Bears", controller Bob
   script {
-    cast "Oubliette" by Alice targeting bear
+    choose "Oubliette" targeting bear
+    cast "Oubliette" by Alice
     expect bear.phase is out
   }
 }

@@ -293,7 +293,7 @@ def test_exempt_keeps_a_phase_out_until_permanent_out_in_untap_steps(book):
     phases = []
     for rules in (book, exemptless):
         run = start(rules, setup)
-        step(run, 'cast "Oubliette" by Alice targeting bear', "next turn")
+        step(run, 'choose "Oubliette" targeting bear', 'cast "Oubliette" by Alice', "next turn")
         assert run.game.active == "Bob"
         phases.append(status(run, "bear", "phase"))
     assert phases == ["out", "in"]

@@ -455,15 +455,16 @@ def test_undo_puts_back_a_spell_held_on_the_stack_and_targets_chosen_in_advance(
     play = api.new_game("2026-09-25", players=["Alice", "Bob"], permanents=[
         {"name": "bear", "card": "Grizzly Bears", "controller": "Bob"}])
     engine = play.engine
-    play.cast("Oubliette", "Alice", ["bear"], hold=True)
-    assert [card.name for card, *_ in engine.game.stack] == ["Oubliette"]
+    play.choose_targets("Oubliette", ["bear"])
+    play.cast("Oubliette", "Alice", hold=True)
+    assert [o.card.name for o in engine.game.stack] == ["Oubliette"]
     mark, before = engine.store.mark(), deep_state(engine.game)
     play.resolve()
     first = play.state()
     assert first["permanents"]["bear"]["statuses"]["phase"] == "out" and engine.game.stack == []
     engine.store.undo(mark)
     assert deep_state(engine.game) == before
-    assert [card.name for card, *_ in engine.game.stack] == ["Oubliette"]
+    assert [o.card.name for o in engine.game.stack] == ["Oubliette"]
     assert play.state()["permanents"]["bear"]["statuses"].get("phase", "in") == "in"
     play.resolve()
     assert play.state() == first

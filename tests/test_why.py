@@ -67,9 +67,9 @@ def test_a_count_skipping_a_phased_out_creature_is_named_too(capsys):
 def test_an_exempt_clause_is_named_as_what_left_it_out(capsys):
     # 610.4: a permanent phased out until an event does not phase in in untap steps: 610.4's
     # `exempt x from 702.26a` keeps it out of 702.26a's selection in Bob's untap step
-    status, out, _ = why(capsys, EFFECTS, "bear", "--at", "3")
+    status, out, _ = why(capsys, EFFECTS, "bear", "--at", "4")
     assert status == 0
-    assert ("step 3: 702.26a untap-step-phasing (each x where x.phase is out and x.phased_out_under is P and not "
+    assert ("step 4: 702.26a untap-step-phasing (each x where x.phase is out and x.phased_out_under is P and not "
             "x.phased_indirectly) skipped bear: block 610.4 phase-out-until exempts it "
             "(exempt x from 702.26a where x.phase_until is not none)") in out
 
@@ -192,7 +192,7 @@ def test_an_unknown_object_hint_lists_the_objects_made_in_play(tmp_path, capsys)
     scenario = tmp_path / "made.scenario"
     scenario.write_text('scenario "made in play" {\n  players Alice Bob\n  turn 1 of Alice\n'
                         '  permanent bear = "Grizzly Bears", controller Bob\n'
-                        '  script {\n    cast "Banisher Priest" by Alice targeting bear\n  }\n}\n')
+                        '  script {\n    choose "Banisher Priest" targeting bear\n    cast "Banisher Priest" by Alice\n  }\n}\n')
     status, _, err = why(capsys, str(scenario), "priest")
     assert status == 1
     assert "no object 'priest'" in err and "objects here: banisher_priest, bear" in err

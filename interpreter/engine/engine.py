@@ -21,7 +21,8 @@ had ("the rules never settle", naming the blocks involved), or nest too deeply.
 `Engine` is the façade: it owns the game, the view it reads it through (`GameView`, which it
 extends) and one part per concern, each holding a reference to the engine:
 `statements` (`interpreter.engine.statements`), `continuous` (`interpreter.engine.effects`), `committer`
-(`interpreter.engine.batches`), `reactions`, `assertions`, `perception`, `triggers`, `checks`
+(`interpreter.engine.batches`), `reactions`, `assertions`, `perception`, `triggers`, `priority`
+(`interpreter.engine.stack`), `checks`
 (`interpreter.engine.state_checks`) and `turns` (see docs/architecture.md, "The engine today").
 """
 
@@ -41,12 +42,13 @@ from ..game.model import Game
 from .perception import Perception
 from ..program.program import Program
 from .reactions import Reactions
-from ..game.refs import MISSING, Obj, PlayerRef
+from ..game.refs import MISSING, Known, Obj, PlayerRef
 from ..rulebook.loading import Rulebook
 from .state_checks import StateChecks
 from ..game.store import KEEPS
 from .statements import Statements
 from ..game.trace import Cause, Event, Trace
+from .stack import Priority
 from .triggers import Triggers
 from .turns import HookLog, Turns
 from ..program.selection import Skip
@@ -115,7 +117,8 @@ class Engine(GameView):
         self.reactions = Reactions(self)  # `as` and `after` clauses: reactions to changes
         self.assertions = Assertions(self)  # checked assertions
         self.perception = Perception(self)  # what the game perceives of a batch's changes
-        self.triggers = Triggers(self)  # triggered abilities: collecting, targeting, resolving
+        self.triggers = Triggers(self)  # triggered abilities: collecting them, choosing their targets
+        self.priority = Priority(self)  # the stack and priority: putting objects there, resolving them
         self.checks = StateChecks(self)  # state checks and settling rounds
         self.turns = Turns(self)  # hooks, turns, cleanup, players leaving
         self.budget = budget if budget is not None else Budget()
@@ -174,7 +177,7 @@ class Engine(GameView):
     def reachable(self, ref: Any, span, cause: Cause) -> Obj | None:
         """`ref` if it is an object an action can affect; None when it is gone or hidden."""
         if type(ref) is not Obj:
-            if ref is None or ref is MISSING:
+            if ref is None or ref is MISSING or type(ref) is Known:  # (one known as it last was: no longer there, 400.7)
                 return None
             raise self.fail("this needs an object", span)
         o = self.game.objects.get(ref[0])
@@ -207,8 +210,9 @@ class Engine(GameView):
         self.checks.settle()
 
     def resolve_triggers(self) -> None:
-        """Resolve the pending triggered abilities, first triggered first (`Triggers.resolve_triggers`)."""
-        self.triggers.resolve_triggers()
+        """A player receives priority: the triggered abilities waiting go on the stack, and
+        players pass until they and what they cause have resolved (`Priority.receive`)."""
+        self.priority.receive()
 
     def legal_target(self, decl: ast.Target, name: str, env: dict) -> bool:
         """Whether object `name` can be the target `decl` declares (`Triggers.legal_target`)."""

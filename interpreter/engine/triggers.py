@@ -1,16 +1,15 @@
-"""Triggered abilities: collecting them from a batch's events, choosing their targets, and
-resolving them."""
+"""Triggered abilities: collecting them from a batch's events, and choosing their targets as
+they are put on the stack (`interpreter.engine.stack` puts them there and resolves them)."""
 
 from __future__ import annotations
 
-import contextlib
 from typing import Any
 
 import attrs
 
 from ...dsl import ast
-from .batches import MAX_SETTLE_ROUNDS
 from ..game.writes import Write
+from .stack import StackObject
 from ..game.refs import Obj, PlayerRef
 from ..game.trace import Cause, Event, change_event
 
@@ -41,8 +40,8 @@ class PendingTrigger:
 
 
 class Triggers:
-    """Collects the triggered abilities a batch's events trigger, chooses their targets from
-    the choices made in advance, and resolves them in order."""
+    """Collects the triggered abilities a batch's events trigger, and chooses their targets
+    from the choices made in advance as they are put on the stack."""
 
     def __init__(self, eng: Any):
         self.eng = eng  # the engine it is part of
@@ -132,54 +131,47 @@ class Triggers:
                 return was_visible if looks_back else eng.visible(oid)
         return False
 
-    def resolve_triggers(self) -> None:
-        """Resolve the pending triggered abilities, first triggered first, watching for a
-        run of them that never ends."""
-        resolved = 0
-        with contextlib.ExitStack() as stack:
-            again = None
-            while self.eng.game.pending:
-                resolved += 1
-                if resolved > MAX_SETTLE_ROUNDS:  # many in a row: do they go round in a circle?
-                    again = again or stack.enter_context(self.eng.committer.watched())
-                    again(tuple((t.source, t.card, id(t.body), tuple(t.env.items())) for t in self.eng.game.pending))
-                self.resolve_trigger()
-
-    def resolve_trigger(self) -> None:
-        """Resolve the first pending triggered ability."""
-        waiting = self.eng.store.remove_at("pending", 0, self.eng.game.pending[0].cause)
-        trig = attrs.evolve(waiting, env=dict(waiting.env))  # (its targets are chosen on a copy: undo puts back the one that waited)
-        card = self.eng.rulebook.cards[trig.card]
+    def to_stack(self, trig: PendingTrigger) -> StackObject | None:
+        """A triggered ability waiting, as the `StackObject` it becomes as it is put on the
+        stack, its targets chosen then (603.3d); None when it needs targets and none were
+        chosen for it (it is removed from the stack)."""
+        eng = self.eng
+        card = eng.rulebook.cards[trig.card]
         unchosen = [t for t in targets_of(card) if t.var not in trig.env]
         names = {t.var for t in unchosen}
+        decls: list[ast.Target] = []
+        targets: tuple[str, ...] = ()
         if names and any(isinstance(n, ast.Name) and n.id in names for n in trig.body.walk()):
-            if not self.choose_targets(trig, unchosen):
-                return
-        self.eng.record("resolve", trig.source, f"ability of {trig.card} resolves", trig.cause)
-        self.eng.run(trig.body, trig.env, trig.cause)
-        self.eng.checks.settle()
+            chosen = self.choose_targets(trig, unchosen)
+            if chosen is None:
+                return None
+            decls, targets = unchosen, chosen
+        source = eng.game.objects.get(trig.source)
+        return StackObject("trigger", card, trig.env["you"].name, trig.source, source.incarnation if source else 0,
+                           trig.body, tuple(trig.env.items()), tuple(decls), targets,
+                           tuple(eng.game.objects[t].incarnation for t in targets), trig.cause)
 
-    def choose_targets(self, trig: PendingTrigger, decls: list[ast.Target]) -> bool:
+    def choose_targets(self, trig: PendingTrigger, decls: list[ast.Target]) -> tuple[str, ...] | None:
         """Targets for a triggered ability as it is put on the stack (603.3d), from the choices
         made for its card in advance (`TargetChoice`), first made, first used. Without one the
-        ability is removed from the stack. A chosen target must be legal then, as when a spell
-        is cast (601.2c)."""
+        ability is removed from the stack (None). A chosen target must be legal then, as when a
+        spell is cast (601.2c)."""
         choices = self.eng.game.choices
         position = next((k for k, (card, _choice) in enumerate(choices) if card == trig.card), None)
         if position is None:
             self.eng.record("fails", trig.source, f"ability of {trig.card} has no target chosen and is removed", trig.cause)
-            return False
+            return None
         _card, choice = self.eng.store.remove_at("choices", position, trig.cause)
         if len(choice.targets) != len(decls):
             raise self.eng.fail(f"the ability of \"{trig.card}\" needs {len(decls)} target(s), {len(choice.targets)} chosen",
                             choice.span, "choose as many targets as the card declares")
+        env = dict(trig.env)
         for decl, name in zip(decls, choice.targets):
-            if not self.legal_target(decl, name, trig.env):
-                raise self.eng.fail(f"'{name}' cannot be a target of the ability of \"{trig.card}\" when it triggers",
+            if not self.legal_target(decl, name, env):
+                raise self.eng.fail(f"'{name}' cannot be a target of the ability of \"{trig.card}\" as it is put on the stack",
                                 choice.span, LEGAL_TARGET_HINT)
-            trig.env[decl.var] = Obj(name)
-        self.eng.record("target", trig.source, f"ability of {trig.card} targets {', '.join(choice.targets)}", trig.cause)
-        return True
+            env[decl.var] = Obj(name)
+        return tuple(choice.targets)
 
     def legal_target(self, decl: ast.Target, name: str, env: dict) -> bool:
         """A target must exist, be seen by the game and fit its card's condition (LEGAL_TARGET_HINT)."""

@@ -93,11 +93,11 @@ class Turns:
         """The end of the turn: the end step, then the cleanup step."""
         self.eng.record("step", self.eng.game.active, "end step", SCRIPT, turn=self.eng.game.turn)
         self.run_hook("end step", self.eng.game.active)
-        self.eng.triggers.resolve_triggers()
+        self.eng.priority.receive(0, last=False)
         self.eng.record("step", self.eng.game.active, "cleanup step", SCRIPT, turn=self.eng.game.turn)
         self.run_hook("cleanup", self.eng.game.active)
         self.eng.store.set_field("cleanup_done", True, SCRIPT)
-        self.eng.triggers.resolve_triggers()
+        self.eng.priority.receive(0, last=False)  # (514.3a: only when something triggered)
 
     def next_turn(self, skip_untap: bool = False) -> None:
         """End this turn (unless it is cleaned up) and begin the next player's still in the
@@ -128,19 +128,20 @@ class Turns:
         else:
             self.eng.record("step", current, "untap step", SCRIPT, turn=self.eng.game.turn)
             self.run_hook("untap step", current)
-        self.eng.triggers.resolve_triggers()
-        self.upkeep(current)
+        self.upkeep(current)  # (no player receives priority in the untap step, 502.4: what triggered waits)
 
     def upkeep(self, player: str) -> None:
         """`player`'s upkeep step (503.1): what is hooked to it, the delayed triggers waiting on
-        it, then the triggered abilities waiting (those its beginning triggered among them)."""
+        it; then the player receives priority (503.2), and the triggered abilities waiting (those
+        of the untap step, and those its beginning triggered) go on the stack and resolve, unless
+        the action holds them there."""
         self.eng.record("step", player, "upkeep step", SCRIPT, turn=self.eng.game.turn)
         self.run_hook("upkeep", player)
-        self.eng.triggers.resolve_triggers()
+        self.eng.priority.receive(0)
 
     def player_leaves(self, name: str) -> None:
         """Player `name` leaves the game; what is hooked to a player leaving runs."""
         self.update_player(name, SCRIPT, in_game=False)
         self.eng.record("step", name, "leaves the game", SCRIPT)
         self.run_hook("leaving the game", name)
-        self.eng.triggers.resolve_triggers()
+        self.eng.priority.receive()

@@ -28,7 +28,7 @@ from ..game.errors import RulesError
 from ..game.model import PLAIN_FIELDS, Effect, Game, Permanent
 from .hiding import Hiding
 from .observing import observed
-from ..game.refs import FALSY, MISSING, Obj, PlayerRef, obj_ref, player_ref
+from ..game.refs import FALSY, MISSING, Known, Obj, PlayerRef, obj_ref, player_ref
 from ..rulebook.loading import Rulebook
 from ..program.selection import Selector, Skip
 from .statics import Statics
@@ -374,6 +374,9 @@ class GameView:
             return self.getter(name)(o, value, where)
         if value is None or value is MISSING:
             return None
+        if type(value) is Known:  # (an object read as it last was: 608.2h)
+            info = self.game.lki.get(value.id)
+            return None if info is None else self._wrap(info.get(name), name, (value.id, False))
         if isinstance(value, PlayerRef):
             p = self.game.players[value.name]
             if name in PLAYER_ATTRS:

@@ -303,8 +303,7 @@ class Game:
     watchers: list[Watcher] = attrs.field(factory=list)
     delayed: list[DelayedTrigger] = attrs.field(factory=list)
     lki: LastKnownBook = attrs.field(factory=LastKnownBook, converter=_lki_book)  # last known information
-    # spells cast and abilities activated and held on the stack, the last one on top (405): a spell
-    # as (card, caster, targets, where cast, chosen), an ability as `interpreter.play.actions.HeldAbility`
+    # spells and abilities on the stack, the last one on top (405; `interpreter.engine.stack.StackObject`)
     stack: list = attrs.field(factory=list)
     # triggered abilities that triggered and wait to be put on the stack, first triggered first
     # (603.3; `interpreter.engine.triggers.PendingTrigger`)

@@ -21,6 +21,14 @@ class PlayerRef(NamedTuple):
     name: str
 
 
+class Known(NamedTuple):
+    """An object that has left the zone an effect expected it in, read as it last was there
+    (608.2h, 113.7a): an ability's source gone from the battlefield. Reading it gives its last
+    known information; an action cannot reach it (400.7: what is there now is a new object)."""
+
+    id: str
+
+
 # `obj_ref((id, sees_hidden))` makes the same Obj without the named tuple's Python-level __new__:
 # the interpreter makes one for every object a query or a change looks at.
 obj_ref = partial(tuple.__new__, Obj)

@@ -18,23 +18,24 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Sequence
 
 import attrs
 
 from ...dsl import ast
-from ...dsl.builtins import KIND_NAME, PERMANENT_TYPES, PT_COUNTER_SPELLINGS, ZONES, card_slug, first_free, pt_counter_meant
+from ...dsl.builtins import KIND_NAME, PERMANENT_TYPES, PT_COUNTER_SPELLINGS, ZONES, pt_counter_meant
 from ...dsl.checker import tested_keywords
 from ...dsl.diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean
 from ...dsl.printer import cost_part_text, expr_text
 from ..game.calls import call_span, checked, describe, instance_of, refused_call
 from ..game.writes import Batch
-from ..engine.engine import MISSING, Engine, Obj, PlayerRef, RulesError
+from ..engine.engine import Engine, Obj, PlayerRef, RulesError
+from ..engine.stack import StackObject, spell_targets
 from ..engine.triggers import LEGAL_TARGET_HINT, TargetChoice, targets_of
 from ..game.model import Game, Permanent
+from ..game.permanents import card_types, new_permanent
 from ..game.readonly import ReadOnlyGame, ReadOnlyTrace
 from ..rulebook.loading import Rulebook
-from ..game.store import SETUP, store_of
 from ..game.trace import SCRIPT, Cause
 
 # The tap of a declared attacker (508.1f), as the trace names its cause.
@@ -46,25 +47,16 @@ TAP_THIS = ast.Tap(ast.Name("this"))
 THIS_SICK = ast.Attr(ast.Name("this"), "summoning_sick")
 
 
-@attrs.frozen
-class HeldAbility:
-    """An activated ability on the stack (602.2a): the card and the number of the ability,
-    the permanent it came from, who activated it, its targets with the incarnation of each
-    when chosen, and where it was activated. Once there it is independent of its source
-    (113.7a): it resolves even if the source has left or is no longer seen."""
-
-    card: ast.Card
-    number: int
-    source: str
-    incarnation: int  # the source's when it was activated: once it changes zones it is a new object (400.7)
-    player: str
-    targets: tuple[str, ...]
-    chosen: tuple[int, ...]
-    span: Span
-
-    @property
-    def ability(self) -> ast.Activated:
-        return activated_abilities(self.card)[self.number - 1]
+def targets_of_no_spell(card: ast.Card, names: Sequence[Any], span: Span) -> DiagnosticError | None:
+    """Targets given as a permanent spell is cast whose card declares them for its triggered
+    abilities only: the spell has none (608.3); each ability chooses its own as it is put on
+    the stack (603.3d)."""
+    if spell_targets(card) or not targets_of(card) or not names:
+        return None
+    return _err(f"\"{card.name}\" is a permanent spell and has no targets (608.3): the targets its card declares are "
+                "its triggered abilities', chosen as each is put on the stack (603.3d)", span,
+                f"choose them before it is cast, and cast it without targets: choose \"{card.name}\" targeting "
+                f"{', '.join(map(str, names))}")
 
 
 def ability_cause(card: ast.Card, number: int) -> Cause:
@@ -101,13 +93,6 @@ def wrong_target_count(what: str, wanted: int, given: int, span: Span) -> Diagno
         return None
     return _err(f"{what} needs {wanted} target(s), {given} given", span,
                 "name its targets with 'targeting A, B'" if wanted else "drop the 'targeting' part")
-
-
-def stack_entry_name(entry: Any) -> str:
-    """What is on the stack, in words: a spell's card, or an ability and its card."""
-    if isinstance(entry, HeldAbility):
-        return f'ability {entry.number} of "{entry.card.name}"'
-    return f'"{entry[0].name}"'
 
 
 TOO_DEEP = "the rules nest too deeply to run: changes, abilities and verbs reach further than Python's stack"
@@ -225,36 +210,6 @@ def card_named(book: Rulebook, name: str, span: Span) -> ast.Card:
                                 "card file of your own given with --cards FILE (or kept in a cards/ folder of the "
                                 "rules path)"))
     return card
-
-
-def card_types(card: ast.Card) -> set[str]:
-    """The card's types and subtypes as written, in lower case."""
-    return {t.lower() for entry in card.entries if isinstance(entry, ast.Types) for t in entry.names}
-
-
-def new_permanent(name: str, card: ast.Card, game: Game, *, owner: str | None = None, controller: str | None = None,
-                  extra_keywords: Iterable[str] = (), status: dict | None = None, counters: dict | None = None,
-                  stickers: dict | None = None, cause: Any = SETUP, **fields: Any) -> Permanent:
-    """A permanent of `card` called `name`, with its printed types, keywords and power and
-    toughness, and a fresh timestamp. Without a word about it, a permanent belongs to whoever
-    controls it, by default the active player. `fields` are `Permanent` fields (tapped, token,
-    attacking, attached_to, damage, entered_turn, controlled_since, zone)."""
-    types, keywords, power, toughness = frozenset(), (), None, None
-    for entry in card.entries:
-        if isinstance(entry, ast.Types):
-            types = frozenset(t.lower() for t in entry.names)
-        elif isinstance(entry, ast.Keywords):
-            keywords = entry.names
-        elif isinstance(entry, ast.PT):
-            power, toughness = entry.power, entry.toughness
-    controller = controller or owner or game.active
-    owner = owner or controller
-    return Permanent(
-        id=name, card=card.name, owner=owner, controller=controller, types=types, power=power,
-        toughness=toughness, keywords=tuple(keywords) + tuple(extra_keywords), timestamp=store_of(game).tick(cause),
-        counters=tuple(sorted((counters or {}).items())), stickers=tuple(sorted((stickers or {}).items())),
-        status=tuple(sorted((status or {}).items())), **fields,
-    )
 
 
 def check_attachments(game: Game, spans: dict[str, Span], attached_at: dict[str, Span] | None = None) -> None:
@@ -453,8 +408,12 @@ class Actions:
         return name
 
     def _targets(self, card: ast.Card, names: Any, span: Span) -> tuple[list[ast.Target], tuple[str, ...]]:
-        """The card's target declarations and the names given for them, one for each."""
-        decls = targets_of(card)
+        """The spell's target declarations (`spell_targets`) and the names given for them, one
+        for each. Targets given for a permanent spell whose card declares targets only for its
+        abilities are refused: the spell has none (608.3)."""
+        decls = spell_targets(card)
+        if isinstance(names, (list, tuple)) and (wrong := targets_of_no_spell(card, names, span)) is not None:
+            raise wrong
         return decls, self._target_names(decls, f"\"{card.name}\"", names, span)
 
     def _target_names(self, decls: Sequence[ast.Target], what: str, names: Any, span: Span) -> tuple[str, ...]:
@@ -492,8 +451,11 @@ class Actions:
     @_action
     def cast(self, card: str, player: str, targets: Sequence[str] = (), *, hold: bool = False,
              span: Span) -> None:
-        """`player` casts `card` targeting `targets` (checked now: 601.2c). It resolves at
-        once, or with `hold` waits on the stack for `resolve` (so something can happen first)."""
+        """`player` casts `card` targeting `targets` (checked now: 601.2c): it goes on the stack
+        with them (an instant or a sorcery its own; an Aura the permanent it will enchant,
+        303.4a; any other permanent spell has none, 608.3). Then every player passes until it
+        has resolved (with what triggered meanwhile), or with `hold` it waits on the stack, the
+        abilities its casting triggered above it, for a response or `resolve`."""
         found = card_named(self.book, card, span)
         self._player(player, "cast anything", span)
         if not isinstance(hold, bool):
@@ -505,13 +467,23 @@ class Actions:
             if not self.engine.legal_target(decl, name, env):
                 raise self._illegal_target(found, decl, name, span)
         cause = Cause("card", found.name)
-        self.engine.record("cast", player, f"casts {found.name}", cause)
-        if hold:  # (each target with its incarnation: one that changes zones before it resolves is a new object, 400.7)
-            objects = self.engine.game.objects
-            chosen = tuple(objects[name].incarnation for name in names)
-            self.engine.store.add_to("stack", (found, player, names, span, chosen), cause)
-        else:
-            self._resolve_spell(found, player, names)
+        e = self.engine
+        depth = len(e.game.stack)
+        e.record("cast", player, f"casts {found.name}", cause)
+        chosen = tuple(e.game.objects[name].incarnation for name in names)  # (each target's: 400.7)
+        e.priority.put(StackObject("spell", found, player, None, 0, None, (), tuple(decls), names, chosen, cause, span))
+        self._pass(depth, hold)
+
+    def _pass(self, depth: int, hold: bool) -> None:
+        """After an action, a player receives priority: the triggered abilities waiting go on
+        the stack, and every player passes until the stack holds `depth` objects again; with
+        `hold`, it stops once they are there."""
+        priority = self.engine.priority
+        priority.holding = hold
+        try:
+            priority.receive(depth)
+        finally:
+            priority.holding = False
 
     def _player(self, player: Any, doing: str, span: Span) -> str:
         """`player` is a player of the game, still in it, who can be `doing` something."""
@@ -577,14 +549,12 @@ class Actions:
             elif isinstance(part, ast.LifeCost):
                 self._pay_life(player, part.amount, cause)
         chosen = tuple(e.game.objects[target].incarnation for target in names)
-        held = HeldAbility(card, ability, name, o.incarnation, player, names, chosen, span)
         e.settle()
-        if hold:
-            e.store.add_to("stack", held, cause)
-            e.resolve_triggers()
-        else:
-            e.resolve_triggers()  # (abilities its costs triggered go on the stack above it: they resolve first)
-            self._resolve_ability(held)
+        depth = len(e.game.stack)
+        e.priority.put(StackObject("ability", card, player, name, o.incarnation, entry.body,
+                                   (("you", PlayerRef(player)), ("this", Obj(name))), tuple(entry.targets), names, chosen,
+                                   cause, span, ability))
+        self._pass(depth, hold)  # (abilities its costs triggered go on the stack above it: they resolve first)
 
     def _payable(self, entry: ast.Activated, name: str, what: str, player: str, span: Span) -> None:
         """Every part of the cost can be paid now (602.2h): {T} of an untapped permanent (107.5),
@@ -613,63 +583,22 @@ class Actions:
                  lambda: e.turns.update_player(player, cause, life=e.game.players[player].life - amount), "life")
         e.committer.commit(batch)
 
-    def _resolve_ability(self, held: HeldAbility) -> None:
-        """An activated ability resolves, its targets checked again (608.2b). It does so
-        whether or not its source is still there or seen (113.7a); a source that has changed
-        zones since is a new object (400.7), and `this` no longer names it."""
-        e = self.engine
-        cause = ability_cause(held.card, held.number)
-        entry = held.ability
-        env: dict = {"you": PlayerRef(held.player), "this": Obj(held.source)}
-        what = f"ability {held.number} of {held.card.name}"
-        if e.game.objects[held.source].incarnation != held.incarnation:
-            env["this"] = MISSING  # (the ability still resolves, 113.7a; what it does to its source, it cannot)
-            if any(isinstance(n, ast.Name) and n.id == "this" for n in entry.body.walk()):
-                e.record("fails", held.source, f"has changed zones since {what} was activated: a new object (400.7), "
-                         "which the ability does not act on", cause)
-        if not self._recheck(entry.targets, held.targets, held.chosen, env, cause) and entry.targets:
-            e.record("fails", held.source, f"{what} does nothing: every target is illegal", cause)
-            return
-        e.record("resolve", held.source, f"{what} resolves", cause)
-        e.run(entry.body, env, cause)
-        e.settle()
-        e.resolve_triggers()
-
-    def _recheck(self, decls: Sequence[ast.Target], targets: tuple[str, ...], chosen: tuple[int, ...] | None,
-                 env: dict, cause: Cause) -> int:
-        """The targets of a spell or ability checked again as it resolves (608.2b), each bound
-        in `env` (MISSING when no longer legal): each must still be the object it was when
-        chosen (`chosen`: its incarnation then; one that has changed zones since is a new
-        object, 400.7) and still fit. How many are legal."""
-        e = self.engine
-        legal = 0
-        for position, (decl, name) in enumerate(zip(decls, targets)):
-            if chosen is not None and e.game.objects[name].incarnation != chosen[position]:
-                env[decl.var] = MISSING
-                e.record("fails", name, "is no longer a legal target: it changed zones, a new object (400.7)", cause)
-            elif e.legal_target(decl, name, env):
-                env[decl.var] = Obj(name)
-                legal += 1
-            else:
-                env[decl.var] = MISSING
-                e.record("fails", name, "is no longer a legal target", cause)
-        return legal
-
     @_action
-    def resolve(self, *, span: Span) -> None:
-        """The top of the stack resolves (its targets checked again: 608.2b): a spell, or an
-        activated ability (`activate(..., hold=True)`)."""
+    def resolve(self, *, hold: bool = False, span: Span) -> None:
+        """Every player passes in succession, and the top of the stack resolves (608.2), its
+        targets checked again (608.2b): a spell, an activated ability or a triggered ability.
+        Then the abilities it triggered go on the stack and resolve in turn, down to what was
+        under it; with `hold`, they wait there for a response."""
+        if not isinstance(hold, bool):
+            raise _err(f"hold is True or False, not {describe(hold)}", span)
         self._game_on(span)
         stack = self.engine.game.stack
         if not stack:
-            raise _err("there is nothing on the stack to resolve", span, "put a spell there with 'hold'")
-        top = stack[-1]
-        if isinstance(top, HeldAbility):
-            self.engine.store.remove_at("stack", -1, ability_cause(top.card, top.number))
-            self._resolve_ability(top)
-            return
-        card, player, targets, _cast_at, chosen = self.engine.store.remove_at("stack", -1, Cause("card", top[0].name))
-        self._resolve_spell(card, player, targets, chosen)
+            raise _err("there is nothing on the stack to resolve", span,
+                       "put a spell there with 'hold', or hold the abilities an action triggers ('hold next turn')")
+        depth = len(stack) - 1
+        self.engine.priority.resolve_top()
+        self._pass(depth, hold)
 
     @_action
     def choose_targets(self, card: str, targets: Sequence[str], *, span: Span) -> None:
@@ -679,7 +608,7 @@ class Actions:
         if not targets_of(found) or not any(isinstance(t, ast.Triggered) for t in found.entries):
             raise _err(f"\"{found.name}\" has no triggered ability with targets", span,
                        "targets of a spell are chosen as it is cast: 'cast \"Card\" by P targeting A'")
-        _decls, names = self._targets(found, targets, span)
+        names = self._target_names(targets_of(found), f"\"{found.name}\"", targets, span)
         self.engine.store.add_to("choices", (found.name, TargetChoice(names, span)), SCRIPT)
 
     @checked
@@ -695,61 +624,35 @@ class Actions:
         "span": instance_of(Span, "a dsl.diagnostics.Span", "give where its error is reported: Span(path, line, column, "
                             "end_line, end_column), line 0 for a call from Python")})
     def castable(card: ast.Card, span: Span) -> None:
-        """A card whose resolving the game models: a spell with a spell ability, or a
-        permanent spell that becomes a permanent attached to nothing. An Aura spell would
-        become a permanent attached to what it targets (303.4a, 608.3b), which is not modelled; a card
-        with neither would do nothing."""
+        """A card whose resolving the game models: a spell with a spell ability, a permanent
+        spell, or an Aura spell with the target it will enchant declared (303.4a: `target t
+        where ...`, of one permanent); a card with neither would do nothing."""
         types = card_types(card)
         aura = "aura" in types
-        if aura or not (types & PERMANENT_TYPES or any(isinstance(entry, ast.Spell) for entry in card.entries)):
-            what = "an Aura spell" if aura else "a card with no spell ability and no permanent type"
-            if span.line:  # (a step of a scenario's script: said in the scenario language)
-                hint = (f"put it on the battlefield from the start instead: permanent NAME = \"{card.name}\", attached to ..."
-                        if aura else f"give \"{card.name}\" a 'spell:' line saying what it does as it resolves")
-            else:
-                hint = (f"put it on the battlefield from the start instead: new_game(permanents=[{{'name': ..., "
-                        f"'card': '{card.name}'{', ' + repr('attached_to') + ': ...' if aura else ''}}}]), or in a "
-                        "scenario a 'permanent' line")
-            raise _err(f"\"{card.name}\" cannot be cast: casting {what} is not supported", span, hint)
-
-    def _resolve_spell(self, card: ast.Card, player: str, targets: tuple[str, ...],
-                       chosen: tuple[int, ...] | None = None) -> None:
-        """`card` resolves, its targets checked again (608.2b): each must still be the object
-        it was when chosen (`chosen`: its incarnation then; one that has changed zones since
-        is a new object, 400.7) and still fit."""
-        e = self.engine
-        cause = Cause("card", card.name)
-        env: dict = {"you": PlayerRef(player)}
-        decls = targets_of(card)
-        legal = self._recheck(decls, targets, chosen, env, cause)
-        if decls and not legal:
-            e.record("fails", card.name, "does nothing: every target is illegal", cause)
-            return
-        e.record("resolve", player, f"{card.name} resolves", cause)
-        types = card_types(card)
-        if types & PERMANENT_TYPES and "aura" not in types:
-            oid = first_free(card_slug(card.name), e.game.objects)
-            e.store.put_object(new_permanent(oid, card, e.game, owner=player, zone="hand", cause=cause), cause)
-            e.invalidate()
-            e.run(ast.Move(ast.Name(oid), "battlefield"), {}, cause)
-            targets = {k: v for k, v in env.items() if k != "you"}
-            for position, trig in enumerate(e.game.pending):  # (the abilities its entering triggered know its targets)
-                e.store.replace_at("pending", position, attrs.evolve(trig, env={**trig.env, **targets}), cause)
-        else:
-            for entry in card.entries:
-                if isinstance(entry, ast.Spell):
-                    e.run(entry.body, env, cause)
-        e.settle()
-        e.resolve_triggers()
+        if aura and len(targets_of(card)) != 1:
+            start = (f"permanent NAME = \"{card.name}\", attached to ..." if span.line else
+                     f"new_game(permanents=[{{'name': ..., 'card': '{card.name}', 'attached_to': ...}}])")
+            hint = (f"declare what it may enchant in card \"{card.name}\": target t where t is a creature; or put it "
+                    f"on the battlefield from the start: {start}")
+            raise _err(f"\"{card.name}\" cannot be cast: an Aura spell targets the one permanent it will enchant "
+                       f"(303.4a), and the card declares {len(targets_of(card))} targets", span, hint)
+        if not (types & PERMANENT_TYPES or any(isinstance(entry, ast.Spell) for entry in card.entries)):
+            hint = f"give \"{card.name}\" a 'spell:' line saying what it does as it resolves"
+            raise _err(f"\"{card.name}\" cannot be cast: casting a card with no spell ability and no permanent type "
+                       "is not supported", span, hint)
 
     # ------------------------------------------------------------------ the board and the turn
 
     @_action
-    def attack(self, names: Sequence[str], *, span: Span) -> None:
+    def attack(self, names: Sequence[str], *, hold: bool = False, span: Span) -> None:
         """The permanents named attack (508.1a), and those without vigilance become tapped
         as they are declared (508.1f). Attackers are declared as the declare attackers step
         begins (508.1), which it does only once the step before it has ended, with an empty
-        stack (500.2): with a spell held there, attacking is refused as a `RulesError`."""
+        stack (500.2): with a spell held there, attacking is refused as a `RulesError`. Then
+        the active player receives priority (508.2): the abilities the attack triggered go on
+        the stack and resolve, or with `hold` wait there for a response."""
+        if not isinstance(hold, bool):
+            raise _err(f"hold is True or False, not {describe(hold)}", span)
         if isinstance(names, str) or not isinstance(names, (list, tuple)) or not names:
             raise _err("attack() takes a non-empty list of permanent names", span, "e.g. attack(['bear'])")
         self._game_on(span)
@@ -765,6 +668,7 @@ class Actions:
         for name in tapping:
             e.run(ast.Tap(ast.Name(name)), {}, ATTACKERS_TAP)
         e.settle()
+        self._pass(0, hold)
 
     def _can_attack(self, name: str, span: Span) -> None:
         """The active player declares attackers among the untapped creatures they control
@@ -808,18 +712,29 @@ class Actions:
         if self.engine.game.objects[name].zone == "battlefield" and not self.engine.visible(name):
             raise _refused(f"'{name}' cannot be moved: it is treated by the game as not existing", span,
                            "a rule hides it: move it once the game sees it again, or not at all")
+        depth = len(self.engine.game.stack)
         self.engine.run(ast.Move(ast.Name(name), zone), {}, SCRIPT)
         self.engine.settle()
-        self.engine.resolve_triggers()
+        self._pass(depth, False)
 
     @_action
-    def next_turn(self, skip_untap: bool = False, *, span: Span) -> None:
-        """The next player's turn begins (with its untap step, unless `skip_untap`, then its upkeep step)."""
+    def next_turn(self, skip_untap: bool = False, *, hold: bool = False, span: Span) -> None:
+        """The next player's turn begins (with its untap step, unless `skip_untap`, then its
+        upkeep step, where the active player receives priority: 503.2). The abilities that
+        triggered meanwhile go on the stack then and resolve, or with `hold` wait there for a
+        response (the abilities of the turn that ends resolve in its own end and cleanup steps)."""
         if not isinstance(skip_untap, bool):
             raise _err(f"skip_untap is True or False, not {describe(skip_untap)}", span)
+        if not isinstance(hold, bool):
+            raise _err(f"hold is True or False, not {describe(hold)}", span)
         self._game_on(span)
         self._stack_empty("the next turn", span)
-        self.engine.next_turn(skip_untap)
+        priority = self.engine.priority
+        priority.holding = hold
+        try:
+            self.engine.next_turn(skip_untap)
+        finally:
+            priority.holding = False
 
     @_action
     def cleanup(self, *, span: Span) -> None:
@@ -840,7 +755,7 @@ class Actions:
         `error` makes the refusal (`_refused` for a `RulesError`, as attack's others are)."""
         stack = self.engine.game.stack
         if stack:
-            names = ", ".join(stack_entry_name(entry) for entry in reversed(stack))
+            names = ", ".join(entry.words() for entry in reversed(stack))
             raise error(f"the stack is not empty ({names}): {what} cannot begin until it is (500.2)", span,
                        "resolve what is on the stack first: resolve() ('resolve' in a script)")
 

@@ -20,8 +20,8 @@ from ..rulebook.amending import stray_amends
 from ..game.budget import Budget
 from ...dsl.builtins import PERMANENT_TYPES, card_slug, first_free, pt_counter_meant
 from .actions import (Actions, activated_abilities, card_named, card_types, check_attachments, guarded,
-                      new_permanent, no_such_ability, wrong_target_count)
-from ..engine.triggers import targets_of
+                      new_permanent, no_such_ability, targets_of_no_spell, wrong_target_count)
+from ..engine.stack import spell_targets
 from ..engine.engine import Engine, Obj, PlayerRef, RulesError
 from ..engine.observing import as_a_player_sees, observed
 from ..game.refs import obj_ref
@@ -225,7 +225,9 @@ def script_problems(scn: ast.Scenario, book: Rulebook) -> list[Diagnostic]:
                 except DiagnosticError as exc:
                     add(exc)
                     continue
-                if (wrong := wrong_target_count(f"\"{card.name}\"", len(targets_of(card)), len(targets), step.span)) is not None:
+                if (wrong := targets_of_no_spell(card, targets, step.span)) is not None:
+                    add(wrong)
+                elif (wrong := wrong_target_count(f"\"{card.name}\"", len(spell_targets(card)), len(targets), step.span)) is not None:
                     add(wrong)
                 elif card_types(card) & PERMANENT_TYPES:  # (it makes a permanent named after the card)
                     known[first_free(card_slug(card.name), known, tried)] = card.name
@@ -542,8 +544,8 @@ class ScenarioRun:
         """One script step: an action of the game (`interpreter.play.actions`), or an expectation."""
         act, at = self.actions, step.span
         match step:
-            case ast.NextTurn(skip_untap=skip):
-                act.next_turn(skip, span=at)
+            case ast.NextTurn(skip_untap=skip, hold=hold):
+                act.next_turn(skip, hold=hold, span=at)
             case ast.CleanupStep():
                 act.cleanup(span=at)
             case ast.Cast(card=card, player=player, targets=targets, hold=hold):
@@ -552,10 +554,10 @@ class ScenarioRun:
                 act.activate(name, player, number, targets, hold=hold, span=at)
             case ast.Choose(card=card, targets=targets):
                 act.choose_targets(card, targets, span=at)
-            case ast.Resolve():
-                act.resolve(span=at)
-            case ast.AttackStep(names=names):
-                act.attack(names, span=at)
+            case ast.Resolve(hold=hold):
+                act.resolve(hold=hold, span=at)
+            case ast.AttackStep(names=names, hold=hold):
+                act.attack(names, hold=hold, span=at)
             case ast.PlayerLeaves(player=who):
                 act.leave(who, span=at)
             case ast.MoveStep(name=name, zone=zone):
