@@ -698,26 +698,36 @@ class Version(Node):
 @node
 class OnEnters(Node):
     var: str
+    cond: Expr | None = None  # (`and COND`: only objects it holds of)
 
 
 @node
 class OnLeaves(Node):
     var: str
+    cond: Expr | None = None  # (`and COND`: only objects it holds of)
 
 
 @node
 class OnAttached(Node):
     var: str
+    cond: Expr | None = None  # (`and COND`: only objects it holds of)
 
 
 @node
 class OnUnattached(Node):
     var: str
+    cond: Expr | None = None  # (`and COND`: only objects it holds of)
 
 
 @node
 class OnChange(Node):
     change: Change
+
+
+def trigger_var(trigger: Node) -> str:
+    """The name a card's trigger watches: `this` (its own permanent), or another, bound to the
+    object of any event that fits."""
+    return trigger.change.var if isinstance(trigger, OnChange) else getattr(trigger, "var", "this")
 
 
 @node
@@ -768,8 +778,14 @@ class Spell(Node):
 
 @node
 class Triggered(Node):
+    """`when TRIGGER: BODY`. The trigger's name is `this` (an event of the permanent the ability
+    is on) or another name, bound to the object the event happened to (any object's event,
+    with `and COND` saying which). `condition`: an intervening `if` (603.4), checked as the
+    event happens and again as the ability resolves."""
+
     trigger: Trigger
     body: Stmt
+    condition: Expr | None = None
 
 
 @node

@@ -603,22 +603,15 @@ class _Checker:
         finally:
             self._targets.discard(var)
 
-    def trigger_names_this(self, t: ast.Node) -> None:
-        """A card's `when NAME enters` (leaves the battlefield, becomes attached or unattached,
-        `NAME.S becomes V`) watches the permanent the ability is on (603.2, 603.6a): the
-        language calls it `this`, and the runtime binds no other name."""
-        name = t.change.var if isinstance(t, ast.OnChange) else getattr(t, "var", "this")
-        if name == "this":
-            return
-        from .printer import _trigger as trigger_text
-
-        written = trigger_text(t)
-        meant = written.replace(name, "this", 1)
-        if self._verb is None:
-            self.problems.append(Diagnostic(
-                "error", f"'when {written}': a card's triggered ability watches the permanent it is on, which is "
-                f"called 'this', and '{name}' names nothing", word_span(t.span, name),
-                f"write 'when {meant}' (a trigger about another object is not in the language)"))
+    def trigger_name(self, t: ast.Node, targets: dict[str, Type]) -> None:
+        """A card's `when NAME ...` watches the permanent the ability is on when NAME is `this`
+        (603.2, 603.6a), and any object's events otherwise, NAME bound to that object: it
+        must not be a name the card gives something else (`you`, a target)."""
+        name = ast.trigger_var(t)
+        if name == "you" or name in targets:
+            what = "its controller" if name == "you" else "a target of this card"
+            self.error(f"'{name}' already names {what}: a trigger names the object it watches otherwise", t,
+                       "write 'this' for the permanent the ability is on, or another name (such as x) for any object")
 
     def card(self, card: ast.Card) -> None:
         targets = {e.var: types.OBJECT for e in card.entries if isinstance(e, ast.Target)}
@@ -645,13 +638,17 @@ class _Checker:
                         inner[t.player] = types.PLAYER
                     self.trigger_step(t)
                     self.stmt(b, inner)
-                case ast.Triggered(trigger=t, body=b):
+                case ast.Triggered(trigger=t, body=b, condition=condition):
                     inner = dict(env)
-                    self.trigger_names_this(t)
+                    self.trigger_name(t, targets)
                     if isinstance(t, ast.OnChange):
                         inner = self.change(t.change, env, watched=True)
                     elif hasattr(t, "var"):
                         inner[t.var] = types.OBJECT
+                        if t.cond is not None:
+                            self.cond(t.cond, inner)
+                    if condition is not None:
+                        self.cond(condition, inner)
                     self.stmt(b, inner)
                 case ast.Partial(text=text) if not text.strip():
                     self.error("a 'partial' entry with empty text names nothing the card leaves out", e,

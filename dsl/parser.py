@@ -501,19 +501,24 @@ class _Cards(_Callbacks):
 
     ability_target = target
     triggered = _simple(ast.Triggered)
+
+    def triggered_if(self, meta, c):
+        """`when TRIGGER, if COND: BODY`: an intervening `if` (603.4)."""
+        trigger, condition, body = c
+        return ast.Triggered(trigger, body, condition, **self._at(meta))
     on_change = _simple(ast.OnChange)
 
     def on_enters(self, meta, c):
-        return ast.OnEnters(str(c[0]), **self._at(meta))
+        return ast.OnEnters(str(c[0]), c[1] if len(c) > 1 else None, **self._at(meta))
 
     def on_leaves(self, meta, c):
-        return ast.OnLeaves(str(c[0]), **self._at(meta))
+        return ast.OnLeaves(str(c[0]), c[1] if len(c) > 1 else None, **self._at(meta))
 
     def on_attached(self, meta, c):
-        return ast.OnAttached(str(c[0]), **self._at(meta))
+        return ast.OnAttached(str(c[0]), c[1] if len(c) > 1 else None, **self._at(meta))
 
     def on_unattached(self, meta, c):
-        return ast.OnUnattached(str(c[0]), **self._at(meta))
+        return ast.OnUnattached(str(c[0]), c[1] if len(c) > 1 else None, **self._at(meta))
 
     def step_triggered(self, meta, c):
         """`at beginning of STEP of you: BODY`: a triggered ability whose trigger is a step of
@@ -799,7 +804,8 @@ _EXPRESSION_LEVEL = frozenset({
 })
 # Lark rules whose statements are one block deeper than the construct itself.
 _BLOCK_LEVEL = frozenset({
-    "verb_decl", "during", "as_clause", "after", "static", "spell", "triggered", "step_triggered", "step_triggered_each",
+    "verb_decl", "during", "as_clause", "after", "static", "spell", "triggered", "triggered_if", "step_triggered",
+    "step_triggered_each",
     "each", "each_object", "each_hidden", "each_object_hidden", "if_stmt", "simultaneously", "delayed",
 })
 _INTEGER_TOKENS = frozenset({"INT", "SIGNED_INT"})

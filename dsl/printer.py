@@ -263,15 +263,16 @@ def _cites(cites: tuple[str, ...]) -> str:
 
 
 def _trigger(t: ast.Node) -> str:
+    where = f" and {expr_text(t.cond)}" if getattr(t, "cond", None) is not None and not isinstance(t, ast.OnChange) else ""
     match t:
         case ast.OnEnters(var=v):
-            return f"{v} enters"
+            return f"{v} enters{where}"
         case ast.OnLeaves(var=v):
-            return f"{v} leaves the battlefield"
+            return f"{v} leaves the battlefield{where}"
         case ast.OnAttached(var=v):
-            return f"{v} becomes attached"
+            return f"{v} becomes attached{where}"
         case ast.OnUnattached(var=v):
-            return f"{v} becomes unattached"
+            return f"{v} becomes unattached{where}"
         case ast.OnChange(change=ch):
             return _change(ch)
     raise TypeError(type(t).__name__)
@@ -299,8 +300,9 @@ def _card_entry(e: ast.Node) -> list[str]:
             return _join("spell:", _body(b, 0))
         case ast.Triggered(trigger=ast.OnStep() as t, body=b):
             return _join(f"{_step_trigger(t)}:", _body(b, 0))
-        case ast.Triggered(trigger=t, body=b):
-            return _join(f"when {_trigger(t)}:", _body(b, 0))
+        case ast.Triggered(trigger=t, body=b, condition=c):
+            head = f"when {_trigger(t)}" + (f", if {expr_text(c)}" if c is not None else "")
+            return _join(f"{head}:", _body(b, 0))
         case ast.Partial(text=text):
             return [f'partial "{text}"']
         case ast.Activated(cost=cost, targets=targets, body=b):

@@ -478,3 +478,24 @@ def test_state_gives_an_object_off_the_battlefield_the_same_keys_as_one_on_it():
     assert (bear["zone"], bear["power"], bear["visible"], bear["token"]) == ("graveyard", 2, False, False)
     assert (soldier["token"], soldier["entered_turn"], soldier["stickers"], soldier["visible"]) == (True, 1, {}, True)
     assert bear["statuses"]["phase"] == soldier["statuses"]["phase"] == "in"
+
+
+def test_a_triggered_ability_is_responded_to_through_the_api_alone():
+    """603.3, 603.3d, 608.2b: Shimmering Efreet's trigger goes on the stack in Alice's upkeep
+    targeting the bear; with `next_turn(hold=True)` it waits there; Bob phases the bear out in
+    response (Slip Away resolves first: 405.5), and the trigger then does nothing."""
+    play = api.new_game("2026-09-25", players=["Alice", "Bob"], active="Bob", permanents=[
+        {"name": "efreet", "card": "Shimmering Efreet", "controller": "Alice",
+         "statuses": {"phase": "out", "phased_out_under": "Alice"}},
+        {"name": "bear", "card": "Grizzly Bears", "controller": "Bob"}])
+    play.choose_targets("Shimmering Efreet", ["bear"])
+    play.next_turn(hold=True)
+    (waiting,) = play.game.stack
+    assert waiting.kind == "trigger" and waiting.card.name == "Shimmering Efreet" and waiting.targets == ("bear",)
+    play.cast("Slip Away", "Bob", ["bear"])
+    assert play.state()["permanents"]["bear"]["statuses"]["phase"] == "out"
+    assert len(play.game.stack) == 1
+    play.resolve()
+    assert not play.game.stack
+    assert any(e.kind == "fails" and "every target is illegal" in e.detail for e in play.trace)
+    assert play.state()["permanents"]["bear"]["statuses"]["phased_out_under"] == "Bob"

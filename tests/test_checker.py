@@ -879,12 +879,14 @@ HOLES = [
                  "999999999999999999999999", "2**31 - 1", id="damage-out-of-range"),
     pytest.param("rules", probe("during state check: each x where x.power > 3000000000: untap x"),
                  "3000000000 is beyond any game's range", "3000000000", "2**31 - 1", id="comparison-out-of-range"),
-    # 6. A card's triggered ability watches the permanent it is on, `this` (CR 603.2, 603.6a;
-    # language: "Triggers: `this enters`, ..."): the runtime binds no other name.
-    pytest.param("cards", CARD_HEAD + "  when bear enters: you gain 1 life\n}\n", "'bear' names nothing",
-                 "bear enters", "when this enters", id="enters-trigger-naming-not-this"),
-    pytest.param("cards", CARD_HEAD + "  when x.phase becomes out: you draw 1\n}\n", "'x' names nothing",
-                 "x.phase becomes", "when this.phase becomes out", id="change-trigger-naming-not-this"),
+    # 6. A card's triggered ability watches the permanent it is on (`this`, CR 603.2, 603.6a) or
+    # any object's events, the name bound to that object: not to a name the card gives its
+    # controller (`you`) or a target.
+    pytest.param("cards", CARD_HEAD + "  when you enters: you gain 1 life\n}\n", "'you' already names its controller",
+                 "you enters", "another name (such as x)", id="enters-trigger-naming-you"),
+    pytest.param("cards", CARD_HEAD + "  target t where t is a creature\n  when t.phase becomes out: you draw 1\n}\n",
+                 "'t' already names a target of this card", "t.phase becomes", "another name (such as x)",
+                 id="change-trigger-naming-a-target"),
     # 7. A card's target is a permanent (CR 601.2c; interpreter/play/actions.py `_target_names`
     # refuses a player's name): `target p where p is a player` can never be chosen.
     pytest.param("cards", 'card "Probe Spell" {\n  types instant\n  target p where p is a player\n  spell: p draws 1\n}\n',

@@ -52,6 +52,7 @@ class StackObject:
     cause: Cause  # the card, or the card's ability, the trace names
     span: Span | None = None  # where it was cast or activated (a scenario step), if anywhere
     number: int = 0  # an activated ability's number on its card
+    condition: ast.Node | None = None  # a triggered ability's intervening `if` (603.4)
 
     def words(self) -> str:
         """What it is, in words: `"Slip Away"`, `ability 1 of "Vanishing"`, `triggered ability of "Shimmering Efreet"`."""
@@ -187,6 +188,9 @@ class Priority:
         if obj.kind == "ability" and obj.source is not None:
             if eng.game.objects[obj.source].incarnation != obj.incarnation:
                 env["this"] = Known(obj.source)  # (608.2h: as it last was on the battlefield)
+        if obj.condition is not None and not eng.truthy(eng.eval(obj.condition, env)):
+            eng.record("fails", obj.source or obj.controller, f"{obj.words()} does nothing: its condition no longer holds (603.4)", obj.cause)
+            return
         if obj.decls and not self.recheck(obj, env):
             eng.record("fails", obj.source or obj.controller, f"{obj.words()} does nothing: every target is illegal", obj.cause)
             return

@@ -37,6 +37,7 @@ class PendingTrigger:
     body: ast.Node
     env: dict
     cause: Cause
+    condition: ast.Node | None = None  # an intervening `if` (603.4), checked again as it resolves
 
 
 class Triggers:
@@ -47,14 +48,18 @@ class Triggers:
         self.eng = eng  # the engine it is part of
 
     def collect_triggers(self, changes: list[Write], others: list[Event], vis_before: dict) -> None:
-        """The abilities of cards on the objects a batch's events happened to (or the hosts an
-        attachment event names) that trigger on them: its changes, then its other events."""
+        """The abilities that a batch's events trigger (its changes, then its other events):
+        those of cards on the objects the events happened to (or the hosts an attachment event
+        names) watching their own permanent (`when this ...`), then those of every permanent
+        whose card watches any object's events (`when x ...`), in the game's order of them."""
         eng = self.eng
         triggered = eng.program.triggered_cards
         if not triggered or not any(eng.indexes.lookup("card", name) for name in triggered):
             return  # no object in the game has a triggered ability
         events = [change_event(w, eng.step) for w in changes] + others
         objects = eng.game.objects
+        watching = eng.program.watching_cards
+        watchers: list[str] | None = None
         for event in events:
             candidates = [event.subject]
             if event.kind in ("attached", "unattached"):
@@ -65,9 +70,23 @@ class Triggers:
                     continue
                 card = eng.rulebook.cards[o.card]
                 for entry in card.entries:
-                    if isinstance(entry, ast.Triggered) and self.trigger_matches(entry.trigger, oid, event, vis_before):
-                        you = eng.game.lki.get(oid, {}).get("controller") if not eng.visible(oid) else eng.controller(oid)
-                        self.triggers(oid, card, entry, {"this": Obj(oid), "you": PlayerRef(you or o.controller)})
+                    if isinstance(entry, ast.Triggered) and ast.trigger_var(entry.trigger) == "this":
+                        env = self.trigger_matches(entry, oid, event, vis_before)
+                        if env is not None:
+                            self.triggers(oid, card, entry, env)
+            if not watching:
+                continue
+            if watchers is None:  # (the permanents whose cards watch any object's events, once per batch)
+                found: set[str] = set()
+                for name in watching:
+                    found.update(eng.indexes.lookup("card", name) or (oid for oid, o in objects.items() if o.card == name))
+                watchers = eng.indexes.sort(found)
+            for oid in watchers:
+                card = eng.rulebook.cards[objects[oid].card]
+                for entry in watching[card.name]:
+                    env = self.trigger_matches(entry, oid, event, vis_before)
+                    if env is not None:
+                        self.triggers(oid, card, entry, env)
 
     def step_begins(self, step: str, player: str) -> None:
         """Step `step` of `player`'s turn begins: each ability that triggers then (`at beginning
@@ -103,33 +122,54 @@ class Triggers:
         eng = self.eng
         cause = Cause("card", card.name)
         eng.made(entry.span, cause)
-        eng.store.add_to("pending", PendingTrigger(oid, card.name, entry.body, env, cause), cause)
+        eng.store.add_to("pending", PendingTrigger(oid, card.name, entry.body, env, cause, entry.condition), cause)
         eng.record("trigger", oid, f"ability of {card.name} triggers", cause)
 
-    def trigger_matches(self, trigger, oid, event: Event, vis_before: dict) -> bool:
-        """Does `event` trigger `trigger`, an ability of object `oid`? (`vis_before`: whether
-        the game saw each object before the batch: a leaving, or a look-back, triggers on that.)"""
+    def trigger_matches(self, entry: ast.Triggered, oid: str, event: Event, vis_before: dict) -> dict | None:
+        """What ability `entry` of object `oid` resolves with, when `event` triggers it; None
+        when it does not. Its trigger's name is `this` (the event must be `oid`'s own) or
+        another, bound to the object the event happened to (any object's); `and COND` and an
+        intervening `if` (603.4) must hold then. The ability's permanent must be one the game
+        sees, or, for an ability that looks back (a leaving, a `look back on` change: 603.10),
+        one it saw before the batch (`vis_before`)."""
         eng = self.eng
+        trigger = entry.trigger
+        var = ast.trigger_var(trigger)
+        subject = event.subject
+        if var == "this" and event.kind not in ("attached", "unattached") and subject != oid:
+            return None
         was_visible = vis_before.get(oid, eng.visible(oid))
+        cond = None
         match trigger:
-            case ast.OnEnters():
-                return event.kind == "enters" and event.subject == oid and eng.visible(oid)
-            case ast.OnLeaves():
-                return event.kind == "leaves" and event.subject == oid and was_visible
-            case ast.OnAttached():
-                return event.kind == "attached" and eng.visible(oid)
-            case ast.OnUnattached():
-                return event.kind == "unattached" and was_visible
+            case ast.OnEnters(cond=cond):
+                seen = event.kind == "enters" and eng.visible(oid)
+            case ast.OnLeaves(cond=cond):
+                seen = event.kind == "leaves" and was_visible
+            case ast.OnAttached(cond=cond):
+                seen = event.kind == "attached" and eng.visible(oid)
+            case ast.OnUnattached(cond=cond):
+                seen = event.kind == "unattached" and was_visible
             case ast.OnChange(change=pattern):
                 data = event.values()
-                if event.kind != "change" or event.subject != oid:
-                    return False
-                if not eng.program.clauses.matches(pattern, data.get("attr"), data.get("old"), data.get("new")):
-                    return False
+                cond = pattern.cond
+                if event.kind != "change" or not eng.program.clauses.matches(pattern, data.get("attr"), data.get("old"), data.get("new")):
+                    return None
                 looks_back = any(lb.attr == pattern.attr and eng.program.compiler.constant(lb.value) == eng.program.compiler.constant(pattern.value)
                                  for lb in eng.clause_index.lookbacks)
-                return was_visible if looks_back else eng.visible(oid)
-        return False
+                seen = was_visible if looks_back else eng.visible(oid)
+            case _:
+                return None
+        if not seen:
+            return None
+        o = eng.game.objects[oid]
+        you = eng.game.lki.get(oid, {}).get("controller") if not eng.visible(oid) else eng.controller(oid)
+        env: dict = {"this": Obj(oid), "you": PlayerRef(you or o.controller)}
+        if var != "this":
+            env[var] = Obj(subject)
+        for test in (cond, entry.condition):
+            if test is not None and not eng.truthy(eng.eval(test, env)):
+                return None
+        return env
 
     def to_stack(self, trig: PendingTrigger) -> StackObject | None:
         """A triggered ability waiting, as the `StackObject` it becomes as it is put on the
@@ -149,7 +189,7 @@ class Triggers:
         source = eng.game.objects.get(trig.source)
         return StackObject("trigger", card, trig.env["you"].name, trig.source, source.incarnation if source else 0,
                            trig.body, tuple(trig.env.items()), tuple(decls), targets,
-                           tuple(eng.game.objects[t].incarnation for t in targets), trig.cause)
+                           tuple(eng.game.objects[t].incarnation for t in targets), trig.cause, condition=trig.condition)
 
     def choose_targets(self, trig: PendingTrigger, decls: list[ast.Target]) -> tuple[str, ...] | None:
         """Targets for a triggered ability as it is put on the stack (603.3d), from the choices

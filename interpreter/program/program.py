@@ -181,6 +181,17 @@ class Program:
                          if any(isinstance(e, ast.Triggered) and not isinstance(e.trigger, ast.OnStep) for e in c.entries))
 
     @functools.cached_property
+    def watching_cards(self) -> dict[str, tuple[ast.Triggered, ...]]:
+        """The cards with abilities that trigger on any object's events (`when x ...`, a name
+        other than `this`), each with those abilities in the order the card lists them."""
+        found: dict[str, tuple[ast.Triggered, ...]] = {}
+        for card in self.book.cards.values():
+            for e in card.entries:
+                if isinstance(e, ast.Triggered) and not isinstance(e.trigger, ast.OnStep) and ast.trigger_var(e.trigger) != "this":
+                    found[card.name] = found.get(card.name, ()) + (e,)
+        return found
+
+    @functools.cached_property
     def step_triggers(self) -> dict[str, dict[str, tuple[ast.Triggered, ...]]]:
         """For each step, the cards with abilities that trigger as it begins (`at beginning of
         STEP of ...`), each with those abilities in the order the card lists them. Only the
