@@ -1,5 +1,5 @@
 """The stack and priority (117, 405, 601.2, 602.2, 603.3, 608): spells and abilities as objects
-on the stack, triggered abilities put there the next time a player would receive priority,
+on the stack, triggered abilities put there when a player is next about to get priority,
 and players passing until what an action put there has resolved.
 
 Every spell, activated ability and triggered ability on the stack is a `StackObject`, with its
@@ -96,7 +96,7 @@ class Priority:
         eng.record("stack", obj.source or obj.controller, f"{obj.words()} is put on the stack{aimed}", obj.cause)
 
     def triggers_to_stack(self) -> None:
-        """A player would receive priority: every triggered ability waiting is put on the stack
+        """A player is about to get priority: every triggered ability waiting is put on the stack
         (603.3b), in APNAP order, each choosing its targets as it goes there (603.3d)."""
         eng = self.eng
         if not eng.game.pending:
