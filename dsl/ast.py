@@ -720,6 +720,16 @@ class OnUnattached(Node):
 
 
 @node
+class OnTargeted(Node):
+    """`NAME becomes the target of a spell` (`by`: "spell", "ability" or "spell or ability"):
+    as a spell or ability targeting it is put on the stack (601.2c, 603.3d)."""
+
+    var: str
+    by: str
+    cond: Expr | None = None
+
+
+@node
 class OnChange(Node):
     change: Change
 
@@ -741,7 +751,7 @@ class OnStep(Node):
     player: str | None = None
 
 
-Trigger = Union[OnEnters, OnLeaves, OnAttached, OnUnattached, OnChange, OnStep]
+Trigger = Union[OnEnters, OnLeaves, OnAttached, OnUnattached, OnTargeted, OnChange, OnStep]
 
 
 @node
@@ -786,6 +796,7 @@ class Triggered(Node):
     trigger: Trigger
     body: Stmt
     condition: Expr | None = None
+    one_or_more: bool = False  # (`when one or more ...`: once for every batch of events that fit, 603.2c)
 
 
 @node

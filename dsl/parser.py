@@ -502,6 +502,14 @@ class _Cards(_Callbacks):
     ability_target = target
     triggered = _simple(ast.Triggered)
 
+    def on_targeted(self, meta, c):
+        return ast.OnTargeted(str(c[0]), str(c[1]), c[2] if len(c) > 2 else None, **self._at(meta))
+
+    def triggered_batch(self, meta, c):
+        """`when one or more TRIGGER: BODY`: once for every batch of events that fit (603.2c)."""
+        trigger, body = c
+        return ast.Triggered(trigger, body, None, True, **self._at(meta))
+
     def triggered_if(self, meta, c):
         """`when TRIGGER, if COND: BODY`: an intervening `if` (603.4)."""
         trigger, condition, body = c
@@ -804,7 +812,7 @@ _EXPRESSION_LEVEL = frozenset({
 })
 # Lark rules whose statements are one block deeper than the construct itself.
 _BLOCK_LEVEL = frozenset({
-    "verb_decl", "during", "as_clause", "after", "static", "spell", "triggered", "triggered_if", "step_triggered",
+    "verb_decl", "during", "as_clause", "after", "static", "spell", "triggered", "triggered_if", "triggered_batch", "step_triggered",
     "step_triggered_each",
     "each", "each_object", "each_hidden", "each_object_hidden", "if_stmt", "simultaneously", "delayed",
 })

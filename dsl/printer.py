@@ -273,6 +273,8 @@ def _trigger(t: ast.Node) -> str:
             return f"{v} becomes attached{where}"
         case ast.OnUnattached(var=v):
             return f"{v} becomes unattached{where}"
+        case ast.OnTargeted(var=v, by=by):
+            return f"{v} becomes the target of {'an' if by == 'ability' else 'a'} {by}{where}"
         case ast.OnChange(change=ch):
             return _change(ch)
     raise TypeError(type(t).__name__)
@@ -301,7 +303,7 @@ def _card_entry(e: ast.Node) -> list[str]:
         case ast.Triggered(trigger=ast.OnStep() as t, body=b):
             return _join(f"{_step_trigger(t)}:", _body(b, 0))
         case ast.Triggered(trigger=t, body=b, condition=c):
-            head = f"when {_trigger(t)}" + (f", if {expr_text(c)}" if c is not None else "")
+            head = f"when {'one or more ' if e.one_or_more else ''}{_trigger(t)}" + (f", if {expr_text(c)}" if c is not None else "")
             return _join(f"{head}:", _body(b, 0))
         case ast.Partial(text=text):
             return [f'partial "{text}"']

@@ -236,10 +236,11 @@ _NAMED_STATUS = st.builds(
 # ------------------------------------------------------------------ cards
 
 TRIGGERS = register({
-    A.OnEnters: st.builds(A.OnEnters, NAMES),
-    A.OnLeaves: st.builds(A.OnLeaves, NAMES),
-    A.OnAttached: st.builds(A.OnAttached, NAMES),
-    A.OnUnattached: st.builds(A.OnUnattached, NAMES),
+    A.OnEnters: st.builds(A.OnEnters, NAMES, optional(EXPRS)),
+    A.OnLeaves: st.builds(A.OnLeaves, NAMES, optional(EXPRS)),
+    A.OnAttached: st.builds(A.OnAttached, NAMES, optional(EXPRS)),
+    A.OnUnattached: st.builds(A.OnUnattached, NAMES, optional(EXPRS)),
+    A.OnTargeted: st.builds(A.OnTargeted, NAMES, st.sampled_from(["spell", "ability", "spell or ability"]), optional(EXPRS)),
     A.OnChange: st.builds(A.OnChange, CHANGES),
     # `at beginning of STEP of you` (player None) or `... of each player P`: any hook parses there
     A.OnStep: st.builds(A.OnStep, HOOK_KINDS, optional(NAMES)),
@@ -259,7 +260,12 @@ CARD_ENTRIES = register({
     A.Target: st.builds(A.Target, NAMES, EXPRS),
     A.Static: st.builds(A.Static, BODIES),
     A.Spell: st.builds(A.Spell, BODIES),
-    A.Triggered: st.builds(A.Triggered, TRIGGERS, BODIES),
+    # (a step's trigger alone; any other with an intervening `if`, or `one or more`, or neither)
+    A.Triggered: st.one_of(
+        st.builds(A.Triggered, st.builds(A.OnStep, HOOK_KINDS, optional(NAMES)), BODIES),
+        st.builds(A.Triggered, TRIGGERS.filter(lambda t: not isinstance(t, A.OnStep)), BODIES,
+                  optional(EXPRS)),
+        st.builds(A.Triggered, TRIGGERS.filter(lambda t: not isinstance(t, A.OnStep)), BODIES, st.none(), st.just(True))),
     A.Partial: st.builds(A.Partial, TEXT),
     A.Activated: st.builds(A.Activated, tuples(COST_PARTS, 1, 3), tuples(st.builds(A.Target, NAMES, EXPRS), 0, 2),
                            BODIES),
@@ -277,12 +283,12 @@ PROPS = register({
     A.PropEntered: st.builds(A.PropEntered, SMALL),
 })
 STEPS = register({
-    A.NextTurn: st.builds(A.NextTurn, st.booleans()),
+    A.NextTurn: st.builds(A.NextTurn, st.booleans(), st.booleans()),
     A.Cast: st.builds(A.Cast, TEXT, NAMES, tuples(NAMES, 0, 3), st.booleans()),
     A.Activate: st.builds(A.Activate, NAMES, NAMES, SMALL, tuples(NAMES, 0, 3), st.booleans()),
     A.Choose: st.builds(A.Choose, TEXT, tuples(NAMES, 1, 3)),
-    A.Resolve: st.builds(A.Resolve),
-    A.AttackStep: st.builds(A.AttackStep, tuples(NAMES, 1, 3)),
+    A.Resolve: st.builds(A.Resolve, st.booleans()),
+    A.AttackStep: st.builds(A.AttackStep, tuples(NAMES, 1, 3), st.booleans()),
     A.PlayerLeaves: st.builds(A.PlayerLeaves, NAMES),
     A.MoveStep: st.builds(A.MoveStep, NAMES, NAMES),
     A.CleanupStep: st.builds(A.CleanupStep),
@@ -373,7 +379,7 @@ def context_of(cls):
         ({A.Drop}, lambda d: as_item(A.Version("house", None, A.Extends("2026-09-25"), (), (), (), (d,), "variant"))),
         ({A.Renumber}, lambda r: as_item(A.Version("house", None, A.Extends("2026-09-25"), (), (), (r,), (), "variant"))),
         ({A.Extends}, lambda e: as_item(A.Version("house", None, e, (), (), (), (), "variant"))),
-        ({A.OnEnters, A.OnLeaves, A.OnAttached, A.OnUnattached, A.OnChange, A.OnStep},
+        ({A.OnEnters, A.OnLeaves, A.OnAttached, A.OnUnattached, A.OnTargeted, A.OnChange, A.OnStep},
          lambda t: in_card(A.Triggered(t, _tap_x()))),
         ({A.Flag, A.PropPlayer, A.PropAttached, A.PropCounter, A.PropStatus, A.PropDamage, A.PropEntered},
          lambda p: in_scenario(A.PermanentDecl("d", "Card", (p,)))),

@@ -94,6 +94,11 @@ class Priority:
         eng.store.add_to("stack", obj, obj.cause)
         aimed = f", targeting {', '.join(obj.targets)}" if obj.targets else ""
         eng.record("stack", obj.source or obj.controller, f"{obj.words()} is put on the stack{aimed}", obj.cause)
+        if obj.targets:  # (each becomes its target: abilities that trigger on that wait above it)
+            by = "spell" if obj.kind == "spell" else "ability"
+            events = [eng.record("targeted", name, f"becomes the target of {obj.words()}", obj.cause, by=by)
+                      for name in dict.fromkeys(obj.targets)]
+            eng.triggers.collect_triggers([], events, {})
 
     def triggers_to_stack(self) -> None:
         """A player is about to get priority: every triggered ability waiting is put on the stack

@@ -60,6 +60,7 @@ class Triggers:
         objects = eng.game.objects
         watching = eng.program.watching_cards
         watchers: list[str] | None = None
+        fired: set[tuple[str, int]] = set()  # (`when one or more ...`: once in a batch, 603.2c)
         for event in events:
             candidates = [event.subject]
             if event.kind in ("attached", "unattached"):
@@ -84,8 +85,12 @@ class Triggers:
             for oid in watchers:
                 card = eng.rulebook.cards[objects[oid].card]
                 for entry in watching[card.name]:
+                    if entry.one_or_more and (oid, id(entry)) in fired:
+                        continue
                     env = self.trigger_matches(entry, oid, event, vis_before)
                     if env is not None:
+                        if entry.one_or_more:
+                            fired.add((oid, id(entry)))
                         self.triggers(oid, card, entry, env)
 
     def step_begins(self, step: str, player: str) -> None:
@@ -149,6 +154,9 @@ class Triggers:
                 seen = event.kind == "attached" and eng.visible(oid)
             case ast.OnUnattached(cond=cond):
                 seen = event.kind == "unattached" and was_visible
+            case ast.OnTargeted(by=by, cond=cond):
+                seen = (event.kind == "targeted" and (by == "spell or ability" or event.values().get("by") == by)
+                        and eng.visible(oid))
             case ast.OnChange(change=pattern):
                 data = event.values()
                 cond = pattern.cond
