@@ -932,6 +932,14 @@ class Choose(Node):
 
 
 @node
+class OrderStep(Node):
+    """The order chosen in advance for triggered abilities of these cards that one player puts
+    on the stack together (603.3b): the first named resolves first."""
+
+    cards: tuple[str, ...]
+
+
+@node
 class Resolve(Node):
     hold: bool = False  # (the abilities it triggers wait on the stack for a response)
 
@@ -969,7 +977,7 @@ class ExpectError(Node):
     message: str
 
 
-Step = Union[NextTurn, Cast, Activate, Choose, Resolve, AttackStep, PlayerLeaves, MoveStep, CleanupStep, Expect, ExpectError]
+Step = Union[NextTurn, Cast, Activate, Choose, OrderStep, Resolve, AttackStep, PlayerLeaves, MoveStep, CleanupStep, Expect, ExpectError]
 
 
 @node

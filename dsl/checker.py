@@ -1271,6 +1271,7 @@ def check_scenario(scn: ast.Scenario, book) -> list[Diagnostic]:
                         checker.status_value(prop.name, prop.value, props_may_name)
     used = {e.card for e in scn.entries if isinstance(e, ast.PermanentDecl)}
     used |= {s.card for e in scn.entries if isinstance(e, ast.Script) for s in e.steps if isinstance(s, (ast.Cast, ast.Choose))}
+    used |= {c for e in scn.entries if isinstance(e, ast.Script) for s in e.steps if isinstance(s, ast.OrderStep) for c in s.cards}
     checker.problems.extend(check_cards([book.cards[c] for c in sorted(used) if c in book.cards], book))
     env = {**made_by_casts(scn, book.cards), **names}
     for e in scn.entries:

@@ -625,6 +625,9 @@ class _Scenarios(_Callbacks):
     def choose(self, meta, c):
         return ast.Choose(_unquote(c[0]), _names(c[1:]), **self._at(meta))
 
+    def order_step(self, meta, c):
+        return ast.OrderStep(tuple(_unquote(t) for t in c), **self._at(meta))
+
     def expect_for(self, meta, c):
         return ast.Expect(c[-1], _names(c[:-1]), **self._at(meta))
 

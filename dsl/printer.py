@@ -358,6 +358,8 @@ def _step(s: ast.Node) -> str:
         case ast.Activate(name=n, player=p, ability=number, targets=t, hold=hold):
             text = f'{"hold activate" if hold else "activate"} {n}{"" if number == 1 else f" {number}"} by {p}'
             return text + (f" targeting {', '.join(t)}" if t else "")
+        case ast.OrderStep(cards=cards):
+            return "order " + ", ".join(f'"{c}"' for c in cards)
         case ast.Choose(card=c, targets=t):
             return f'choose "{c}" targeting {", ".join(t)}'
         case ast.Resolve(hold=hold):

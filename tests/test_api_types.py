@@ -129,6 +129,7 @@ ACTION_GOOD = {
                  "targets": [lambda: ()], "hold": [lambda: False]},
     "resolve": {"hold": [lambda: False, lambda: True]},
     "choose_targets": {"card": [lambda: "Slip Away"], "targets": [lambda: ["bear"]]},
+    "order_triggers": {"cards": [lambda: ["Shimmering Efreet", "Phase Warden"]]},
     "attack": {"names": [lambda: ["bear"], lambda: []], "hold": [lambda: False, lambda: True]},
     "move": {"name": [lambda: "bear"], "zone": [lambda: "graveyard", lambda: "exile"]},
     "next_turn": {"skip_untap": [lambda: False, lambda: True], "hold": [lambda: False, lambda: True]},

@@ -110,8 +110,8 @@ class Priority:
         for trig in waiting:
             eng.store.remove_at("pending", 0, trig.cause)
         for player in apnap(eng.game.order, eng.game.active):
-            mine = [t for t in waiting if t.env["you"].name == player]
-            for trig in reversed(mine):  # (the first to trigger on top: it resolves first)
+            mine = self.in_chosen_order([t for t in waiting if t.env["you"].name == player])
+            for trig in reversed(mine):  # (the first to trigger, or named, on top: it resolves first)
                 obj = eng.triggers.to_stack(trig)
                 if obj is not None:
                     self.put(obj)
@@ -120,6 +120,22 @@ class Priority:
             obj = eng.triggers.to_stack(trig)
             if obj is not None:
                 self.put(obj)
+
+    def in_chosen_order(self, mine: list) -> list:
+        """One player's triggered abilities going on the stack together, in the order they
+        resolve: as an order chosen in advance (`TriggerOrder`, the first made whose cards are
+        all among them) names their cards, the others after, in the order they triggered."""
+        eng = self.eng
+        if len(mine) < 2:
+            return mine
+        names = {t.card for t in mine}
+        position = next((k for k, (card, choice) in enumerate(eng.game.choices)
+                         if card == "" and set(choice.cards) <= names), None)
+        if position is None:
+            return mine
+        _card, order = eng.store.remove_at("choices", position, mine[0].cause)
+        rank = {name: k for k, name in enumerate(order.cards)}
+        return sorted(mine, key=lambda t: rank.get(t.card, len(rank)))
 
     # ---------------------------------------------------------------- priority
 

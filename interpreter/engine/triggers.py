@@ -30,6 +30,15 @@ class TargetChoice:
     span: Any = None  # where the choice was made (a scenario step)
 
 
+@attrs.frozen
+class TriggerOrder:
+    """The order chosen in advance for triggered abilities of these cards that one player puts
+    on the stack together (603.3b): the first named resolves first."""
+
+    cards: tuple[str, ...]
+    span: Any = None  # where the choice was made (a scenario step)
+
+
 @attrs.define
 class PendingTrigger:
     source: str

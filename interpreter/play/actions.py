@@ -31,7 +31,7 @@ from ..game.calls import call_span, checked, describe, instance_of, refused_call
 from ..game.writes import Batch
 from ..engine.engine import Engine, Obj, PlayerRef, RulesError
 from ..engine.stack import StackObject, spell_targets
-from ..engine.triggers import LEGAL_TARGET_HINT, TargetChoice, targets_of
+from ..engine.triggers import LEGAL_TARGET_HINT, TargetChoice, TriggerOrder, targets_of
 from ..game.model import Game, Permanent
 from ..game.permanents import card_types, new_permanent
 from ..game.readonly import ReadOnlyGame, ReadOnlyTrace
@@ -611,11 +611,29 @@ class Actions:
         names = self._target_names(targets_of(found), f"\"{found.name}\"", targets, span)
         self.engine.store.add_to("choices", (found.name, TargetChoice(names, span)), SCRIPT)
 
+    @_action
+    def order_triggers(self, cards: Sequence[str], *, span: Span) -> None:
+        """The order in which triggered abilities of `cards` resolve, the first named first, the
+        next time one player puts abilities of them all on the stack together (603.3b: each
+        player orders their own)."""
+        if isinstance(cards, str) or not isinstance(cards, (list, tuple)) or len(cards) < 2:
+            raise _err("order_triggers() takes a list of two or more card names", span,
+                       "e.g. order_triggers(['Shimmering Efreet', 'Phase Warden'])")
+        found = tuple(card_named(self.book, card, span).name for card in cards)
+        if len(set(found)) != len(found):
+            raise _err("a card is named twice in the order", span, "name each card once")
+        self.engine.store.add_to("choices", ("", TriggerOrder(found, span)), SCRIPT)
+
     @checked
     def unused_target_choices(self) -> list[Diagnostic]:
-        """Targets chosen for abilities that never triggered: a script that says more than happened."""
+        """Targets (or orders of triggered abilities) chosen for abilities that never triggered
+        (or never went on the stack together): a script that says more than happened."""
         return [Diagnostic("error", f"targets chosen for \"{card}\" were never used: no ability of it triggered with "
                                     "targets to choose", choice.span, "remove the step, or play on until the ability triggers")
+                if card else
+                Diagnostic("error", f"the order chosen for {', '.join(repr(c) for c in choice.cards)} was never used: their "
+                                    "abilities never went on the stack together under one player", choice.span,
+                           "remove the step, or play on until they trigger together")
                 for card, choice in self.engine.game.choices]
 
     @staticmethod

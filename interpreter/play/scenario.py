@@ -231,6 +231,12 @@ def script_problems(scn: ast.Scenario, book: Rulebook) -> list[Diagnostic]:
                     add(wrong)
                 elif card_types(card) & PERMANENT_TYPES:  # (it makes a permanent named after the card)
                     known[first_free(card_slug(card.name), known, tried)] = card.name
+            case ast.OrderStep(cards=names):
+                for name in names:
+                    try:
+                        card_named(book, name, step.span)
+                    except DiagnosticError as exc:
+                        add(exc)
             case ast.Activate(name=name, player=who, ability=number, targets=targets):
                 player(who, step.span)
                 permanent(name, step.span, player_too=False)
@@ -552,6 +558,8 @@ class ScenarioRun:
                 act.cast(card, player, targets, hold=hold, span=at)
             case ast.Activate(name=name, player=player, ability=number, targets=targets, hold=hold):
                 act.activate(name, player, number, targets, hold=hold, span=at)
+            case ast.OrderStep(cards=cards):
+                act.order_triggers(cards, span=at)
             case ast.Choose(card=card, targets=targets):
                 act.choose_targets(card, targets, span=at)
             case ast.Resolve(hold=hold):
