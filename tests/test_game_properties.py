@@ -312,13 +312,26 @@ def start_game(ch, book) -> GeneratedGame:
     return GeneratedGame(players, active, pieces, run, ids=frozenset(run.game.objects))
 
 
-STEP_KINDS = ("next turn", "next turn skipping untap step", "slip away", "teferi", "time and tide", "wrath", "leaves")
+STEP_KINDS = ("next turn", "next turn skipping untap step", "slip away", "teferi", "time and tide", "wrath", "leaves",
+              "hold slip away")
 
 
 def choose_step(ch, game: GeneratedGame) -> str:
+    """The next step: with something held on the stack, a response (Slip Away, 117.3c) or
+    `resolve`; else a step of the turn, a spell, one held on the stack (`hold`), or a player
+    leaving."""
     players = game.in_game()
-    kind = ch.pick(STEP_KINDS)
     caster = ch.pick(players)
+    seen = sorted(oid for oid in game.run.game.objects if game.run.engine.visible(oid))
+    if game.run.game.stack:
+        if seen and ch.chance(40):
+            return f'cast "Slip Away" by {caster} targeting {ch.pick(seen)}'
+        return ch.pick(["resolve", "hold resolve"]) if len(game.run.game.stack) > 1 else "resolve"
+    kind = ch.pick(STEP_KINDS)
+    if kind == "hold slip away":
+        if seen:
+            return f'hold "Slip Away" by {caster} targeting {ch.pick(seen)}'
+        kind = "next turn"
     if kind == "slip away":
         seen = sorted(oid for oid in game.run.game.objects if game.run.engine.visible(oid))
         if seen:
@@ -633,7 +646,8 @@ def test_phasing_invariants_hold_after_every_step(book, data):
 
 def test_generator_reaches_the_interesting_cases(book):
     """The generator is not vacuous: across seeds it builds chains of depth 3, phased-out starts,
-    and plays every kind of step, including phasing in by 702.26a, 702.26g and an effect."""
+    and plays every kind of step (a spell held on the stack and resolved after responses too),
+    including phasing in by 702.26a, 702.26g and an effect."""
     depths, starts, steps, causes = set(), set(), set(), set()
     for seed in range(60):
         game = play_generated(RandomChooser(seed), book, checks=())
@@ -645,7 +659,7 @@ def test_generator_reaches_the_interesting_cases(book):
     assert MAX_DEPTH in depths, depths
     assert starts == {"direct", "indirect"}, starts
     assert {"next turn", "next turn skipping untap step", 'cast "Slip Away"', "cast \"Teferi's Protection\"",
-            'cast "Time and Tide"', 'cast "Wrath of God"'} <= steps, steps
+            'cast "Time and Tide"', 'cast "Wrath of God"', 'hold "Slip Away"', "resolve"} <= steps, steps
     assert any(s.endswith("leaves the game") for s in steps), steps
     assert {"702.26a", "702.26g", "Time and Tide"} <= causes, causes
 
