@@ -162,24 +162,21 @@ def variant_of_2005(tmp_path, body: str) -> str:
     return str(path)
 
 
-def test_a_clause_cannot_act_as_an_observation_changes(tmp_path):
-    """502.15e's damage removal acts on what 2005 keeps (the zone); written on `phase`, which
-    nothing writes, it would never act: an error at the clause."""
-    path = variant_of_2005(tmp_path, 'rule 502.15e damage-removed "Phasing out removes all damage." {\n'
-                                     '  as x.phase becomes out: remove damage from x\n}\n')
+@pytest.mark.parametrize("block, message", [
+    # 502.15e's damage removal acts on what 2005 keeps (the zone); written on `phase`, which
+    # nothing writes, it would never act: an error at the clause.
+    ('rule 502.15e damage-removed "Phasing out removes all damage." {\n  as x.phase becomes out: remove damage from x\n}\n',
+     "'phase' is what a player sees of a permanent (`observe`)"),
+    # 2005's `observe phase` gives `out` or `in`: `x.phase is sideways` names no value a
+    # player can see.
+    ('rule 999.1 count-sideways "Each player gains 1 life for each sideways permanent." {\n'
+     '  during upkeep of P: each object x where x.phase is sideways: P gains 1 life\n}\n',
+     "unknown name 'sideways'"),
+], ids=["acting-as-it-changes", "a-value-it-never-gives"])
+def test_what_a_rule_cannot_do_with_an_observation_is_an_error(tmp_path, block, message):
     with pytest.raises(DiagnosticError) as caught:
-        load_version(path)
-    assert "'phase' is what a player sees of a permanent (`observe`)" in str(caught.value)
-
-
-def test_a_value_the_observation_never_gives_is_an_error(tmp_path):
-    """2005's `observe phase` gives `out` or `in`: a rule of a 2005 variant testing `x.phase is
-    sideways` names no value a player can see."""
-    path = variant_of_2005(tmp_path, 'rule 999.1 count-sideways "Each player gains 1 life for each sideways permanent." {\n'
-                                     '  during upkeep of P: each object x where x.phase is sideways: P gains 1 life\n}\n')
-    with pytest.raises(DiagnosticError) as caught:
-        load_version(path)
-    assert "unknown name 'sideways'" in str(caught.value)
+        load_version(variant_of_2005(tmp_path, block))
+    assert message in str(caught.value)
 
 
 def test_a_rule_reads_an_observation_the_rulebook_keeps_no_other_way(tmp_path):
