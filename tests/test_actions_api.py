@@ -64,8 +64,10 @@ def test_build_cast_hold_resolve_and_run_a_turn():
 
 @pytest.mark.usefixtures("no_scenario_runner")
 def test_a_permanent_spell_resolves_onto_the_battlefield():
-    """A creature spell that resolves becomes a permanent its caster owns and controls (608.3)."""
+    """A creature spell that resolves becomes a permanent its caster owns and controls (608.3);
+    it is cast in its caster's own turn (307.1: no flash)."""
     play = board()
+    play.next_turn()
     play.cast("Phasing Sentinel", "Bob")
     sentinel = play.state()["permanents"]["phasing_sentinel"]
     assert (sentinel["zone"], sentinel["owner"], sentinel["controller"]) == ("battlefield", "Bob", "Bob")

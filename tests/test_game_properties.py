@@ -337,14 +337,14 @@ def choose_step(ch, game: GeneratedGame) -> str:
         if seen:
             return f'cast "Slip Away" by {caster} targeting {ch.pick(seen)}'
         kind = "next turn"
-    if kind == "leaves" and len(players) <= 2:
-        kind = "next turn"
+    if kind == "leaves" and len(players) <= 2 or kind == "wrath" and game.run.game.active not in players:
+        kind = "next turn"  # (a sorcery is cast by the active player, 307.1: none while they have left)
     return {
         "next turn": "next turn",
         "next turn skipping untap step": "next turn skipping untap step",
         "teferi": f"cast \"Teferi's Protection\" by {caster}",
         "time and tide": f'cast "Time and Tide" by {caster}',
-        "wrath": f'cast "Wrath of God" by {caster}',
+        "wrath": f'cast "Wrath of God" by {game.run.game.active}',  # (a sorcery: its caster's turn, 307.1)
         "leaves": f"{caster} leaves the game",
     }[kind]
 

@@ -529,9 +529,9 @@ def test_the_games_indexes_take_in_an_object_added_and_let_it_go_on_undo(backend
     game, store = play.engine.game, play.engine.store
     indexes = play.engine.indexes.ready()
     built, mark = indexes.by, store.mark()
-    play.cast("Phasing Sentinel", "Bob")
+    play.cast("Phasing Sentinel", "Alice")
     assert game.objects["phasing_sentinel"].zone == "battlefield"
-    assert "phasing_sentinel" in indexes.lookup("controller", "Bob")
+    assert "phasing_sentinel" in indexes.lookup("controller", "Alice")
     _same_as_built_afresh(indexes, game, "after the spell resolved")
     store.undo(mark)
     assert "phasing_sentinel" not in game.objects

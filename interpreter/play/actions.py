@@ -466,6 +466,7 @@ class Actions:
         for decl, name in zip(decls, names):
             if not self.engine.legal_target(decl, name, env):
                 raise self._illegal_target(found, decl, name, span)
+        self._in_time(found, player, span)
         cause = Cause("card", found.name)
         e = self.engine
         depth = len(e.game.stack)
@@ -473,6 +474,23 @@ class Actions:
         chosen = tuple(e.game.objects[name].incarnation for name in names)  # (each target's: 400.7)
         e.priority.put(StackObject("spell", found, player, None, 0, None, (), tuple(decls), names, chosen, cause, span))
         self._pass(depth, hold)
+
+    def _in_time(self, card: ast.Card, player: str, span: Span) -> None:
+        """A spell is cast when its card's type allows (307.1, 117.1a): an instant, or a card
+        with flash, whenever its caster could act; any other only by the active player, while
+        the stack is empty (a sorcery's timing). Else a `RulesError`."""
+        types = card_types(card)
+        if "instant" in types or any(isinstance(e, ast.Keywords) and "flash" in e.names for e in card.entries):
+            return
+        e = self.engine
+        what = "a sorcery" if "sorcery" in types else "a permanent spell without flash"
+        if player != e.game.active:
+            raise _refused(f"{player} cannot cast \"{card.name}\" now: it is {what}, cast only in its caster's own turn "
+                           f"(307.1, 117.1a), and it is {e.game.active}'s turn", span,
+                           f"cast it in {player}'s turn (play on to it with next turn), or by {e.game.active}")
+        if e.game.stack:
+            raise _refused(f"{player} cannot cast \"{card.name}\" now: it is {what}, cast only while the stack is empty "
+                           "(307.1, 117.1a)", span, "resolve what is on the stack first, or cast it before")
 
     def _pass(self, depth: int, hold: bool) -> None:
         """After an action, a player receives priority: the triggered abilities waiting go on
