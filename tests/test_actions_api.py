@@ -242,11 +242,16 @@ def test_no_attack_while_a_spell_waits_on_the_stack(tmp_path):
     attack with bear
     expect error "the stack is not empty"
     expect bear.attacking is false
+    resolve
   }
 }
 """)
     (outcome,) = api.run_file(script)
     assert outcome.passed, [d.message for d in outcome.failures]
+    # a script that ends with the spell still held says so: nothing resolved it
+    script.write_text(script.read_text().replace("    resolve\n  }", "  }"))
+    (outcome,) = api.run_file(script)
+    assert [d.message for d in outcome.failures] == ['the script ends with "Shock" still on the stack: nothing resolved it']
 
 
 @pytest.mark.parametrize("card", ["Teferi's Curse", "Curse of Chains"])

@@ -53,6 +53,7 @@ class StackObject:
     span: Span | None = None  # where it was cast or activated (a scenario step), if anywhere
     number: int = 0  # an activated ability's number on its card
     condition: ast.Node | None = None  # a triggered ability's intervening `if` (603.4)
+    paid: str = ""  # an activated ability's cost as paid (602.2h): `{U}{U}, 2 life`
 
     def words(self) -> str:
         """What it is, in words: `"Slip Away"`, `ability 1 of "Vanishing"`, `triggered ability of "Shimmering Efreet"`."""

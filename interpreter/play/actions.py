@@ -571,7 +571,7 @@ class Actions:
         depth = len(e.game.stack)
         e.priority.put(StackObject("ability", card, player, name, o.incarnation, entry.body,
                                    (("you", PlayerRef(player)), ("this", Obj(name))), tuple(entry.targets), names, chosen,
-                                   cause, span, ability))
+                                   cause, span, ability, paid=paid))
         self._pass(depth, hold)  # (abilities its costs triggered go on the stack above it: they resolve first)
 
     def _payable(self, entry: ast.Activated, name: str, what: str, player: str, span: Span) -> None:

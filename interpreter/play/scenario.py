@@ -530,6 +530,11 @@ class ScenarioRun:
         if pending_error is not None:
             self.failures.append(pending_error)
         self.failures.extend(self.actions.unused_target_choices())
+        stack = self.engine.game.stack
+        if stack and steps:  # (what a `hold` left there and nothing resolved: a script that stops short)
+            left = ", ".join(entry.words() for entry in reversed(stack))
+            self.failures.append(Diagnostic("error", f"the script ends with {left} still on the stack: nothing resolved it",
+                                            steps[-1].span, "end it with 'resolve' for each, as every player would pass"))
 
     @property
     def expectations(self) -> tuple[tuple[str, bool], ...]:
