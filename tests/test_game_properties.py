@@ -615,11 +615,17 @@ INVARIANTS = (check_conservation, check_indirect_hosts, check_phase_in_causes, c
 
 
 def play_generated(ch, book, checks=INVARIANTS) -> GeneratedGame:
+    """A generated game played step by step, each step checked; what a `hold` left on the
+    stack is resolved at the end (a script does not end with it there)."""
     game = start_game(ch, book)
     for _ in range(ch.integer(1, 12)):
         result = game.play(choose_step(ch, game))
         if result is None:
             continue
+        for check in checks:
+            check(game, result)
+    while game.run.game.stack:
+        result = game.play("resolve")
         for check in checks:
             check(game, result)
     return game
