@@ -6,11 +6,14 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
 
+from phasing_rules.dsl import ast as A
 from phasing_rules.dsl.parser import parse
 from phasing_rules.interpreter.tools.compare import behaviour_diff, load_cases, rulebook_diff, search_witness
 from phasing_rules.interpreter.rulebook.loading import load_version
 from phasing_rules.interpreter.play.scenario import run_scenario
+from phasing_rules.interpreter.tools.generate import games, scenario_text
 
 SUITE = Path(__file__).parent / "scenarios"
 
@@ -249,3 +252,14 @@ def test_a_scenario_neither_side_plays_is_no_difference(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "Behaviour: 0 of 0 scenarios play differently (1 not compared: run under neither)" in out
     assert "1 run under neither; under each: unknown action 'phase_out_until'" in out
+
+
+@settings(max_examples=12, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+@given(game=games())
+def test_a_generated_game_casts_a_sorcery_only_in_its_casters_turn(game):
+    """307.1: the games `diff --search` draws cast Wrath of God and Act of Treason by the
+    player whose turn it is, so no generated step is refused for its timing."""
+    (scn,) = [i for i in parse(scenario_text(game, "generated", ["2026-09-25"]), "<generated>").items
+              if isinstance(i, A.Scenario)]
+    outcome = run_scenario(scn, load_version("2026-09-25"), "<generated>")
+    assert not [f.message for f in outcome.failures if "cannot cast" in f.message], scenario_text(game, "generated", [])

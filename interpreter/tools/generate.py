@@ -73,10 +73,18 @@ STEPS = {
 }
 
 
+# The steps whose spell is a sorcery: cast by the player whose turn it is (307.1).
+SORCERIES = ("wrath", "treason")
+
+
 @st.composite
 def scripts(draw, players, names):
+    """A script of game events on a board of `players` and permanents `names`, the first
+    player's turn first: a sorcery is cast by the player whose turn it is (none while that
+    player has left), players leave (at least two stay)."""
     steps = []
     leavers = list(players[2:])  # at least two players stay in the game
+    active, left = players[0], set()
     for _ in range(draw(st.integers(1, 8))):
         # shrinks toward "next turn"; leaving and targeted phasing are drawn more often
         kind = draw(st.sampled_from(["next turn", "next turn"] + list(STEPS) + ["leave", "slip"]))
@@ -84,8 +92,16 @@ def scripts(draw, players, names):
         target = draw(st.sampled_from(names))
         if kind == "leave":
             if leavers:
+                left.add(leavers[-1])
                 steps.append(f"{leavers.pop()} leaves the game")
             continue
+        if kind in SORCERIES:
+            if active in left:
+                continue
+            who = active
+        if kind in ("next turn", "skip"):  # (the next player still in the game: 800.4)
+            at = players.index(active)
+            active = next(p for p in players[at + 1:] + players[:at + 1] if p not in left)
         steps.append(STEPS.get(kind, kind).format(who=who, target=target))
     return steps
 
