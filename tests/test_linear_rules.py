@@ -275,22 +275,23 @@ def test_the_search_finds_the_witness_it_found_before():
     assert seen is not None and seen != WITNESS_BEFORE and "is phased_out" not in seen
 
 
-# The witness between 2018-07-13 and 2020-08-07 when rounds are of 5 games: the fifth round finds
+# The witness between 2017-07-08 and 2017-08-25 when rounds are of 2 games: the fifth round finds
 # it (the first four play small games that do not part them).
 LATER_WITNESS = """\
-scenario "witness: 2018-07-13 and 2020-08-07 part here" {
-  cites 702.25e
-  rules 2018-07-13
+scenario "witness: 2017-07-08 and 2017-08-25 part here" {
+  cites 702.25k
+  rules 2017-07-08
   players Alice Bob Carol
   turn 1 of Alice
   permanent p0 = "Grizzly Bears", controller Alice
+  permanent p1 = "Grizzly Bears", controller Alice
+  permanent p2 = "Soldier Token", controller Alice, token
+  permanent p3 = "Grizzly Bears", controller Alice
   script {
-    cast "Vanishing Ward" by Alice targeting p0
-    # accounted for by resolved-effects-skip (added): made alone in 2018-07-13, gives 2020-08-07's outcome
-    # under 2020-08-07: p0.power is 2
-    # under 2020-08-07: p0.toughness is 2
-    expect p0.power is 4
-    expect p0.toughness is 4
+    cast "Slip Away" by Alice targeting p2
+    # accounted for by phased-out-tokens-cease (removed): made alone in 2017-07-08, gives 2017-08-25's outcome
+    # under 2017-08-25: p2.zone is battlefield
+    expect p2.zone is nowhere
   }
 }
 """
@@ -300,10 +301,11 @@ scenario "witness: 2018-07-13 and 2020-08-07 part here" {
 def test_a_witness_found_in_a_later_round_is_the_same_every_time(monkeypatch):
     """issue 43: each round after the first is seeded by its number, so a search stays
     derandomized when the witness is found in a later round: the same two rulebooks give the
-    same witness in every run and every process (pinned here for rounds of 5 games, where the
-    fifth round finds it)."""
-    witness, runs = search_spied(monkeypatch, "2018-07-13", "2020-08-07", 60, 5)
-    assert len(runs) == 5 and [run["given"] for run in runs] == [5] * 5
+    same witness in every run and every process (pinned here for rounds of 2 games between
+    2017-07-08 and 2017-08-25, where the fifth round finds a phased-out token that ceases to
+    exist: 702.25k of 2017-07-08)."""
+    witness, runs = search_spied(monkeypatch, "2017-07-08", "2017-08-25", 40, 2)
+    assert len(runs) == 5 and [run["given"] for run in runs] == [2] * 5
     assert witness == LATER_WITNESS
 
 

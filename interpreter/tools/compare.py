@@ -607,7 +607,7 @@ def _outcome_of(game, book: Rulebook, budget: Budget | None = None) -> Outcome |
     return outcome if playable(outcome) else None
 
 
-EXPECTABLE = {"zone", "controller", "power", "toughness", "tapped", "attached_to", "damage", "attacking",
+EXPECTABLE = {"zone", "controller", "power", "toughness", "tapped", "attached_to", "damage", "attacking", "entered_turn",
               "life", "hand", "in_game"}
 
 
@@ -705,7 +705,12 @@ def _search(a: Rulebook, b: Rulebook, examples: int, budget: Budget | None,
             comments.append(f"under {a.version.id} play stops: {va}; under {b.version.id}: {vb or 'no error'}")
             continue
         name, attr = key.rsplit(".", 1)
-        if attr in EXPECTABLE or attr in common:
+        if attr == "keywords":  # (as `has`: each keyword one has and the other has not)
+            for keyword in sorted(set(va or ()) ^ set(vb or ())):
+                held = keyword in (va or ())
+                expectations.append(f"expect {'' if held else 'not '}{name} has {keyword}")
+                comments.append(f"under {b.version.id}: {name} {'has no' if held else 'has'} {keyword}")
+        elif attr in EXPECTABLE or attr in common:
             expectations.append(f"expect {name}.{attr} is {show_value(va)}")
             comments.append(f"under {b.version.id}: {name}.{attr} is {show_value(vb)}")
     stopped = next((f.message for f in oa.failures if " (at step " in f.message), None)

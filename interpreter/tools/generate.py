@@ -70,7 +70,12 @@ STEPS = {
     "ward": 'cast "Vanishing Ward" by {who} targeting {target}',
     "growth": 'cast "Giant Growth" by {who} targeting {target}',
     "leave": "",
+    "respond": "",
 }
+
+# A spell held on the stack, another cast in response, and the two resolving, the response
+# first (117.3c, 405.5).
+RESPONSE = ('hold "Slip Away" by {who} targeting {target}', 'cast "Vanishing Ward" by {other} targeting {second}', "resolve")
 
 
 # The steps whose spell is a sorcery: cast by the player whose turn it is (307.1).
@@ -94,6 +99,10 @@ def scripts(draw, players, names):
             if leavers:
                 left.add(leavers[-1])
                 steps.append(f"{leavers.pop()} leaves the game")
+            continue
+        if kind == "respond":
+            other, second = draw(st.sampled_from(players)), draw(st.sampled_from(names))
+            steps.extend(line.format(who=who, target=target, other=other, second=second) for line in RESPONSE)
             continue
         if kind in SORCERIES:
             if active in left:
