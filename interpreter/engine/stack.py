@@ -94,7 +94,9 @@ class Priority:
         eng = self.eng
         eng.store.add_to("stack", obj, obj.cause)
         aimed = f", targeting {', '.join(obj.targets)}" if obj.targets else ""
-        eng.record("stack", obj.source or obj.controller, f"{obj.words()} is put on the stack{aimed}", obj.cause)
+        below = eng.game.stack[-2::-1]
+        under = f" (under it: {', '.join(entry.words() for entry in below)})" if below else ""
+        eng.record("stack", obj.source or obj.controller, f"{obj.words()} is put on the stack{aimed}{under}", obj.cause)
         if obj.targets:  # (each becomes its target: abilities that trigger on that wait above it)
             by = "spell" if obj.kind == "spell" else "ability"
             events = [eng.record("targeted", name, f"becomes the target of {obj.words()}", obj.cause, by=by)
