@@ -952,3 +952,22 @@ def test_a_card_with_a_target_and_this_triggers_passes(tmp_path):
     path.write_text(text, encoding="utf-8")
     cards = list(parse_file(path).items)
     assert check_cards(cards, load_version("2026-09-25").with_cards(cards)) == []
+
+
+@pytest.mark.parametrize("setup, needle", [
+    ("turn 3000000000 of Alice", "turn 3000000000 of Alice"),
+    ('permanent bear = "Grizzly Bears", controller Alice, damage 3000000000', "damage 3000000000"),
+    ('permanent bear = "Grizzly Bears", controller Alice, counter p1p1 = 3000000000', "counter p1p1 = 3000000000"),
+    ('permanent bear = "Grizzly Bears", controller Alice, entered turn 3000000000', "entered turn 3000000000"),
+], ids=["turn", "damage", "counters", "entered-turn"])
+def test_a_setup_number_beyond_any_game_is_an_error_at_it(setup, needle):
+    """A scenario's setup, like a rule, holds only numbers a game can reach (at most 2**31 - 1:
+    `dsl.types.MAX_GAME_NUMBER`): a turn, damage, counters or the turn a permanent entered
+    beyond it is an error at the number's property, as in the rule files."""
+    source = ('scenario "s" {\n  cites 702.26a\n  players Alice Bob\n'
+              + ("" if setup.startswith("turn") else "  turn 1 of Alice\n") + f"  {setup}\n  script {{\n    next turn\n  }}\n}}\n")
+    (scn,) = parse(source, "s.scenario").items
+    problems = check_scenario(scn, load_version("2026-09-25"))
+    assert [p.message for p in problems] == ["3000000000 is beyond any game's range: numbers here are at most 2,147,483,647"]
+    line = source.splitlines()[problems[0].span.line - 1]
+    assert line[problems[0].span.column - 1:].startswith(needle)
