@@ -1270,11 +1270,12 @@ def check_scenario(scn: ast.Scenario, book) -> list[Diagnostic]:
                     else:
                         checker.status_value(prop.name, prop.value, props_may_name)
     for e in scn.entries:  # (each number of the setup within what any game can reach, as in the rules)
-        numbers = [(e.number, e)] if isinstance(e, ast.TurnDecl) else [
-            (getattr(prop, "amount", getattr(prop, "turn", 0)), prop) for prop in getattr(e, "props", ())
-            if isinstance(prop, (ast.PropCounter, ast.PropDamage, ast.PropEntered))]
-        for value, node in numbers:
-            checker.in_range(value, node)
+        if isinstance(e, ast.TurnDecl):
+            checker.in_range(e.number, e)
+        for prop in e.props if isinstance(e, ast.PermanentDecl) else ():
+            match prop:
+                case ast.PropCounter(amount=n) | ast.PropDamage(amount=n) | ast.PropEntered(turn=n):
+                    checker.in_range(n, prop)
     used = {e.card for e in scn.entries if isinstance(e, ast.PermanentDecl)}
     used |= {s.card for e in scn.entries if isinstance(e, ast.Script) for s in e.steps if isinstance(s, (ast.Cast, ast.Choose))}
     used |= {c for e in scn.entries if isinstance(e, ast.Script) for s in e.steps if isinstance(s, ast.OrderStep) for c in s.cards}

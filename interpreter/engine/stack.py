@@ -28,7 +28,6 @@ import attrs
 
 from ...dsl import ast
 from ...dsl.builtins import PERMANENT_TYPES, card_slug, first_free
-from ...dsl.diagnostics import Span
 from ..game.permanents import card_types, new_permanent
 from ..game.refs import MISSING, Known, Obj, PlayerRef
 from ..game.trace import Cause
@@ -49,11 +48,9 @@ class StackObject:
     decls: tuple[ast.Target, ...]  # the targets it declares, in order
     targets: tuple[str, ...]  # what was chosen for them, one each
     chosen: tuple[int, ...]  # the incarnation of each target when chosen (400.7)
-    cause: Cause  # the card, or the card's ability, the trace names
-    span: Span | None = None  # where it was cast or activated (a scenario step), if anywhere
+    cause: Cause  # the card, or the card's ability, the trace names (its `activate` event says what was paid)
     number: int = 0  # an activated ability's number on its card
     condition: ast.Node | None = None  # a triggered ability's intervening `if` (603.4)
-    paid: str = ""  # an activated ability's cost as paid (602.2h): `{U}{U}, 2 life`
 
     def words(self) -> str:
         """What it is, in words: `"Slip Away"`, `ability 1 of "Vanishing"`, `triggered ability of "Shimmering Efreet"`."""
@@ -112,17 +109,14 @@ class Priority:
         waiting = list(eng.game.pending)
         for trig in waiting:
             eng.store.remove_at("pending", 0, trig.cause)
-        for player in apnap(eng.game.order, eng.game.active):
-            mine = self.in_chosen_order([t for t in waiting if t.env["you"].name == player])
-            for trig in reversed(mine):  # (the first to trigger, or named, on top: it resolves first)
+        players = apnap(eng.game.order, eng.game.active)
+        groups = [self.in_chosen_order([t for t in waiting if t.env["you"].name == player]) for player in players]
+        groups.append([t for t in waiting if t.env["you"].name not in players])  # (controllers no longer in the order)
+        for group in groups:
+            for trig in reversed(group):  # (the first to trigger, or named, on top: it resolves first)
                 obj = eng.triggers.to_stack(trig)
                 if obj is not None:
                     self.put(obj)
-        leftover = [t for t in waiting if t.env["you"].name not in eng.game.order]
-        for trig in reversed(leftover):
-            obj = eng.triggers.to_stack(trig)
-            if obj is not None:
-                self.put(obj)
 
     def in_chosen_order(self, mine: list) -> list:
         """One player's triggered abilities going on the stack together, in the order they
@@ -141,6 +135,16 @@ class Priority:
         return sorted(mine, key=lambda t: rank.get(t.card, len(rank)))
 
     # ---------------------------------------------------------------- priority
+
+    @contextlib.contextmanager
+    def held(self, hold: bool):
+        """Within it, an action holds (`hold`): its last priority stops once the triggered
+        abilities are on the stack, for a response."""
+        self.holding = hold
+        try:
+            yield
+        finally:
+            self.holding = False
 
     def receive(self, depth: int | None = None, last: bool = True) -> None:
         """A player receives priority: the triggered abilities waiting go on the stack; then,

@@ -472,7 +472,7 @@ class Actions:
         depth = len(e.game.stack)
         e.record("cast", player, f"casts {found.name}", cause)
         chosen = tuple(e.game.objects[name].incarnation for name in names)  # (each target's: 400.7)
-        e.priority.put(StackObject("spell", found, player, None, 0, None, (), tuple(decls), names, chosen, cause, span))
+        e.priority.put(StackObject("spell", found, player, None, 0, None, (), tuple(decls), names, chosen, cause))
         self._pass(depth, hold)
 
     def _in_time(self, card: ast.Card, player: str, span: Span) -> None:
@@ -496,12 +496,8 @@ class Actions:
         """After an action, a player receives priority: the triggered abilities waiting go on
         the stack, and every player passes until the stack holds `depth` objects again; with
         `hold`, it stops once they are there."""
-        priority = self.engine.priority
-        priority.holding = hold
-        try:
-            priority.receive(depth)
-        finally:
-            priority.holding = False
+        with self.engine.priority.held(hold):
+            self.engine.priority.receive(depth)
 
     def _player(self, player: Any, doing: str, span: Span) -> str:
         """`player` is a player of the game, still in it, who can be `doing` something."""
@@ -571,7 +567,7 @@ class Actions:
         depth = len(e.game.stack)
         e.priority.put(StackObject("ability", card, player, name, o.incarnation, entry.body,
                                    (("you", PlayerRef(player)), ("this", Obj(name))), tuple(entry.targets), names, chosen,
-                                   cause, span, ability, paid=paid))
+                                   cause, ability))
         self._pass(depth, hold)  # (abilities its costs triggered go on the stack above it: they resolve first)
 
     def _payable(self, entry: ast.Activated, name: str, what: str, player: str, span: Span) -> None:
@@ -765,12 +761,8 @@ class Actions:
             raise _err(f"hold is True or False, not {describe(hold)}", span)
         self._game_on(span)
         self._stack_empty("the next turn", span)
-        priority = self.engine.priority
-        priority.holding = hold
-        try:
+        with self.engine.priority.held(hold):
             self.engine.next_turn(skip_untap)
-        finally:
-            priority.holding = False
 
     @_action
     def cleanup(self, *, span: Span) -> None:
