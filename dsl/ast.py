@@ -187,6 +187,14 @@ class UntilNextTurn(Node):
 
 
 @node
+class UntilNextStep(Node):
+    """`until next STEP of P`: the effect lasts until that step of P's turn next begins."""
+
+    step: str
+    player: str
+
+
+@node
 class ForAsLongAs(Node):
     cond: Expr
 
@@ -196,7 +204,7 @@ class UntilLeaves(Node):
     obj: str
 
 
-Duration = Union[UntilEndOfTurn, UntilNextTurn, ForAsLongAs, UntilLeaves]
+Duration = Union[UntilEndOfTurn, UntilNextTurn, UntilNextStep, ForAsLongAs, UntilLeaves]
 
 # ------------------------------------------------------------------ statements
 
@@ -397,6 +405,21 @@ class AttackWith(Node):
 
 
 @node
+class CombatDamage(Node):
+    """`deal combat damage`: the attacking and blocking creatures deal their combat damage, all
+    at once (510.1-510.2), as the combat damage step's turn-based action; in a first combat
+    damage step (510.4) only those with first strike or double strike."""
+
+
+@node
+class ExtraSteps(Node):
+    """`add extra STEP, ...`: steps or phases (a phase with its steps) added to this turn right
+    after the step or phase it is in, in the order written (500.8)."""
+
+    steps: tuple[str, ...]
+
+
+@node
 class Call(Node):
     verb: str
     args: tuple[Expr, ...]
@@ -405,7 +428,7 @@ class Call(Node):
 Stmt = Union[
     Block, Simultaneously, Each, If, Set, Attach, Unattach, Tap, Untap, RemoveFromCombat, RemoveDamage,
     Destroy, Move, Cease, EndTracking, EndUntilEndOfTurn, EndUntilNextTurn, EndFailed, EndLimited, LoseDelayed, EndControl, Delayed,
-    DealDamage, Pump, SetBase, Grant, GainControl, Draw, GainLife, AddCounters, AttackWith, Call,
+    DealDamage, Pump, SetBase, Grant, GainControl, Draw, GainLife, AddCounters, AttackWith, CombatDamage, ExtraSteps, Call,
 ]
 
 # ------------------------------------------------------------------ rule blocks
@@ -413,7 +436,7 @@ Stmt = Union[
 
 @node
 class Hook(Node):
-    kind: str  # "untap step", "upkeep", "end step", "cleanup", "beginning of turn", "leaving the game", "turn would begin", "state check"
+    kind: str  # a step or phase the turn declares ("untap step"), or "beginning of turn", "leaving the game", "turn would begin", "state check"
     var: str | None = None
 
 
@@ -522,8 +545,40 @@ class AssertAlways(Node):
     cond: Expr
 
 
+@clause
+class ForbidAttack(Node):
+    """`forbid attack by a where COND`: a creature for which COND holds cannot be declared as an
+    attacker (508.1c). In a card, only while its permanent is one the game sees."""
+
+    var: str
+    cond: Expr
+
+
+@clause
+class ForbidBlock(Node):
+    """`forbid block of a by b where COND`: the creature `b` cannot be declared as a blocker of the
+    attacking creature `a` while COND holds (509.1b). In a card, only while its permanent is one
+    the game sees."""
+
+    attacker: str
+    blocker: str
+    cond: Expr
+
+
+Forbid = Union[ForbidAttack, ForbidBlock]
+
+
+@clause
+class SkipStep(Node):
+    """`skip STEP of P where COND`: the step is skipped when it would begin with COND holding
+    (P: the active player), as 508.8 skips the declare blockers and combat damage steps of a
+    combat with no attackers."""
+
+    hook: Hook
+    cond: Expr
+
 Clause = Union[Hide, During, AsClause, After, Prefer, NotPerceived, Exempt, Exclude, Lookback, Order, AssertAfter, AssertOnce,
-               AssertSkipped, AssertAlways]
+               AssertSkipped, AssertAlways, ForbidAttack, ForbidBlock, SkipStep]
 ASSERTIONS = (AssertAfter, AssertOnce, AssertSkipped, AssertAlways)
 
 
@@ -590,6 +645,40 @@ class Amend(Node):
 
 
 # ------------------------------------------------------------------ vocabulary and versions
+
+
+@node
+class TurnPhase(Node):
+    """A phase of the turn and its steps in order; a phase with none (a main phase) is a point
+    of the turn itself, named by the phase's name."""
+
+    name: str
+    steps: tuple[str, ...] = ()
+
+    @property
+    def points(self) -> tuple[str, ...]:
+        """The points of the turn this phase has: its steps, or itself."""
+        return self.steps or (self.name,)
+
+
+@node
+class TurnStructure(Node):
+    """`turn { ... }`: the phases of a turn in order with their steps (500.1), the steps in
+    which no player receives priority (502.4), and those in which players receive it only once
+    something has triggered (514.3a)."""
+
+    phases: tuple[TurnPhase, ...]
+    no_priority: tuple[str, ...] = ()
+    after_triggers: tuple[str, ...] = ()
+    cites: tuple[str, ...] = ()
+
+    @property
+    def steps(self) -> tuple[str, ...]:
+        """Every point of the turn in order: each step, and each phase without steps."""
+        return tuple(point for phase in self.phases for point in phase.points)
+
+    def phase_of(self, step: str) -> str | None:
+        return next((phase.name for phase in self.phases if step in phase.points), None)
 
 
 @node
@@ -744,8 +833,8 @@ def trigger_var(trigger: Node) -> str:
 class OnStep(Node):
     """`at beginning of STEP of you` (`player` None: the step of the permanent's controller) or
     `at beginning of STEP of each player P` (every player's, with `P` bound to the player whose
-    step it is). `step` is a hook's kind; the checker allows only the steps in which players get
-    priority (`dsl.builtins.TRIGGER_STEPS`)."""
+    step it is). `step` is a step of the rulebook's turn; the checker allows only those in which
+    players get priority."""
 
     step: str
     player: str | None = None
@@ -843,7 +932,7 @@ class Activated(Node):
     body: Stmt
 
 
-CardEntry = Union[Types, PT, Keywords, Target, Static, Spell, Triggered, Partial, Activated]
+CardEntry = Union[Types, PT, Keywords, Target, Static, Spell, Triggered, Partial, Activated, ForbidAttack, ForbidBlock]
 
 
 @node
@@ -899,7 +988,7 @@ Prop = Union[Flag, PropPlayer, PropAttached, PropCounter, PropStatus, PropDamage
 
 @node
 class NextTurn(Node):
-    skip_untap: bool = False
+    skipping: tuple[str, ...] = ()  # (steps of the turn that are skipped: `next turn skipping untap step`)
     hold: bool = False  # (the abilities that trigger wait on the stack for a response)
 
 
@@ -948,6 +1037,25 @@ class Resolve(Node):
 class AttackStep(Node):
     names: tuple[str, ...]
     hold: bool = False  # (the abilities the attack triggers wait on the stack for a response)
+    defenders: tuple[str | None, ...] = ()  # (what each attacks, `at NAME`: None, the next opponent)
+
+
+@node
+class BlockStep(Node):
+    """`declare blockers: b blocks a, ...`: the defending players' blockers, each with the
+    attacker it blocks (509.1a)."""
+
+    pairs: tuple[tuple[str, str], ...]
+    hold: bool = False
+
+
+@node
+class ToStep(Node):
+    """`to STEP`: the game goes on, through the steps of this turn between, to the beginning of
+    STEP, where the active player receives priority."""
+
+    step: str
+    hold: bool = False
 
 
 @node
@@ -977,7 +1085,8 @@ class ExpectError(Node):
     message: str
 
 
-Step = Union[NextTurn, Cast, Activate, Choose, OrderStep, Resolve, AttackStep, PlayerLeaves, MoveStep, CleanupStep, Expect, ExpectError]
+Step = Union[NextTurn, Cast, Activate, Choose, OrderStep, Resolve, AttackStep, BlockStep, ToStep, PlayerLeaves, MoveStep, CleanupStep,
+             Expect, ExpectError]
 
 
 @node
@@ -1030,7 +1139,7 @@ class Scenario(Node):
     entries: tuple[ScenarioEntry, ...]
 
 
-Item = Union[Version, ZoneDecl, ObserveDecl, StatusDecl, VerbDecl, Rule, Card, Scenario, Amend]
+Item = Union[Version, ZoneDecl, ObserveDecl, StatusDecl, VerbDecl, TurnStructure, Rule, Card, Scenario, Amend]
 
 
 @node

@@ -13,7 +13,7 @@ import re
 OBJECT_ATTR_KINDS = {
     "controller": "player", "owner": "player", "zone": "zone", "tapped": "bool", "power": "number",
     "toughness": "number", "damage": "number", "attached_to": "ref", "token": "bool", "timestamp": "number",
-    "entered_turn": "number", "controlled_since": "number", "entered_this_turn": "bool", "summoning_sick": "bool", "attacking": "bool",
+    "entered_turn": "number", "controlled_since": "number", "entered_this_turn": "bool", "summoning_sick": "bool", "attacking": "bool", "blocking": "bool",
     "counters": "counters", "stickers": "counters", "card": "text", "types": "names", "keywords": "names",
 }
 # The counter kinds the game model gives a meaning (CR 122.1a, layer 7c of 613.4c): each of
@@ -35,22 +35,16 @@ PLAYER_ATTR_KINDS = {"life": "number", "hand": "number", "in_game": "bool"}
 OBJECT_ATTRS = frozenset(OBJECT_ATTR_KINDS)
 PLAYER_ATTRS = frozenset(PLAYER_ATTR_KINDS)
 # Attributes a `set` statement may write directly (others change through actions or effects).
-WRITABLE = frozenset({"tapped", "attacking", "damage", "attached_to", "entered_turn", "controlled_since"})
+WRITABLE = frozenset({"tapped", "attacking", "blocking", "damage", "attached_to", "entered_turn", "controlled_since"})
 ZONES = ("battlefield", "graveyard", "exile", "hand", "library", "outside", "nowhere")
 # What the rest of the game sees when an object stops or starts being seen.
 PERCEPTIONS = ("zone-change", "control-change", "attachment-change")
 STATUS_TYPES = ("enum", "bool", "player", "object")
 CONSTANTS = frozenset({"none", "true", "false", "turn", "game"})
-# The points of the turn and of the game a block can hook into (`during`, `order`, `at next`, the
-# step assertions), in the order a turn reaches them; the grammar's `hook_kind` spells the same.
-HOOK_KINDS = ("beginning of turn", "untap step", "upkeep", "end step", "cleanup", "turn would begin", "leaving the game",
-              "state check")
-# The steps whose beginning a card's ability can trigger at (`at beginning of STEP of you`): the
-# steps the turn runs in which players get priority (503.1, 513.1). None gets priority in the
-# untap step (502.4) or, normally, the cleanup step (514.3); each is named with the step to write
-# instead and the rule that says so.
-TRIGGER_STEPS = ("upkeep", "end step")
-NO_PRIORITY_STEPS = {"untap step": ("upkeep", "502.4"), "cleanup": ("end step", "514.3")}
+# The points of the game a block can hook into besides the steps and phases its rulebook's turn
+# declares (`during`, `order`, `at next`, the step assertions): a turn beginning, a turn that
+# would begin for a player who has left, a player leaving, and every round of state checks.
+GAME_HOOKS = ("beginning of turn", "turn would begin", "leaving the game", "state check")
 # The card types (CR 300.1) and the subtypes the game's own rules refer to (Auras, Equipment
 # and Fortifications in 301.5 and 303.4, 704.5m-n); a card library adds the subtypes its
 # cards' `types` lines name.
@@ -58,7 +52,9 @@ CARD_TYPES = frozenset({
     "artifact", "battle", "conspiracy", "creature", "dungeon", "enchantment", "instant", "kindred", "land",
     "phenomenon", "plane", "planeswalker", "scheme", "sorcery", "tribal", "vanguard",
 })
-SUBTYPES = frozenset({"aura", "curse", "equipment", "fortification", "vehicle", "saga", "shrine", "class", "role"})
+SUBTYPES = frozenset({"aura", "curse", "equipment", "fortification", "vehicle", "saga", "shrine", "class", "role",
+                      # the basic land types (205.3i), which landwalk names (702.14c)
+                      "plains", "island", "swamp", "mountain", "forest"})
 # The card types whose spells become permanents as they resolve (608.3): what the checker
 # holds a card's entries to, and what the actions make a permanent of when it is cast.
 # What `X is a K` may test besides card types: what a reference names (an object, in any zone or

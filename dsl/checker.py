@@ -18,9 +18,9 @@ from collections import Counter, OrderedDict
 from typing import Iterable
 
 from . import ast, constant, types
-from .builtins import (REFERENCE_KINDS, CARD_TYPES, KEYWORD_ABILITIES, CONSTANTS, NO_PRIORITY_STEPS,
+from .builtins import (REFERENCE_KINDS, CARD_TYPES, KEYWORD_ABILITIES, CONSTANTS, GAME_HOOKS,
                        OBJECT_ATTRS, PERCEPTIONS, PERMANENT_TYPES, PLAYER_ATTRS, STATUS_TYPES, SUBTYPES,
-                       TRIGGER_STEPS, WRITABLE, ZONES, card_slug, first_free)
+                       WRITABLE, ZONES, card_slug, first_free)
 from .diagnostics import Diagnostic, DiagnosticError, Span, close_names, did_you_mean, word_span
 from .parser import hook_name, keywords
 from .types import Type
@@ -54,6 +54,22 @@ class _Checker:
         self.observed: set[str] = set()  # (`reading_as_a_player`: the names a scenario's expectations read so)
         # what the rulebook observes and keeps no other way (`observed_only`): name -> its type
         self.observed_only: dict[str, Type] = {}
+        # the steps and phases of the rulebook's turn, which hooks and a card's step triggers name
+        # (None: no turn to check against, every name passes)
+        self.turn: ast.TurnStructure | None = None
+
+    def hook(self, kind: str, node: ast.Node) -> None:
+        """A hook names a step or phase of the turn, or one of the game's own hooks; the error
+        points at the name (a `Hook` node's own position, else the name's words in `node`)."""
+        turn = self.turn
+        if turn is None or kind in GAME_HOOKS or kind in turn.steps or self._verb is not None:
+            return
+        known = list(turn.steps) + list(GAME_HOOKS)
+        at = node.span if isinstance(node, ast.Hook) else word_span(node.span, kind)
+        self.problems.append(Diagnostic(
+            "error", f"unknown step '{kind}': the turn of this rulebook has no such step or phase", at,
+            did_you_mean(kind, known, "the steps and phases of the turn: " + ", ".join(turn.steps) +
+                         "; the game's hooks: " + ", ".join(GAME_HOOKS), cutoff=0.6)))
 
     def share_words(self, other: "_Checker") -> None:
         """Take the card types and the verbs' needs of `other`, a checker of the same status,
@@ -379,8 +395,14 @@ class _Checker:
             case ast.If(cond=c, body=b):
                 self.cond(c, env)
                 self.stmt(b, env)
-            case ast.Delayed(body=b):
+            case ast.Delayed(hook=h, body=b):
+                self.hook(h, s)
                 self.stmt(b, env)
+            case ast.ExtraSteps(steps=steps):
+                for step in steps:
+                    if self.turn is not None and step not in self.turn.steps and self.turn.phase_of(step) is None \
+                            and step not in {p.name for p in self.turn.phases}:
+                        self.hook(step, s)
             case ast.Set(assigns=assigns):
                 for a in assigns:
                     if a.var not in env:
@@ -455,7 +477,9 @@ class _Checker:
     def duration(self, d: ast.Node | None, env: dict[str, Type]) -> None:
         if isinstance(d, ast.ForAsLongAs):
             self.cond(d.cond, env)
-        elif isinstance(d, (ast.UntilLeaves, ast.UntilNextTurn)):
+        elif isinstance(d, (ast.UntilLeaves, ast.UntilNextTurn, ast.UntilNextStep)):
+            if isinstance(d, ast.UntilNextStep):
+                self.hook(d.step, d)
             name = d.obj if isinstance(d, ast.UntilLeaves) else d.player
             if name == "your":  # "until your next turn"
                 name = "you"
@@ -548,6 +572,7 @@ class _Checker:
                     self.cond(cond, {v: obj})
                     self.known_rule(target, c)
                 case ast.During(hook=h, body=b):
+                    self.hook(h.kind, h)
                     self.stmt(b, {h.var: types.PLAYER} if h.var else {})
                 case ast.AsClause(change=ch, body=b):
                     self.stmt(b, self.change(ch, {}))
@@ -573,8 +598,14 @@ class _Checker:
                 case ast.Lookback(change=ch):
                     self.change(ch, {}, watched=True)
                 case ast.Order(rules=ids):
+                    self.hook(c.hook, c)
                     for rid in ids:
                         self.known_rule(rid, c)
+                case ast.ForbidAttack() | ast.ForbidBlock():
+                    _forbid(self, c)
+                case ast.SkipStep(hook=h, cond=cond):
+                    self.hook(h.kind, h)
+                    self.cond(cond, {h.var: types.PLAYER} if h.var else {})
                 case ast.AssertAfter(event=ev, cond=cond):
                     env = self.change(ev, {}) if isinstance(ev, ast.Change) else {ev.var: obj}
                     self._after_change = True
@@ -585,6 +616,7 @@ class _Checker:
                 case ast.AssertAlways(var=v, cond=cond):
                     self.cond(cond, {v: obj})
                 case ast.AssertOnce(attr=a) | ast.AssertSkipped(attr=a):
+                    self.hook(c.hook.kind, c.hook)
                     if a not in self.statuses and a not in OBJECT_ATTRS:
                         self.error(f"unknown status '{a}'", c, self._attr_hint())
 
@@ -627,6 +659,8 @@ class _Checker:
                 case ast.Static(body=b):
                     self.stmt(b, env)
                     self.static_body(b)
+                case ast.ForbidAttack() | ast.ForbidBlock():
+                    _forbid(self, e, env)
                 case ast.Spell(body=b):
                     self.stmt(b, env)
                 case ast.Triggered(trigger=ast.OnStep() as t, body=b):
@@ -686,21 +720,25 @@ class _Checker:
                     self.in_range(amount, part)
 
     def trigger_step(self, t: ast.OnStep) -> None:
-        """A card's ability triggers at the beginning of a step in which players get priority
-        (`TRIGGER_STEPS`): none does in the untap step (502.4) nor, normally, in the cleanup step
-        (514.3), and the other hooks are no steps of the turn. The error points at the step."""
-        if t.step in TRIGGER_STEPS:
+        """A card's ability triggers at the beginning of a step of the turn in which players get
+        priority: none does in one the turn gives no priority in (the untap step, 502.4), and an
+        ability that would trigger then waits for a step they do. The error points at the step."""
+        turn = self.turn
+        if turn is None:
             return
         at = word_span(t.span, t.step)  # (the step's first word, as written)
-        if t.step in NO_PRIORITY_STEPS:
-            instead, rule = NO_PRIORITY_STEPS[t.step]
-            normally = "normally " if t.step == "cleanup" else ""
-            message = f"nothing triggers at the beginning of the {hook_name(t.step)}: {normally}no player gets priority in it ({rule})"
+        priority = [step for step in turn.steps if step not in turn.no_priority]
+        if t.step in turn.steps and t.step not in turn.no_priority:
+            return
+        if t.step in turn.no_priority:
+            later = turn.steps[turn.steps.index(t.step) + 1:] + turn.steps
+            instead = next(step for step in later if step in priority)
+            message = f"nothing triggers at the beginning of the {t.step}: no player gets priority in it (502.4)"
             hint = (f"an ability that would trigger then waits until a player gets priority: "
-                    f"write 'at beginning of {hook_name(instead)}'")
+                    f"write 'at beginning of {instead}'")
         else:
-            message = f"'{hook_name(t.step)}' is not a step a card's ability can trigger at the beginning of"
-            hint = f"steps: {', '.join(hook_name(step) for step in TRIGGER_STEPS)}"
+            message = f"'{t.step}' is not a step of the turn a card's ability can trigger at the beginning of"
+            hint = did_you_mean(t.step, priority, f"steps: {', '.join(priority)}", cutoff=0.6)
         if self._verb is None:
             self.problems.append(Diagnostic("error", message, at, hint))
 
@@ -822,10 +860,53 @@ def observed_words(decl: ast.ObserveDecl) -> tuple[str, ...] | None:
     return tuple(dict.fromkeys(v.id for v in values))
 
 
+def _forbid(checker: "_Checker", f: ast.Node, env: dict | None = None) -> None:
+    """A restriction on attacking or blocking: its condition, over the creatures it names."""
+    env = dict(env or {})
+    if isinstance(f, ast.ForbidBlock):
+        if f.attacker == f.blocker:
+            checker.error(f"'{f.attacker}' names both the attacker and the blocker", f,
+                       "name them apart: forbid block of a by b where ...")
+        env.update({f.attacker: types.OBJECT, f.blocker: types.OBJECT})
+    else:
+        env[f.var] = types.OBJECT
+    checker.cond(f.cond, env)
+
+
+def _check_turn(checker: "_Checker", turn: ast.TurnStructure) -> None:
+    """A turn declaration has phases, names each step and phase once, and says where players
+    get no priority (or get it only after triggers) of steps it declares, each once."""
+    if not turn.phases:
+        checker.error("the turn declares no phase", turn, "name its phases in order, e.g. beginning phase: untap "
+                      "step, upkeep step, draw step")
+        return
+    seen: dict[str, ast.TurnPhase] = {}
+    for phase in turn.phases:
+        for name in dict.fromkeys((phase.name,) + phase.steps):
+            if name in seen:
+                checker.error(f"'{name}' is named twice in the turn", phase,
+                              f"name each step and phase once; the first is at {seen[name].span}")
+            seen.setdefault(name, phase)
+        for name in repeated(phase.steps):
+            checker.error(f"'{name}' is named twice in the turn", phase, "name each step and phase once")
+    steps = turn.steps
+    for kind, listed in (("no priority", turn.no_priority), ("priority only after triggers", turn.after_triggers)):
+        for name in dict.fromkeys(listed):
+            if name not in steps:
+                checker.error(f"'{kind}' names '{name}', which the turn does not declare", turn,
+                              did_you_mean(name, steps, f"its steps and phases: {', '.join(steps)}", cutoff=0.6))
+        for name in repeated(listed):
+            checker.error(f"'{kind}' names '{name}' twice", turn, "name each step once")
+    for name in set(turn.no_priority) & set(turn.after_triggers):
+        checker.error(f"'{name}' is both without priority and with priority after triggers", turn,
+                      "keep it in one of the two lines")
+
+
 def _checker(book, cards: Iterable[ast.Card] = (), allow_missing: frozenset[str] = frozenset()) -> _Checker:
     checker = _Checker(book.statuses, book.verbs, {r.id for r in book.rules}, allow_missing, book.zones,
                        card_vocabulary(list(book.cards.values()) + list(cards)), _hiding(book))
     checker.reading_observations(getattr(book, "observations", {}))
+    checker.turn = getattr(book, "turn", None)
     return checker
 
 
@@ -922,6 +1003,7 @@ def check_rulebook(book, modules: list[ast.Module], allow_missing: frozenset[str
                            (), shared.hiding)
         checker.share_words(shared)
         checker.reading_observations(getattr(book, "observations", {}))
+        checker.turn = getattr(book, "turn", None)
         skip = {id(r) for r in extended.rules}
         passed = {id(c) for r in extended.rules for c in r.clauses}  # (the clauses an amend left in a block)
     problems = checker.problems
@@ -952,6 +1034,8 @@ def check_rulebook(book, modules: list[ast.Module], allow_missing: frozenset[str
                                   f"{item.name} {' '.join(distinct_names(item.params))}")
                 for s in item.body:
                     checker.stmt(s, {p: types.ANY for p in item.params})
+            elif isinstance(item, ast.TurnStructure):
+                _check_turn(checker, item)
             elif isinstance(item, (ast.Card, ast.Scenario)):
                 where = "a variant's file" if book.version.kind == "variant" else "a version's folder"
                 checker.error(f"cards and scenarios do not belong in {where}", item,

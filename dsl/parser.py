@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import re
 from pathlib import Path
-from typing import Callable
+from typing import Callable, NamedTuple
 
 import attrs
 import lark
@@ -17,8 +17,8 @@ from lark import Token
 from lark.exceptions import GrammarError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from . import ast, cache, limits, tables
-from .builtins import HOOK_KINDS
-from .diagnostics import Diagnostic, DiagnosticError, Span, close_names
+from .builtins import GAME_HOOKS
+from .diagnostics import Diagnostic, DiagnosticError, Span
 
 GRAMMAR = Path(__file__).with_name("grammar.lark")
 
@@ -55,6 +55,29 @@ def _unquote(token: Token) -> str:
 
 def _names(tokens) -> tuple[str, ...]:
     return tuple(str(t) for t in tokens if isinstance(t, Token))
+
+
+class _Priority(NamedTuple):
+    """A line of a turn declaration saying where players get priority: "none" (`no priority:`)
+    or "after" (`priority only after triggers:`), and its steps."""
+
+    kind: str
+    steps: tuple[str, ...]
+
+
+def step_name(token) -> str:
+    """The name of a step or phase as written, with single spaces between its words."""
+    return " ".join(str(token).split())
+
+
+def _step_list(children) -> list[str]:
+    """A list of steps written `A, B, C` (a rule of the grammar recursing on its left)."""
+    return [name for part in children for name in (part if isinstance(part, list) else [step_name(part)])]
+
+
+def _defenders(attackers) -> tuple:
+    """What each attacker of `attack with` attacks (`at NAME`), or () when none says."""
+    return tuple(d for _, d in attackers) if any(d is not None for _, d in attackers) else ()
 
 
 def _distinct_labels(clauses, where: str) -> None:
@@ -183,6 +206,27 @@ class _Declarations(_Callbacks):
         body = tuple(x for x in c[1:] if isinstance(x, ast.Node))
         return ast.VerbDecl(name, params, cites, body, **self._at(meta))
 
+    # --- the turn
+    def turn_structure(self, meta, c):
+        marks = [x for x in c if isinstance(x, _Priority)]
+        cites = next((x for x in c if isinstance(x, tuple) and not isinstance(x, _Priority)), ())
+        phases = tuple(x for x in c if isinstance(x, ast.TurnPhase))
+        no_priority = tuple(step for mark in marks if mark.kind == "none" for step in mark.steps)
+        after = tuple(step for mark in marks if mark.kind == "after" for step in mark.steps)
+        return ast.TurnStructure(phases, no_priority, after, cites, **self._at(meta))
+
+    def turn_phase(self, meta, c):
+        return ast.TurnPhase(step_name(c[0]), tuple(c[1]) if len(c) > 1 else (), **self._at(meta))
+
+    def turn_steps(self, _meta, c):
+        return _step_list(c)
+
+    def no_priority(self, _meta, c):
+        return _Priority("none", tuple(c[0]))
+
+    def priority_after_triggers(self, _meta, c):
+        return _Priority("after", tuple(c[0]))
+
     # --- rules
     def rule(self, meta, c):
         rid, slug, summary, *clauses = c
@@ -240,6 +284,15 @@ class _Clauses(_Callbacks):
     def lookback(self, meta, c):
         return ast.Lookback(c[0], **self._at(meta))
 
+    def skip_step(self, meta, c):
+        return ast.SkipStep(c[0], c[1], **self._at(meta))
+
+    def forbid_attack(self, meta, c):
+        return ast.ForbidAttack(str(c[0]), c[1], **self._at(meta))
+
+    def forbid_block(self, meta, c):
+        return ast.ForbidBlock(str(c[0]), str(c[1]), c[2], **self._at(meta))
+
     def order(self, meta, c):
         return ast.Order(c[0], _names(c[1:]), **self._at(meta))
 
@@ -261,11 +314,11 @@ class _Clauses(_Callbacks):
 
     def hook_kind(self, _meta, c):
         """A hook's name, as its kind in the tree (`HOOK_KIND_OF`): `upkeep step` and the older
-        `upkeep` are one hook."""
-        written = " ".join(str(t) for t in c)
+        `upkeep` are one hook; a step's name is read with single spaces between its words."""
+        written = " ".join(step_name(t) for t in c)
         if written in OLDER_HOOK_NAMES and self.older is not None:
             self.older.append(c[-1])
-        return HOOK_KIND_OF.get(written, written)
+        return OLDER_HOOK_NAMES.get(written, written)
 
     def change(self, meta, c):
         var, attr, value, *rest = c
@@ -359,6 +412,15 @@ class _Statements(_Callbacks):
     def delayed(self, meta, c):
         return ast.Delayed(c[0], c[1], **self._at(meta))
 
+    def combat_damage(self, meta, c):
+        return ast.CombatDamage(**self._at(meta))
+
+    def extra_steps(self, meta, c):
+        return ast.ExtraSteps(tuple(c[0]), **self._at(meta))
+
+    def extra_list(self, _meta, c):
+        return _step_list(c)
+
     def deal_damage(self, meta, c):
         return ast.DealDamage(int(c[0]), c[1], **self._at(meta))
 
@@ -382,6 +444,9 @@ class _Statements(_Callbacks):
 
     def until_next_turn(self, meta, c):
         return ast.UntilNextTurn(str(c[0]), **self._at(meta))
+
+    def until_next_step(self, meta, c):
+        return ast.UntilNextStep(step_name(c[0]), str(c[1]), **self._at(meta))
 
     def until_leaves(self, meta, c):
         return ast.UntilLeaves(str(c[0]), **self._at(meta))
@@ -542,7 +607,7 @@ class _Cards(_Callbacks):
 
 
 class _Scenarios(_Callbacks):
-    """Scenarios: the board, the script and its expectations."""
+    """Scenarios: their entries, the board and the script (its steps are `_Steps`)."""
 
     # --- scenarios
     def scenario(self, meta, c):
@@ -590,23 +655,49 @@ class _Scenarios(_Callbacks):
     def script(self, meta, c):
         return ast.Script(tuple(c), **self._at(meta))
 
+
+
+class _Steps(_Callbacks):
+    """The steps of a scenario's script: the turn, spells and abilities, combat, expectations."""
+
     def next_turn(self, meta, c):
-        return ast.NextTurn(False, **self._at(meta))
+        return ast.NextTurn((), **self._at(meta))
 
     def next_turn_skip(self, meta, c):
-        return ast.NextTurn(True, **self._at(meta))
+        return ast.NextTurn(tuple(c[0]), **self._at(meta))
+
+    def skipped_list(self, _meta, c):
+        return _step_list(c)
 
     def hold_next_turn(self, meta, c):
-        return ast.NextTurn(False, True, **self._at(meta))
+        return ast.NextTurn((), True, **self._at(meta))
 
     def hold_next_turn_skip(self, meta, c):
-        return ast.NextTurn(True, True, **self._at(meta))
+        return ast.NextTurn(tuple(c[0]), True, **self._at(meta))
+
+    def to_step(self, meta, c):
+        return ast.ToStep(step_name(c[0]), **self._at(meta))
+
+    def hold_to_step(self, meta, c):
+        return ast.ToStep(step_name(c[0]), True, **self._at(meta))
+
+    def attacker(self, _meta, c):
+        return (str(c[0]), str(c[1]) if len(c) > 1 else None)
+
+    def block_pair(self, _meta, c):
+        return (str(c[0]), str(c[1]))
+
+    def block_step(self, meta, c):
+        return ast.BlockStep(tuple(c), **self._at(meta))
+
+    def hold_block_step(self, meta, c):
+        return ast.BlockStep(tuple(c), True, **self._at(meta))
 
     def hold_resolve(self, meta, c):
         return ast.Resolve(True, **self._at(meta))
 
     def hold_attack_step(self, meta, c):
-        return ast.AttackStep(_names(c), True, **self._at(meta))
+        return ast.AttackStep(tuple(n for n, _ in c), True, _defenders(c), **self._at(meta))
 
     def cast(self, meta, c):
         return ast.Cast(_unquote(c[0]), str(c[1]), _names(c[2:]), False, **self._at(meta))
@@ -639,7 +730,7 @@ class _Scenarios(_Callbacks):
         return ast.ExpectError(_unquote(c[0]), **self._at(meta))
 
     def attack_step(self, meta, c):
-        return ast.AttackStep(_names(c), **self._at(meta))
+        return ast.AttackStep(tuple(n for n, _ in c), False, _defenders(c), **self._at(meta))
 
     def player_leaves(self, meta, c):
         return ast.PlayerLeaves(str(c[0]), **self._at(meta))
@@ -648,7 +739,7 @@ class _Scenarios(_Callbacks):
         return ast.MoveStep(str(c[0]), str(c[1]), **self._at(meta))
 
 
-_PARTS = (_Declarations, _Clauses, _Statements, _Expressions, _Cards, _Scenarios)
+_PARTS = (_Declarations, _Clauses, _Statements, _Expressions, _Cards, _Scenarios, _Steps)
 
 
 @functools.cache
@@ -715,42 +806,28 @@ _FRIENDLY = {
 
 # The older forms of hooks' names, still read, each with the name `phasing fmt` writes instead.
 OLDER_HOOK_NAMES = {"upkeep": "upkeep step", "cleanup": "cleanup step"}
-# Each hook's name as the language writes it, by its kind in the tree (`dsl.builtins.HOOK_KINDS`,
-# the kinds the engine runs hooks by, `upkeep` and `cleanup` among them): the steps are named as
-# the Comprehensive Rules name them (502 untap step, 503 upkeep step, 513 end step, 514 cleanup
-# step), the game's events as they are. What the printer, `phasing show` and hints write.
-HOOK_NAMES = {kind: OLDER_HOOK_NAMES.get(kind, kind) for kind in HOOK_KINDS}
-# The kind each name the grammar reads stands for (the older forms too).
-HOOK_KIND_OF = {**{name: kind for kind, name in HOOK_NAMES.items()}, **{old: old for old in OLDER_HOOK_NAMES}}
+# The kind in the tree of each hook name the grammar reads: a step's or phase's name (as the
+# rulebook's turn declares it, `dsl.builtins.GAME_HOOKS` besides), the older forms as the new.
+HOOK_KIND_OF = {**{name: name for name in GAME_HOOKS}, **OLDER_HOOK_NAMES}
+HOOK_LIST = ", ".join(GAME_HOOKS)
 
 
 def hook_name(kind: str) -> str:
-    """How the language writes the hook of `kind` (`upkeep` -> `upkeep step`)."""
-    return HOOK_NAMES.get(kind, kind)
+    """How the language writes the hook of `kind` (an older form as the newer: `upkeep` -> `upkeep step`)."""
+    return OLDER_HOOK_NAMES.get(kind, kind)
 
 
-# The first words of the hooks as terminals: where the parser expects all of these, it expects
-# a hook, and the hint lists the hooks' names (offering first a word close to one).
-_HOOK_WORDS = frozenset(name.split()[0].upper() for name in HOOK_NAMES.values())
-# The words a step's name ends in, after its first (`upkeep` `step`), and the words that come
-# just before a hook (`during`, `during skipped`, `order`, `at next`, `at beginning of`).
-_STEP_FIRST_WORDS = frozenset(name.split()[0] for name in HOOK_NAMES.values() if name.endswith(" step"))
-_BEFORE_HOOK = frozenset({"during", "skipped", "order", "next", "of"})
-HOOK_LIST = ", ".join(HOOK_NAMES.values())
+# The first words of the game's hooks as terminals: where the parser expects all of these, it
+# expects a hook.
+_HOOK_WORDS = frozenset(name.split()[0].upper() for name in GAME_HOOKS) | {"STEP_NAME"}
 
 
 def _hook_hint(found: str, before: list[str], expected: set[str]) -> str | None:
-    """The hint at a word where a hook's name is expected or goes on (`during draw of P`,
-    `during upkeep phase of P`): the names, the one meant first when `found` is close to one."""
-    if _HOOK_WORDS <= expected:  # (the name's first word: `draw`, `upkep`)
-        by_first = {name.split()[0]: name for name in HOOK_NAMES.values()}
-        close = close_names(found, {**by_first, **{n: n for n in HOOK_NAMES.values()}})
-        meant = f"did you mean '{by_first.get(close[0], close[0])}'? " if close else ""
+    """The hint at a word where a hook's name is expected (`during draw of P`): what a hook is."""
+    if _HOOK_WORDS <= expected:
         skipped = " (or 'skipped' and one of them)" if "SKIPPED" in expected else ""
-        return f"{meant}a hook is one of: {HOOK_LIST}{skipped}"
-    if ("STEP" in expected and len(before) >= 2 and before[-1] in _STEP_FIRST_WORDS
-            and before[-2] in _BEFORE_HOOK):  # (a step's name going wrong after its first word)
-        return f"did you mean '{before[-1]} step'? a hook is one of: {HOOK_LIST}"
+        return (f"a hook is a step or phase the rulebook's turn declares, by its whole name ('untap step', 'declare "
+                f"blockers step', 'precombat main phase'), or one of: {HOOK_LIST}{skipped}")
     return None
 
 _TOP_LEVEL = {"version", "variant", "zone", "status", "verb", "rule", "card", "scenario", "amend"}

@@ -83,6 +83,8 @@ def duration_text(d: ast.Node | None) -> str:
             return " until end of turn"
         case ast.UntilNextTurn(player=p):
             return f" until {p} next turn"
+        case ast.UntilNextStep(step=step, player=p):
+            return f" until next {step} of {p}"
         case ast.ForAsLongAs(cond=c):
             return f" for as long as {expr_text(c)}"
         case ast.UntilLeaves(obj=o):
@@ -179,6 +181,10 @@ def stmt_lines(s: ast.Node, depth: int = 0) -> list[str]:
             return [f"put {n} {k} counters on {expr_text(o)}"]
         case ast.AttackWith(obj=o):
             return [f"attack with {expr_text(o)}"]
+        case ast.CombatDamage():
+            return ["deal combat damage"]
+        case ast.ExtraSteps(steps=steps):
+            return [f"add extra {', '.join(steps)}"]
         case ast.Call(verb=v, args=args):
             # a verb is called like a built-in statement, unless its name is one of the
             # language's words (which would be read as that word): then with `do`
@@ -235,7 +241,18 @@ def clause_lines(c: ast.Node) -> list[str]:
             return [f"assert during skipped {_hook(h)}: no change of {a}"]
         case ast.AssertAlways(var=v, cond=cond):
             return [f"assert always {v}: {expr_text(cond)}"]
+        case ast.ForbidAttack() | ast.ForbidBlock():
+            return [forbid_text(c)]
+        case ast.SkipStep(hook=h, cond=cond):
+            return [f"skip {_hook(h)} where {expr_text(cond)}"]
     raise TypeError(f"not a clause: {type(c).__name__}")
+
+
+def forbid_text(f: ast.Node) -> str:
+    """A restriction on attacking or blocking as written (a clause, or a card's entry)."""
+    if isinstance(f, ast.ForbidAttack):
+        return f"forbid attack by {f.var} where {expr_text(f.cond)}"
+    return f"forbid block of {f.attacker} by {f.blocker} where {expr_text(f.cond)}"
 
 
 def labelled_lines(c: ast.Node) -> list[str]:
@@ -307,6 +324,8 @@ def _card_entry(e: ast.Node) -> list[str]:
             return _join(f"{head}:", _body(b, 0))
         case ast.Partial(text=text):
             return [f'partial "{text}"']
+        case ast.ForbidAttack() | ast.ForbidBlock():
+            return [forbid_text(e)]
         case ast.Activated(cost=cost, targets=targets, body=b):
             head = "activated " + ", ".join(cost_part_text(part) for part in cost)
             if targets:
@@ -350,8 +369,12 @@ def _prop(p: ast.Node) -> str:
 
 def _step(s: ast.Node) -> str:
     match s:
-        case ast.NextTurn(skip_untap=skip, hold=hold):
-            return ("hold " if hold else "") + ("next turn skipping untap step" if skip else "next turn")
+        case ast.NextTurn(skipping=skip, hold=hold):
+            return ("hold " if hold else "") + "next turn" + (f" skipping {', '.join(skip)}" if skip else "")
+        case ast.ToStep(step=step, hold=hold):
+            return ("hold " if hold else "") + f"to {step}"
+        case ast.BlockStep(pairs=pairs, hold=hold):
+            return ("hold " if hold else "") + "declare blockers: " + ", ".join(f"{b} blocks {a}" for b, a in pairs)
         case ast.Cast(card=c, player=p, targets=t, hold=hold):
             text = f'{"hold" if hold else "cast"} "{c}" by {p}'
             return text + (f" targeting {', '.join(t)}" if t else "")
@@ -364,8 +387,9 @@ def _step(s: ast.Node) -> str:
             return f'choose "{c}" targeting {", ".join(t)}'
         case ast.Resolve(hold=hold):
             return "hold resolve" if hold else "resolve"
-        case ast.AttackStep(names=n, hold=hold):
-            return ("hold " if hold else "") + "attack with " + ", ".join(n)
+        case ast.AttackStep(names=n, hold=hold, defenders=d):
+            at = d or (None,) * len(n)
+            return ("hold " if hold else "") + "attack with " + ", ".join(a + (f" at {w}" if w else "") for a, w in zip(n, at))
         case ast.PlayerLeaves(player=p):
             return f"{p} leaves the game"
         case ast.MoveStep(name=n, zone=z):
@@ -417,6 +441,11 @@ def item_lines(item: ast.Node) -> list[str]:
             if item.reconstructed is not None:
                 body.append(f'reconstructed "{item.reconstructed}"')
             return _braced(f"{item.kind} {item.id}", body)
+        case ast.TurnStructure():
+            body = [phase.name + (f": {', '.join(phase.steps)}" if phase.steps else "") for phase in item.phases]
+            body += [f"no priority: {', '.join(item.no_priority)}"] if item.no_priority else []
+            body += [f"priority only after triggers: {', '.join(item.after_triggers)}"] if item.after_triggers else []
+            return _braced(f"turn{_cites(item.cites)}", body)
         case ast.ZoneDecl():
             return [f"zone {item.name} keeps {', '.join(item.keeps)}{_cites(item.cites)}"]
         case ast.ObserveDecl():

@@ -177,7 +177,8 @@ def new_game(rules: str | Rulebook | None = None, players: list[str] | tuple[str
     is a DiagnosticError naming it and the block. The
     initial state is settled (state-based actions, static abilities) before it is handed
     back. The result's methods are the game's actions (`cast`, `activate`, `resolve`,
-    `choose_targets`, `attack`, `move`, `next_turn`, `cleanup`, `leave`), `state()` and `trace`; its `engine`
+    `choose_targets`, `order_triggers`, `attack`, `block`, `to_step`, `move`, `next_turn`, `cleanup`,
+    `leave`), `state()` and `trace`; its `engine`
     is the engine they act on."""
     where = Span("new_game()", 0, 0, 0, 0)
     if isinstance(rules, Rulebook):

@@ -68,6 +68,7 @@ def test_a_permanent_spell_resolves_onto_the_battlefield():
     it is cast in its caster's own turn (307.1: no flash)."""
     play = board()
     play.next_turn()
+    play.to_step("precombat main phase")
     play.cast("Phasing Sentinel", "Bob")
     sentinel = play.state()["permanents"]["phasing_sentinel"]
     assert (sentinel["zone"], sentinel["owner"], sentinel["controller"]) == ("battlefield", "Bob", "Bob")
@@ -301,8 +302,9 @@ def test_attack_refuses_what_cannot_attack(spec, message):
 def test_declared_attackers_become_tapped_unless_they_have_vigilance():
     """508.1f: the active player taps the creatures declared as attackers, except those with
     vigilance; the trace names 508.1f as the tap's cause. A creature with haste attacks the
-    turn it came under its controller's control (508.1a, 302.6). Once attacking, a creature is
-    not declared again (508.1a)."""
+    turn it came under its controller's control (508.1a, 302.6). Attackers are declared once,
+    as the declare attackers step begins (508.1): once it has begun, no creature is declared
+    again in that turn's combat (500.1: the step is over)."""
     play = api.new_game("2026-09-25", permanents=[
         {"name": "bear", "card": "Grizzly Bears", "controller": "Alice"},
         {"name": "angel", "card": "Serra Angel", "controller": "Alice"},
@@ -313,7 +315,7 @@ def test_declared_attackers_become_tapped_unless_they_have_vigilance():
     assert board["bear"]["tapped"] and board["goblin"]["tapped"] and not board["angel"]["tapped"]
     taps = [event for event in play.trace if "tapped" in str(event) and "508.1f" in str(event.cause)]
     assert sorted(event.subject for event in taps) == ["bear", "goblin"]
-    with pytest.raises(DiagnosticError, match="'angel' cannot attack: it is already attacking"):
+    with pytest.raises(DiagnosticError, match="the game is in the declare attackers step already"):
         play.attack(["angel"])
 
 
@@ -506,3 +508,31 @@ def test_a_triggered_ability_is_responded_to_through_the_api_alone():
     assert not play.game.stack
     assert any(e.kind == "fails" and "every target is illegal" in e.detail for e in play.trace)
     assert play.state()["permanents"]["bear"]["statuses"]["phased_out_under"] == "Bob"
+
+
+def test_the_api_plays_a_whole_combat_through_its_steps():
+    """506-511 through the API alone: attackers declared as the declare attackers step begins
+    (508.1), a blocker as the declare blockers step begins (509.1), combat damage dealt at once
+    in the combat damage step (510.2), and combat over once the end of combat step has ended
+    (511.3). A creature that phases out after blockers are declared leaves combat (506.4), and
+    the attacker it blocked stays blocked (509.1h), dealing no damage."""
+    play = api.new_game("2026-09-25", turn=2, permanents=[
+        {"name": "bear", "card": "Grizzly Bears", "controller": "Alice"},
+        {"name": "angel", "card": "Serra Angel", "controller": "Alice"},
+        {"name": "wall", "card": "Wall of Air", "controller": "Bob"}])
+    assert play.state()["step"] == "precombat main phase"
+    play.attack(["bear", "angel"], at={"angel": "Bob"})
+    assert play.state()["step"] == "declare attackers step"
+    play.block({"wall": "bear"})
+    board = play.state()["permanents"]
+    assert board["wall"]["blocking"] and board["bear"]["attacking"] and board["angel"]["attacking"]
+    play.cast("Slip Away", "Alice", ["wall"])
+    assert not play.state()["permanents"]["wall"]["blocking"]
+    play.to_step("combat damage step")
+    state = play.state()
+    assert state["players"]["Bob"]["life"] == 16  # the angel, unblocked; the bear, blocked, deals none
+    assert state["permanents"]["bear"]["damage"] == 0
+    play.to_step("postcombat main phase")
+    assert not play.state()["permanents"]["angel"]["attacking"]
+    with pytest.raises(DiagnosticError, match="the declare blockers step of this turn is over"):
+        play.block({"wall": "angel"})

@@ -274,7 +274,10 @@ def test_a_span_given_is_where_the_error_is_reported_and_none_is_the_calls_name(
     (lambda play: play.cast("Shock", "Alice", ["bear"], True), "cast(card, player, targets=(), *, hold=False)"),
     (lambda play: play.resolve(1), "resolve(*, hold=False)"),
     (lambda play: play.cast("Shock"), "cast(card, player"),
-    (lambda play: play.next_turn(untap=True), "next_turn(skip_untap=False, *, hold=False)"),
+    (lambda play: play.next_turn(untap=True), "next_turn(skip_untap=False, *, hold=False, skipping=())"),
+    (lambda play: play.to_step("end step", True), "to_step(step, *, hold=False)"),
+    (lambda play: play.block({}, True), "block(pairs, *, hold=False)"),
+    (lambda play: play.attack(["bear"], False, {"bear": "Bob"}), "attack(names, *, hold=False, at=None)"),
 ])
 def test_an_action_called_with_arguments_it_does_not_take_says_how_to_call_it(call, shown):
     """Arguments after * are keyword-only (docs/api.md); a call Python would refuse is a
@@ -283,6 +286,42 @@ def test_an_action_called_with_arguments_it_does_not_take_says_how_to_call_it(ca
     d = rejects(lambda: call(play), "cannot take these arguments")
     assert shown in d.hint
     assert not play.game.stack and len(play.trace) == 0 and play.engine.step == 0
+
+
+@pytest.mark.parametrize("call, names, hint", [
+    (lambda play: play.to_step("drw step"), ("to_step()", "unknown step 'drw step'"), "did you mean 'draw step'"),
+    (lambda play: play.to_step(5), ("to_step()", "unknown step 5"), "its steps and phases: untap step, upkeep step"),
+    (lambda play: play.to_step(["end step"]), ("to_step()", "unknown step ['end step']"), "end step"),
+    (lambda play: play.next_turn(skipping="untap step"), ("next_turn()", "skipping is a list of steps, not the string"),
+     "skipping=['draw step']"),
+    (lambda play: play.next_turn(skipping=["untap step", "drw step"]), ("next_turn()", "unknown step 'drw step'"),
+     "did you mean 'draw step'"),
+    (lambda play: play.next_turn(skipping=[None]), ("next_turn()", "unknown step None"), "its steps and phases"),
+    (lambda play: play.block(["wall", "bear"]), ("block()", "takes a dict of blocker -> the attacker it blocks"),
+     "block({'wall': 'bear'})"),
+    (lambda play: play.block({5: "bear"}), ("block()", "unknown permanent 5"), "name a permanent"),
+    (lambda play: play.attack(["bear"], at=["Bob"]), ("attack()", "at is a dict of attacker -> what it attacks"),
+     "at={'bear': 'Bob'}"),
+    (lambda play: play.attack(["bear"], at={"wolf": "Bob"}), ("attack()", "'wolf' is given something to attack"),
+     "name it among the attackers"),
+])
+def test_the_turn_and_combat_actions_refuse_arguments_of_the_wrong_kind(call, names, hint):
+    """docs/api.md: `to_step`, `next_turn(skipping=...)`, `block` and `attack(at=...)` name steps
+    by strings the rulebook's turn declares (500.1: offered the one meant), blockers by a dict of
+    blocker -> attacker (509.1a) and what each attacker attacks by a dict too (508.1b): anything
+    else is a DiagnosticError at the call, with a hint, and nothing happens."""
+    play = a_game()
+    before = play.state()
+    d = rejects(lambda: call(play), *names)
+    assert hint in d.hint, d
+    assert play.state() == before and len(play.trace) == 0 and play.engine.step == 0
+
+
+def test_what_an_attacker_attacks_named_by_no_string_is_refused_with_a_hint():
+    """508.1b: an attacker attacks a player or a planeswalker, named by a string; anything else
+    is refused with a hint, and changes nothing."""
+    play = a_game()
+    rejects(lambda: play.attack(["bear"], at={"bear": 5}), "attack()", "named by a string")
 
 
 @pytest.mark.parametrize("arguments, shown", [

@@ -1103,7 +1103,8 @@ scenario "attack with a bear that came this turn" {
   }
 }
 """, 6, 5, "'bear' cannot attack: it is summoning sick", "haste"),
-    # 508.1a: attackers are declared once; one already attacking is not declared again.
+    # 508.1: attackers are declared as the declare attackers step begins, once in the turn's
+    # combat; with the game in that step already, a second declaration is refused.
     "attack-twice": ("""
 scenario "attack with the same bear twice" {
   players Alice Bob
@@ -1113,7 +1114,103 @@ scenario "attack with the same bear twice" {
     attack with bear
   }
 }
-""", 6, 5, "'bear' cannot attack: it is already attacking", "declared as an attacker once"),
+""", 6, 5, "the game is in the declare attackers step already: what is done as it begins was done then (500.1)", "play on to the next turn"),
+    # 508.1b: a creature attacks an opponent (or a planeswalker one controls), never the
+    # active player.
+    "attack-the-active-player": ("""
+scenario "attack Alice on her own turn" {
+  players Alice Bob
+  turn 1 of Alice
+  permanent bear = "Grizzly Bears", controller Alice
+  script {
+    attack with bear at Alice
+  }
+}
+""", 6, 5, "'Alice' cannot be attacked: it is their own turn (508.1b)", "attack an opponent still in the game"),
+    # 509.1a: the defending player declares blockers among the untapped creatures they control
+    # (the shipped 509.1a untapped-blockers: `forbid block of a by b where b.tapped`).
+    "block-with-a-tapped-creature": ("""
+scenario "block with a tapped bear" {
+  players Alice Bob
+  turn 1 of Alice
+  permanent bear = "Grizzly Bears", controller Alice
+  permanent wall = "Grizzly Bears", controller Bob, tapped
+  script {
+    attack with bear
+    declare blockers: wall blocks bear
+  }
+}
+""", 8, 5, "'wall' cannot block 'bear': block 509.1a untapped-blockers forbids it", "block with another creature"),
+    # 702.9b: a creature with flying can be blocked only by creatures with flying or reach.
+    "block-a-flyer": ("""
+scenario "a bear blocks an angel" {
+  players Alice Bob
+  turn 1 of Alice
+  permanent angel = "Serra Angel", controller Alice
+  permanent bear = "Grizzly Bears", controller Bob
+  script {
+    attack with angel
+    declare blockers: bear blocks angel
+  }
+}
+""", 8, 5, "'bear' cannot block 'angel': block 702.9b flying forbids it", "block with another creature"),
+    # 509.1a: the defending player blocks, with creatures they control.
+    "block-with-the-attacker-s-own-creature": ("""
+scenario "Alice blocks her own angel" {
+  players Alice Bob
+  turn 1 of Alice
+  permanent angel = "Serra Angel", controller Alice
+  permanent bear = "Grizzly Bears", controller Alice
+  script {
+    attack with angel
+    declare blockers: bear blocks angel
+  }
+}
+""", 8, 5, "'bear' cannot block 'angel': Alice controls it, and 'angel' attacks Bob (509.1a)", "only creatures Bob controls"),
+    # 509.1a: only an attacking creature is blocked.
+    "block-a-creature-not-attacking": ("""
+scenario "block a bear at home" {
+  players Alice Bob
+  turn 1 of Alice
+  permanent bear = "Grizzly Bears", controller Alice
+  permanent other = "Grizzly Bears", controller Bob
+  script {
+    declare blockers: other blocks bear
+  }
+}
+""", 7, 5, "'other' cannot block 'bear': it is not an attacking creature the game sees (509.1a)",
+                                       "declared as an attacker this combat"),
+    # 500.1: the steps of a turn come in order; one gone by comes again only next turn.
+    "to-a-step-gone-by": ("""
+scenario "back to the untap step" {
+  players Alice Bob
+  turn 1 of Alice
+  script {
+    to untap step
+  }
+}
+""", 5, 5, "the untap step of this turn is over: the game is in the precombat main phase (500.1)",
+                          "play on to the next turn ('next turn')"),
+    # 500.1: the turn has the steps its rulebook declares (504: the draw step).
+    "to-a-misspelt-step": ("""
+scenario "to the drw step" {
+  players Alice Bob
+  turn 1 of Alice
+  script {
+    next turn
+    to drw step
+  }
+}
+""", 6, 5, "unknown step 'drw step': the turn of this rulebook has no such step", "did you mean 'draw step'"),
+    "next-turn-skipping-a-misspelt-step": ("""
+scenario "skip the drw step" {
+  players Alice Bob
+  turn 1 of Alice
+  script {
+    next turn skipping untap step, drw step
+  }
+}
+""", 5, 5, "unknown step 'drw step': the turn of this rulebook has no such step", "did you mean 'draw step'"),
     # 702.26b: a phased-out permanent is treated as though it does not exist; the script
     # cannot move what the game does not see.
     "move-a-phased-out-permanent": ("""
@@ -1678,6 +1775,9 @@ CHECKED_STEPS = {
     "player-attacks": ("attack with Bob", "unknown permanent 'Bob': 'Bob' is a player, not a permanent", "name a permanent"),
     "player-moved": ("move Bob to exile", "unknown permanent 'Bob': 'Bob' is a player, not a permanent", "name a permanent"),
     "attacker-twice": ("attack with bear, bear", "a creature is named twice among the attackers", "name each attacking creature once"),
+    # 509.1a: the defending player's creatures block.
+    "unknown-blocker": ("declare blockers: nosuch blocks bear", "unknown permanent 'nosuch'", "an earlier step makes"),
+    "unknown-blocked": ("declare blockers: bear blocks nosuch", "unknown permanent 'nosuch'", "an earlier step makes"),
 }
 
 
@@ -1816,22 +1916,30 @@ card "Late Watcher" {
   types creature
   at beginning of cleanup step of you: you gain 1 life
 }
+card "Typo Watcher" {
+  types creature
+  at beginning of upkep step of you: you gain 1 life
+}
 '''
 
 
 def test_check_refuses_a_card_triggering_in_a_step_without_priority(tmp_path):
     """`phasing check` refuses an ability triggering at the beginning of the untap step (no
-    player gets priority in it, 502.4) or of the cleanup step (normally none does, 514.3), each
-    at the step's name, with a hint naming the step to write instead; a misspelt step is a
-    syntax error offering the step meant. No traceback, exit status 1."""
+    player gets priority in it, 502.4), at the step's name, with a hint naming the step to
+    write instead; and one triggering at a step the turn does not declare (a misspelt one), at
+    its name, offering the step meant. An ability triggering at the beginning of the cleanup
+    step is accepted: players get priority in it once something has triggered (514.3a). No
+    traceback, exit status 1."""
     path = write(tmp_path / "steps.rules", STEP_MISTAKES)
     result = phasing("check", path)
     line, col = where(path, "untap step of you")
-    assert_error(result, path, line, col, "nothing triggers at the beginning of the untap step", "at beginning of upkeep")
-    line, col = where(path, "cleanup step of you")
-    assert_error(result, path, line, col, "nothing triggers at the beginning of the cleanup", "at beginning of end step")
+    assert_error(result, path, line, col, "nothing triggers at the beginning of the untap step", "at beginning of upkeep step")
+    line, col = where(path, "upkep step of you")
+    assert_error(result, path, line, col, "'upkep step' is not a step of the turn", "did you mean 'upkeep step'")
+    line, _col = where(path, "cleanup step of you")
+    assert "2 error(s)" in result.stderr and f"{path}:{line}:" not in result.stderr, show(result)
     typo = write(tmp_path / "typo.rules", 'card "Typo Watcher" {\n  types creature\n'
                  '  at beginning of upkep of you: you gain 1 life\n}\n')
     result = phasing("check", typo)
     line, col = where(typo, "upkep")
-    assert_error(result, typo, line, col, "unexpected 'upkep'", "did you mean 'upkeep step'?")
+    assert_error(result, typo, line, col, "unexpected 'upkep'", "a hook is a step or phase the rulebook's turn declares")

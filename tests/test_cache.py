@@ -272,6 +272,71 @@ def test_every_shipped_file_round_trips_through_the_cache(folder, path):
     assert spans(cached) == spans(parsed)
 
 
+TURN_AND_COMBAT = """\
+turn cites 500.1 {
+  beginning phase: untap step, upkeep step, draw step
+  precombat main phase
+  combat phase: declare attackers step, declare blockers step, combat damage step
+  no priority: untap step
+  priority only after triggers: draw step
+}
+
+rule 508.8 no-attackers "No attackers, no blockers." {
+  clause c: skip declare blockers step of P where count(x where x.attacking) < 1
+  forbid attack by a where a.tapped
+  forbid block of a by b where a has flying and not b has flying
+  during combat damage step of P: deal combat damage
+}
+
+card "Wall" {
+  forbid attack by a where a is this
+}
+
+scenario "combat" {
+  players Alice Bob
+  script {
+    next turn skipping untap step
+    to precombat main phase
+    hold attack with a at Bob, b
+    hold declare blockers: w blocks a, x blocks b
+  }
+}
+"""
+
+
+def test_the_turn_and_combat_round_trip_through_the_cache(folder, tmp_path):
+    """500.1 (the turn's declaration), 508.8 (a step skipped), 508.1c and 509.1b (restrictions),
+    510.1 (combat damage) and the script's steps of combat (508.1b: what each attacker attacks,
+    509.1a: each blocker with the attacker it blocks): stored and loaded, the same tree, spans
+    included."""
+    path = write_rules(tmp_path, TURN_AND_COMBAT)
+    parsed = parse(TURN_AND_COMBAT, str(path))
+    assert parse_file(path) == parsed
+    cached = cache.load(str(path), TURN_AND_COMBAT)
+    assert cached is not None and cached == parsed and spans(cached) == spans(parsed)
+    kinds = {type(n).__name__ for n in cached.walk()}
+    assert {"TurnStructure", "TurnPhase", "SkipStep", "ForbidAttack", "ForbidBlock", "CombatDamage", "NextTurn", "ToStep",
+            "AttackStep", "BlockStep"} <= kinds
+
+
+@pytest.mark.parametrize("kind, position, value", [
+    ("BlockStep", 2, [["w", 5]]),  # (a blocker named by a number)
+    ("BlockStep", 2, [["w", "a", "b"]]),  # (a pair of three)
+    ("AttackStep", 4, [5, None]),  # (what an attacker attacks named by a number)
+    ("NextTurn", 2, "untap step"),  # (the steps skipped as one string)
+    ("TurnPhase", 3, [None]),  # (a step of no name)
+])
+def test_a_damaged_entry_of_the_turn_or_combat_is_rejected(kind, position, value):
+    """The codec holds each field to its declared type, the nested ones of the script's combat
+    steps and the turn's declaration too: a damaged entry is a CodecError, never a tree with a
+    number where a name goes."""
+    document = json.loads(codec.encode(parse(TURN_AND_COMBAT, "t.rules")))
+    record = next(r for r in document["nodes"] if r[0] == kind)
+    record[position] = value
+    with pytest.raises(codec.CodecError):
+        codec.decode(json.dumps(document))
+
+
 # ------------------------------------------------------------------ the codec on generated trees
 
 def _spans():

@@ -707,6 +707,18 @@ card "Cleanup Watcher" {
   at beginning of cleanup of each player P: P gains 1 life
 }
 
+card "Draw Watcher" {
+  types creature
+  at beginning of draw step of you: you gain 1 life
+  at beginning of beginning of combat step of each player P: P gains 1 life
+  at beginning of postcombat main phase of you: you gain 1 life
+}
+
+card "Typo Watcher" {
+  types creature
+  at beginning of upkep step of you: you gain 1 life
+}
+
 card "Turn Watcher" {
   types creature
   at beginning of beginning of turn of you: you gain 1 life
@@ -749,12 +761,16 @@ def test_a_blank_partial_entry_is_an_error_at_the_entry(tmp_path):
 
 
 def test_a_card_s_step_trigger_names_a_step_in_which_players_get_priority(tmp_path):
-    """A card's ability triggers at the beginning of a step in which a player gets priority:
-    none does in the untap step (502.4) nor, normally, in the cleanup step (514.3), so such an
-    ability is an error at the step's name whose hint names the step to write (upkeep, end
-    step); a hook that is no step of the turn is one too, listing the steps. `each player P`
-    binds a name of its own (a target's is refused), and an instant or sorcery has no such
-    ability (113.6). The upkeep and end step are accepted."""
+    """A card's ability triggers at the beginning of a step of the rulebook's turn in which a
+    player gets priority: none does in the untap step (502.4), so such an ability is an error
+    at the step's name whose hint names the step to write (the upkeep step, the next with
+    priority); a hook that is no step of the turn (`beginning of turn`) or a misspelt step is
+    one too, listing the steps with priority (the misspelt one's meant first). In the cleanup
+    step players get priority once something has triggered (514.3a), so an ability triggering
+    at its beginning is accepted, as are the upkeep, draw (504.2), beginning of combat (507.2)
+    and end steps and the postcombat main phase (117.3a: the active player receives priority at
+    the beginning of most steps and phases). `each player P` binds a name of its own
+    (a target's is refused), and an instant or sorcery has no such ability (113.6)."""
     from phasing_rules.dsl.checker import check_cards
 
     path = tmp_path / "steps.rules"
@@ -764,12 +780,17 @@ def test_a_card_s_step_trigger_names_a_step_in_which_players_get_priority(tmp_pa
     untap = the_error(found, "beginning of the untap step")
     assert_at(untap, path, *where(STEP_TRIGGERS, "untap step of you"))
     assert "502.4" in untap.message and "at beginning of upkeep step" in untap.hint
-    cleanup = the_error(found, "beginning of the cleanup")
-    assert_at(cleanup, path, *where(STEP_TRIGGERS, "cleanup of each"))
-    assert "514.3" in cleanup.message and "at beginning of end step" in cleanup.hint
+    assert not [d for d in found if "cleanup" in d.message or d.span.line in
+                (where(STEP_TRIGGERS, "cleanup of each")[0], where(STEP_TRIGGERS, "draw step of you")[0],
+                 where(STEP_TRIGGERS, "beginning of combat step")[0], where(STEP_TRIGGERS, "postcombat main")[0])], found
     turn = the_error(found, "'beginning of turn' is not a step")
     assert_at(turn, path, *where(STEP_TRIGGERS, "beginning of turn"))
-    assert "upkeep step, end step" in turn.hint  # (the steps by their CR names: 503, 513)
+    # (the steps with priority by their CR names, in the turn's order: 503, 504, 505, ...)
+    assert "upkeep step, draw step, precombat main phase, beginning of combat step" in turn.hint
+    assert "untap step" not in turn.hint
+    typo = the_error(found, "'upkep step' is not a step")
+    assert_at(typo, path, *where(STEP_TRIGGERS, "upkep step"))
+    assert typo.hint.startswith("did you mean 'upkeep step'"), typo.hint
     shadow = the_error(found, "'t' already names a target")
     assert_at(shadow, path, *where(STEP_TRIGGERS, "at beginning of upkeep of each player t"))
     scroll = the_error(found, "sorcery's triggered ability never applies")
@@ -971,3 +992,143 @@ def test_a_setup_number_beyond_any_game_is_an_error_at_it(setup, needle):
     assert [p.message for p in problems] == ["3000000000 is beyond any game's range: numbers here are at most 2,147,483,647"]
     line = source.splitlines()[problems[0].span.line - 1]
     assert line[problems[0].span.column - 1:].startswith(needle)
+
+
+# ------------------------------------------------------------------ the turn: steps, restrictions, skipped steps
+
+
+def covers(d: Diagnostic, text: str, needle: str) -> None:
+    """`d` is on the line of `needle` in `text`, and its span takes in all of it."""
+    line, column = where(text, needle)
+    assert d.span.line == line and d.span.column <= column and d.span.end_column >= column + len(needle), d
+
+
+@pytest.mark.parametrize("clause, written, meant", [  # (`written`: the step's name as the clause writes it)
+    ("during untp step of P: each x where x.controller is P: untap x", "untp step", "untap step"),
+    ("order upkeep phase: 502.3", "upkeep phase", "upkeep step"),
+    ("assert during drw step of P: phase changes at most once", "drw step", "draw step"),
+    ("assert during skipped end phase of P: no change of phase", "end phase", "end step"),
+    ("during state check: at next cleanup phase: each x where x.tapped: untap x", "cleanup phase", "cleanup step"),
+    ("skip declare blocker step of P where P.life < 1", "declare blocker step", "declare blockers step"),
+    ("clause c: during  precombat  main step of P: each x where x.controller is P: untap x", "precombat  main step",
+     "precombat main phase"),
+])
+def test_a_hook_naming_a_step_the_turn_does_not_declare_is_an_error_at_the_hook(tmp_path, clause, written, meant):
+    """500.1: the turn has the steps and phases its rulebook declares (here, having none of its
+    own, the newest version's: `default_turn`). A hook naming another, in any place a hook is
+    written, is an error on the hook's line taking in the name, whose hint offers the step meant
+    first and lists the turn's steps and the game's own hooks. The name is read with single
+    spaces between its words."""
+    from phasing_rules.dsl.builtins import GAME_HOOKS
+    from phasing_rules.interpreter.rulebook.loading import default_turn
+
+    b = Book(tmp_path, probe(clause))
+    kind = " ".join(written.split())
+    d = the_error(b.problems(), f"unknown step '{kind}'")
+    assert d.message == f"unknown step '{kind}': the turn of this rulebook has no such step or phase"
+    assert d.span.path == str(b.rules_file)
+    covers(d, b.rules_text, written)
+    assert d.hint.startswith(f"did you mean '{meant}'"), d.hint
+    assert ", ".join(default_turn().steps) in d.hint and ", ".join(GAME_HOOKS) in d.hint
+
+
+def test_the_unknown_step_error_starts_at_the_step_s_name(tmp_path):
+    """An error points at the offending text: the step's name, as a card's step trigger's does."""
+    b = Book(tmp_path, probe("during untp step of P: each x where x.controller is P: untap x"))
+    b.error_at("unknown step 'untp step'", "untp step")
+
+
+def test_the_rulebook_s_own_turn_decides_which_steps_a_hook_may_name(tmp_path):
+    """500.1: a rulebook that declares its turn (`turn { ... }`) has those steps and phases and
+    no others: without a draw step, `during draw step` is an unknown step whose hint lists that
+    turn's steps; its own steps are hooks (a step only it has too)."""
+    turn = ("turn cites 500.1 {\n  beginning phase: untap step, upkeep step\n  main phase\n"
+            "  ending phase: end step, cleanup step, reckoning step\n  no priority: untap step\n}\n")
+    (tmp_path / "version").mkdir()
+    (tmp_path / "version" / "turn.rules").write_text(turn, encoding="utf-8")
+    b = Book(tmp_path, probe("during draw step of P: each x where x.controller is P: untap x"))
+    d = the_error(b.problems(), "unknown step 'draw step'")
+    assert "untap step, upkeep step, main phase, end step, cleanup step, reckoning step" in d.hint
+    b = Book(tmp_path, probe("during reckoning step of P: each x where x.controller is P: untap x",
+                             "during main phase of P: each x where x.controller is P: untap x"))
+    assert b.assemble().turn.steps[-1] == "reckoning step"
+
+
+def test_a_rulebook_without_a_turn_plays_the_newest_version_s(tmp_path):
+    """A rulebook that declares no turn has the newest shipped version's (500.1: five phases),
+    so the draw step (504) and the combat steps (507-511) are hooks of it."""
+    from phasing_rules.interpreter.rulebook.loading import default_turn
+
+    book = Book(tmp_path, probe("during draw step of P: each x where x.controller is P: untap x",
+                                "skip combat damage step of P where count(x where x.attacking) < 1")).assemble()
+    assert book.turn == default_turn() == load_version("2026-09-25").turn
+    assert [p.name for p in book.turn.phases] == ["beginning phase", "precombat main phase", "combat phase",
+                                                  "postcombat main phase", "ending phase"]
+
+
+def test_a_turn_declared_twice_is_an_error_at_the_second(tmp_path):
+    """A rulebook has one turn (500.1): a second `turn { ... }` is an error at it, whose hint
+    points at the first."""
+    twice = "\nturn {\n  main phase\n}\n\nturn {\n  other phase\n}\n"
+    with pytest.raises(DiagnosticError) as info:
+        Book(tmp_path, twice).assemble()
+    d = the_error(info.value.diagnostics, "the turn is declared twice")
+    assert_at(d, tmp_path / "version" / "rules.rules", *where(RULES + twice, "turn {\n  other"))
+    assert f"rules.rules:{where(RULES + twice, 'turn {')[0]}" in d.hint
+
+
+@pytest.mark.parametrize("turn", [
+    "turn {\n  beginning phase: untap step, upkeep step, untap step\n  main phase\n}\n",
+    "turn {\n  beginning phase: untap step, upkeep step\n  main phase\n  no priority: untp step\n}\n",
+])
+def test_a_turn_declaration_naming_a_step_twice_or_an_undeclared_step_is_an_error(tmp_path, turn):
+    """500.1: a turn names each of its steps once, and says where no player gets priority
+    (502.4) of steps it declares: anything else is an error of the declaration."""
+    (tmp_path / "version").mkdir()
+    (tmp_path / "version" / "turn.rules").write_text(turn, encoding="utf-8")
+    with pytest.raises(DiagnosticError):
+        Book(tmp_path).assemble()
+
+
+def test_forbid_and_skip_clauses_are_accepted_with_what_they_bind(tmp_path):
+    """508.1c and 509.1b (restrictions on attacking and blocking) bind the creatures they name;
+    508.8 (a step skipped) binds the player whose turn it is, as `during` does."""
+    extra = probe("forbid attack by a where a.tapped and a.power < 1",
+                  "forbid block of a by b where a has flying and not b has flying and not b has reach",
+                  "skip combat damage step of P where count(x where x.attacking and x.controller is P) < 1",
+                  "during combat damage step of P: deal combat damage")
+    book = Book(tmp_path, extra).assemble()
+    clauses = book.rule("probe").clauses
+    assert [type(c).__name__ for c in clauses] == ["ForbidAttack", "ForbidBlock", "SkipStep", "During"]
+
+
+@pytest.mark.parametrize("clause, fragment, needle", [
+    ("forbid block of a by a where a.tapped", "'a' names both the attacker and the blocker", "forbid block of a by a"),
+    ("forbid attack by a where a.wobble", "unknown attribute 'wobble'", "a.wobble"),
+    ("forbid block of a by b where c.tapped", "unknown name 'c'", "c.tapped"),
+    ("skip draw step where P.life < 1", "unknown name 'P'", "P.life"),
+])
+def test_a_forbid_or_skip_clause_is_checked_at_its_mistake(tmp_path, clause, fragment, needle):
+    """509.1b: a restriction on blocking names two creatures apart (one creature blocking
+    itself is none); the conditions of `forbid` and `skip` (508.8) are checked with what the
+    clause binds and nothing else: a name it does not bind is unknown at the name."""
+    b = Book(tmp_path, probe(clause))
+    d = b.error_at(fragment, needle)
+    assert d.hint
+
+
+def test_a_card_s_forbid_entry_is_checked_as_a_rule_s_is(tmp_path):
+    """702.9b-style restrictions a card states (509.1b): checked with its creatures bound, and
+    `this` (the card's permanent); a mistake in it is an error at the mistake."""
+    from phasing_rules.dsl.checker import check_cards
+
+    text = ('card "Wall of Probes" {\n  types creature wall\n  pt 0/4\n'
+            "  forbid attack by a where a is this\n"
+            "  forbid block of a by b where b is this and a.wobble\n}\n")
+    path = tmp_path / "forbid.rules"
+    path.write_text(text, encoding="utf-8")
+    cards = list(parse_file(path).items)
+    found = check_cards(cards, load_version("2026-09-25").with_cards(cards))
+    d = the_error(found, "unknown attribute 'wobble'")
+    assert_at(d, path, *where(text, "a.wobble"))
+    assert len(found) == 1, found

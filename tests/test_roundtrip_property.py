@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from phasing_rules.dsl import ast as A
+from phasing_rules.dsl.builtins import GAME_HOOKS
 from phasing_rules.dsl.parser import HOOK_KIND_OF, _parser, parse
 from phasing_rules.dsl.printer import expr_text, print_module
 
@@ -33,17 +34,28 @@ LETTERS = st.sampled_from(list("abcdefghijkmnpz"))
 
 
 def grammar_hook_kinds() -> list[str]:
-    """The alternatives of the grammar's `hook_kind` rule, as the parser joins them."""
+    """The alternatives of the grammar's `hook_kind` rule of fixed words, as the parser joins
+    them (the game's own hooks and the older names of two steps); the one read by a pattern,
+    a step's name, is `STEP_NAMES` below."""
     parser = _parser()
     return sorted(
         " ".join(parser.get_terminal(sym.name).pattern.value for sym in rule.expansion)
         for rule in parser.rules if rule.origin.name == "hook_kind"
+        and all(parser.get_terminal(sym.name).pattern.type == "str" for sym in rule.expansion)
     )
 
 
-# The kinds a tree holds: what each name of the grammar's `hook_kind` reads as (an older name
-# and the current one are one kind, which the printer writes by the current name).
-HOOK_KINDS = st.sampled_from(sorted({HOOK_KIND_OF[name] for name in grammar_hook_kinds()}))
+# A step's or phase's name (the grammar's STEP_NAME): lower-case words ending in `step` or
+# `phase`, the words before drawn from the steps' own and from the language's keywords that
+# come near a step's name (`to`, `hold`, `next`, `of`, `no`, `turn`, `state`), never `skipped`
+# first (which `assert during skipped` reads).
+STEP_WORDS = st.sampled_from(["untap", "upkeep", "draw", "end", "of", "combat", "beginning", "declare", "blockers",
+                              "main", "precombat", "to", "hold", "next", "no", "turn", "state", "reckoning"])
+STEP_NAMES = st.builds(lambda words, last: " ".join([*words, last]), st.lists(STEP_WORDS, min_size=1, max_size=3),
+                       st.sampled_from(["step", "phase"]))
+# The kinds a tree holds: a step's or phase's name, or one of the game's own hooks (an older
+# name reads as the current one, which the printer writes: `upkeep` as `upkeep step`).
+HOOK_KINDS = st.sampled_from(sorted({HOOK_KIND_OF[name] for name in grammar_hook_kinds()} | set(GAME_HOOKS))) | STEP_NAMES
 RULE_IDS = st.builds(
     lambda a, b, letter: f"{a}.{b}{letter}",
     st.integers(100, 999), st.integers(0, 120), st.sampled_from(["", "a", "b", "n", "p"]),
@@ -113,6 +125,7 @@ register(_expr_forms(EXPRS))
 DURATIONS = register({
     A.UntilEndOfTurn: st.builds(A.UntilEndOfTurn),
     A.UntilNextTurn: st.builds(A.UntilNextTurn, NAMES),
+    A.UntilNextStep: st.builds(A.UntilNextStep, STEP_NAMES, NAMES),
     A.ForAsLongAs: st.builds(A.ForAsLongAs, EXPRS),
     A.UntilLeaves: st.builds(A.UntilLeaves, NAMES),
 })
@@ -146,6 +159,8 @@ SIMPLE_STMTS = register({
     A.GainLife: st.builds(A.GainLife, EXPRS, EXPRS),
     A.AddCounters: st.builds(A.AddCounters, SMALL, NAMES, EXPRS),
     A.AttackWith: st.builds(A.AttackWith, EXPRS),
+    A.CombatDamage: st.builds(A.CombatDamage),
+    A.ExtraSteps: st.builds(A.ExtraSteps, tuples(STEP_NAMES, 1, 3)),
     A.Call: st.builds(A.Call, NAMES, tuples(EXPRS, 1, 3)),
 })
 
@@ -188,7 +203,12 @@ CLAUSES = register({
     A.AssertOnce: st.builds(A.AssertOnce, HOOKS, NAMES),
     A.AssertSkipped: st.builds(A.AssertSkipped, HOOKS, NAMES),
     A.AssertAlways: st.builds(A.AssertAlways, NAMES, EXPRS),
+    A.ForbidAttack: st.builds(A.ForbidAttack, NAMES, EXPRS),
+    A.ForbidBlock: st.builds(A.ForbidBlock, NAMES, NAMES, EXPRS),
+    A.SkipStep: st.builds(A.SkipStep, HOOKS, EXPRS),
 })
+# (a card's restrictions are the same nodes, never labelled)
+CARD_FORBIDS = st.builds(A.ForbidAttack, NAMES, EXPRS) | st.builds(A.ForbidBlock, NAMES, NAMES, EXPRS)
 
 
 # Any clause may carry a label (`clause NAME: ...`); within one block the labels are distinct.
@@ -197,7 +217,7 @@ def _with_label(strategy, labels):
 
 
 _CLAUSE_CLASSES = (A.Hide, A.During, A.AsClause, A.After, A.Prefer, A.NotPerceived, A.Exempt, A.Exclude, A.Lookback, A.Order,
-                   A.AssertAfter, A.AssertOnce, A.AssertSkipped, A.AssertAlways)
+                   A.AssertAfter, A.AssertOnce, A.AssertSkipped, A.AssertAlways, A.ForbidAttack, A.ForbidBlock, A.SkipStep)
 CLAUSES = register({cls: _with_label(BY_CLASS[cls], optional(NAMES)) for cls in _CLAUSE_CLASSES})
 LABELLED_CLAUSES = st.one_of(*(_with_label(BY_CLASS[cls], NAMES) for cls in _CLAUSE_CLASSES))
 
@@ -269,7 +289,7 @@ CARD_ENTRIES = register({
     A.Partial: st.builds(A.Partial, TEXT),
     A.Activated: st.builds(A.Activated, tuples(COST_PARTS, 1, 3), tuples(st.builds(A.Target, NAMES, EXPRS), 0, 2),
                            BODIES),
-})
+}) | CARD_FORBIDS
 
 # ------------------------------------------------------------------ scenarios
 
@@ -282,14 +302,24 @@ PROPS = register({
     A.PropDamage: st.builds(A.PropDamage, SMALL),
     A.PropEntered: st.builds(A.PropEntered, SMALL),
 })
+def _defended(names: tuple, at: tuple) -> A.AttackStep:
+    """`attack with a at Bob, b`: what each attacker attacks, or () when none says (all None)."""
+    return A.AttackStep(names, False, at if any(d is not None for d in at) else ())
+
+
 STEPS = register({
-    A.NextTurn: st.builds(A.NextTurn, st.booleans(), st.booleans()),
+    A.NextTurn: st.builds(A.NextTurn, tuples(STEP_NAMES, 0, 3), st.booleans()),
+    A.ToStep: st.builds(A.ToStep, STEP_NAMES, st.booleans()),
+    A.BlockStep: st.builds(A.BlockStep, tuples(st.tuples(NAMES, NAMES), 1, 3), st.booleans()),
     A.Cast: st.builds(A.Cast, TEXT, NAMES, tuples(NAMES, 0, 3), st.booleans()),
     A.Activate: st.builds(A.Activate, NAMES, NAMES, SMALL, tuples(NAMES, 0, 3), st.booleans()),
     A.Choose: st.builds(A.Choose, TEXT, tuples(NAMES, 1, 3)),
     A.OrderStep: st.builds(A.OrderStep, tuples(TEXT, 2, 3)),
     A.Resolve: st.builds(A.Resolve, st.booleans()),
-    A.AttackStep: st.builds(A.AttackStep, tuples(NAMES, 1, 3), st.booleans()),
+    A.AttackStep: st.builds(A.AttackStep, tuples(NAMES, 1, 3), st.booleans())
+    | st.integers(1, 3).flatmap(lambda n: st.builds(
+        lambda names, at, hold: attrs.evolve(_defended(names, at), hold=hold),
+        tuples(NAMES, n, n), tuples(optional(NAMES), n, n), st.booleans())),
     A.PlayerLeaves: st.builds(A.PlayerLeaves, NAMES),
     A.MoveStep: st.builds(A.MoveStep, NAMES, NAMES),
     A.CleanupStep: st.builds(A.CleanupStep),
@@ -317,7 +347,11 @@ _MANIFEST_PARTS = dict(
     reconstructed=optional(TEXT),
 )
 OBSERVE_CASES = register({A.ObserveCase: st.builds(A.ObserveCase, EXPRS, EXPRS)})
+TURN_PHASES = register({A.TurnPhase: st.builds(A.TurnPhase, STEP_NAMES, tuples(STEP_NAMES, 0, 3))})
 ITEMS = register({
+    # `turn cites ... { PHASE: STEP, ...  PHASE  no priority: STEP  priority only after triggers: STEP }`
+    A.TurnStructure: st.builds(A.TurnStructure, tuples(TURN_PHASES, 0, 4), tuples(STEP_NAMES, 0, 2),
+                               tuples(STEP_NAMES, 0, 2), tuples(RULE_IDS, 0, 2)),
     # A dated version manifest, or a variant named by a NAME.
     A.Version: st.builds(A.Version, id=VERSION_IDS, kind=st.just("version"), **_MANIFEST_PARTS)
     | st.builds(A.Version, id=NAMES, kind=st.just("variant"), **_MANIFEST_PARTS),
@@ -369,7 +403,7 @@ def context_of(cls):
     """A function putting one node of `cls` into the smallest module the grammar allows."""
     groups = [
         (_expr_forms(EXPRS).keys() | {A.Name, A.Number, A.String}, in_expr),
-        ({A.UntilEndOfTurn, A.UntilNextTurn, A.ForAsLongAs, A.UntilLeaves},
+        ({A.UntilEndOfTurn, A.UntilNextTurn, A.UntilNextStep, A.ForAsLongAs, A.UntilLeaves},
          lambda d: in_stmt(A.Move(A.Name("x"), "exile", d))),
         ({A.Block}, lambda b: in_stmt(A.If(A.Name("x"), b))),
         ({A.Assign}, lambda a: in_stmt(A.Set((a,)))),
@@ -385,13 +419,14 @@ def context_of(cls):
         ({A.Flag, A.PropPlayer, A.PropAttached, A.PropCounter, A.PropStatus, A.PropDamage, A.PropEntered},
          lambda p: in_scenario(A.PermanentDecl("d", "Card", (p,)))),
         ({A.ManaCost, A.TapCost, A.LifeCost, A.OtherCost}, lambda p: in_card(A.Activated((p,), (), _tap_x()))),
-        ({A.NextTurn, A.Cast, A.Activate, A.Choose, A.OrderStep, A.Resolve, A.AttackStep, A.PlayerLeaves, A.MoveStep, A.CleanupStep, A.Expect,
-          A.ExpectError}, lambda step: in_scenario(A.Script((step,)))),
+        ({A.NextTurn, A.Cast, A.Activate, A.Choose, A.OrderStep, A.Resolve, A.AttackStep, A.BlockStep, A.ToStep, A.PlayerLeaves,
+          A.MoveStep, A.CleanupStep, A.Expect, A.ExpectError}, lambda step: in_scenario(A.Script((step,)))),
         ({A.Hide, A.During, A.AsClause, A.After, A.Prefer, A.NotPerceived, A.Exempt, A.Exclude, A.Lookback, A.Order,
-          A.AssertAfter, A.AssertOnce, A.AssertSkipped, A.AssertAlways}, in_clause),
+          A.AssertAfter, A.AssertOnce, A.AssertSkipped, A.AssertAlways, A.ForbidAttack, A.ForbidBlock, A.SkipStep}, in_clause),
         ({A.Types, A.PT, A.Keywords, A.Target, A.Static, A.Spell, A.Triggered, A.Partial, A.Activated}, in_card),
         ({A.ScenarioCites, A.ScenarioRules, A.ScenarioRange, A.Players, A.TurnDecl, A.PermanentDecl, A.Script}, in_scenario),
-        ({A.Version, A.ZoneDecl, A.ObserveDecl, A.StatusDecl, A.VerbDecl, A.Rule, A.Card, A.Scenario}, as_item),
+        ({A.Version, A.ZoneDecl, A.ObserveDecl, A.StatusDecl, A.VerbDecl, A.TurnStructure, A.Rule, A.Card, A.Scenario}, as_item),
+        ({A.TurnPhase}, lambda phase: as_item(A.TurnStructure((phase,)))),
         ({A.ObserveCase}, lambda c: as_item(A.ObserveDecl("seen", "x", (c,), A.Name("in")))),
         ({A.AmendSummary, A.ReplaceClause, A.AddClause, A.DropClause}, lambda e: as_item(A.Amend("s", (e,)))),
         ({A.Amend}, as_item),
@@ -456,6 +491,21 @@ def test_generated_scenario_round_trips(scenario):
 @given(BY_CLASS[A.Version] | BY_CLASS[A.ZoneDecl] | BY_CLASS[A.StatusDecl] | BY_CLASS[A.VerbDecl])
 def test_generated_version_zone_status_or_verb_round_trips(item):
     assert_roundtrip(as_item(item))
+
+
+@SETTINGS
+@given(BY_CLASS[A.TurnStructure])
+def test_generated_turn_declaration_round_trips(turn):
+    """500.1: a turn's phases and steps, and the steps without priority (502.4) or with it only
+    after triggers (514.3a), written back as the same tree, each name with single spaces."""
+    assert_roundtrip(as_item(turn))
+
+
+@SETTINGS
+@given(st.builds(A.Card, TEXT, tuples(CARD_FORBIDS, 1, 3)))
+def test_generated_card_restrictions_round_trip(card):
+    """A card's `forbid attack by` (508.1c) and `forbid block of ... by` (509.1b) entries."""
+    assert_roundtrip(as_item(card))
 
 
 @SETTINGS

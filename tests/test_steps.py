@@ -88,14 +88,14 @@ def test_both_backends_leave_the_same_trace(book):
 
 
 def test_run_hook_of_a_step_triggers_the_abilities_of_its_beginning(book):
-    """An engine user who runs a step's hook (`Engine.run_hook("upkeep", P)`) begins that
+    """An engine user who runs a step's hook (`Engine.run_hook("upkeep step", P)`) begins that
     step: the counter's ability triggers and waits with the other triggered abilities until
     they are resolved (603.3); Bob's upkeep triggers nothing of Alice's (603.2)."""
     run = test_engine.start(book, BOARD, active="Alice")
     engine: Engine = run.engine
-    engine.run_hook("upkeep", "Bob")
+    engine.run_hook("upkeep step", "Bob")
     assert not engine.game.pending
-    engine.run_hook("upkeep", "Alice")
+    engine.run_hook("upkeep step", "Alice")
     assert [t.source for t in engine.game.pending] == ["counter"]
     engine.resolve_triggers()
     # tapped by then: Bob's bear (in his upkeep), and Alice's bear, djinn and counter, not the

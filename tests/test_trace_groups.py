@@ -75,11 +75,12 @@ def test_an_after_clause_is_a_new_group_that_says_which_event_it_follows(capsys)
     # 610.4: the permanent phases in after Oubliette leaves the battlefield: a new event
     # that follows the one in which it left (`after`), not part of it (`as`)
     lines = trace_of(capsys, SCENARIOS / "phasing_effects.scenario", "a permanent phased out until Oubliette")
-    leaves = line_at(lines, "event 3, caused by scenario script:")
-    after = line_at(lines, "event 4: after y leaves the battlefield (610.4 phase-out-until) follows event 3 (a new event, once it is done):", leaves)
+    # (events 3 and 4 are the two draw steps' draws, 504.1)
+    leaves = line_at(lines, "event 5, caused by scenario script:")
+    after = line_at(lines, "event 6: after y leaves the battlefield (610.4 phase-out-until) follows event 5 (a new event, once it is done):", leaves)
     phase_in = line_at(lines, "[610.4 phase-out-until] bear: phase: out -> in", leaves)
     assert leaves < line_at(lines, "oubliette: leaves the battlefield", leaves) < after < phase_in
-    assert depth(lines[after]) == depth(lines[leaves]), "a group of its own, not nested in event 3"
+    assert depth(lines[after]) == depth(lines[leaves]), "a group of its own, not nested in event 5"
 
 
 def test_the_steps_of_the_turn_are_headers(capsys):

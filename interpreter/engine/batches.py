@@ -473,7 +473,7 @@ class Committer:
         store = self.eng.store
         if o.zone == "battlefield":
             changes = dict(zone=zone, tapped=False, counters=(), damage=0, attached_to=None,
-                           attacking=False, status=(), controller=o.owner)
+                           attacking=False, blocking=False, status=(), controller=o.owner)
             for eid, e in list(self.eng.game.effects.items()):
                 if o.id in e.affected:
                     remaining = e.affected - {o.id}

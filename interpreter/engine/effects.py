@@ -63,6 +63,11 @@ class ContinuousEffects:
             if not isinstance(who, PlayerRef):
                 raise self.eng.fail("this needs a player", d.span)
             duration, player = "next turn", who.name
+        elif isinstance(d, ast.UntilNextStep):
+            who = self.eng.value_of("you" if d.player == "your" else d.player, env)
+            if not isinstance(who, PlayerRef):
+                raise self.eng.fail("this needs a player", d.span)
+            duration, player = f"next {d.step}", who.name
         elif isinstance(d, ast.ForAsLongAs):
             duration, condition = "as long as", d.cond
             names = {n.id for n in d.cond.walk() if isinstance(n, ast.Name)}

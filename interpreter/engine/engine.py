@@ -34,6 +34,7 @@ from ...dsl import ast
 from ...dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from .assertions import Assertions
 from .batches import Committer
+from .combat import Combat
 from ..game.writes import Batch
 from ..game.budget import Budget
 from ..game.calls import checked, describe
@@ -121,6 +122,7 @@ class Engine(GameView):
         self.priority = Priority(self)  # the stack and priority: putting objects there, resolving them
         self.checks = StateChecks(self)  # state checks and settling rounds
         self.turns = Turns(self)  # hooks, turns, cleanup, players leaving
+        self.combat = Combat(self)  # attacks, blocks and combat damage
         self.budget = budget if budget is not None else Budget()
         self.trace = Trace()
         self.step = 0
@@ -223,12 +225,13 @@ class Engine(GameView):
         self.turns.run_hook(kind, player)
 
     def cleanup(self) -> None:
-        """The end step, then the cleanup step (`Turns.cleanup`)."""
+        """The rest of the turn, the end step and the cleanup step last (`Turns.cleanup`)."""
         self.turns.cleanup()
 
-    def next_turn(self, skip_untap: bool = False) -> None:
-        """The next player's turn begins: its untap step (unless `skip_untap`), then its upkeep (`Turns.next_turn`)."""
-        self.turns.next_turn(skip_untap)
+    def next_turn(self, skipping: tuple[str, ...] | bool = ()) -> None:
+        """The next player's turn begins, up to its first step with priority, the upkeep step
+        (`Turns.next_turn`); the steps of `skipping` are skipped (True: the untap step)."""
+        self.turns.next_turn(("untap step",) if skipping is True else () if skipping is False else tuple(skipping))
 
     def player_leaves(self, name: str) -> None:
         """Player `name` leaves the game (`Turns.player_leaves`)."""

@@ -103,6 +103,11 @@ class Statements:
                 who = self.player_arg(p, env)
                 batch.op(cause, f"effects giving {who} control end", who,
                          lambda: self.eng.continuous.end_effects(lambda e: e.kind == "control" and e.value == who, cause), "effect-ends")
+            case ast.CombatDamage():
+                self.eng.combat.deal(batch, cause)
+            case ast.ExtraSteps(steps=steps):
+                batch.op(cause, f"this turn gets {', '.join(steps)} more", self.eng.game.active,
+                         lambda: self.eng.turns.add_extra(steps, cause), "turn")
             case ast.Delayed(hook=hook, body=body):
                 self.eng.made(stmt.span, cause)
                 self.eng.store.add_to("delayed", DelayedTrigger(hook, body, tuple(env.items()), None, str(cause)), cause)

@@ -12,6 +12,7 @@ import attrs
 from ...dsl.collector import collector_paused
 from ..game.refs import PlayerRef
 from ..game.trace import SCRIPT, Cause, rule_cause
+from .combat import ATTACKERS_STEP
 
 
 class HookLog:
@@ -47,12 +48,48 @@ class HookLog:
         return next(((oid, counts[oid]) for oid in chain.from_iterable(changes) if counts[oid] > 1), None)
 
 
+# What ends an effect lasting until a step of a player's turn, as that step begins (611.2a).
+STEP_DURATION = Cause("engine", "611.2a", "an effect lasting until this step ends as it begins (611.2a)")
+
+
 class Turns:
-    """Runs the hooks of the turn (its steps, a turn beginning, a player leaving) with the
-    delayed triggers waiting on them, and moves the game from turn to turn."""
+    """Plays the turn the rulebook declares (`Rulebook.turn`): its steps and phases in order,
+    each with what is hooked to it and the delayed triggers waiting on it, priority in those
+    that give it, the steps skipped (a rule's `skip` clause, or a turn begun skipping them);
+    and moves the game from turn to turn."""
 
     def __init__(self, eng: Any):
         self.eng = eng  # the engine it is part of
+
+    @property
+    def turn(self) -> Any:
+        return self.eng.rulebook.turn
+
+    def current(self) -> str:
+        """The step or phase the game is in: where it began, the turn's first phase without
+        steps (a main phase), if it has not moved yet."""
+        if self.eng.game.step:
+            return self.eng.game.step
+        phases = [part.name for part in self.turn.phases if not part.steps]
+        return phases[0] if phases else self.turn.steps[-1]
+
+    def ahead(self) -> tuple[str, ...]:
+        """The steps and phases of this turn still to come, in order: those added to it first
+        (500.8), then those of the turn's own order after where it is (or went on from)."""
+        steps = self.turn.steps
+        here = self.eng.game.resume or self.current()
+        return self.eng.game.extra + (steps[steps.index(here) + 1:] if here in steps else ())
+
+    def add_extra(self, added: tuple[str, ...], cause: Any) -> bool:
+        """Steps or phases (a phase: its steps) come right after the one the game is in, before
+        any added earlier (500.8); an operation of a batch that happened."""
+        turn, store, game = self.turn, self.eng.store, self.eng.game
+        points = tuple(point for name in added
+                       for point in next((p.points for p in turn.phases if p.name == name), (name,)))
+        if not game.resume:
+            store.set_field("resume", self.current(), cause)
+        store.set_field("extra", points + game.extra, cause)
+        return True
 
     def update_player(self, name: str, cause: Any, **changes) -> bool:
         """Player `name` with `changes` (life, cards in hand, in the game or not), for `cause`:
@@ -89,20 +126,77 @@ class Turns:
         self.eng.record("step", player, f"{kind} is skipped", SCRIPT, turn=self.eng.game.turn)
         self.eng.assertions.check_hook_assertions(kind, player, counts, skipped=True)
 
-    def cleanup(self) -> None:
-        """The end of the turn: the end step, then the cleanup step."""
-        self.eng.record("step", self.eng.game.active, "end step", SCRIPT, turn=self.eng.game.turn)
-        self.run_hook("end step", self.eng.game.active)
-        self.eng.priority.receive(0, last=False)
-        self.eng.record("step", self.eng.game.active, "cleanup step", SCRIPT, turn=self.eng.game.turn)
-        self.run_hook("cleanup", self.eng.game.active)
-        self.eng.store.set_field("cleanup_done", True, SCRIPT)
-        self.eng.priority.receive(0, last=False)  # (514.3a: only when something triggered)
+    def skipped(self, step: str, player: str) -> Any:
+        """Why `step` of `player`'s turn is skipped as it would begin: the turn began skipping it
+        (SCRIPT), or a rule's `skip` clause holds (its cause); None when it is not."""
+        if step in self.eng.game.skipping:
+            return SCRIPT
+        for rule, clause in self.eng.clause_index.skips.get(step, ()):
+            env = {clause.hook.var: PlayerRef(player)} if clause.hook.var else {}
+            if self.eng.truthy(self.eng.eval(clause.cond, env)):
+                return rule_cause(self.eng.program, rule, clause)
+        return None
 
-    def next_turn(self, skip_untap: bool = False) -> None:
+    def enter(self, step: str, declare: Callable[[], None] | None = None, last: bool = True,
+              counts: HookLog | None = None) -> None:
+        """Step (or phase) `step` of the active player's turn begins, unless it is skipped: its
+        turn-based action declared by a player (`declare`: attackers, blockers), what is hooked
+        to it and the delayed triggers waiting on it; then, if players get priority in it, the
+        active player does (117.3a), and the triggered abilities waiting go on the stack and
+        resolve (unless the action holds there, and this is its `last` step)."""
+        eng, player = self.eng, self.eng.game.active
+        game = eng.game
+        if game.extra and game.extra[0] == step:
+            eng.store.set_field("extra", game.extra[1:], SCRIPT)
+        elif game.resume:  # (the added steps are over: the turn goes on in its own order)
+            eng.store.set_field("resume", "", SCRIPT)
+        eng.store.set_field("step", step, SCRIPT)
+        why = self.skipped(step, player)
+        if why is not None:
+            self.skip_hook(step, player, counts or HookLog())
+            return
+        eng.record("step", player, step, SCRIPT, turn=eng.game.turn)
+        phase = next((p for p in self.turn.phases if step in p.points), None)
+        if phase is not None and phase.points[0] == step and ATTACKERS_STEP in phase.points:
+            eng.combat.reset(SCRIPT)  # (a combat phase begins: a combat of its own, 506.1)
+        ending = f"next {step}"
+        if any(e.duration == ending and e.player == player for e in eng.game.effects.values()):
+            eng.continuous.end_effects(lambda e: e.duration == ending and e.player == player, STEP_DURATION)
+        if declare is not None:
+            declare()
+        another = step in eng.clause_index.damage_steps and eng.combat.begin_damage_step(SCRIPT)
+        self.run_hook(step, player)
+        turn = self.turn
+        if step in turn.no_priority:
+            pass  # (502.4: what triggered waits for the next step in which a player gets priority)
+        elif step in turn.after_triggers:
+            eng.priority.receive(0, last=last and bool(eng.game.pending))  # (514.3a)
+        else:
+            eng.priority.receive(0, last=last)
+        if another:  # (510.4: the second combat damage step)
+            eng.record("step", player, f"{step} (the second, 510.4)", SCRIPT, turn=eng.game.turn)
+            self.run_hook(step, player)
+            eng.priority.receive(0, last=last)
+
+    def go_to(self, target: str, declare: Callable[[], None] | None = None) -> None:
+        """The game goes on through this turn's steps to the beginning of `target` (`declare`:
+        the turn-based action a player makes as it begins); what is held, is held there."""
+        while True:  # (one step at a time: a step may add others, 500.8)
+            step = self.ahead()[0]
+            self.enter(step, declare if step == target else None, last=step == target)
+            if step == target:
+                return
+
+    def cleanup(self) -> None:
+        """The end of the turn: every step still to come in it, the cleanup step last."""
+        while self.ahead():  # (one step at a time: a step may add others, 500.8)
+            self.enter(self.ahead()[0], last=False)
+        self.eng.store.set_field("cleanup_done", True, SCRIPT)
+
+    def next_turn(self, skipping: tuple[str, ...] = ()) -> None:
         """End this turn (unless it is cleaned up) and begin the next player's still in the
-        game: the beginning of the turn, then its untap step (or the untap step skipped), then
-        its upkeep step."""
+        game: the beginning of the turn, then its steps (those in `skipping` skipped) up to the
+        first in which a player receives priority (the upkeep step)."""
         if not self.eng.game.cleanup_done:
             self.cleanup()
         current = self.eng.game.active
@@ -117,27 +211,21 @@ class Turns:
         store.set_field("active", current, SCRIPT)
         store.set_field("turn", self.eng.game.turn + 1, SCRIPT)
         store.set_field("cleanup_done", False, SCRIPT)
+        store.set_field("skipping", tuple(skipping), SCRIPT)
+        store.set_field("extra", (), SCRIPT)
+        store.set_field("resume", "", SCRIPT)
+        self.eng.combat.reset(SCRIPT)
         self.eng.record("step", current, f"turn {self.eng.game.turn} begins", SCRIPT, turn=self.eng.game.turn)
-        self.eng.hook_logs.append(HookLog())  # what changes as the turn begins, for a skipped untap step
+        self.eng.hook_logs.append(HookLog())  # what changes as the turn begins, for a skipped step
         try:
             self.run_hook("beginning of turn", current)
         finally:
             turn_start = self.eng.hook_logs.pop()
-        if skip_untap:
-            self.skip_hook("untap step", current, turn_start)
-        else:
-            self.eng.record("step", current, "untap step", SCRIPT, turn=self.eng.game.turn)
-            self.run_hook("untap step", current)
-        self.upkeep(current)  # (no player receives priority in the untap step, 502.4: what triggered waits)
-
-    def upkeep(self, player: str) -> None:
-        """`player`'s upkeep step (503.1): what is hooked to it, the delayed triggers waiting on
-        it; then the player receives priority (503.2), and the triggered abilities waiting (those
-        of the untap step, and those its beginning triggered) go on the stack and resolve, unless
-        the action holds them there."""
-        self.eng.record("step", player, "upkeep step", SCRIPT, turn=self.eng.game.turn)
-        self.run_hook("upkeep", player)
-        self.eng.priority.receive(0)
+        turn = self.turn
+        for step in turn.steps:
+            self.enter(step, counts=turn_start)
+            if step not in turn.no_priority and step not in turn.after_triggers and not self.skipped(step, current):
+                break
 
     def player_leaves(self, name: str) -> None:
         """Player `name` leaves the game; what is hooked to a player leaving runs."""

@@ -42,7 +42,7 @@ class Player:
 # The stored fields of a permanent, in the order its constructor takes them (`status` last).
 DATA_FIELDS = ("id", "card", "owner", "controller", "types", "power", "toughness", "keywords", "token", "zone",
                "tapped", "counters", "stickers", "damage", "attached_to", "timestamp", "entered_turn",
-               "controlled_since", "attacking")
+               "controlled_since", "attacking", "blocking")
 
 # Object attributes read as they are stored (`GameView.getter`); the others are worked out
 # (controller and characteristics after effects, counters as a dictionary) or become references.
@@ -76,14 +76,14 @@ class Permanent:
                  toughness: int | None = None, keywords: tuple[str, ...] = (), token: bool = False,
                  zone: str = "battlefield", tapped: bool = False, counters: tuple = (), stickers: tuple = (),
                  damage: int = 0, attached_to: str | None = None, timestamp: int = 0, entered_turn: int = 0,
-                 controlled_since: int = 0, attacking: bool = False, status=(), incarnation: int = 0,
+                 controlled_since: int = 0, attacking: bool = False, blocking: bool = False, status=(), incarnation: int = 0,
                  previous: "Permanent | None" = None):
         self.id, self.card, self.owner, self.controller = id, card, owner, controller  # (the default controller)
         self.types = lower_types(types)
         self.power, self.toughness, self.keywords, self.token, self.zone = power, toughness, keywords, token, zone
         self.tapped, self.counters, self.stickers, self.damage = tapped, counters, stickers, damage
         self.attached_to, self.timestamp, self.entered_turn = attached_to, timestamp, entered_turn
-        self.controlled_since, self.attacking = controlled_since, attacking
+        self.controlled_since, self.attacking, self.blocking = controlled_since, attacking, blocking
         self.statuses: dict[str, Any] = dict(status)
         self.incarnation, self.previous = incarnation, previous
 
@@ -105,7 +105,7 @@ class Permanent:
         new = _blank(Permanent)
         (new.id, new.card, new.owner, new.controller, new.types, new.power, new.toughness, new.keywords, new.token,
          new.zone, new.tapped, new.counters, new.stickers, new.damage, new.attached_to, new.timestamp,
-         new.entered_turn, new.controlled_since, new.attacking) = _read_data(self)
+         new.entered_turn, new.controlled_since, new.attacking, new.blocking) = _read_data(self)
         new.statuses = dict(self.statuses)
         new.incarnation, new.previous = self.incarnation, self.previous
         return new
@@ -179,8 +179,8 @@ class Effect:
     kind: str  # "pump", "base", "grant", "control"
     affected: frozenset[str]
     value: Any
-    duration: str  # "forever", "end of turn", "next turn", "as long as", "until leaves"
-    player: str | None = None  # whose next turn, for "next turn"
+    duration: str  # "forever", "end of turn", "next turn", "next STEP" (a step's name), "as long as", "until leaves"
+    player: str | None = None  # whose next turn or step, for "next turn" and "next STEP"
     condition: Any = None  # an expression, for "as long as"
     bindings: tuple[tuple[str, Any], ...] = ()
     tracked: frozenset[str] = frozenset()
@@ -313,6 +313,16 @@ class Game:
     choices: list = attrs.field(factory=list)
     clock: int = 0
     cleanup_done: bool = False
+    # the step or phase of the turn the game is in ("": where a game begins, the turn's first
+    # phase without steps: `interpreter.engine.turns.Turns.current`), and the steps this turn skips
+    step: str = ""
+    skipping: tuple[str, ...] = ()
+    # steps added to this turn and still to come (500.8), and the step of the turn's own order
+    # the game goes on from once they are over ("": none added)
+    extra: tuple[str, ...] = ()
+    resume: str = ""
+    # this turn's combat: what attacks what, who blocks whom (`interpreter.engine.combat.CombatState`)
+    combat: Any = None
     store: Any = attrs.field(default=None, eq=False, repr=False)  # its `interpreter.game.store.Store`, once asked for
 
     def copy(self) -> "Game":
@@ -339,7 +349,7 @@ class Game:
         alike, so a run of changes that comes back to a fingerprint it had goes round in a
         circle (`Committer.never_settles`). Worked out over every object: for occasional use."""
         objects = tuple((oid, o.card, o.owner, o.controller, o.types, o.power, o.toughness, o.keywords, o.token,
-                         o.zone, o.tapped, o.counters, o.stickers, o.damage, o.attached_to, o.attacking,
+                         o.zone, o.tapped, o.counters, o.stickers, o.damage, o.attached_to, o.attacking, o.blocking,
                          o.status)
                         for oid, o in self.objects.items())
         effects = tuple((e.kind, e.affected, e.value, e.duration, e.player, id(e.condition), e.bindings, e.tracked,

@@ -26,10 +26,11 @@ from ...dsl import ast
 from ...dsl.builtins import KIND_NAME, PERMANENT_TYPES, PT_COUNTER_SPELLINGS, ZONES, pt_counter_meant
 from ...dsl.checker import tested_keywords
 from ...dsl.diagnostics import Diagnostic, DiagnosticError, Span, did_you_mean
-from ...dsl.printer import cost_part_text, expr_text
+from ...dsl.printer import cost_part_text, expr_text, forbid_text
 from ..game.calls import call_span, checked, describe, instance_of, refused_call
 from ..game.writes import Batch
 from ..engine.engine import Engine, Obj, PlayerRef, RulesError
+from ..engine.combat import ATTACKERS_STEP, BLOCKERS_STEP
 from ..engine.stack import StackObject, spell_targets
 from ..engine.triggers import LEGAL_TARGET_HINT, TargetChoice, TriggerOrder, targets_of
 from ..game.model import Game, Permanent
@@ -40,6 +41,17 @@ from ..game.trace import SCRIPT, Cause
 
 # The tap of a declared attacker (508.1f), as the trace names its cause.
 ATTACKERS_TAP = Cause("engine", "508.1f", "declared attackers become tapped (508.1f)")
+
+
+def _forbidden_by(e: Any, clause: ast.Node, restrictions: str) -> str:
+    """Whose restriction `clause` is, in words: the rule block's (named by its number), or the
+    card's (an effect's restriction, as `restrictions` numbers them: 508.1c, 509.1b)."""
+    written = forbid_text(clause)
+    rule = next((r for r in e.rulebook.rules if any(c is clause for c in r.clauses)), None)
+    if rule is not None:
+        return f"block {rule.id} {rule.slug} forbids it ({written})"
+    card = next((c for c in e.rulebook.cards.values() if any(x is clause for x in c.entries)), None)
+    return f"\"{card.name if card else '?'}\" forbids it ({written}; {restrictions})"
 
 # The cost {T} (107.5) and the test 302.6 makes of a creature whose {T} ability is activated,
 # each of the permanent `this`: one node each, so both backends compile them once.
@@ -259,7 +271,7 @@ COUNTERS_EXAMPLE = ("e.g. {'p1p1': 2}: p1p1 (+1/+1) and m1m1 (-1/-1) counters ch
 SPEC_FLAGS = ("tapped", "token", "attacking")
 # The keys of every object in `Actions.state()` (and `Outcome.final`, `run --json`'s `final`).
 STATE_KEYS = ("card", "zone", "owner", "controller", "token", "tapped", "attached_to", "power", "toughness", "keywords",
-              "damage", "counters", "stickers", "attacking", "entered_turn", "visible", "statuses")
+              "damage", "counters", "stickers", "attacking", "blocking", "entered_turn", "visible", "statuses")
 SPEC_NUMBERS = ("damage", "entered_turn")
 SPEC_KEYS = ("name", "card", "owner", "controller", "attached_to", "keywords", "counters", "stickers", "statuses",
              *SPEC_FLAGS, *SPEC_NUMBERS)
@@ -491,6 +503,14 @@ class Actions:
         if e.game.stack:
             raise _refused(f"{player} cannot cast \"{card.name}\" now: it is {what}, cast only while the stack is empty "
                            "(307.1, 117.1a)", span, "resolve what is on the stack first, or cast it before")
+        here = e.turns.current()
+        mains = [part.name for part in e.rulebook.turn.phases if not part.steps]
+        if here not in mains:
+            ahead = next((m for m in mains if m in e.turns.ahead()), None)
+            raise _refused(f"{player} cannot cast \"{card.name}\" now: it is {what}, cast only in a main phase (307.1, "
+                           f"117.1a), and the game is in the {here}", span,
+                           f"go on to the {ahead} first ('to {ahead}' in a script)" if ahead else
+                           "cast it in a main phase of the turn: play on to the next turn's")
 
     def _pass(self, depth: int, hold: bool) -> None:
         """After an action, a player receives priority: the triggered abilities waiting go on
@@ -676,31 +696,38 @@ class Actions:
     # ------------------------------------------------------------------ the board and the turn
 
     @_action
-    def attack(self, names: Sequence[str], *, hold: bool = False, span: Span) -> None:
-        """The permanents named attack (508.1a), and those without vigilance become tapped
-        as they are declared (508.1f). Attackers are declared as the declare attackers step
-        begins (508.1), which it does only once the step before it has ended, with an empty
-        stack (500.2): with a spell held there, attacking is refused as a `RulesError`. Then
-        the active player receives priority (508.2): the abilities the attack triggered go on
-        the stack and resolve, or with `hold` wait there for a response."""
+    def attack(self, names: Sequence[str], *, hold: bool = False, at: dict | None = None, span: Span) -> None:
+        """The game goes on to the declare attackers step, and the permanents named attack
+        (508.1a): each what `at` says (a player, or a planeswalker by its name), else the next
+        player in turn order still in the game; those without vigilance become tapped as they
+        are declared (508.1f). The step begins only once the step before it has ended, with an
+        empty stack (500.2): with a spell held there, attacking is refused as a `RulesError`.
+        Then the active player receives priority (508.2): the abilities the attack triggered go
+        on the stack and resolve, or with `hold` wait there for a response."""
         if not isinstance(hold, bool):
             raise _err(f"hold is True or False, not {describe(hold)}", span)
         if isinstance(names, str) or not isinstance(names, (list, tuple)) or not names:
             raise _err("attack() takes a non-empty list of permanent names", span, "e.g. attack(['bear'])")
+        if at is not None and not isinstance(at, dict):
+            raise _err(f"at is a dict of attacker -> what it attacks, not {describe(at)}", span, "e.g. at={'bear': 'Bob'}")
         self._game_on(span)
         self._stack_empty("the declare attackers step (508.1)", span, _refused)
+        self._step_ahead(ATTACKERS_STEP, span)
         for name in names:
             self._can_attack(self._known(name, span), span)
         if len(set(names)) != len(names):
             raise _err("a creature is named twice among the attackers", span, "name each attacking creature once")
+        for name, what in (at or {}).items():
+            if not isinstance(name, str) or name not in names:
+                raise _err(f"{_named(name)} is given something to attack, and it is not among the attackers", span,
+                           "at's keys are attackers' names: name it among the attackers, or leave it out of at")
+            if not isinstance(what, str):
+                raise _err(f"what '{name}' attacks is named by a string, not {describe(what)}", span,
+                           "a player's name or a planeswalker's, e.g. at={'bear': 'Bob'}")
+        attackers = [(name, self._defender((at or {}).get(name), span)) for name in names]
         e = self.engine
-        tapping = [name for name in names if "vigilance" not in e.chars(name)["keywords"]]
-        for name in names:
-            e.run(ast.AttackWith(ast.Name(name)), {}, SCRIPT)
-        for name in tapping:
-            e.run(ast.Tap(ast.Name(name)), {}, ATTACKERS_TAP)
-        e.settle()
-        self._pass(0, hold)
+        with e.priority.held(hold):
+            e.turns.go_to(ATTACKERS_STEP, lambda: e.combat.declare_attackers(attackers, SCRIPT, ATTACKERS_TAP))
 
     def _can_attack(self, name: str, span: Span) -> None:
         """The active player declares attackers among the untapped creatures they control
@@ -729,6 +756,90 @@ class Actions:
             raise _refused(f"'{name}' cannot attack: it is summoning sick, under {controller}'s control only since this "
                            "turn began, and it has no haste (508.1a, 302.6)", span,
                            f"play on to {controller}'s next turn, or attack with a creature that has haste")
+        forbidding = e.combat.forbidden_attack(name)
+        if forbidding is not None:
+            raise _refused(f"'{name}' cannot attack: {_forbidden_by(e, forbidding, '508.1c')}", span,
+                           "attack with another creature, or not at all")
+
+    def _defender(self, named: str | None, span: Span) -> str:
+        """What an attacker attacks (508.1b): the player or planeswalker named, else the next
+        player in turn order after the active one who is still in the game."""
+        e = self.engine
+        if named is None:
+            current = e.game.active
+            for _ in range(len(e.game.order)):
+                current = e.game.next_player(current)
+                if current != e.game.active and e.player_in_game(current):
+                    return current
+            raise _refused("there is no opponent in the game to attack (508.1b)", span, "attack while another player is in it")
+        if named in e.game.players:
+            if named == e.game.active or not e.player_in_game(named):
+                raise _refused(f"'{named}' cannot be attacked: {'it is their own turn' if named == e.game.active else 'they have left the game'} "
+                               "(508.1b)", span, "attack an opponent still in the game")
+            return named
+        o = e.game.objects.get(named)
+        if o is None or "planeswalker" not in o.types or not e.visible(named) or e.chars(named)["controller"] == e.game.active:
+            raise _refused(f"'{named}' cannot be attacked: only an opponent or a planeswalker an opponent controls on the "
+                           "battlefield is (508.1b)", span, f"players are: {', '.join(e.game.order)}")
+        return named
+
+    def _step_ahead(self, step: str, span: Span) -> None:
+        """`step` is still to come in this turn (and the rulebook's turn has it)."""
+        e = self.engine
+        if step not in e.rulebook.turn.steps:
+            raise _err(f"the turn of this rulebook has no {step}", span,
+                       f"its steps and phases: {', '.join(e.rulebook.turn.steps)}")
+        if step not in e.turns.ahead():
+            if step == e.turns.current():
+                raise _refused(f"the game is in the {step} already: what is done as it begins was done then (500.1)",
+                               span, "play on to the next turn ('next turn'), then to that step")
+            raise _refused(f"the {step} of this turn is over: the game is in the {e.turns.current()} (500.1)", span,
+                           "play on to the next turn ('next turn'), then to that step")
+
+    @_action
+    def block(self, pairs: dict, *, hold: bool = False, span: Span) -> None:
+        """The game goes on to the declare blockers step, and each blocker of `pairs` (blocker ->
+        the attacker it blocks) blocks (509.1a): a creature the game sees, controlled by the
+        player the attacker attacks (or the planeswalker's controller), blocking one attacker,
+        and no restriction of the rulebook or of a card forbidding it (509.1b: `forbid block`).
+        An attacker with a blocker becomes blocked (509.1h). Then the active player receives
+        priority (509.2); with `hold` the abilities that triggered wait on the stack."""
+        if not isinstance(hold, bool):
+            raise _err(f"hold is True or False, not {describe(hold)}", span)
+        if not isinstance(pairs, dict):
+            raise _err(f"block() takes a dict of blocker -> the attacker it blocks, not {describe(pairs)}", span,
+                       "e.g. block({'wall': 'bear'})")
+        self._game_on(span)
+        self._stack_empty("the declare blockers step (509.1)", span, _refused)
+        self._step_ahead(BLOCKERS_STEP, span)
+        e = self.engine
+        for blocker, attacker in pairs.items():
+            self._can_block(self._known(blocker, span), self._known(attacker, span), span)
+        with e.priority.held(hold):
+            e.turns.go_to(BLOCKERS_STEP, lambda: e.combat.declare_blockers(list(pairs.items()), SCRIPT))
+
+    def _can_block(self, blocker: str, attacker: str, span: Span) -> None:
+        """`blocker` may block `attacker` (509.1a-b), else a `RulesError` saying why."""
+        e = self.engine
+        attack = e.combat.attack_of(attacker)
+        if attack is None or not e.visible(attacker):
+            raise _refused(f"'{blocker}' cannot block '{attacker}': it is not an attacking creature the game sees (509.1a)",
+                           span, "block a creature declared as an attacker this combat")
+        o = e.game.objects[blocker]
+        if not e.visible(blocker):
+            where = f"is {zone_words(o.zone)}" if o.zone != "battlefield" else "is treated by the game as not existing"
+            raise _refused(f"'{blocker}' cannot block: it {where}", span, "only a creature on the battlefield the game sees blocks")
+        if "creature" not in o.types:
+            raise _refused(f"'{blocker}' cannot block: it is not a creature (509.1a)", span, "only creatures block")
+        defending = e.combat.defending_player(attack)
+        if e.chars(blocker)["controller"] != defending:
+            raise _refused(f"'{blocker}' cannot block '{attacker}': {e.chars(blocker)['controller']} controls it, and "
+                           f"'{attacker}' attacks {defending} (509.1a)", span,
+                           f"only creatures {defending} controls block '{attacker}'")
+        forbidding = e.combat.forbidden_block(blocker, attacker)
+        if forbidding is not None:
+            raise _refused(f"'{blocker}' cannot block '{attacker}': {_forbidden_by(e, forbidding, '509.1b')}", span,
+                           "block with another creature, or not at all")
 
     @_action
     def move(self, name: str, zone: str, *, span: Span) -> None:
@@ -750,25 +861,56 @@ class Actions:
         self._pass(depth, False)
 
     @_action
-    def next_turn(self, skip_untap: bool = False, *, hold: bool = False, span: Span) -> None:
-        """The next player's turn begins (with its untap step, unless `skip_untap`, then its
-        upkeep step, where the active player receives priority: 503.2). The abilities that
-        triggered meanwhile go on the stack then and resolve, or with `hold` wait there for a
-        response (the abilities of the turn that ends resolve in its own end and cleanup steps)."""
+    def next_turn(self, skip_untap: bool = False, *, hold: bool = False, skipping: Sequence[str] = (), span: Span) -> None:
+        """The rest of this turn is played (each step still to come, with its priority), then
+        the next player's turn begins, up to the first of its steps in which a player receives
+        priority (the upkeep step, 503.2); the steps of `skipping` (`skip_untap`: the untap
+        step) are skipped. The abilities that triggered meanwhile go on the stack then and
+        resolve, or with `hold` wait there for a response."""
         if not isinstance(skip_untap, bool):
             raise _err(f"skip_untap is True or False, not {describe(skip_untap)}", span)
         if not isinstance(hold, bool):
             raise _err(f"hold is True or False, not {describe(hold)}", span)
+        if isinstance(skipping, str) or not isinstance(skipping, (list, tuple)):
+            raise _err(f"skipping is a list of steps, not {describe(skipping)}", span, "e.g. skipping=['draw step']")
+        steps = self.engine.rulebook.turn.steps
+        for step in skipping:
+            if step not in steps:
+                raise _err(f"unknown step {_named(step)}: the turn of this rulebook has no such step",
+                           span, did_you_mean(step, steps, f"its steps and phases: {', '.join(steps)}")
+                           if isinstance(step, str) else f"its steps and phases: {', '.join(steps)}")
         self._game_on(span)
         self._stack_empty("the next turn", span)
         with self.engine.priority.held(hold):
-            self.engine.next_turn(skip_untap)
+            self.engine.next_turn(tuple(dict.fromkeys((("untap step",) if skip_untap else ()) + tuple(skipping))))
+
+    @_action
+    def to_step(self, step: str, *, hold: bool = False, span: Span) -> None:
+        """The game goes on through this turn's steps to the beginning of `step` (a step or a
+        phase the rulebook's turn declares, still to come this turn), each step between played
+        with its priority; in `step` the active player receives priority, and what triggered
+        resolves, or with `hold` waits on the stack for a response."""
+        if not isinstance(hold, bool):
+            raise _err(f"hold is True or False, not {describe(hold)}", span)
+        steps = self.engine.rulebook.turn.steps
+        if not isinstance(step, str) or step not in steps:
+            listed = f"its steps and phases: {', '.join(steps)}"
+            raise _err(f"unknown step {_named(step)}: the turn of this rulebook has no such step", span,
+                       did_you_mean(step, steps, listed) if isinstance(step, str) else listed)
+        self._game_on(span)
+        self._stack_empty(f"the {step}", span)
+        self._step_ahead(step, span)
+        with self.engine.priority.held(hold):
+            self.engine.turns.go_to(step)
 
     @_action
     def cleanup(self, *, span: Span) -> None:
-        """The active player's end step, then their cleanup step."""
+        """The rest of the active player's turn, the end step and the cleanup step last."""
         self._game_on(span)
         self._stack_empty("the cleanup step", span)
+        if not self.engine.turns.ahead():
+            raise _refused(f"this turn is over already: the game is in its {self.engine.turns.current()}", span,
+                           "play on to the next turn ('next turn')")
         self.engine.cleanup()
 
     def _game_on(self, span: Span) -> None:
@@ -800,16 +942,17 @@ class Actions:
 
     @checked
     def state(self) -> dict:
-        """The game as plain data: turn, active player, players, and every object, each with
-        the same keys wherever it is (`STATE_KEYS`): its zone, owner and controller, its
-        characteristics as the rules read them (after effects on the battlefield), its flags,
+        """The game as plain data: turn, active player, the step or phase the game is in, players,
+        and every object, each with the same keys wherever it is (`STATE_KEYS`): its zone, owner
+        and controller, its characteristics as the rules read them (after effects on the battlefield), its flags,
         counters, stickers, damage and attachment, every declared status (its value, or the
         default), and whether the game sees it (only a permanent on the battlefield no rule
         hides is seen)."""
         e, book = self.engine, self.book
         game = e.game
         defaults = {name: e.status_default(name) for name in book.statuses}
-        out = {"turn": game.turn, "active": game.active, "players": {}, "permanents": {}, "status_defaults": defaults}
+        out = {"turn": game.turn, "active": game.active, "step": e.turns.current(), "players": {}, "permanents": {},
+               "status_defaults": defaults}
         for name, p in game.players.items():
             out["players"][name] = {"life": p.life, "hand": p.hand, "in_game": p.in_game}
         for oid, o in game.objects.items():
@@ -818,7 +961,7 @@ class Actions:
                 "card": o.card, "zone": o.zone, "owner": o.owner, "controller": c["controller"],
                 "token": o.token, "tapped": o.tapped, "attached_to": o.attached_to, "power": c["power"],
                 "toughness": c["toughness"], "keywords": list(c["keywords"]), "damage": o.damage,
-                "counters": dict(o.counters), "stickers": dict(o.stickers), "attacking": o.attacking,
+                "counters": dict(o.counters), "stickers": dict(o.stickers), "attacking": o.attacking, "blocking": o.blocking,
                 "entered_turn": o.entered_turn, "visible": e.visible(oid),
                 "statuses": {name: o.get_status(name, default) for name, default in defaults.items()},
             }

@@ -178,8 +178,11 @@ def script_problems(scn: ast.Scenario, book: Rulebook) -> list[Diagnostic]:
     of the game's; a permanent that is neither declared nor made by an earlier step (a cast
     permanent spell makes one named after its card: `grizzly_bears`, then `grizzly_bears_2`); a
     player named where only a permanent will do (`attack with Bob`, `move Bob to exile`); a
-    creature named twice among the attackers; an ability number the permanent's card does
-    not have, or the wrong number of targets for it (`activate`). A step an `expect error` follows is meant to fail, and is left to the run to judge."""
+    creature named twice among the attackers or the blockers; something to attack that is
+    neither a player nor a permanent; a step the rulebook's turn does not have (`to`,
+    `next turn skipping`); an ability number the permanent's card does not have, or the wrong
+    number of targets for it (`activate`). A step an `expect error` follows is meant to fail,
+    and is left to the run to judge."""
     players = next((e.names for e in entries(scn, ast.Players)), ())
     known = {d.name: d.card for d in entries(scn, ast.PermanentDecl)}  # (each permanent's card)
     tried: dict[str, int] = {}  # (first_free's memory: `known` only grows, so N casts of a card are named in O(N))
@@ -192,6 +195,13 @@ def script_problems(scn: ast.Scenario, book: Rulebook) -> list[Diagnostic]:
         if name not in players:
             add(_err(f"'{name}' is not a player of the game", span,
                      did_you_mean(name, players, f"players are: {', '.join(players)}")))
+
+    def turn_step(name: str, span: Span) -> None:
+        """`name` must be a step or phase of the rulebook's turn."""
+        steps = book.turn.steps
+        if name not in steps:
+            add(_err(f"unknown step '{name}': the turn of this rulebook has no such step or phase", word_span(span, name),
+                     did_you_mean(name, steps, f"its steps and phases: {', '.join(steps)}", cutoff=0.6)))
 
     def permanent(name: str, span: Span, player_too: bool = True) -> None:
         """`name` must be a permanent (or, where `player_too`, a player: a target)."""
@@ -251,13 +261,32 @@ def script_problems(scn: ast.Scenario, book: Rulebook) -> list[Diagnostic]:
                                                   len(activated_abilities(card)[number - 1].targets), len(targets),
                                                   step.span)) is not None:
                     add(wrong)
-            case ast.AttackStep(names=names):
+            case ast.AttackStep(names=names, defenders=defenders):
                 for name in names:
                     permanent(name, step.span, player_too=False)
+                for name in defenders:
+                    if name is not None and name not in known and name not in players:
+                        add(_err(f"'{name}' is neither a player nor a permanent: an attacker attacks a player or a "
+                                 "planeswalker (508.1b)", word_span(step.span, name),
+                                 did_you_mean(name, list(players) + sorted(known),
+                                              f"players are: {', '.join(players)}")))
                 if len(set(names)) < len(names):  # (508.1a: each creature attacks once)
                     add(_err("a creature is named twice among the attackers", step.span, "name each attacking creature once"))
+            case ast.BlockStep(pairs=pairs):
+                for blocker, attacker in pairs:
+                    permanent(blocker, step.span, player_too=False)
+                    permanent(attacker, step.span, player_too=False)
+                blockers = [b for b, _ in pairs]
+                if len(set(blockers)) < len(blockers):  # (509.1a: each creature blocks one attacker)
+                    add(_err("a creature is named twice among the blockers", step.span,
+                             "a creature blocks one attacking creature: name it once"))
             case ast.MoveStep(name=name):
                 permanent(name, step.span, player_too=False)
+            case ast.ToStep(step=to):
+                turn_step(to, step.span)
+            case ast.NextTurn(skipping=skipped):
+                for name in skipped:
+                    turn_step(name, step.span)
             case ast.PlayerLeaves(player=who):
                 player(who, step.span)
     return problems
@@ -555,8 +584,12 @@ class ScenarioRun:
         """One script step: an action of the game (`interpreter.play.actions`), or an expectation."""
         act, at = self.actions, step.span
         match step:
-            case ast.NextTurn(skip_untap=skip, hold=hold):
-                act.next_turn(skip, hold=hold, span=at)
+            case ast.NextTurn(skipping=skip, hold=hold):
+                act.next_turn(hold=hold, skipping=skip, span=at)
+            case ast.ToStep(step=to, hold=hold):
+                act.to_step(to, hold=hold, span=at)
+            case ast.BlockStep(pairs=pairs, hold=hold):
+                act.block(dict((b, a) for b, a in pairs), hold=hold, span=at)
             case ast.CleanupStep():
                 act.cleanup(span=at)
             case ast.Cast(card=card, player=player, targets=targets, hold=hold):
@@ -569,8 +602,9 @@ class ScenarioRun:
                 act.choose_targets(card, targets, span=at)
             case ast.Resolve(hold=hold):
                 act.resolve(hold=hold, span=at)
-            case ast.AttackStep(names=names, hold=hold):
-                act.attack(names, hold=hold, span=at)
+            case ast.AttackStep(names=names, hold=hold, defenders=defenders):
+                at_ = {n: d for n, d in zip(names, defenders) if d is not None}
+                act.attack(names, hold=hold, at=at_ or None, span=at)
             case ast.PlayerLeaves(player=who):
                 act.leave(who, span=at)
             case ast.MoveStep(name=name, zone=zone):

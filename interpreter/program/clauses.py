@@ -23,7 +23,7 @@ from ..game.trace import rule_cause
 
 # Stored fields of an object that change only when a batch writes them (the engine itself
 # stamps timestamp, entered_turn and controlled_since when an object is seen to enter).
-CHANGED_ONLY_BY_WRITES = frozenset({"zone", "tapped", "counters", "stickers", "damage", "attached_to", "attacking",
+CHANGED_ONLY_BY_WRITES = frozenset({"zone", "tapped", "counters", "stickers", "damage", "attached_to", "attacking", "blocking",
                                     "token", "card", "owner", "types"})
 
 _UNBUILT: Any = object()

@@ -98,8 +98,11 @@ SIMPLE_WRITES = {
     ast.Tap: ("tapped", True),
     ast.Untap: ("tapped", False),
     ast.AttackWith: ("attacking", True),
-    ast.RemoveFromCombat: ("attacking", False),
     ast.RemoveDamage: ("damage", 0),
+}
+# Statements that set several attributes of their object to fixed values.
+MULTI_WRITES = {
+    ast.RemoveFromCombat: (("attacking", False), ("blocking", False)),
 }
 
 
@@ -844,11 +847,12 @@ class Emitter:
             case ast.EndTracking(obj=o):
                 self.opaque = True  # (what ending an effect's tracking does is the engine's)
                 self.line(depth, f"eng.continuous.end_tracking({self.expr(o, scope, base)}, batch, cause)")
-            case _ if type(s) in SIMPLE_WRITES:
-                attr, value = SIMPLE_WRITES[type(s)]
+            case _ if type(s) in SIMPLE_WRITES or type(s) in MULTI_WRITES:
+                pairs = MULTI_WRITES.get(type(s)) or (SIMPLE_WRITES[type(s)],)
                 oid, inner = self.reach(s.obj, scope, base, s.obj, depth)
                 bound = scope.get(s.obj.id) if isinstance(s.obj, ast.Name) else None
-                self.write(inner, bound, oid, attr, repr(value), ("literal", value))
+                for attr, value in pairs:
+                    self.write(inner, bound, oid, attr, repr(value), ("literal", value))
             case _:  # the closure that defines it
                 self.opaque = True
                 run = self.const(self.compiler.runner(s), "run")

@@ -21,7 +21,7 @@ from ...dsl import ast
 from ...dsl.diagnostics import Diagnostic, DiagnosticError
 from . import codegen
 from ..game.writes import Batch, Write
-from .codegen import SIMPLE_WRITES
+from .codegen import MULTI_WRITES, SIMPLE_WRITES
 from .compiled import compile_expr, plan_query, symbol_value
 from ..game.refs import FALSY, MISSING, stored
 from .selection import Query
@@ -268,11 +268,12 @@ class Compiler:
                 return call
             case ast.Unattach() | ast.Tap() | ast.Untap() | ast.AttackWith() | ast.RemoveFromCombat() | ast.RemoveDamage():
                 target, span = self.compiled_expr(stmt.obj), stmt.obj.span
-                attr, value = SIMPLE_WRITES[type(stmt)]
+                pairs = MULTI_WRITES.get(type(stmt)) or (SIMPLE_WRITES[type(stmt)],)
 
                 def simple(eng: Any, env: dict, batch: Batch, cause: Cause) -> None:
                     if (ref := eng.reachable(target(eng, env), span, cause)) is not None:
-                        batch.write_or_keep(cause, ref[0], attr, value, eng.raw(ref[0], attr))
+                        for attr, value in pairs:
+                            batch.write_or_keep(cause, ref[0], attr, value, eng.raw(ref[0], attr))
                 return simple
             case ast.EndTracking(obj=o):
                 watched = self.compiled_expr(o)

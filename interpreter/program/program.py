@@ -29,7 +29,6 @@ import weakref
 from typing import Any
 
 from ...dsl import ast
-from ...dsl.builtins import TRIGGER_STEPS
 from ...dsl.checker import observed_only
 from ...dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from .backends import BACKENDS, Backend
@@ -195,11 +194,13 @@ class Program:
     def step_triggers(self) -> dict[str, dict[str, tuple[ast.Triggered, ...]]]:
         """For each step, the cards with abilities that trigger as it begins (`at beginning of
         STEP of ...`), each with those abilities in the order the card lists them. Only the
-        steps in which players get priority (`TRIGGER_STEPS`, as the checker allows) have any."""
+        steps of the turn in which players get priority (as the checker allows) have any."""
         found: dict[str, dict[str, tuple[ast.Triggered, ...]]] = {}
+        turn = self.book.turn
+        steps = {step for step in turn.steps if step not in turn.no_priority}
         for card in self.book.cards.values():
             for e in card.entries:
-                if isinstance(e, ast.Triggered) and isinstance(e.trigger, ast.OnStep) and e.trigger.step in TRIGGER_STEPS:
+                if isinstance(e, ast.Triggered) and isinstance(e.trigger, ast.OnStep) and e.trigger.step in steps:
                     by_card = found.setdefault(e.trigger.step, {})
                     by_card[card.name] = by_card.get(card.name, ()) + (e,)
         return found
@@ -328,7 +329,7 @@ class Program:
 
 # Stored fields no continuous effect changes: a condition reading only these (and statuses)
 # reads what the journal says changed (`Program.always_local_reads`).
-LOCAL_FIELDS = frozenset({"attached_to", "zone", "tapped", "damage", "attacking", "token", "entered_turn",
+LOCAL_FIELDS = frozenset({"attached_to", "zone", "tapped", "damage", "attacking", "blocking", "token", "entered_turn",
                           "controlled_since", "timestamp"})
 
 

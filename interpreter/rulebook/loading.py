@@ -38,6 +38,15 @@ DECLARATIONS = {ast.StatusDecl: ("status", "statuses"), ast.VerbDecl: ("verb", "
                 ast.ZoneDecl: ("zone", "zones"), ast.ObserveDecl: ("observe", "observations")}
 
 
+@functools.cache
+def default_turn() -> ast.TurnStructure:
+    """The turn a rulebook that declares none plays: the one the newest shipped version
+    declares (in its folder's turn.rules)."""
+    newest = max(p.name for p in RULES_ROOT.iterdir() if VERSION_RE.match(p.name))
+    module = parse_file(RULES_ROOT / newest / "turn.rules")
+    return next(i for i in module.items if isinstance(i, ast.TurnStructure))
+
+
 @functools.lru_cache(maxsize=4096)
 def rule_key(rule_id: str) -> tuple:
     """CR order: 502.3 < 702.26a < 702.26p < 800.4a."""
@@ -62,6 +71,10 @@ class ClauseIndex:
     lookbacks: tuple[ast.Change, ...]
     hooks: dict[str, tuple[tuple[ast.Rule, ast.During], ...]]
     assertions: tuple[tuple[ast.Rule, ast.Node], ...]
+    # the `skip` clauses, by the step they skip
+    skips: dict[str, tuple[tuple[ast.Rule, ast.SkipStep], ...]] = attrs.field(factory=dict)
+    # the steps whose turn-based action is `deal combat damage` (510.1)
+    damage_steps: frozenset[str] = frozenset()
 
 
 @attrs.frozen
@@ -80,6 +93,9 @@ class Rulebook:
     observations: dict[str, ast.ObserveDecl] = attrs.field(factory=dict)
     # The blocks an `amend` changed (here or in a rulebook this one extends), by slug, oldest first.
     amendments: dict[str, tuple[Amendment, ...]] = attrs.field(factory=dict)
+    # The turn: its phases and steps (500.1), its own `turn` declaration or the one of the
+    # rulebook it extends; one that declares none plays the newest shipped version's (`default_turn`).
+    turn: ast.TurnStructure = attrs.field(factory=lambda: default_turn())
 
     def rule(self, key: str) -> ast.Rule | None:
         return next((r for r in self.rules if key in (r.id, r.slug)), None)
@@ -164,6 +180,7 @@ def build_index(rules: tuple[ast.Rule, ...]) -> ClauseIndex:
     not_perceived: dict[str, list] = defaultdict(list)
     exempts: dict[str, list] = defaultdict(list)
     hooks: dict[str, list] = defaultdict(list)
+    skips: dict[str, list] = defaultdict(list)
     orders: dict[str, list[str]] = {}
     for rule in rules:
         for clause in rule.clauses:
@@ -186,6 +203,8 @@ def build_index(rules: tuple[ast.Rule, ...]) -> ClauseIndex:
                     lookbacks.append(clause.change)
                 case ast.During():
                     hooks[clause.hook.kind].append((rule, clause))
+                case ast.SkipStep():
+                    skips[clause.hook.kind].append((rule, clause))
                 case ast.Order():
                     orders[clause.hook] = list(clause.rules)
                 case ast.AssertAfter() | ast.AssertOnce() | ast.AssertSkipped() | ast.AssertAlways():
@@ -214,6 +233,9 @@ def build_index(rules: tuple[ast.Rule, ...]) -> ClauseIndex:
         lookbacks=tuple(lookbacks),
         hooks=ordered,
         assertions=tuple(assertions),
+        skips={k: tuple(v) for k, v in skips.items()},
+        damage_steps=frozenset(kind for kind, entries in hooks.items()
+                               if any(isinstance(n, ast.CombatDamage) for _, d in entries for n in d.body.walk())),
     )
 
 
@@ -1036,6 +1058,7 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
     verbs: dict[str, ast.VerbDecl] = {}
     zones: dict[str, ast.ZoneDecl] = {}
     observations: dict[str, ast.ObserveDecl] = {}
+    turn: ast.TurnStructure | None = None
     rules: dict[str, ast.Rule] = {}
     amendments: dict[str, tuple[Amendment, ...]] = {}
     dropped_blocks: dict[str, ast.Drop] = {}  # rule id -> the drop that took its inherited block away
@@ -1058,6 +1081,7 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
         verbs.update(base.verbs)
         zones.update(base.zones)
         observations.update(base.observations)
+        turn = base.turn
         amendments.update(base.amendments)
         for rule in base.rules:  # (without renumbers, the extended rulebook's own blocks and declarations)
             moved = renumber_rule(rule, manifest.renumbers) if manifest.renumbers else rule
@@ -1151,6 +1175,11 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
                 zones[item.name] = item
             elif isinstance(item, ast.ObserveDecl):
                 observations[item.name] = item
+    turns = [i for m in modules for i in m.items if isinstance(i, ast.TurnStructure)]
+    if len(turns) > 1:
+        raise DiagnosticError(Diagnostic("error", "the turn is declared twice in this rulebook", turns[1].span,
+                                         f"keep one 'turn {{ ... }}'; the first is at {turns[0].span}"))
+    turn = turns[0] if turns else turn or default_turn()
     # A block replaces the inherited block with the same slug; duplicates are the checker's to report.
     own_slugs = {r.slug for r in own}
     declared = [r for r in rules.values() if r.slug not in own_slugs] + own
@@ -1162,7 +1191,7 @@ def assemble(modules: list[ast.Module], folder: Path | None, cards: dict[str, as
     ordered = tuple(sorted(rules.values(), key=lambda r: rule_key(r.id)))
     resolved = attrs.evolve(manifest, sections=sections)
     kept = {slug: amendments[slug] for slug in rules if slug in amendments and slug not in own_slugs}
-    book = Rulebook(resolved, statuses, verbs, ordered, dict(cards), folder, zones, observations, kept)
+    book = Rulebook(resolved, statuses, verbs, ordered, dict(cards), folder, zones, observations, kept, turn)
     left, explained = _dangling(removals, rules, verbs, own_slugs, modules, manifest.extends)
     try:
         # (the blocks shared with the rulebook extended, checked there, are not checked again when

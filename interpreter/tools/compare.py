@@ -263,6 +263,11 @@ def rulebook_diff(a: Rulebook, b: Rulebook) -> list[BlockChange]:
             elif da is not None and db is not None and da.cites != db.cites:
                 # the same declaration citing other numbers: the rules it stands for were renumbered
                 changes.append(BlockChange(f"{kind} {name}", ("renumbered",), ", ".join(da.cites), ", ".join(db.cites)))
+    ta, tb = text_of(a.turn), text_of(b.turn)  # (the turn: its phases, steps and priority)
+    if ta != tb:
+        changes.append(BlockChange("turn", ("changed",), None, None, ta, tb))
+    elif a.turn.cites != b.turn.cites:
+        changes.append(BlockChange("turn", ("renumbered",), ", ".join(a.turn.cites), ", ".join(b.turn.cites)))
     return changes
 
 
@@ -289,8 +294,8 @@ def of_meaning_only(blocks: list[BlockChange]) -> list[BlockChange]:
     return [c for c in blocks if c.of_meaning]
 
 
-def text_of(decl: ast.StatusDecl | ast.VerbDecl | ast.ZoneDecl | ast.ObserveDecl | None) -> str | None:
-    """A status, verb, zone or observation declaration as text without its citations (what it means, not what it cites)."""
+def text_of(decl: ast.StatusDecl | ast.VerbDecl | ast.ZoneDecl | ast.ObserveDecl | ast.TurnStructure | None) -> str | None:
+    """A status, verb, zone, observation or turn declaration as text without its citations (what it means, not what it cites)."""
     return None if decl is None else "\n".join(item_lines(attrs.evolve(decl, cites=())))
 
 
