@@ -313,7 +313,37 @@ def start_game(ch, book) -> GeneratedGame:
 
 
 STEP_KINDS = ("next turn", "next turn skipping untap step", "slip away", "teferi", "time and tide", "wrath", "leaves",
-              "hold slip away")
+              "hold slip away", "attack", "attack", "block", "damage")
+
+
+def combat_step(ch, game: GeneratedGame, kind: str) -> str | None:
+    """A step of combat (506-511) that the rules allow now, or None: an attack by creatures the
+    active player controls that can attack (untapped, seen, not summoning sick, 508.1a); a block
+    by a creature the defending player controls that no restriction forbids (509.1a-b); or the
+    game going on to combat damage (510) or past combat."""
+    e = game.run.engine
+    ahead = e.turns.ahead()
+    seen = [oid for oid in sorted(e.game.objects) if e.visible(oid) and "creature" in e.game.objects[oid].types]
+    if kind == "attack" and "declare attackers step" in ahead and game.run.game.active in game.in_game():
+        able = [oid for oid in seen if e.controller(oid) == e.game.active and not e.game.objects[oid].tapped
+                and not e.truthy(e.eval(ast.Attr(ast.Name(oid), "summoning_sick"), {}))
+                and e.combat.forbidden_attack(oid) is None]
+        if able:
+            return "attack with " + ", ".join(sorted({ch.pick(able) for _ in range(ch.integer(1, 2))}))
+    if kind == "block" and "declare blockers step" in ahead:
+        attacks = [a for a in e.combat.state.attacks if e.combat.attack_of(a.attacker) is not None and e.visible(a.attacker)]
+        if attacks:
+            attack = ch.pick(attacks)
+            defending = e.combat.defending_player(attack)
+            able = [oid for oid in seen if e.controller(oid) == defending and not e.game.objects[oid].tapped
+                    and e.combat.forbidden_block(oid, attack.attacker) is None]
+            if able:
+                return f"declare blockers: {ch.pick(able)} blocks {attack.attacker}"
+    if kind == "damage":
+        for step in ("combat damage step", "end of combat step", "postcombat main phase"):
+            if step in ahead:
+                return f"to {step}"
+    return None
 
 
 def choose_step(ch, game: GeneratedGame) -> str:
@@ -328,6 +358,8 @@ def choose_step(ch, game: GeneratedGame) -> str:
             return f'cast "Slip Away" by {caster} targeting {ch.pick(seen)}'
         return ch.pick(["resolve", "hold resolve"]) if len(game.run.game.stack) > 1 else "resolve"
     kind = ch.pick(STEP_KINDS)
+    if game.run.engine.turns.current() == "declare attackers step" and ch.chance(80):
+        kind = "block"  # (attackers declared: blockers most often next)
     if kind == "hold slip away":
         if seen:
             return f'hold "Slip Away" by {caster} targeting {ch.pick(seen)}'
@@ -337,8 +369,15 @@ def choose_step(ch, game: GeneratedGame) -> str:
         if seen:
             return f'cast "Slip Away" by {caster} targeting {ch.pick(seen)}'
         kind = "next turn"
+    if kind in ("attack", "block", "damage"):
+        return combat_step(ch, game, kind) or "next turn"
     if kind == "leaves" and len(players) <= 2 or kind == "wrath" and game.run.game.active not in players:
         kind = "next turn"  # (a sorcery is cast by the active player, 307.1: none while they have left)
+    if kind == "wrath":  # (in a main phase, 307.1)
+        mains = ("precombat main phase", "postcombat main phase")
+        if game.run.engine.turns.current() not in mains:
+            ahead = [m for m in mains if m in game.run.engine.turns.ahead()]
+            return f"to {ahead[0]}" if ahead else "next turn"
     return {
         "next turn": "next turn",
         "next turn skipping untap step": "next turn skipping untap step",
@@ -665,7 +704,8 @@ def test_generator_reaches_the_interesting_cases(book):
     assert MAX_DEPTH in depths, depths
     assert starts == {"direct", "indirect"}, starts
     assert {"next turn", "next turn skipping untap step", 'cast "Slip Away"', "cast \"Teferi's Protection\"",
-            'cast "Time and Tide"', 'cast "Wrath of God"', 'hold "Slip Away"', "resolve"} <= steps, steps
+            'cast "Time and Tide"', 'cast "Wrath of God"', 'hold "Slip Away"', "resolve", "to combat damage step"} <= steps, steps
+    assert any(s.startswith("attack with ") for s in steps) and any(s.startswith("declare blockers: ") for s in steps), steps
     assert any(s.endswith("leaves the game") for s in steps), steps
     assert {"702.26a", "702.26g", "Time and Tide"} <= causes, causes
 

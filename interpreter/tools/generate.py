@@ -71,6 +71,7 @@ STEPS = {
     "growth": 'cast "Giant Growth" by {who} targeting {target}',
     "leave": "",
     "respond": "",
+    "combat": "",
 }
 
 # A spell held on the stack, another cast in response, and the two resolving, the response
@@ -78,18 +79,38 @@ STEPS = {
 RESPONSE = ('hold "Slip Away" by {who} targeting {target}', 'cast "Vanishing Ward" by {other} targeting {second}', "resolve")
 
 
-# The steps whose spell is a sorcery: cast by the player whose turn it is (307.1).
+# The steps whose spell is a sorcery: cast by the player whose turn it is, in a main phase (307.1).
 SORCERIES = ("wrath", "treason")
 
 
+def combat_steps(draw, active: str, defender: str, pieces: dict) -> list[str]:
+    """A combat (506-511): the active player attacks with one of the creatures they control
+    that started untapped, the defending player (the next in turn order still in the game)
+    may block it with one of theirs, and the game goes on past combat damage to the
+    postcombat main phase. Empty when the active player has no such creature."""
+    mine = [n for n, (card, controller, tapped) in pieces.items() if controller == active and not tapped and card in CREATURES]
+    if not mine:
+        return []
+    attacker = draw(st.sampled_from(mine))
+    steps = [f"attack with {attacker}"]
+    theirs = [n for n, (card, controller, tapped) in pieces.items() if controller == defender and not tapped and card in CREATURES]
+    if theirs and draw(st.booleans()):
+        steps.append(f"declare blockers: {draw(st.sampled_from(theirs))} blocks {attacker}")
+    steps.append("to postcombat main phase")
+    return steps
+
+
 @st.composite
-def scripts(draw, players, names):
-    """A script of game events on a board of `players` and permanents `names`, the first
-    player's turn first: a sorcery is cast by the player whose turn it is (none while that
-    player has left), players leave (at least two stay)."""
+def scripts(draw, players, names, pieces: dict | None = None):
+    """A script of game events on a board of `players` and permanents `names` (`pieces`: the
+    card, controller and whether it starts tapped of each, for combats), the first player's
+    precombat main phase first: a sorcery is cast by the player whose turn it is in a main
+    phase (none while that player has left), a combat comes before the postcombat main phase,
+    players leave (at least two stay)."""
     steps = []
     leavers = list(players[2:])  # at least two players stay in the game
     active, left = players[0], set()
+    stage = "main"  # (where in the turn: "upkeep" after a next turn, "main" in a main phase, "after combat")
     for _ in range(draw(st.integers(1, 8))):
         # shrinks toward "next turn"; leaving and targeted phasing are drawn more often
         kind = draw(st.sampled_from(["next turn", "next turn"] + list(STEPS) + ["leave", "slip"]))
@@ -104,13 +125,27 @@ def scripts(draw, players, names):
             other, second = draw(st.sampled_from(players)), draw(st.sampled_from(names))
             steps.extend(line.format(who=who, target=target, other=other, second=second) for line in RESPONSE)
             continue
+        if kind == "combat":
+            if active in left or stage == "after combat" or not pieces:
+                continue
+            at = players.index(active)
+            defender = next(p for p in players[at + 1:] + players[:at] if p not in left)
+            fight = combat_steps(draw, active, defender, pieces)
+            if fight:
+                steps.extend(fight)
+                stage = "after combat"
+            continue
         if kind in SORCERIES:
             if active in left:
                 continue
             who = active
+            if stage == "upkeep":
+                steps.append("to precombat main phase")
+                stage = "main"
         if kind in ("next turn", "skip"):  # (the next player still in the game: 800.4)
             at = players.index(active)
             active = next(p for p in players[at + 1:] + players[:at + 1] if p not in left)
+            stage = "upkeep"
         steps.append(STEPS.get(kind, kind).format(who=who, target=target))
     return steps
 
@@ -119,7 +154,9 @@ def scripts(draw, players, names):
 def games(draw, own: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())):
     """A game as `(players, permanents, steps)`; `own` as `boards` takes it."""
     players, permanents = draw(boards(own))
-    steps = draw(scripts(players, [name for name, _card, _props in permanents]))
+    pieces = {name: (card, next(p.split()[1] for p in props if p.startswith("controller ")), "tapped" in props)
+              for name, card, props in permanents}
+    steps = draw(scripts(players, [name for name, _card, _props in permanents], pieces))
     return players, permanents, steps
 
 
