@@ -819,6 +819,25 @@ class OnTargeted(Node):
 
 
 @node
+class OnBlocks(Node):
+    """`NAME blocks OTHER`: NAME is declared as a blocker of the attacking creature OTHER (509.3a)."""
+
+    var: str
+    other: str
+    cond: Expr | None = None
+
+
+@node
+class OnBlocked(Node):
+    """`NAME becomes blocked by OTHER`: the attacking creature NAME becomes blocked by OTHER, once
+    for each creature declared as its blocker (509.3d)."""
+
+    var: str
+    other: str
+    cond: Expr | None = None
+
+
+@node
 class OnChange(Node):
     change: Change
 
@@ -840,7 +859,7 @@ class OnStep(Node):
     player: str | None = None
 
 
-Trigger = Union[OnEnters, OnLeaves, OnAttached, OnUnattached, OnTargeted, OnChange, OnStep]
+Trigger = Union[OnEnters, OnLeaves, OnAttached, OnUnattached, OnTargeted, OnBlocks, OnBlocked, OnChange, OnStep]
 
 
 @node

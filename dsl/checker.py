@@ -679,6 +679,11 @@ class _Checker:
                         inner = self.change(t.change, env, watched=True)
                     elif hasattr(t, "var"):
                         inner[t.var] = types.OBJECT
+                        if isinstance(t, (ast.OnBlocks, ast.OnBlocked)):
+                            if t.other in (t.var, "this", "you") or t.other in targets:
+                                self.error(f"'{t.other}' already names something here: the other creature of a block "
+                                           "needs a name of its own", t, "name it otherwise, such as y")
+                            inner[t.other] = types.OBJECT
                         if t.cond is not None:
                             self.cond(t.cond, inner)
                     if condition is not None:

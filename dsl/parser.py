@@ -567,6 +567,12 @@ class _Cards(_Callbacks):
     ability_target = target
     triggered = _simple(ast.Triggered)
 
+    def on_blocks(self, meta, c):
+        return ast.OnBlocks(str(c[0]), str(c[1]), c[2] if len(c) > 2 else None, **self._at(meta))
+
+    def on_blocked(self, meta, c):
+        return ast.OnBlocked(str(c[0]), str(c[1]), c[2] if len(c) > 2 else None, **self._at(meta))
+
     def on_targeted(self, meta, c):
         return ast.OnTargeted(str(c[0]), str(c[1]), c[2] if len(c) > 2 else None, **self._at(meta))
 

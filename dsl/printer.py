@@ -292,6 +292,10 @@ def _trigger(t: ast.Node) -> str:
             return f"{v} becomes unattached{where}"
         case ast.OnTargeted(var=v, by=by):
             return f"{v} becomes the target of {'an' if by == 'ability' else 'a'} {by}{where}"
+        case ast.OnBlocks(var=v, other=o):
+            return f"{v} blocks {o}{where}"
+        case ast.OnBlocked(var=v, other=o):
+            return f"{v} becomes blocked by {o}{where}"
         case ast.OnChange(change=ch):
             return _change(ch)
     raise TypeError(type(t).__name__)

@@ -261,6 +261,9 @@ TRIGGERS = register({
     A.OnAttached: st.builds(A.OnAttached, NAMES, optional(EXPRS)),
     A.OnUnattached: st.builds(A.OnUnattached, NAMES, optional(EXPRS)),
     A.OnTargeted: st.builds(A.OnTargeted, NAMES, st.sampled_from(["spell", "ability", "spell or ability"]), optional(EXPRS)),
+    # `this blocks y` (509.3a), `this becomes blocked by y` (509.3d)
+    A.OnBlocks: st.builds(A.OnBlocks, NAMES, NAMES, optional(EXPRS)),
+    A.OnBlocked: st.builds(A.OnBlocked, NAMES, NAMES, optional(EXPRS)),
     A.OnChange: st.builds(A.OnChange, CHANGES),
     # `at beginning of STEP of you` (player None) or `... of each player P`: any hook parses there
     A.OnStep: st.builds(A.OnStep, HOOK_KINDS, optional(NAMES)),
@@ -414,7 +417,8 @@ def context_of(cls):
         ({A.Drop}, lambda d: as_item(A.Version("house", None, A.Extends("2026-09-25"), (), (), (), (d,), "variant"))),
         ({A.Renumber}, lambda r: as_item(A.Version("house", None, A.Extends("2026-09-25"), (), (), (r,), (), "variant"))),
         ({A.Extends}, lambda e: as_item(A.Version("house", None, e, (), (), (), (), "variant"))),
-        ({A.OnEnters, A.OnLeaves, A.OnAttached, A.OnUnattached, A.OnTargeted, A.OnChange, A.OnStep},
+        ({A.OnEnters, A.OnLeaves, A.OnAttached, A.OnUnattached, A.OnTargeted, A.OnBlocks, A.OnBlocked, A.OnChange,
+          A.OnStep},
          lambda t: in_card(A.Triggered(t, _tap_x()))),
         ({A.Flag, A.PropPlayer, A.PropAttached, A.PropCounter, A.PropStatus, A.PropDamage, A.PropEntered},
          lambda p: in_scenario(A.PermanentDecl("d", "Card", (p,)))),

@@ -162,11 +162,13 @@ class Combat:
             attacks.append(attrs.evolve(attack, blockers=attack.blockers + mine, blocked=attack.blocked or bool(mine))
                            if mine else attack)
         eng.store.set_field("combat", attrs.evolve(self.state, attacks=tuple(attacks), blockers_declared=True), cause)
-        for b, a in pairs:
-            eng.record("combat", b, f"blocks {a}", cause)
-        if pairs:
-            eng.run(ast.Simultaneously(tuple(ast.Set((ast.Assign(b, "blocking", ast.Name("true")),)) for b, _ in pairs)),
-                    {name: Obj(name) for name, _ in pairs}, cause)
+        if not pairs:
+            return
+        eng.run(ast.Simultaneously(tuple(ast.Set((ast.Assign(b, "blocking", ast.Name("true")),)) for b, _ in pairs)),
+                {name: Obj(name) for name, _ in pairs}, cause)
+        events = [eng.record("blocks", b, f"blocks {a}", cause, other=a) for b, a in pairs]
+        events += [eng.record("blocked", a, f"becomes blocked by {b}", cause, other=b) for b, a in pairs]
+        eng.triggers.collect_triggers([], events, {})  # (509.3: abilities that trigger on blocking)
 
     # ---------------------------------------------------------------- combat damage
 

@@ -163,6 +163,10 @@ class Triggers:
                 seen = event.kind == "attached" and eng.visible(oid)
             case ast.OnUnattached(cond=cond):
                 seen = event.kind == "unattached" and was_visible
+            case ast.OnBlocks(cond=cond):
+                seen = event.kind == "blocks" and eng.visible(oid)
+            case ast.OnBlocked(cond=cond):
+                seen = event.kind == "blocked" and eng.visible(oid)
             case ast.OnTargeted(by=by, cond=cond):
                 seen = (event.kind == "targeted" and (by == "spell or ability" or event.values().get("by") == by)
                         and eng.visible(oid))
@@ -183,6 +187,8 @@ class Triggers:
         env: dict = {"this": Obj(oid), "you": PlayerRef(you or o.controller)}
         if var != "this":
             env[var] = Obj(subject)
+        if isinstance(trigger, (ast.OnBlocks, ast.OnBlocked)):  # (the other creature of the block)
+            env[trigger.other] = Obj(event.values()["other"])
         for test in (cond, entry.condition):
             if test is not None and not eng.truthy(eng.eval(test, env)):
                 return None
