@@ -139,17 +139,17 @@ def test_2005_against_today_reports_no_difference_that_is_only_storage(capsys):
 
 @pytest.mark.slow  # (two searches of generated games: in the slow selection)
 def test_the_witness_search_finds_a_difference_of_meaning_not_of_storage():
-    """Between 2005 and today, as a player sees it, the first witness is a creature back from
-    phasing: in 2005 it has come into play again that turn (502.15f) and has haste (502.15m);
-    today it has neither (702.26d: phasing in is no entering); with `raw`, it is a Grizzly
+    """Between 2005 and today, as a player sees it, the first witness is a token that phased
+    out: in 2005 it went to the phased-out zone and ceased to exist there (217.8d); today it
+    stays on the battlefield, phased out (702.26d: tokens stay). With `raw`, it is a Grizzly
     Bears kept in the phased-out zone against one on the battlefield, phased out: only how the
     state is stored."""
     from phasing_rules.interpreter.tools.compare import search_witness
 
     old, new = load_version("2005-02-01"), load_version("2026-09-25")
     seen = search_witness(old, new, 300)
-    assert "expect p0.entered_turn is 7" in seen and "expect p0 has haste" in seen, seen
-    assert "under 2026-09-25: p0 has no haste" in seen
+    assert "cites 217.8d" in seen and "expect p0.zone is nowhere" in seen, seen
+    assert "under 2026-09-25: p0.zone is battlefield" in seen
     assert "is phased_out" not in seen
     raw = search_witness(old, new, 300, raw=True)
     assert "expect p0.zone is phased_out" in raw
