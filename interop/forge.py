@@ -4,8 +4,8 @@
 The reader knows the shape of Forge's text: the players' seats (`human` is seat 0, `ai` seat 1,
 `p0`, `p1`, ... by number), one line per zone and player, cards separated by `;`, each a name
 and `|`-separated attributes. What an attribute stands for in the rules' terms (the statuses
-it sets), which token descriptions are which cards, and the steps a scenario can start in are
-read from a mapping file (`forge.toml`), whose statuses are checked against the newest
+it sets), which token descriptions are which cards, and the steps a scenario can start in (or
+go on to first, `to STEP`) are read from a mapping file (`forge.toml`), whose statuses are checked against the newest
 rulebook. Everything of the file a scenario cannot say is a warning at its line and column;
 what the scenario would be wrong without (an unknown card, an attachment to an Id nobody has)
 is an error there, and then no scenario is given. The scenario made is held to `phasing
@@ -67,6 +67,7 @@ class Mapping:
     statuses: dict[str, StatusMeaning]
     tokens: dict[str, str]
     start_phases: frozenset[str]
+    goes_on_to: dict[str, str] = attrs.field(factory=dict)  # (a later Forge step -> the step the script goes on to)
 
 
 def _mapping_span(text: str, path: str, table: str, key: str | None = None) -> Span:
@@ -146,9 +147,16 @@ def load_mapping(path: str | Path | None, book: Any, cards: Iterable[str]) -> Ma
     if not isinstance(phases, list) or not all(isinstance(p, str) for p in phases):
         wrong("start_phases is not a list of Forge's phase names", "turn", "start_phases", 'e.g. start_phases = ["MAIN1"]')
         phases = []
+    goes_on_to: dict[str, str] = {}
+    for forge_step, step in _table(_table(data, "turn"), "goes_on_to").items():
+        if not isinstance(step, str) or step not in book.turn.steps:
+            wrong(f"turn.goes_on_to.{forge_step} = {step!r} is no step of the turn", "turn.goes_on_to", forge_step,
+                  did_you_mean(str(step), book.turn.steps, f"the steps: {', '.join(book.turn.steps)}"))
+            continue
+        goes_on_to[forge_step.upper()] = step
     if problems:
         raise DiagnosticError(problems)
-    return Mapping(shown, statuses, tokens, frozenset(phases))
+    return Mapping(shown, statuses, tokens, frozenset(phases), goes_on_to)
 
 
 def _table(data: dict, key: str) -> dict:
@@ -481,11 +489,13 @@ def _scenario_lines(reader: Reader, found: dict, stem: str, own: dict[str, ast.C
     turn = found["turn"] or 1
     active = _active(reader, found["active"], names)
     phase = found["phase"]
-    if phase is not None and phase.text.strip().upper() not in reader.mapping.start_phases:
-        reader.warn(f"the state is in Forge's {phase.text.strip()} step; the scenario starts after the untap step and "
-                    f"upkeep of turn {turn}, before its end step", phase.span,
-                    f"the steps a scenario starts in: {', '.join(sorted(reader.mapping.start_phases))} "
-                    f"({reader.mapping.path}, [turn])")
+    forge_step = phase.text.strip().upper() if phase is not None else None
+    goes_on_to = reader.mapping.goes_on_to.get(forge_step) if forge_step else None
+    if forge_step is not None and forge_step not in reader.mapping.start_phases and goes_on_to is None:
+        reader.warn(f"the state is in Forge's {phase.text.strip()} step; the scenario starts in the precombat main phase "
+                    f"of turn {turn}", phase.span,
+                    f"the steps a scenario starts in: {', '.join(sorted(reader.mapping.start_phases))}, or goes on to "
+                    f"first: {', '.join(sorted(reader.mapping.goes_on_to))} ({reader.mapping.path}, [turn])")
     for seat, life, span in found.get("life", []):
         reader.warn(f"{names[seat]}'s life total {life} is not carried over: a scenario's players begin with "
                     f"{STARTING_LIFE} life", span, "the scenario language has no property for a player's life")
@@ -512,7 +522,7 @@ def _scenario_lines(reader: Reader, found: dict, stem: str, own: dict[str, ast.C
         origins[len(lines) + 1] = c.whole
         card_name = reader.mapping.tokens.get(c.name.text, c.name.text) if c.token else c.name.text
         lines.append(f'  permanent {c.permanent} = "{card_name}"' + "".join(f", {p}" for p in c.props))
-    lines += ["  script {", "  }", "}"]
+    lines += ["  script {"] + ([f"    to {goes_on_to}"] if goes_on_to else []) + ["  }", "}"]
     return lines, origins
 
 
