@@ -22,7 +22,7 @@ from ..dsl.diagnostics import Diagnostic, DiagnosticError, Span
 from ..dsl.printer import expr_text
 from .forge import CONTROLLER_PLACEHOLDER, MOST_SEATS, SEAT_PLACEHOLDER, STARTING_LIFE, Mapping, load_mapping
 
-START_PHASE = "MAIN1"  # (where a scenario starts: after the untap step, before attackers are declared)
+START_PHASE = "MAIN1"  # (where a scenario starts: its turn's precombat main phase)
 
 
 @attrs.frozen
