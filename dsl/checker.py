@@ -649,6 +649,9 @@ class _Checker:
         targets = {e.var: types.OBJECT for e in card.entries if isinstance(e, ast.Target)}
         env = {"this": types.OBJECT, "you": types.PLAYER, **targets}
         self.card_kind(card)
+        for node in (n for e in card.entries for n in e.walk() if isinstance(n, ast.CombatDamage)):
+            self.error("'deal combat damage' is the combat damage step's turn-based action (510.1): a rule block's, "
+                       "not a card's", node, "a card deals damage with 'deal N damage to x'")
         for e in card.entries:
             match e:
                 case ast.PT(power=power, toughness=toughness):
@@ -738,7 +741,8 @@ class _Checker:
         if t.step in turn.no_priority:
             later = turn.steps[turn.steps.index(t.step) + 1:] + turn.steps
             instead = next(step for step in later if step in priority)
-            message = f"nothing triggers at the beginning of the {t.step}: no player gets priority in it (502.4)"
+            rule = " (502.4)" if t.step == "untap step" else ""
+            message = f"nothing triggers at the beginning of the {t.step}: no player gets priority in it{rule}"
             hint = (f"an ability that would trigger then waits until a player gets priority: "
                     f"write 'at beginning of {instead}'")
         else:
@@ -971,8 +975,8 @@ def checked_already(book, modules: list[ast.Module], extended) -> _Checker | Non
     nothing a block's check reads can differ between them. None unless the manifest renumbers
     and drops nothing, the rulebook's own files declare no status, verb or zone, and the
     checker's words are those `extended` was checked with: the same status, verb and zone
-    declarations (the same objects), the same cards, the same statuses read by hide clauses,
-    and every block id `extended` has (a block added only makes more ids known). Otherwise
+    declarations (the same objects), the same cards, the same turn (the steps a hook may
+    name), the same statuses read by hide clauses, and every block id `extended` has (a block added only makes more ids known). Otherwise
     every block is checked."""
     passed = _passed(extended) if extended is not None else None
     if passed is None or book.version.renumbers or book.version.drops:
@@ -981,7 +985,8 @@ def checked_already(book, modules: list[ast.Module], extended) -> _Checker | Non
            for item in m.items):
         return None
     if not (_same_entries(book.statuses, extended.statuses) and _same_entries(book.verbs, extended.verbs)
-            and _same_entries(book.zones, extended.zones) and _same_entries(book.cards, extended.cards)):
+            and _same_entries(book.zones, extended.zones) and _same_entries(book.cards, extended.cards)
+            and getattr(book, "turn", None) == getattr(extended, "turn", None)):  # (the steps a hook may name)
         return None
     if not passed.rule_ids <= {r.id for r in book.rules} or _hiding(book) != passed.hiding:
         return None

@@ -440,6 +440,7 @@ def cmd_show(args) -> int:
         say(f"# {book.version.title or book.version.id}")
         if book.version.reconstructed is not None:
             say(f"# reconstructed: {book.version.reconstructed}")
+        say("\n".join(item_lines(book.turn)))
         for decl in [*book.zones.values(), *book.observations.values(), *book.statuses.values()]:
             say("\n".join(item_lines(decl)))
         for verb in book.verbs.values():

@@ -469,7 +469,7 @@ def test_the_grammar_reader_finds_the_constructs_it_should():
         by_rule[rule] = by_rule.get(rule, 0) + 1
     assert by_rule.get("stmt", 0) >= 25
     assert by_rule.get("clause", 0) >= 12
-    assert by_rule.get("hook_kind", 0) >= 7
+    assert by_rule.get("hook_kind", 0) >= 6  # (the game's hooks, the older names; a step is one: STEP_NAME)
     assert by_rule.get("step", 0) >= 12
     assert by_rule.get("card_entry", 0) >= 7
     assert by_rule.get("scenario_entry", 0) >= 6

@@ -12,6 +12,7 @@ import attrs
 from ...dsl.collector import collector_paused
 from ..game.refs import PlayerRef
 from ..game.trace import SCRIPT, Cause, rule_cause
+from .batches import MAX_SETTLE_ROUNDS
 from .combat import ATTACKERS_STEP
 
 
@@ -170,13 +171,30 @@ class Turns:
         if step in turn.no_priority:
             pass  # (502.4: what triggered waits for the next step in which a player gets priority)
         elif step in turn.after_triggers:
-            eng.priority.receive(0, last=last and bool(eng.game.pending))  # (514.3a)
+            self.again_after_triggers(step, player, last)
         else:
             eng.priority.receive(0, last=last)
         if another:  # (510.4: the second combat damage step)
             eng.record("step", player, f"{step} (the second, 510.4)", SCRIPT, turn=eng.game.turn)
             self.run_hook(step, player)
             eng.priority.receive(0, last=last)
+
+    def again_after_triggers(self, step: str, player: str, last: bool) -> None:
+        """A step in which players get priority only once something has triggered (the cleanup
+        step, 514.3a): while something has, the active player receives priority, what is on the
+        stack resolves, and the step is played again (unless the action holds there)."""
+        eng = self.eng
+        rounds = 0
+        while eng.game.pending:
+            eng.priority.receive(0, last=last)
+            if eng.game.stack:  # (held for a response: the step goes on once it has resolved)
+                return
+            rounds += 1
+            if rounds > MAX_SETTLE_ROUNDS:
+                raise eng.fail(f"the {step} is played again and again: something triggers in each (514.3a)", None,
+                               "a rule or card that triggers in every such step never lets the turn end")
+            eng.record("step", player, f"{step} (again, 514.3a)", SCRIPT, turn=eng.game.turn)
+            self.run_hook(step, player)
 
     def go_to(self, target: str, declare: Callable[[], None] | None = None) -> None:
         """The game goes on through this turn's steps to the beginning of `target` (`declare`:

@@ -128,12 +128,15 @@ def block_json(rule: ast.Rule, book: Rulebook | None = None) -> dict:
 
 
 def declarations_json(book: Rulebook) -> dict:
-    """A rulebook's zones, observations, statuses and verbs as data, each with its name, the
-    rules it cites and its text as `show` prints it."""
-    return {kind: [{"name": name, "cites": list(decl.cites), "text": "\n".join(item_lines(decl))}
-                   for name, decl in table.items()]
-            for kind, table in (("zones", book.zones), ("observations", book.observations),
-                                ("statuses", book.statuses), ("verbs", book.verbs))}
+    """A rulebook's turn, zones, observations, statuses and verbs as data, each with the rules
+    it cites and its text as `show` prints it (and each but the turn with its name)."""
+    found: dict = {"turn": {"steps": list(book.turn.steps), "cites": list(book.turn.cites),
+                            "text": "\n".join(item_lines(book.turn))}}
+    found.update({kind: [{"name": name, "cites": list(decl.cites), "text": "\n".join(item_lines(decl))}
+                         for name, decl in table.items()]
+                  for kind, table in (("zones", book.zones), ("observations", book.observations),
+                                      ("statuses", book.statuses), ("verbs", book.verbs))})
+    return found
 
 
 def block_lines(book: Rulebook, rule: ast.Rule) -> list[str]:
