@@ -737,12 +737,7 @@ class Actions:
         attacking is not declared again. Each refusal is a `RulesError` (a script can
         `expect error` it)."""
         e = self.engine
-        o = e.game.objects[name]
-        if not e.visible(name):
-            where = f"is {zone_words(o.zone)}" if o.zone != "battlefield" else "is treated by the game as not existing"
-            raise _refused(f"'{name}' cannot attack: it {where}", span, "only a creature on the battlefield the game sees attacks")
-        if "creature" not in o.types:
-            raise _refused(f"'{name}' cannot attack: it is not a creature (508.1a)", span, "only creatures attack")
+        o = self._seen_creature(name, "attack", "508.1a", span)
         controller = e.chars(name)["controller"]
         if controller != e.game.active:
             raise _refused(f"'{name}' cannot attack: {controller} controls it, and it is {e.game.active}'s turn (508.1a)",
@@ -818,6 +813,19 @@ class Actions:
         with e.priority.held(hold):
             e.turns.go_to(BLOCKERS_STEP, lambda: e.combat.declare_blockers(list(pairs.items()), SCRIPT))
 
+    def _seen_creature(self, name: str, doing: str, rule: str, span: Span) -> Permanent:
+        """Object `name`, a creature on the battlefield that the game sees, as only such a
+        creature attacks or blocks (`doing`; `rule` says so), else a `RulesError`."""
+        e = self.engine
+        o = e.game.objects[name]
+        if not e.visible(name):
+            where = f"is {zone_words(o.zone)}" if o.zone != "battlefield" else "is treated by the game as not existing"
+            raise _refused(f"'{name}' cannot {doing}: it {where}", span,
+                           f"only a creature on the battlefield the game sees {doing}s")
+        if "creature" not in o.types:
+            raise _refused(f"'{name}' cannot {doing}: it is not a creature ({rule})", span, f"only creatures {doing}")
+        return o
+
     def _can_block(self, blocker: str, attacker: str, span: Span) -> None:
         """`blocker` may block `attacker` (509.1a-b), else a `RulesError` saying why."""
         e = self.engine
@@ -825,12 +833,7 @@ class Actions:
         if attack is None or not e.visible(attacker):
             raise _refused(f"'{blocker}' cannot block '{attacker}': it is not an attacking creature the game sees (509.1a)",
                            span, "block a creature declared as an attacker this combat")
-        o = e.game.objects[blocker]
-        if not e.visible(blocker):
-            where = f"is {zone_words(o.zone)}" if o.zone != "battlefield" else "is treated by the game as not existing"
-            raise _refused(f"'{blocker}' cannot block: it {where}", span, "only a creature on the battlefield the game sees blocks")
-        if "creature" not in o.types:
-            raise _refused(f"'{blocker}' cannot block: it is not a creature (509.1a)", span, "only creatures block")
+        self._seen_creature(blocker, "block", "509.1a", span)
         defending = e.combat.defending_player(attack)
         if e.chars(blocker)["controller"] != defending:
             raise _refused(f"'{blocker}' cannot block '{attacker}': {e.chars(blocker)['controller']} controls it, and "
