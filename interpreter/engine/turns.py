@@ -100,11 +100,13 @@ class Turns:
             self.eng.invalidate()
         return True
 
-    def run_hook(self, kind: str, player: str | None) -> None:
+    def run_hook(self, kind: str, player: str | None, since: int | None = None) -> None:
         """Run the blocks hooked to `kind` (for `player`, the active one or the one leaving),
         then the delayed triggers waiting on it; check the assertions about what changed
         during it, and settle. A step's beginning first triggers the cards' abilities that
-        trigger then (`Triggers.step_begins`), which wait to be resolved after it."""
+        trigger then (`Triggers.step_begins`), which wait to be resolved after it. `since`: the
+        journal's position when the game was last settled, if it was; when nothing has been
+        written since, there is nothing new for the state checks to find, and they are not made."""
         if player is not None:
             self.eng.triggers.step_begins(kind, player)
         with collector_paused():
@@ -120,7 +122,8 @@ class Turns:
             finally:
                 counts = self.eng.hook_logs.pop()
             self.eng.assertions.check_hook_assertions(kind, player or "", counts, skipped=False)
-            self.eng.checks.settle()
+            if since is None or self.eng.store.position() != since:
+                self.eng.checks.settle()
 
     def skip_hook(self, kind: str, player: str, counts: HookLog) -> None:
         """A skipped step; `counts` are the changes made so far in the part of the turn it belongs to."""
@@ -152,6 +155,7 @@ class Turns:
         elif game.resume:  # (the added steps are over: the turn goes on in its own order)
             eng.store.set_field("resume", "", SCRIPT)
         eng.store.set_field("step", step, SCRIPT)
+        settled = eng.store.position() if not eng.game.pending and not eng.game.stack else None  # (`run_hook`'s `since`)
         why = self.skipped(step, player)
         if why is not None:
             self.skip_hook(step, player, counts or HookLog())
@@ -166,7 +170,9 @@ class Turns:
         if declare is not None:
             declare()
         another = step in eng.clause_index.damage_steps and eng.combat.begin_damage_step(SCRIPT)
-        self.run_hook(step, player)
+        if another or step in eng.clause_index.damage_steps:
+            settled = None
+        self.run_hook(step, player, settled)
         turn = self.turn
         if step in turn.no_priority:
             pass  # (502.4: what triggered waits for the next step in which a player gets priority)

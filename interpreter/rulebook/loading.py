@@ -234,9 +234,15 @@ def build_index(rules: tuple[ast.Rule, ...]) -> ClauseIndex:
         hooks=ordered,
         assertions=tuple(assertions),
         skips={k: tuple(v) for k, v in skips.items()},
-        damage_steps=frozenset(kind for kind, entries in hooks.items()
-                               if any(isinstance(n, ast.CombatDamage) for _, d in entries for n in d.body.walk())),
+        damage_steps=frozenset(kind for kind, entries in hooks.items() if any(_deals_combat_damage(d.body) for _, d in entries)),
     )
+
+
+@functools.lru_cache(maxsize=4096)
+def _deals_combat_damage(body: ast.Node) -> bool:
+    """Does the body hold `deal combat damage` (its step is then a combat damage step)? Worked
+    out once for each body: the rulebooks of a run share most of their blocks."""
+    return any(isinstance(n, ast.CombatDamage) for n in body.walk())
 
 
 # ------------------------------------------------------------------ loading
