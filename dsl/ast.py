@@ -400,6 +400,15 @@ class AddCounters(Node):
 
 
 @node
+class RemoveCounters(Node):
+    """`remove N KIND counters from x`: as many as it has, N at most (122.8)."""
+
+    amount: int
+    kind: str
+    obj: Expr
+
+
+@node
 class AttackWith(Node):
     obj: Expr
 
@@ -428,7 +437,7 @@ class Call(Node):
 Stmt = Union[
     Block, Simultaneously, Each, If, Set, Attach, Unattach, Tap, Untap, RemoveFromCombat, RemoveDamage,
     Destroy, Move, Cease, EndTracking, EndUntilEndOfTurn, EndUntilNextTurn, EndFailed, EndLimited, LoseDelayed, EndControl, Delayed,
-    DealDamage, Pump, SetBase, Grant, GainControl, Draw, GainLife, AddCounters, AttackWith, CombatDamage, ExtraSteps, Call,
+    DealDamage, Pump, SetBase, Grant, GainControl, Draw, GainLife, AddCounters, RemoveCounters, AttackWith, CombatDamage, ExtraSteps, Call,
 ]
 
 # ------------------------------------------------------------------ rule blocks

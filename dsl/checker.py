@@ -466,9 +466,10 @@ class _Checker:
                 self.want(p, self.expr(p, env), ("player",), "this statement")
             case (ast.Unattach(obj=o) | ast.Tap(obj=o) | ast.Untap(obj=o) | ast.RemoveFromCombat(obj=o)
                   | ast.RemoveDamage(obj=o) | ast.Destroy(obj=o) | ast.Cease(obj=o) | ast.EndTracking(obj=o)
-                  | ast.EndLimited(obj=o) | ast.LoseDelayed(obj=o) | ast.DealDamage(obj=o) | ast.AddCounters(obj=o) | ast.AttackWith(obj=o)):
+                  | ast.EndLimited(obj=o) | ast.LoseDelayed(obj=o) | ast.DealDamage(obj=o) | ast.AddCounters(obj=o)
+                  | ast.RemoveCounters(obj=o) | ast.AttackWith(obj=o)):
                 self.want(o, self.expr(o, env), ("object",), "this statement")
-                if isinstance(s, (ast.DealDamage, ast.AddCounters)):
+                if isinstance(s, (ast.DealDamage, ast.AddCounters, ast.RemoveCounters)):
                     self.in_range(s.amount, s, word_span(s.span, str(s.amount)))
             case _:
                 for child in s.children():

@@ -439,6 +439,9 @@ class _Statements(_Callbacks):
     def add_counters(self, meta, c):
         return ast.AddCounters(int(c[0]), str(c[1]), c[2], **self._at(meta))
 
+    def remove_counters(self, meta, c):
+        return ast.RemoveCounters(int(c[0]), str(c[1]), c[2], **self._at(meta))
+
     def call(self, meta, c):
         return ast.Call(str(c[0]), tuple(c[1:]), **self._at(meta))
 

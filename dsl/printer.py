@@ -179,6 +179,8 @@ def stmt_lines(s: ast.Node, depth: int = 0) -> list[str]:
             return [f"{expr_text(p)} {_agree(p, 'gain')} {expr_text(a)} life"]
         case ast.AddCounters(amount=n, kind=k, obj=o):
             return [f"put {n} {k} counters on {expr_text(o)}"]
+        case ast.RemoveCounters(amount=n, kind=k, obj=o):
+            return [f"remove {n} {k} counters from {expr_text(o)}"]
         case ast.AttackWith(obj=o):
             return [f"attack with {expr_text(o)}"]
         case ast.CombatDamage():

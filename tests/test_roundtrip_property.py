@@ -158,6 +158,7 @@ SIMPLE_STMTS = register({
     A.Draw: st.builds(A.Draw, EXPRS, EXPRS),
     A.GainLife: st.builds(A.GainLife, EXPRS, EXPRS),
     A.AddCounters: st.builds(A.AddCounters, SMALL, NAMES, EXPRS),
+    A.RemoveCounters: st.builds(A.RemoveCounters, SMALL, NAMES, EXPRS),
     A.AttackWith: st.builds(A.AttackWith, EXPRS),
     A.CombatDamage: st.builds(A.CombatDamage),
     A.ExtraSteps: st.builds(A.ExtraSteps, tuples(STEP_NAMES, 1, 3)),

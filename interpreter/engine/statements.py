@@ -13,6 +13,14 @@ from ..game.refs import Obj, PlayerRef, stored
 from ..game.trace import Cause
 
 
+def with_counters(counters: tuple, kind: str, n: int) -> tuple:
+    """`counters` (sorted (kind, number) pairs) with `n` more of `kind` (fewer, for a negative
+    `n`: as many as there are at most, 122.8; a kind with none left is left out)."""
+    found = dict(counters)
+    found[kind] = max(0, found.get(kind, 0) + n)
+    return tuple(sorted((k, v) for k, v in found.items() if v))
+
+
 class Statements:
     """Performs the statements that are not compiled (`perform`: actions, effects, durations,
     delayed triggers) for the runners the program's compiler makes (`interpreter.program.compiler`).
@@ -49,7 +57,7 @@ class Statements:
                     self.write(batch, cause, ref.id, "attached_to", stored(host))
             case ast.DealDamage(amount=n, obj=o):
                 if (ref := self.target(o, env, cause)) is not None:
-                    self.write(batch, cause, ref.id, "damage", self.eng.obj(ref.id).damage + n)
+                    batch.add(cause, ref.id, "damage", lambda damage: damage + n, self.eng.raw(ref.id, "damage"))
             case ast.Destroy(obj=o):
                 if (ref := self.target(o, env, cause)) is not None and "indestructible" not in self.eng.chars(ref.id)["keywords"]:
                     self.write(batch, cause, ref.id, "zone", "graveyard")
@@ -66,11 +74,13 @@ class Statements:
                 if (ref := self.target(o, env, cause)) is not None:
                     self.write(batch, cause, ref.id, "zone", "nowhere")
             case ast.AddCounters(amount=n, kind=kind, obj=o):
-                if (ref := self.target(o, env, cause)) is not None:
-                    counters = dict(self.eng.obj(ref.id).counters)
-                    if n:  # (putting no counters leaves no count of zero behind)
-                        counters[kind] = counters.get(kind, 0) + n
-                    self.write(batch, cause, ref.id, "counters", tuple(sorted(counters.items())))
+                if (ref := self.target(o, env, cause)) is not None and n:  # (no counters: no count of zero left behind)
+                    batch.add(cause, ref.id, "counters", lambda counters: with_counters(counters, kind, n),
+                              self.eng.raw(ref.id, "counters"))
+            case ast.RemoveCounters(amount=n, kind=kind, obj=o):
+                if (ref := self.target(o, env, cause)) is not None and n:
+                    batch.add(cause, ref.id, "counters", lambda counters: with_counters(counters, kind, -n),
+                              self.eng.raw(ref.id, "counters"))
             case ast.Draw(player=p, amount=a):
                 who, n = self.player_arg(p, env), self.eng.eval(a, env)
                 batch.op(cause, f"draws {n}", who, lambda: self.eng.turns.update_player(who, cause, hand=self.eng.game.players[who].hand + n), "draw")

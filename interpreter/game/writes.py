@@ -70,6 +70,9 @@ class Batch:
     # batch (`writes` fill the positions the runs leave, in order; see `take_in_bulks`)
     bulks: list[Bulk] = attrs.field(factory=list)
     in_bulk: int = 0  # how many writes `bulks` hold (the budget counts them with `writes`)
+    # for each (object, attribute) that statements adding an amount wrote (`add`), the place
+    # of that write in `writes`: a second addition builds on it rather than on the stored value
+    added: dict = attrs.field(factory=dict)
 
     def made(self) -> int:
         """How many writes that change something the batch holds so far (in `writes` and in
@@ -143,6 +146,21 @@ class Batch:
             self.writes.append(Write(oid, attr, value, cause, old))
         elif self.contested is None or attr in self.contested:
             self.unchanged_writes.append((self.made(), (oid, attr), value, cause))
+
+    def add(self, cause: Cause, oid: str, attr: str, adding: Callable[[Any], Any], old: Any) -> None:
+        """A write that adds an amount to `attr` of `oid` (counters, damage): `adding` makes the
+        value from the one it adds to. Several additions to one attribute in one event add up
+        (the stored value `old`, then each in turn) into one write, rather than each adding to
+        the value from before the event."""
+        place = self.added.get((oid, attr))
+        if place is not None and place < len(self.writes) and self.writes[place].obj == oid and self.writes[place].attr == attr:
+            first = self.writes[place]
+            self.writes[place] = Write(oid, attr, adding(first.value), first.cause, first.old)
+            return
+        value = adding(old)
+        if value != old:
+            self.added[(oid, attr)] = len(self.writes)
+            self.writes.append(Write(oid, attr, value, cause, old))
 
     def op(self, cause: Cause, describe: str, subject: str, apply: Callable[[], bool], kind: str = "effect") -> None:
         """Add an operation (`apply` does it and says whether anything happened)."""
