@@ -154,10 +154,13 @@ def load_or_fail(spec: str, fails: str | None = None):
 
 # Console examples that survey the whole shipped card library (`phasing cards` with no path
 # plays every card's scenarios), a fold (which plays the whole suite under every version
-# twice) and a fuzzing run (which runs for the time it is given): each takes seconds, so they
-# run in the slow selection.
+# twice), a fuzzing run (which runs for the time it is given), the whole suite under a
+# variant, a check of every version on a rules path, and ablations (each block deleted in
+# turn, the scenarios replayed each time): each takes seconds, so they run in the slow
+# selection, which .ci/run runs too.
 SLOW_COMMANDS = ("$ phasing cards\n", "$ phasing cards   #", "$ phasing cards --json", "$ phasing fold 2027-01-15 ",
-                 "$ phasing fuzz --minutes")
+                 "$ phasing fuzz --minutes", "$ phasing test --rules ", "$ phasing check --rules-path ",
+                 "$ phasing ablate ")
 
 
 def by_tag(tag: str) -> list:
