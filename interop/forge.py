@@ -481,6 +481,33 @@ def _seat_names(seats: set[int], numbered: bool) -> list[str]:
     return ["Human", "Ai"]
 
 
+# Forge's step in which attackers have just been declared: where a scenario with creatures set up
+# attacking begins (`interpreter.engine.combat.combat_at_start`).
+ATTACKERS_DECLARED = "COMBAT_DECLARE_ATTACKERS"
+
+
+def _starting_step(reader: Reader, phase: Any, turn: int, attacking: bool) -> str | None:
+    """The step the scenario's script goes on to first (`to STEP`), if any, for the state's
+    Forge step `phase`; a warning when the scenario cannot start there: it starts in the
+    precombat main phase, or, with creatures attacking, in the declare attackers step."""
+    forge_step = phase.text.strip().upper() if phase is not None else None
+    if forge_step is None:
+        return None
+    if attacking:
+        if forge_step != ATTACKERS_DECLARED:
+            reader.warn(f"the state is in Forge's {phase.text.strip()} step; with creatures attacking, the scenario "
+                        f"starts in the declare attackers step of turn {turn}", phase.span,
+                        f"a state with attackers is one in Forge's {ATTACKERS_DECLARED} step")
+        return None
+    goes_on_to = reader.mapping.goes_on_to.get(forge_step)
+    if forge_step not in reader.mapping.start_phases and goes_on_to is None:
+        reader.warn(f"the state is in Forge's {phase.text.strip()} step; the scenario starts in the precombat main phase "
+                    f"of turn {turn}", phase.span,
+                    f"the steps a scenario starts in: {', '.join(sorted(reader.mapping.start_phases))}, or goes on to "
+                    f"first: {', '.join(sorted(reader.mapping.goes_on_to))} ({reader.mapping.path}, [turn])")
+    return goes_on_to
+
+
 def _scenario_lines(reader: Reader, found: dict, stem: str, own: dict[str, ast.Card]) -> tuple[list[str], dict[int, Span]]:
     """The scenario's lines, and for each line that came from a place of the Forge file, that
     place (by line number, from 1)."""
@@ -489,13 +516,8 @@ def _scenario_lines(reader: Reader, found: dict, stem: str, own: dict[str, ast.C
     turn = found["turn"] or 1
     active = _active(reader, found["active"], names)
     phase = found["phase"]
-    forge_step = phase.text.strip().upper() if phase is not None else None
-    goes_on_to = reader.mapping.goes_on_to.get(forge_step) if forge_step else None
-    if forge_step is not None and forge_step not in reader.mapping.start_phases and goes_on_to is None:
-        reader.warn(f"the state is in Forge's {phase.text.strip()} step; the scenario starts in the precombat main phase "
-                    f"of turn {turn}", phase.span,
-                    f"the steps a scenario starts in: {', '.join(sorted(reader.mapping.start_phases))}, or goes on to "
-                    f"first: {', '.join(sorted(reader.mapping.goes_on_to))} ({reader.mapping.path}, [turn])")
+    attacking = any(re.search(r"\|\s*Attacking\b", value.text) for _seat, value in found["battlefield"])
+    goes_on_to = _starting_step(reader, phase, turn, attacking)
     for seat, life, span in found.get("life", []):
         reader.warn(f"{names[seat]}'s life total {life} is not carried over: a scenario's players begin with "
                     f"{STARTING_LIFE} life", span, "the scenario language has no property for a player's life")
@@ -650,8 +672,8 @@ def _name_and_resolve(reader: Reader, cards: list[ForgeCard], names: list[str], 
             elif attribute == "Attacking":
                 flags.append("attacking")
                 if value is not None:
-                    reader.warn(f"what it attacks ({value.text}) is not carried over: a scenario's attackers attack "
-                                "no one in particular", value.span)
+                    reader.warn(f"what it attacks ({value.text}) is not carried over: a scenario's creatures set up "
+                                "attacking attack the next player in turn order", value.span)
             elif attribute == "Damage":
                 if needs_value():
                     amount = reader.number(value, "an amount of damage")

@@ -46,6 +46,7 @@ from .play.actions import Actions, check_attachments, guarded, known_keywords, p
 from .program.backends import BACKENDS
 from .game.budget import Budget
 from .game.calls import Wants, bad_argument, checked, instance_of, is_path, list_of
+from .engine.combat import combat_at_start
 from .engine.engine import Engine  # noqa: F401  (re-exported)
 from .rulebook.loading import (RULES_ROOT, VARIANTS_DIR, Rulebook, available_variants, available_versions,
                                card_library, card_library_problems, lineage, load_version, more_cards, rules_path,
@@ -211,6 +212,7 @@ def new_game(rules: str | Rulebook | None = None, players: list[str] | tuple[str
     problems = start_state_problems(game, book, {oid: where for oid in game.objects})  # (the rulebook's `assert always`)
     if problems:
         raise DiagnosticError(problems)
+    combat_at_start(game, book.turn)
     play = Actions(Engine(Program.for_game(book, game, backend), game, _budget("new_game", budget)))
     guarded(play.engine.settle)
     return play

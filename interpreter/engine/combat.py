@@ -35,6 +35,7 @@ import attrs
 
 from ...dsl import ast
 from ..game.refs import Obj, PlayerRef
+from ..game.store import SETUP, store_of
 from ..game.trace import Cause
 
 FIRST_STRIKE, DOUBLE_STRIKE, TRAMPLE = "first_strike", "double_strike", "trample"
@@ -65,6 +66,25 @@ class CombatState:
     blockers_declared: bool = False
     damage_steps: int = 0
     first_strike: bool = False  # (this combat has a first combat damage step, 510.4)
+
+
+def combat_at_start(game: Any, turn: Any) -> None:
+    """A game set up with creatures of the active player attacking (a scenario's `attacking`,
+    `new_game`'s, a Forge state's) begins in the declare attackers step of its turn (`turn`, the
+    rulebook's), those creatures declared as attackers of the next player in turn order
+    (508.1b): they can be blocked and deal combat damage as the next steps come. (Another
+    player's creature set up attacking, which no declaration can make, 508.1a, keeps only its
+    `attacking` flag.)"""
+    attackers = [o for o in game.objects.values()
+                 if o.attacking and o.zone == "battlefield" and o.controller == game.active]
+    if not attackers or ATTACKERS_STEP not in turn.steps:
+        return
+    order = game.order
+    at = order.index(game.active)
+    defender = next((p for p in order[at + 1:] + order[:at] if game.players[p].in_game), game.active)
+    store = store_of(game)
+    store.set_field("combat", CombatState(tuple(Attack(o.id, o.incarnation, defender) for o in attackers)), SETUP)
+    store.set_field("step", ATTACKERS_STEP, SETUP)
 
 
 class Combat:

@@ -21,6 +21,7 @@ from ..game.budget import Budget
 from ...dsl.builtins import PERMANENT_TYPES, card_slug, first_free, pt_counter_meant
 from .actions import (Actions, activated_abilities, card_named, card_types, check_attachments, guarded,
                       new_permanent, no_such_ability, targets_of_no_spell, wrong_target_count)
+from ..engine.combat import combat_at_start
 from ..engine.stack import spell_targets
 from ..engine.engine import Engine, Obj, PlayerRef, RulesError
 from ..engine.observing import as_a_player_sees, observed
@@ -332,6 +333,7 @@ def build_game(scn: ast.Scenario, book: Rulebook) -> Game:
     problems = start_state_problems(game, book, {d.name: d.span for d in decls})
     if problems:
         raise DiagnosticError(problems)
+    combat_at_start(game, book.turn)
     return game
 
 
