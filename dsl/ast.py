@@ -686,6 +686,11 @@ class TurnStructure(Node):
         """Every point of the turn in order: each step, and each phase without steps."""
         return tuple(point for phase in self.phases for point in phase.points)
 
+    @property
+    def main_phases(self) -> tuple[str, ...]:
+        """The phases without steps (505.1: the main phases), in order."""
+        return tuple(part.name for part in self.phases if not part.steps)
+
     def phase_of(self, step: str) -> str | None:
         return next((phase.name for phase in self.phases if step in phase.points), None)
 

@@ -24,7 +24,7 @@ the combat steps that the rules of every version share and that are no one keywo
   those with double strike (702.4b, 702.7b).
 
 What is no one's to declare (which creatures leave combat and when) is the rulebook's: its
-`remove x from combat` clauses (506.4 when a permanent phases out, 511.3 as combat ends).
+`remove x from combat` clauses (506.4 and 511.3 in the shipped rules).
 """
 
 from __future__ import annotations
@@ -42,7 +42,6 @@ FIRST_STRIKE, DOUBLE_STRIKE, TRAMPLE = "first_strike", "double_strike", "trample
 # The steps at whose beginning the active player declares attackers (508.1) and the defending
 # players declare blockers (509.1), by the names the turn declares them with.
 ATTACKERS_STEP, BLOCKERS_STEP = "declare attackers step", "declare blockers step"
-DAMAGE = Cause("engine", "510.2", "combat damage is dealt (510.2)")
 
 
 @attrs.frozen
@@ -59,13 +58,20 @@ class Attack:
 
 @attrs.frozen
 class CombatState:
-    """This turn's combat: its attacks in the order declared, whether blockers were declared,
-    and how many combat damage steps have been played (510.4: two with first strike)."""
+    """This turn's combat: its attacks in the order declared, and how many combat damage steps
+    have been played (510.4: two with first strike)."""
 
     attacks: tuple[Attack, ...] = ()
-    blockers_declared: bool = False
     damage_steps: int = 0
     first_strike: bool = False  # (this combat has a first combat damage step, 510.4)
+
+
+def next_opponent(game: Any) -> str | None:
+    """The player an attacker attacks when nothing says whom (508.1b): the next in turn order
+    after the active player who is still in the game; None when there is none."""
+    order = game.order
+    at = order.index(game.active)
+    return next((p for p in order[at + 1:] + order[:at] if game.players[p].in_game), None)
 
 
 def combat_at_start(game: Any, turn: Any) -> None:
@@ -79,9 +85,7 @@ def combat_at_start(game: Any, turn: Any) -> None:
                  if o.attacking and o.zone == "battlefield" and o.controller == game.active]
     if not attackers or ATTACKERS_STEP not in turn.steps:
         return
-    order = game.order
-    at = order.index(game.active)
-    defender = next((p for p in order[at + 1:] + order[:at] if game.players[p].in_game), game.active)
+    defender = next_opponent(game) or game.active
     store = store_of(game)
     store.set_field("combat", CombatState(tuple(Attack(o.id, o.incarnation, defender) for o in attackers)), SETUP)
     store.set_field("step", ATTACKERS_STEP, SETUP)
@@ -129,32 +133,35 @@ class Combat:
             return None
         return next((a.attacker for a in self.state.attacks if blocker in a.blockers), None)
 
-    def forbids(self, kind: type) -> list[tuple[ast.Node, dict]]:
-        """The restrictions of `kind` in force: the rulebook's clauses, and those of the cards of
-        the permanents the game sees (with `this` and `you` bound)."""
+    def forbids(self, kind: type) -> list[tuple[ast.Node, dict, ast.Rule | ast.Card]]:
+        """The restrictions of `kind` in force, each with what binds its names and whose it is:
+        the rulebook's clauses, and those of the cards of the permanents the game sees (with
+        `this` and `you` bound)."""
         eng = self.eng
-        found = [(clause, {}) for rule in eng.rulebook.rules for clause in rule.clauses if isinstance(clause, kind)]
+        found = [(clause, {}, rule) for rule in eng.rulebook.rules for clause in rule.clauses if isinstance(clause, kind)]
         carded = {name for name, card in eng.rulebook.cards.items() if any(isinstance(e, kind) for e in card.entries)}
         if carded:
             for oid, o in eng.game.objects.items():
                 if o.card in carded and o.zone == "battlefield" and eng.visible(oid):
+                    card = eng.rulebook.cards[o.card]
                     env = {"this": Obj(oid), "you": PlayerRef(eng.controller(oid))}
-                    found += [(e, env) for e in eng.rulebook.cards[o.card].entries if isinstance(e, kind)]
+                    found += [(e, env, card) for e in card.entries if isinstance(e, kind)]
         return found
 
-    def forbidden_attack(self, attacker: str) -> ast.ForbidAttack | None:
-        """The first restriction that forbids `attacker` to attack (508.1c), or None."""
-        for clause, env in self.forbids(ast.ForbidAttack):
+    def forbidden_attack(self, attacker: str) -> tuple[ast.ForbidAttack, ast.Rule | ast.Card] | None:
+        """The first restriction that forbids `attacker` to attack (508.1c), and whose it is; or None."""
+        for clause, env, owner in self.forbids(ast.ForbidAttack):
             if self.eng.truthy(self.eng.eval(clause.cond, {**env, clause.var: Obj(attacker)})):
-                return clause
+                return clause, owner
         return None
 
-    def forbidden_block(self, blocker: str, attacker: str) -> ast.ForbidBlock | None:
-        """The first restriction that forbids `blocker` to block `attacker` (509.1b), or None."""
-        for clause, env in self.forbids(ast.ForbidBlock):
+    def forbidden_block(self, blocker: str, attacker: str) -> tuple[ast.ForbidBlock, ast.Rule | ast.Card] | None:
+        """The first restriction that forbids `blocker` to block `attacker` (509.1b), and whose it
+        is; or None."""
+        for clause, env, owner in self.forbids(ast.ForbidBlock):
             bound = {**env, clause.attacker: Obj(attacker), clause.blocker: Obj(blocker)}
             if self.eng.truthy(self.eng.eval(clause.cond, bound)):
-                return clause
+                return clause, owner
         return None
 
     # ---------------------------------------------------------------- declaring
@@ -181,7 +188,7 @@ class Combat:
             mine = tuple(b for b, a in pairs if a == attack.attacker)
             attacks.append(attrs.evolve(attack, blockers=attack.blockers + mine, blocked=attack.blocked or bool(mine))
                            if mine else attack)
-        eng.store.set_field("combat", attrs.evolve(self.state, attacks=tuple(attacks), blockers_declared=True), cause)
+        eng.store.set_field("combat", attrs.evolve(self.state, attacks=tuple(attacks)), cause)
         if not pairs:
             return
         eng.run(ast.Simultaneously(tuple(ast.Set((ast.Assign(b, "blocking", ast.Name("true")),)) for b, _ in pairs)),

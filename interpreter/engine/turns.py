@@ -54,7 +54,7 @@ STEP_DURATION = Cause("engine", "611.2a", "an effect lasting until this step end
 
 
 class Turns:
-    """Plays the turn the rulebook declares (`Rulebook.turn`): its steps and phases in order,
+    """Plays the turn the rulebook declares (`Rulebook.turn`): each of its steps, in order,
     each with what is hooked to it and the delayed triggers waiting on it, priority in those
     that give it, the steps skipped (a rule's `skip` clause, or a turn begun skipping them);
     and moves the game from turn to turn."""
@@ -71,8 +71,8 @@ class Turns:
         steps (a main phase), if it has not moved yet."""
         if self.eng.game.step:
             return self.eng.game.step
-        phases = [part.name for part in self.turn.phases if not part.steps]
-        return phases[0] if phases else self.turn.steps[-1]
+        mains = self.turn.main_phases
+        return mains[0] if mains else self.turn.steps[-1]
 
     def ahead(self) -> tuple[str, ...]:
         """The steps and phases of this turn still to come, in order: those added to it first
@@ -142,48 +142,47 @@ class Turns:
         return None
 
     def enter(self, step: str, declare: Callable[[], None] | None = None, last: bool = True,
-              counts: HookLog | None = None) -> None:
+              counts: HookLog | None = None) -> bool:
         """Step (or phase) `step` of the active player's turn begins, unless it is skipped: its
         turn-based action declared by a player (`declare`: attackers, blockers), what is hooked
         to it and the delayed triggers waiting on it; then, if players get priority in it, the
         active player does (117.3a), and the triggered abilities waiting go on the stack and
-        resolve (unless the action holds there, and this is its `last` step)."""
-        eng, player = self.eng, self.eng.game.active
-        game = eng.game
+        resolve (unless the action holds there, and this is its `last` step). Whether it was
+        played and is one in which players always get priority."""
+        eng, game, turn = self.eng, self.eng.game, self.turn
+        player = game.active
         if game.extra and game.extra[0] == step:
             eng.store.set_field("extra", game.extra[1:], SCRIPT)
         elif game.resume:  # (the added steps are over: the turn goes on in its own order)
             eng.store.set_field("resume", "", SCRIPT)
         eng.store.set_field("step", step, SCRIPT)
-        settled = eng.store.position() if not eng.game.pending and not eng.game.stack else None  # (`run_hook`'s `since`)
-        why = self.skipped(step, player)
-        if why is not None:
+        settled = eng.store.position() if not game.pending and not game.stack else None  # (`run_hook`'s `since`)
+        if self.skipped(step, player) is not None:
             self.skip_hook(step, player, counts or HookLog())
-            return
-        eng.record("step", player, step, SCRIPT, turn=eng.game.turn)
-        phase = next((p for p in self.turn.phases if step in p.points), None)
+            return False
+        eng.record("step", player, step, SCRIPT, turn=game.turn)
+        phase = next((p for p in turn.phases if step in p.points), None)
         if phase is not None and phase.points[0] == step and ATTACKERS_STEP in phase.points:
             eng.combat.reset(SCRIPT)  # (a combat phase begins: a combat of its own, 506.1)
         ending = f"next {step}"
-        if any(e.duration == ending and e.player == player for e in eng.game.effects.values()):
+        if any(e.duration == ending and e.player == player for e in game.effects.values()):
             eng.continuous.end_effects(lambda e: e.duration == ending and e.player == player, STEP_DURATION)
         if declare is not None:
             declare()
-        another = step in eng.clause_index.damage_steps and eng.combat.begin_damage_step(SCRIPT)
-        if another or step in eng.clause_index.damage_steps:
-            settled = None
-        self.run_hook(step, player, settled)
-        turn = self.turn
+        damage_step = step in eng.clause_index.damage_steps
+        another = damage_step and eng.combat.begin_damage_step(SCRIPT)
+        self.run_hook(step, player, None if damage_step else settled)
         if step in turn.no_priority:
-            pass  # (502.4: what triggered waits for the next step in which a player gets priority)
-        elif step in turn.after_triggers:
+            return False  # (502.4: what triggered waits for the next step in which a player gets priority)
+        if step in turn.after_triggers:
             self.again_after_triggers(step, player, last)
-        else:
-            eng.priority.receive(0, last=last)
+            return False
+        eng.priority.receive(0, last=last)
         if another:  # (510.4: the second combat damage step)
-            eng.record("step", player, f"{step} (the second, 510.4)", SCRIPT, turn=eng.game.turn)
+            eng.record("step", player, f"{step} (the second, 510.4)", SCRIPT, turn=game.turn)
             self.run_hook(step, player)
             eng.priority.receive(0, last=last)
+        return True
 
     def again_after_triggers(self, step: str, player: str, last: bool) -> None:
         """A step in which players get priority only once something has triggered (the cleanup
@@ -245,10 +244,8 @@ class Turns:
             self.run_hook("beginning of turn", current)
         finally:
             turn_start = self.eng.hook_logs.pop()
-        turn = self.turn
-        for step in turn.steps:
-            self.enter(step, counts=turn_start)
-            if step not in turn.no_priority and step not in turn.after_triggers and not self.skipped(step, current):
+        for step in self.turn.steps:
+            if self.enter(step, counts=turn_start):
                 break
 
     def player_leaves(self, name: str) -> None:

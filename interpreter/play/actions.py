@@ -30,7 +30,7 @@ from ...dsl.printer import cost_part_text, expr_text, forbid_text
 from ..game.calls import call_span, checked, describe, instance_of, refused_call
 from ..game.writes import Batch
 from ..engine.engine import Engine, Obj, PlayerRef, RulesError
-from ..engine.combat import ATTACKERS_STEP, BLOCKERS_STEP
+from ..engine.combat import ATTACKERS_STEP, BLOCKERS_STEP, next_opponent
 from ..engine.stack import StackObject, spell_targets
 from ..engine.triggers import LEGAL_TARGET_HINT, TargetChoice, TriggerOrder, targets_of
 from ..game.model import Game, Permanent
@@ -43,15 +43,14 @@ from ..game.trace import SCRIPT, Cause
 ATTACKERS_TAP = Cause("engine", "508.1f", "declared attackers become tapped (508.1f)")
 
 
-def _forbidden_by(e: Any, clause: ast.Node, restrictions: str) -> str:
-    """Whose restriction `clause` is, in words: the rule block's (named by its number), or the
-    card's (an effect's restriction, as `restrictions` numbers them: 508.1c, 509.1b)."""
+def _forbidden_by(forbidding: tuple[ast.Node, ast.Node], restrictions: str) -> str:
+    """Whose restriction it is, in words: a rule block's (named by its number), or a card's (an
+    effect's restriction, as `restrictions` numbers them: 508.1c, 509.1b)."""
+    clause, owner = forbidding
     written = forbid_text(clause)
-    rule = next((r for r in e.rulebook.rules if any(c is clause for c in r.clauses)), None)
-    if rule is not None:
-        return f"block {rule.id} {rule.slug} forbids it ({written})"
-    card = next((c for c in e.rulebook.cards.values() if any(x is clause for x in c.entries)), None)
-    return f"\"{card.name if card else '?'}\" forbids it ({written}; {restrictions})"
+    if isinstance(owner, ast.Rule):
+        return f"block {owner.id} {owner.slug} forbids it ({written})"
+    return f"\"{owner.name}\" forbids it ({written}; {restrictions})"
 
 # The cost {T} (107.5) and the test 302.6 makes of a creature whose {T} ability is activated,
 # each of the permanent `this`: one node each, so both backends compile them once.
@@ -504,7 +503,7 @@ class Actions:
             raise _refused(f"{player} cannot cast \"{card.name}\" now: it is {what}, cast only while the stack is empty "
                            "(307.1, 117.1a)", span, "resolve what is on the stack first, or cast it before")
         here = e.turns.current()
-        mains = [part.name for part in e.rulebook.turn.phases if not part.steps]
+        mains = e.rulebook.turn.main_phases
         if here not in mains:
             ahead = next((m for m in mains if m in e.turns.ahead()), None)
             raise _refused(f"{player} cannot cast \"{card.name}\" now: it is {what}, cast only in a main phase (307.1, "
@@ -753,7 +752,7 @@ class Actions:
                            f"play on to {controller}'s next turn, or attack with a creature that has haste")
         forbidding = e.combat.forbidden_attack(name)
         if forbidding is not None:
-            raise _refused(f"'{name}' cannot attack: {_forbidden_by(e, forbidding, '508.1c')}", span,
+            raise _refused(f"'{name}' cannot attack: {_forbidden_by(forbidding, '508.1c')}", span,
                            "attack with another creature, or not at all")
 
     def _defender(self, named: str | None, span: Span) -> str:
@@ -761,12 +760,10 @@ class Actions:
         player in turn order after the active one who is still in the game."""
         e = self.engine
         if named is None:
-            current = e.game.active
-            for _ in range(len(e.game.order)):
-                current = e.game.next_player(current)
-                if current != e.game.active and e.player_in_game(current):
-                    return current
-            raise _refused("there is no opponent in the game to attack (508.1b)", span, "attack while another player is in it")
+            found = next_opponent(e.game)
+            if found is None:
+                raise _refused("there is no opponent in the game to attack (508.1b)", span, "attack while another player is in it")
+            return found
         if named in e.game.players:
             if named == e.game.active or not e.player_in_game(named):
                 raise _refused(f"'{named}' cannot be attacked: {'it is their own turn' if named == e.game.active else 'they have left the game'} "
@@ -777,6 +774,14 @@ class Actions:
             raise _refused(f"'{named}' cannot be attacked: only an opponent or a planeswalker an opponent controls on the "
                            "battlefield is (508.1b)", span, f"players are: {', '.join(e.game.order)}")
         return named
+
+    def _known_step(self, step: Any, span: Span) -> None:
+        """`step` is a step or phase of the rulebook's turn, else an error naming the closest."""
+        steps = self.engine.rulebook.turn.steps
+        if not isinstance(step, str) or step not in steps:
+            listed = f"its steps and phases: {', '.join(steps)}"
+            raise _err(f"unknown step {_named(step)}: the turn of this rulebook has no such step", span,
+                       did_you_mean(step, steps, listed) if isinstance(step, str) else listed)
 
     def _step_ahead(self, step: str, span: Span) -> None:
         """`step` is still to come in this turn (and the rulebook's turn has it)."""
@@ -841,7 +846,7 @@ class Actions:
                            f"only creatures {defending} controls block '{attacker}'")
         forbidding = e.combat.forbidden_block(blocker, attacker)
         if forbidding is not None:
-            raise _refused(f"'{blocker}' cannot block '{attacker}': {_forbidden_by(e, forbidding, '509.1b')}", span,
+            raise _refused(f"'{blocker}' cannot block '{attacker}': {_forbidden_by(forbidding, '509.1b')}", span,
                            "block with another creature, or not at all")
 
     @_action
@@ -876,12 +881,8 @@ class Actions:
             raise _err(f"hold is True or False, not {describe(hold)}", span)
         if isinstance(skipping, str) or not isinstance(skipping, (list, tuple)):
             raise _err(f"skipping is a list of steps, not {describe(skipping)}", span, "e.g. skipping=['draw step']")
-        steps = self.engine.rulebook.turn.steps
         for step in skipping:
-            if step not in steps:
-                raise _err(f"unknown step {_named(step)}: the turn of this rulebook has no such step",
-                           span, did_you_mean(step, steps, f"its steps and phases: {', '.join(steps)}")
-                           if isinstance(step, str) else f"its steps and phases: {', '.join(steps)}")
+            self._known_step(step, span)
         self._game_on(span)
         self._stack_empty("the next turn", span)
         with self.engine.priority.held(hold):
@@ -895,11 +896,7 @@ class Actions:
         resolves, or with `hold` waits on the stack for a response."""
         if not isinstance(hold, bool):
             raise _err(f"hold is True or False, not {describe(hold)}", span)
-        steps = self.engine.rulebook.turn.steps
-        if not isinstance(step, str) or step not in steps:
-            listed = f"its steps and phases: {', '.join(steps)}"
-            raise _err(f"unknown step {_named(step)}: the turn of this rulebook has no such step", span,
-                       did_you_mean(step, steps, listed) if isinstance(step, str) else listed)
+        self._known_step(step, span)
         self._game_on(span)
         self._stack_empty(f"the {step}", span)
         self._step_ahead(step, span)
